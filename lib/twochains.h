@@ -1,0 +1,293 @@
+/*
+ * libtwochains: push compiled functions (jams) and their data into another
+ * process with one-sided UCX puts and run them on arrival.
+ *
+ * One public header. Every function that can fail returns tc_status_t
+ * (TC_OK = 0, negative errors); output parameters come last, end in _p and
+ * are written only on success.
+ */
+#ifndef TWOCHAINS_H
+#define TWOCHAINS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TC_VERSION_MAJOR 0
+#define TC_VERSION_MINOR 1
+/* Wire protocol version: bootstrap handshake and frame header. Bump on any
+ * change that an older peer would misread. */
+#define TC_PROTO_VERSION 1
+
+/* ------------------------------------------------------------------ status */
+
+typedef enum {
+    TC_OK                   = 0,
+    TC_ERR_INVALID_PARAM    = -1,
+    TC_ERR_NO_MEMORY        = -2,
+    TC_ERR_IO               = -3,
+    TC_ERR_TIMEOUT          = -4,
+    TC_ERR_PEER_NOT_FOUND   = -5,
+    TC_ERR_PORT_BUSY        = -6,
+    TC_ERR_VERSION_MISMATCH = -7,
+    TC_ERR_PEER_FAILED      = -8,
+    TC_ERR_UCX              = -9,
+    TC_ERR_NO_RESOURCE      = -10,
+    TC_ERR_BAD_FRAME        = -11,
+    TC_ERR_NOT_FOUND        = -12,
+    TC_ERR_UNSUPPORTED      = -13,
+    TC_ERR_PROTOCOL         = -14,
+    TC_ERR_OUT_OF_RANGE     = -15,
+    TC_ERR_INTERRUPTED      = -16,
+    TC_ERR_LAST             = -17
+} tc_status_t;
+
+const char *tc_status_str(tc_status_t status);
+
+/* --------------------------------------------------------------- histogram
+ * Log-linear histogram (pure: no UCX). Values are unsigned integers (the
+ * harness records nanoseconds). Relative error of any reported percentile is
+ * at most 1/128 (< 0.8%); min and max are exact. */
+
+typedef struct tc_hist tc_hist_t;
+
+typedef struct tc_hist_summary {
+    uint64_t count;
+    uint64_t min, p50, p90, p99, p999, p9999, max;
+    double   mean;
+} tc_hist_summary_t;
+
+tc_status_t tc_hist_create(uint64_t max_value, tc_hist_t **hist_p);
+void        tc_hist_destroy(tc_hist_t *hist);
+void        tc_hist_reset(tc_hist_t *hist);
+/* Values above max_value are clamped to it and counted as saturated. */
+void        tc_hist_record(tc_hist_t *hist, uint64_t value);
+void        tc_hist_record_n(tc_hist_t *hist, uint64_t value, uint64_t n);
+tc_status_t tc_hist_merge(tc_hist_t *dst, const tc_hist_t *src);
+uint64_t    tc_hist_count(const tc_hist_t *hist);
+uint64_t    tc_hist_saturated(const tc_hist_t *hist);
+/* Nearest-rank percentile, pct in [0, 100]; 0 when empty. */
+uint64_t    tc_hist_percentile(const tc_hist_t *hist, double pct);
+void        tc_hist_summarize(const tc_hist_t *hist, tc_hist_summary_t *summary_p);
+
+/* --------------------------------------------------------------- bootstrap
+ * Out-of-band rendezvous used once, before the data path: the two sides
+ * swap blobs (worker address, mailbox address, packed rkeys, tool options).
+ * Behind an ops table so MPI or a rendezvous server can be added. */
+
+typedef struct tc_boot tc_boot_t;
+
+typedef struct tc_boot_ops {
+    const char *name;
+    /* Send buf, receive the peer's blob (malloc'd, caller frees). */
+    tc_status_t (*exchange)(tc_boot_t *boot, const void *buf, size_t len,
+                            void **peer_buf_p, size_t *peer_len_p);
+    /* TC_OK while the peer's end is open; TC_ERR_PEER_FAILED once it closed. */
+    tc_status_t (*check_peer)(tc_boot_t *boot);
+    void        (*close)(tc_boot_t *boot);
+} tc_boot_ops_t;
+
+struct tc_boot {
+    const tc_boot_ops_t *ops;
+    int                  rank;       /* 0: server side, 1: client side */
+    int                  size;       /* 2 for point-to-point */
+    int                  timeout_ms; /* every step is bounded by this */
+    char                 peer_name[96];
+};
+
+/* Server: listen on port (0 picks one; see tc_boot_tcp_listen_port), accept
+ * one client, check the protocol version. */
+tc_status_t tc_boot_tcp_server(uint16_t port, int timeout_ms, tc_boot_t **boot_p);
+/* Like tc_boot_tcp_server, but reports the bound port through port_cb before
+ * waiting for the client (lets a test pick a free port). */
+tc_status_t tc_boot_tcp_server_cb(uint16_t port, int timeout_ms,
+                                  void (*port_cb)(uint16_t port, void *arg),
+                                  void *arg, tc_boot_t **boot_p);
+/* Client: connect to host:port, retrying until timeout_ms. */
+tc_status_t tc_boot_tcp_client(const char *host, uint16_t port, int timeout_ms,
+                               tc_boot_t **boot_p);
+/* Both ends in one process (socketpair): for loopback runs and tests. */
+tc_status_t tc_boot_loopback_pair(int timeout_ms, tc_boot_t **rank0_p,
+                                  tc_boot_t **rank1_p);
+
+static inline tc_status_t tc_boot_exchange(tc_boot_t *boot, const void *buf,
+                                           size_t len, void **peer_buf_p,
+                                           size_t *peer_len_p)
+{
+    return boot->ops->exchange(boot, buf, len, peer_buf_p, peer_len_p);
+}
+
+/* Both sides call it; returns when both got there. */
+tc_status_t tc_boot_barrier(tc_boot_t *boot);
+
+static inline void tc_boot_close(tc_boot_t *boot)
+{
+    if (boot != NULL) {
+        boot->ops->close(boot);
+    }
+}
+
+/* ---------------------------------------------------------------- packages
+ * A package is a shared library built from jams/ (jam_<name>.amc) and rieds
+ * (ried_<name>.rdc). It exports one descriptor, tc_package_desc. */
+
+typedef struct tc_jam_ctx {
+    void      *state;      /* the package's state in this process (ried init) */
+    uint32_t   origin;     /* rank of the process that sent the jam */
+    uint32_t   seq;        /* frame sequence number */
+    const void *args;      /* frame ARGS section */
+    uint32_t   args_len;
+} tc_jam_ctx_t;
+
+typedef int64_t (*tc_jam_run_fn)(tc_jam_ctx_t *ctx, void *payload, size_t len);
+/* Sender side: fill dst (cap bytes) from src/len; return bytes written or -1. */
+typedef int64_t (*tc_jam_pack_fn)(void *dst, size_t cap, const void *src, size_t len);
+typedef int     (*tc_ried_init_fn)(void **state_p);
+typedef void    (*tc_ried_fini_fn)(void *state);
+
+typedef enum {
+    TC_ELEM_JAM  = 1,
+    TC_ELEM_RIED = 2
+} tc_elem_kind_t;
+
+typedef struct tc_pkg_element {
+    const char     *name;
+    uint16_t        id;
+    uint16_t        kind;       /* tc_elem_kind_t */
+    tc_jam_run_fn   run;        /* jams */
+    tc_jam_pack_fn  pack;       /* jams */
+    tc_ried_init_fn init;       /* rieds */
+    tc_ried_fini_fn fini;       /* rieds */
+} tc_pkg_element_t;
+
+#define TC_PKG_DESC_MAGIC 0x54435047u /* "TCPG" */
+#define TC_PKG_DESC_SYMBOL "tc_package_desc"
+
+typedef struct tc_pkg_desc {
+    uint32_t                magic;
+    uint32_t                abi_version;  /* TC_PROTO_VERSION */
+    const char             *name;
+    uint32_t                id;           /* hash of name and content */
+    uint32_t                n_elements;
+    const tc_pkg_element_t *elements;     /* elements[i].id == i */
+} tc_pkg_desc_t;
+
+typedef struct tc_pkg tc_pkg_t;
+typedef struct tc_jam {
+    const tc_pkg_t         *pkg;
+    const tc_pkg_element_t *elem;
+    uint32_t                pkg_id;
+    uint16_t                element;
+} tc_jam_t;
+
+tc_status_t tc_pkg_open(const char *path, tc_pkg_t **pkg_p);
+void        tc_pkg_close(tc_pkg_t *pkg);
+const tc_pkg_desc_t *tc_pkg_desc(const tc_pkg_t *pkg);
+tc_status_t tc_pkg_jam(const tc_pkg_t *pkg, const char *name, tc_jam_t *jam_p);
+/* Path of the test package built next to the running binary (build/lib). */
+tc_status_t tc_pkg_default_path(char *buf, size_t len);
+
+/* -------------------------------------------------------------- the runtime */
+
+typedef enum {
+    TC_SIGNAL_FENCED     = 0, /* data put, fence, signal put: any transport */
+    TC_SIGNAL_SINGLE_PUT = 1  /* one put: only where a put lands in address order */
+} tc_signal_mode_t;
+
+typedef enum {
+    TC_FRAMES_FIXED    = 0, /* every frame has the size set per peer: wait on SIG */
+    TC_FRAMES_VARIABLE = 1  /* wait on MAG, read the size, wait on SIG */
+} tc_frame_mode_t;
+
+typedef enum {
+    TC_PROGRESS_AUTO   = 0, /* progress the worker in wait loops iff a lane emulates puts */
+    TC_PROGRESS_ALWAYS = 1,
+    TC_PROGRESS_NEVER  = 2
+} tc_progress_mode_t;
+
+typedef struct tc_context_params {
+    uint32_t           slots;       /* ring slots per peer (power of two) */
+    uint32_t           slot_size;   /* bytes, multiple of 64 */
+    tc_signal_mode_t   signal;
+    tc_frame_mode_t    frames;
+    tc_progress_mode_t progress;
+    int                timeout_ms;  /* longest silence before a wait fails */
+    int                enable_am;   /* also set up UCX active messages (reference tests) */
+    uint32_t           rank;        /* this process' rank (shown as jam origin) */
+} tc_context_params_t;
+
+void tc_context_params_init(tc_context_params_t *params);
+
+typedef struct tc_context tc_context_t;
+typedef struct tc_peer    tc_peer_t;
+
+tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **ctx_p);
+void        tc_context_destroy(tc_context_t *ctx);
+/* Load a package into this context: run its rieds' init, keep their state. */
+tc_status_t tc_context_add_pkg(tc_context_t *ctx, const tc_pkg_t *pkg);
+/* The state the package's ried made in this context (NULL if none). */
+void       *tc_context_pkg_state(const tc_context_t *ctx, const tc_pkg_t *pkg);
+/* "x.y.z" of the UCX library in use. */
+const char *tc_ucx_version(void);
+
+/* Connect to the peer at the other end of boot: swap worker address, mailbox
+ * address and rkey, create the endpoint. */
+tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer_p);
+/* Flush outstanding puts and close the endpoint. */
+void        tc_peer_destroy(tc_peer_t *peer);
+
+/* Fixed-frame mode: the frame size both sides use from now on (a multiple
+ * of 64, at most slot_size). Both sides must set the same value while the
+ * ring is idle. */
+tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size);
+/* Bytes of the frame that carries a payload of len bytes. */
+uint32_t    tc_frame_size_for(uint32_t payload_len);
+
+#define TC_SEND_WANT_REPLY 0x1u
+
+/* Pack a jam frame (the jam's pack routine fills the payload from src/len)
+ * and put it into the peer's next mailbox slot. Blocks (progressing) while
+ * the ring is full; fails with TC_ERR_TIMEOUT/TC_ERR_PEER_FAILED. */
+tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                        size_t len, unsigned flags);
+/* Send with TC_SEND_WANT_REPLY and wait for the int64 the jam returned. */
+tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                        size_t len, int64_t *ret_p);
+
+/* Run whatever has arrived from the peer (at most max frames; 0 = all
+ * ready). Never blocks. */
+tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p);
+/* Wait until at least one frame from the peer has been handled. */
+tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p);
+/* Wait until every frame sent so far has been consumed by the peer. */
+tc_status_t tc_peer_drain(tc_peer_t *peer);
+
+typedef struct tc_peer_stats {
+    uint64_t tx_frames;      /* frames put into the peer's mailbox */
+    uint64_t rx_frames;      /* frames from the peer that ran */
+    uint64_t rx_rejected;    /* frames from the peer rejected, never run */
+    uint64_t credit_waits;   /* sends that found the ring full */
+    uint64_t polls;          /* wait-loop iterations */
+    uint64_t credit_puts;    /* explicit credit returns */
+    int64_t  last_ret;       /* latest jam result the peer returned */
+    uint32_t last_ret_seq;
+} tc_peer_stats_t;
+
+void        tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats_p);
+/* Why the latest frame was rejected ("" if none was). */
+const char *tc_peer_last_reject(const tc_peer_t *peer);
+const char *tc_peer_name(const tc_peer_t *peer);
+/* Does the wait loop progress the UCX worker, and why. */
+int         tc_peer_progress_needed(const tc_peer_t *peer, const char **why_p);
+/* The transports UCX picked for this endpoint, e.g. "posix/memory". */
+const char *tc_peer_transports(const tc_peer_t *peer);
+tc_status_t tc_peer_check_alive(tc_peer_t *peer);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TWOCHAINS_H */
