@@ -1,0 +1,114 @@
+/*
+ * tc-perf: point-to-point harness modelled on ucx_perftest. Jam tests and
+ * raw UCX reference tests run on one connection in one invocation, so their
+ * ratios come from the same run.
+ */
+#ifndef TC_PERF_H
+#define TC_PERF_H
+
+#include "twochains.h"
+#include "clock.h"
+
+#include <stdint.h>
+
+#define PERF_MAX_SIZES    64
+#define PERF_MAX_TESTS    16
+#define PERF_NAME_LEN     32
+#define PERF_DEFAULT_PORT 13337
+#define PERF_OPTS_MAGIC   0x54435046u /* "TCPF" */
+
+typedef enum {
+    PERF_SHAPE_PINGPONG, /* one-way latency = RTT / 2 */
+    PERF_SHAPE_STREAM    /* windowed stream, rate until the last credit returns */
+} perf_shape_t;
+
+/* Options both sides must agree on: the client sends them to the server. */
+typedef struct perf_opts {
+    uint32_t magic;
+    uint32_t proto;
+    uint32_t n_tests;
+    uint32_t tests[PERF_MAX_TESTS];     /* indexes into perf_tests[] */
+    uint32_t n_sizes;
+    uint32_t sizes[PERF_MAX_SIZES];     /* payload bytes */
+    uint64_t iters;
+    uint64_t warmup;
+    char     jam[PERF_NAME_LEN];
+    uint32_t slots;
+    uint32_t slot_size;                 /* 0: smallest that fits the largest size */
+    uint32_t signal;                    /* tc_signal_mode_t */
+    uint32_t frames;                    /* tc_frame_mode_t */
+    uint32_t progress;                  /* tc_progress_mode_t */
+    uint32_t window;                    /* stream tests: histogram window */
+} perf_opts_t;
+
+/* Options that stay local to one side. */
+typedef struct perf_local {
+    const char *host;        /* NULL: server */
+    uint16_t    port;
+    int         loopback;
+    int         cpu[2];      /* -1: not pinned; loopback uses both */
+    int         timeout_ms;
+    const char *csv_path;
+    const char *json_path;
+    const char *pkg_path;
+    int         quiet;
+    int         argc;
+    char      **argv;
+} perf_local_t;
+
+typedef struct perf_result {
+    const char       *test;
+    uint32_t          payload;
+    uint32_t          frame_bytes;
+    uint64_t          iters;
+    tc_hist_summary_t lat;          /* ns; stream tests: per-message time per window */
+    double            rate_mps;     /* messages per second */
+    double            bw_mbs;       /* payload MB/s (10^6) */
+    double            elapsed_s;
+    uint64_t          rejected;     /* frames rejected on the measuring side */
+} perf_result_t;
+
+/* One side of a run. */
+typedef struct perf_run {
+    const perf_opts_t  *opts;
+    const perf_local_t *local;
+    int                 initiator;  /* measures and reports */
+    tc_boot_t          *boot;
+    tc_context_t       *ctx;
+    tc_peer_t          *peer;
+    tc_pkg_t           *pkg;
+    tc_jam_t            jam;
+    tc_clock_t          clock;
+    tc_hist_t          *hist;
+    char               *src;        /* payload source, slot_size bytes */
+    volatile int       *am_count;   /* reference AM tests: arrivals */
+    char               *am_buf;     /* rendezvous AM landing buffer */
+} perf_run_t;
+
+typedef tc_status_t (*perf_test_fn)(perf_run_t *run, uint32_t payload,
+                                    perf_result_t *result);
+
+/* A tests table, not a switch. */
+typedef struct perf_test {
+    const char   *name;
+    perf_shape_t  shape;
+    int           uses_jam;
+    const char   *measures;
+    perf_test_fn  fn;
+} perf_test_t;
+
+extern const perf_test_t perf_tests[];
+extern const unsigned    perf_n_tests;
+
+tc_status_t perf_am_setup(perf_run_t *run);
+
+/* report */
+void perf_print_header(const perf_run_t *run);
+void perf_print_table_head(void);
+void perf_print_row(const perf_result_t *r);
+tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
+                           const perf_result_t *results, unsigned n);
+tc_status_t perf_write_json(const char *path, const perf_run_t *run,
+                            const perf_result_t *results, unsigned n);
+
+#endif

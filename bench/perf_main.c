@@ -1,0 +1,608 @@
+/*
+ * tc-perf: server with no HOST, client with HOST (like ucx_perftest), or
+ * both sides in one process with -l. The client decides the tests and
+ * sends its options to the server over the bootstrap.
+ */
+#define _GNU_SOURCE
+#include "perf.h"
+#include "log.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <hwloc.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void perf_usage(FILE *out)
+{
+    unsigned i;
+
+    fprintf(out,
+            "usage: tc-perf [options] [HOST]\n"
+            "  no HOST: server, waits for a client on -p PORT; HOST: client; -l: both in one process\n"
+            "  -t TESTS    comma list of tests (default jam_lat):\n");
+    for (i = 0; i < perf_n_tests; ++i) {
+        fprintf(out, "                %-9s %s\n", perf_tests[i].name, perf_tests[i].measures);
+    }
+    fprintf(out,
+            "  -j JAM      jam for jam_* tests (default indirect_put)\n"
+            "  -s SIZES    payload bytes, comma list (default 8)\n"
+            "  -n ITERS    measured iterations (default 1000000)\n"
+            "  -w WARMUP   warm-up iterations (default 10000)\n"
+            "  -c CPU      pin to this core (hwloc); with -l: -c A,B for the two sides\n"
+            "  -p PORT     bootstrap TCP port (default %d)\n"
+            "  -l          loopback: both sides in one process, two pinned threads\n"
+            "  -S SLOTS    mailbox ring slots, a power of two (default 64)\n"
+            "  -z BYTES    slot size, a multiple of 64 (default: fits the largest size)\n"
+            "  -m MODE     signalling: fenced (default) or single-put\n"
+            "  -F MODE     frames: fixed (default) or variable\n"
+            "  -P MODE     worker progress in wait loops: auto (default), on, off\n"
+            "  -T MS       timeout: longest silence from the peer (default 10000)\n"
+            "  -W N        stream tests: messages per histogram sample (default 64)\n"
+            "  -k PATH     package library (default: the bench package of this build)\n"
+            "  --csv FILE  write one row per (test, size)\n"
+            "  --json FILE write the run's configuration and results\n"
+            "  -q          quiet: no table\n"
+            "  -h          this help\n",
+            PERF_DEFAULT_PORT);
+}
+
+static int perf_bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tc-perf: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    perf_usage(stderr);
+    return 2;
+}
+
+/* Strict unsigned parse: digits only, no overflow, within [min, max]. */
+static int perf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *val_p)
+{
+    unsigned long long v;
+    char *end;
+
+    if ((s == NULL) || (*s < '0') || (*s > '9')) {
+        return -1;
+    }
+    errno = 0;
+    v     = strtoull(s, &end, 10);
+    if ((errno != 0) || (*end != '\0') || (v < min) || (v > max)) {
+        return -1;
+    }
+    *val_p = v;
+    return 0;
+}
+
+static int perf_parse_tests(const char *arg, perf_opts_t *opts)
+{
+    char *copy = strdup(arg), *tok, *save = NULL;
+    unsigned i;
+    int rc = 0;
+
+    opts->n_tests = 0;
+    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        for (i = 0; (i < perf_n_tests) && strcmp(perf_tests[i].name, tok); ++i) {
+        }
+        if ((i == perf_n_tests) || (opts->n_tests == PERF_MAX_TESTS)) {
+            rc = perf_bad("unknown test '%s'", tok);
+            break;
+        }
+        opts->tests[opts->n_tests++] = i;
+    }
+    if ((rc == 0) && (opts->n_tests == 0)) {
+        rc = perf_bad("no test in '%s'", arg);
+    }
+    free(copy);
+    return rc;
+}
+
+static int perf_parse_sizes(const char *arg, perf_opts_t *opts)
+{
+    char *copy = strdup(arg), *tok, *save = NULL;
+    uint64_t v;
+    int rc = 0;
+
+    opts->n_sizes = 0;
+    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        if (perf_parse_u64(tok, 0, 1u << 30, &v) || (opts->n_sizes == PERF_MAX_SIZES)) {
+            rc = perf_bad("bad payload size '%s' (0..1073741824, at most 64 sizes)", tok);
+            break;
+        }
+        opts->sizes[opts->n_sizes++] = (uint32_t)v;
+    }
+    if ((rc == 0) && (opts->n_sizes == 0)) {
+        rc = perf_bad("no size in '%s'", arg);
+    }
+    free(copy);
+    return rc;
+}
+
+static int perf_parse_cpus(const char *arg, perf_local_t *local)
+{
+    char *copy = strdup(arg), *comma = strchr(copy, ',');
+    uint64_t v;
+    int rc = 0;
+
+    if (comma != NULL) {
+        *comma = '\0';
+    }
+    if (perf_parse_u64(copy, 0, 4095, &v)) {
+        rc = perf_bad("bad cpu '%s'", arg);
+    } else {
+        local->cpu[0] = (int)v;
+        if (comma != NULL) {
+            if (perf_parse_u64(comma + 1, 0, 4095, &v)) {
+                rc = perf_bad("bad cpu '%s'", arg);
+            } else {
+                local->cpu[1] = (int)v;
+            }
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
+{
+    static const struct option long_opts[] = {
+        {"csv", required_argument, NULL, 1},
+        {"json", required_argument, NULL, 2},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    uint64_t v;
+    int c, rc;
+
+    memset(opts, 0, sizeof(*opts));
+    memset(local, 0, sizeof(*local));
+    opts->magic    = PERF_OPTS_MAGIC;
+    opts->proto    = TC_PROTO_VERSION;
+    opts->n_tests  = 1;
+    opts->tests[0] = 0;
+    opts->n_sizes  = 1;
+    opts->sizes[0] = 8;
+    opts->iters    = 1000000;
+    opts->warmup   = 10000;
+    opts->slots    = 64;
+    opts->window   = 64;
+    snprintf(opts->jam, sizeof(opts->jam), "indirect_put");
+    local->port       = PERF_DEFAULT_PORT;
+    local->cpu[0]     = -1;
+    local->cpu[1]     = -1;
+    local->timeout_ms = 10000;
+    local->argc       = argc;
+    local->argv       = argv;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":t:j:s:n:w:c:p:lS:z:m:F:P:T:W:k:qh", long_opts,
+                            NULL)) != -1) {
+        rc = 0;
+        switch (c) {
+        case 't': rc = perf_parse_tests(optarg, opts); break;
+        case 'j':
+            if ((strlen(optarg) == 0) || (strlen(optarg) >= sizeof(opts->jam))) {
+                return perf_bad("bad jam name '%s'", optarg);
+            }
+            snprintf(opts->jam, sizeof(opts->jam), "%s", optarg);
+            break;
+        case 's': rc = perf_parse_sizes(optarg, opts); break;
+        case 'n':
+            if (perf_parse_u64(optarg, 1, 1ull << 40, &opts->iters)) {
+                return perf_bad("bad iteration count '%s' (1..2^40)", optarg);
+            }
+            break;
+        case 'w':
+            if (perf_parse_u64(optarg, 0, 1ull << 40, &opts->warmup)) {
+                return perf_bad("bad warm-up count '%s' (0..2^40)", optarg);
+            }
+            break;
+        case 'c': rc = perf_parse_cpus(optarg, local); break;
+        case 'p':
+            if (perf_parse_u64(optarg, 1, 65535, &v)) {
+                return perf_bad("bad port '%s' (1..65535)", optarg);
+            }
+            local->port = (uint16_t)v;
+            break;
+        case 'l': local->loopback = 1; break;
+        case 'S':
+            if (perf_parse_u64(optarg, 2, 1u << 20, &v) || (v & (v - 1))) {
+                return perf_bad("bad slot count '%s' (a power of two, 2..2^20)", optarg);
+            }
+            opts->slots = (uint32_t)v;
+            break;
+        case 'z':
+            if (perf_parse_u64(optarg, 64, 1u << 30, &v) || (v % 64)) {
+                return perf_bad("bad slot size '%s' (a multiple of 64, 64..2^30)", optarg);
+            }
+            opts->slot_size = (uint32_t)v;
+            break;
+        case 'm':
+            if (!strcmp(optarg, "fenced")) {
+                opts->signal = TC_SIGNAL_FENCED;
+            } else if (!strcmp(optarg, "single-put")) {
+                opts->signal = TC_SIGNAL_SINGLE_PUT;
+            } else {
+                return perf_bad("bad signalling mode '%s' (fenced, single-put)", optarg);
+            }
+            break;
+        case 'F':
+            if (!strcmp(optarg, "fixed")) {
+                opts->frames = TC_FRAMES_FIXED;
+            } else if (!strcmp(optarg, "variable")) {
+                opts->frames = TC_FRAMES_VARIABLE;
+            } else {
+                return perf_bad("bad frame mode '%s' (fixed, variable)", optarg);
+            }
+            break;
+        case 'P':
+            if (!strcmp(optarg, "auto")) {
+                opts->progress = TC_PROGRESS_AUTO;
+            } else if (!strcmp(optarg, "on")) {
+                opts->progress = TC_PROGRESS_ALWAYS;
+            } else if (!strcmp(optarg, "off")) {
+                opts->progress = TC_PROGRESS_NEVER;
+            } else {
+                return perf_bad("bad progress mode '%s' (auto, on, off)", optarg);
+            }
+            break;
+        case 'T':
+            if (perf_parse_u64(optarg, 1, 3600000, &v)) {
+                return perf_bad("bad timeout '%s' (1..3600000 ms)", optarg);
+            }
+            local->timeout_ms = (int)v;
+            break;
+        case 'W':
+            if (perf_parse_u64(optarg, 1, 1u << 20, &v)) {
+                return perf_bad("bad window '%s' (1..2^20)", optarg);
+            }
+            opts->window = (uint32_t)v;
+            break;
+        case 'k': local->pkg_path = optarg; break;
+        case 'q': local->quiet = 1; break;
+        case 1: local->csv_path = optarg; break;
+        case 2: local->json_path = optarg; break;
+        case 'h': perf_usage(stdout); exit(0);
+        case ':': return perf_bad("option '%s' needs a value", argv[optind - 1]);
+        default:
+            return perf_bad("unknown option '%s'", argv[optind - 1]);
+        }
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    if (optind < argc) {
+        local->host = argv[optind++];
+    }
+    if (optind < argc) {
+        return perf_bad("unexpected argument '%s'", argv[optind]);
+    }
+    if (local->loopback && (local->host != NULL)) {
+        return perf_bad("-l takes no HOST (got '%s')", local->host);
+    }
+    return 0;
+}
+
+/* The slot must hold the largest frame; 0 asks for the smallest that does. */
+static int perf_fix_slot_size(perf_opts_t *opts)
+{
+    uint32_t need = 0, i;
+
+    for (i = 0; i < opts->n_sizes; ++i) {
+        uint32_t f = tc_frame_size_for(opts->sizes[i]);
+        need = (f > need) ? f : need;
+    }
+    if (opts->slot_size == 0) {
+        opts->slot_size = need;
+    } else if (opts->slot_size < need) {
+        fprintf(stderr, "tc-perf: slot size %u is below the %u-byte frame of the largest "
+                        "payload\n", opts->slot_size, need);
+        perf_usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+static tc_status_t perf_pin(int cpu)
+{
+    hwloc_topology_t topo;
+    hwloc_bitmap_t set;
+    int rc;
+
+    if (cpu < 0) {
+        return TC_OK;
+    }
+    if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
+        tc_error("hwloc topology failed");
+        return TC_ERR_IO;
+    }
+    set = hwloc_bitmap_alloc();
+    hwloc_bitmap_only(set, (unsigned)cpu);
+    rc = hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD | HWLOC_CPUBIND_STRICT);
+    if (rc != 0) {
+        rc = hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD);
+    }
+    hwloc_bitmap_free(set);
+    hwloc_topology_destroy(topo);
+    if (rc != 0) {
+        tc_error("cannot pin to cpu %d: %s", cpu, strerror(errno));
+        return TC_ERR_INVALID_PARAM;
+    }
+    return TC_OK;
+}
+
+typedef struct perf_side {
+    perf_opts_t   opts;
+    perf_local_t *local;
+    tc_boot_t    *boot;
+    int           cpu;
+    int           initiator;
+    int           exit_code;
+} perf_side_t;
+
+static tc_status_t perf_swap_opts(perf_side_t *side)
+{
+    void *peer = NULL;
+    size_t peer_len = 0;
+    tc_status_t status;
+    perf_opts_t theirs;
+
+    status = tc_boot_exchange(side->boot, &side->opts, sizeof(side->opts), &peer, &peer_len);
+    if (status != TC_OK) {
+        return status;
+    }
+    if (peer_len != sizeof(theirs)) {
+        tc_error("peer %s sent %zu option bytes, expected %zu (different tc-perf build?)",
+                 side->boot->peer_name, peer_len, sizeof(theirs));
+        free(peer);
+        return TC_ERR_VERSION_MISMATCH;
+    }
+    memcpy(&theirs, peer, sizeof(theirs));
+    free(peer);
+    if ((theirs.magic != PERF_OPTS_MAGIC) || (theirs.proto != TC_PROTO_VERSION)) {
+        tc_error("peer %s runs tc-perf protocol %u, this side %u", side->boot->peer_name,
+                 theirs.proto, TC_PROTO_VERSION);
+        return TC_ERR_VERSION_MISMATCH;
+    }
+    if (!side->initiator) {
+        side->opts = theirs; /* the client decides what runs */
+    }
+    return TC_OK;
+}
+
+static tc_status_t perf_run_side(perf_side_t *side)
+{
+    perf_result_t results[PERF_MAX_TESTS * PERF_MAX_SIZES];
+    tc_context_params_t params;
+    char pkg_path[PATH_MAX];
+    unsigned n_results = 0, t, s;
+    volatile int am_count = 0;
+    perf_run_t run;
+    tc_status_t status;
+
+    memset(&run, 0, sizeof(run));
+    status = perf_pin(side->cpu);
+    if (status != TC_OK) {
+        return status;
+    }
+    status = perf_swap_opts(side);
+    if (status != TC_OK) {
+        return status;
+    }
+
+    run.opts      = &side->opts;
+    run.local     = side->local;
+    run.initiator = side->initiator;
+    run.boot      = side->boot;
+    run.am_count  = &am_count;
+    tc_clock_init(&run.clock);
+
+    tc_context_params_init(&params);
+    params.slots      = side->opts.slots;
+    params.slot_size  = side->opts.slot_size;
+    params.signal     = (tc_signal_mode_t)side->opts.signal;
+    params.frames     = (tc_frame_mode_t)side->opts.frames;
+    params.progress   = (tc_progress_mode_t)side->opts.progress;
+    params.timeout_ms = side->local->timeout_ms;
+    params.enable_am  = 1;
+    params.rank       = (uint32_t)side->boot->rank;
+
+    if (side->local->pkg_path != NULL) {
+        snprintf(pkg_path, sizeof(pkg_path), "%s", side->local->pkg_path);
+    } else if (tc_pkg_default_path(pkg_path, sizeof(pkg_path)) != TC_OK) {
+        tc_error("cannot locate the bench package (set TC_PKG or -k)");
+        return TC_ERR_NOT_FOUND;
+    }
+
+    status = tc_pkg_open(pkg_path, &run.pkg);
+    if (status != TC_OK) {
+        return status;
+    }
+    status = tc_pkg_jam(run.pkg, side->opts.jam, &run.jam);
+    if (status != TC_OK) {
+        tc_error("package '%s' has no jam '%s'", tc_pkg_desc(run.pkg)->name, side->opts.jam);
+        goto out_close_pkg;
+    }
+    status = tc_hist_create(1000000000000ull, &run.hist); /* up to 1000 s */
+    if (status != TC_OK) {
+        goto out_close_pkg;
+    }
+    run.src = aligned_alloc(64, (size_t)(side->opts.slots + 2) * side->opts.slot_size);
+    if (run.src == NULL) {
+        status = TC_ERR_NO_MEMORY;
+        goto out_destroy_hist;
+    }
+    memset(run.src, 0, (size_t)(side->opts.slots + 2) * side->opts.slot_size);
+    run.am_buf = run.src + (size_t)(side->opts.slots + 1) * side->opts.slot_size;
+    {
+        int32_t *v = (int32_t *)run.src;
+        for (size_t i = 0; i < side->opts.slot_size / sizeof(int32_t); ++i) {
+            v[i] = (int32_t)(i * 7 + 1);
+        }
+    }
+
+    status = tc_context_create(&params, &run.ctx);
+    if (status != TC_OK) {
+        goto out_free_src;
+    }
+    status = tc_context_add_pkg(run.ctx, run.pkg);
+    if (status != TC_OK) {
+        goto out_destroy_ctx;
+    }
+    status = tc_peer_connect(run.ctx, side->boot, &run.peer);
+    if (status != TC_OK) {
+        goto out_destroy_ctx;
+    }
+    status = perf_am_setup(&run);
+    if (status != TC_OK) {
+        goto out_destroy_peer;
+    }
+
+    if (run.initiator && !side->local->quiet) {
+        perf_print_header(&run);
+        perf_print_table_head();
+    }
+
+    for (t = 0; (t < side->opts.n_tests) && (status == TC_OK); ++t) {
+        const perf_test_t *test = &perf_tests[side->opts.tests[t]];
+        for (s = 0; (s < side->opts.n_sizes) && (status == TC_OK); ++s) {
+            perf_result_t *r = &results[n_results];
+            memset(r, 0, sizeof(*r));
+            r->test = test->name;
+            tc_hist_reset(run.hist);
+            status = tc_boot_barrier(side->boot);
+            if (status == TC_OK) {
+                status = test->fn(&run, side->opts.sizes[s], r);
+            }
+            if (status != TC_OK) {
+                tc_error("test %s, payload %u bytes: %s", test->name, side->opts.sizes[s],
+                         tc_status_str(status));
+                break;
+            }
+            if (run.initiator) {
+                if (!side->local->quiet) {
+                    perf_print_row(r);
+                }
+                ++n_results;
+            }
+        }
+    }
+
+    if (status == TC_OK) {
+        status = tc_boot_barrier(side->boot);
+    }
+    if ((status == TC_OK) && run.initiator) {
+        tc_peer_stats_t stats;
+        tc_peer_stats(run.peer, &stats);
+        if (stats.rx_rejected != 0) {
+            tc_error("%llu frames were rejected (last: %s)",
+                     (unsigned long long)stats.rx_rejected, tc_peer_last_reject(run.peer));
+            status = TC_ERR_BAD_FRAME;
+        }
+        if ((status == TC_OK) && (side->local->csv_path != NULL)) {
+            status = perf_write_csv(side->local->csv_path, &run, results, n_results);
+        }
+        if ((status == TC_OK) && (side->local->json_path != NULL)) {
+            status = perf_write_json(side->local->json_path, &run, results, n_results);
+        }
+    }
+
+out_destroy_peer:
+    tc_peer_destroy(run.peer);
+out_destroy_ctx:
+    tc_context_destroy(run.ctx);
+out_free_src:
+    free(run.src);
+out_destroy_hist:
+    tc_hist_destroy(run.hist);
+out_close_pkg:
+    tc_pkg_close(run.pkg);
+    return status;
+}
+
+static void *perf_side_thread(void *arg)
+{
+    perf_side_t *side = arg;
+    side->exit_code   = (perf_run_side(side) == TC_OK) ? 0 : 1;
+    return NULL;
+}
+
+static int perf_loopback(const perf_opts_t *opts, perf_local_t *local)
+{
+    perf_side_t server, client;
+    tc_boot_t *b0, *b1;
+    pthread_t thread;
+
+    if (tc_boot_loopback_pair(local->timeout_ms, &b0, &b1) != TC_OK) {
+        return 1;
+    }
+    memset(&server, 0, sizeof(server));
+    memset(&client, 0, sizeof(client));
+    server.opts  = *opts;
+    server.local = local;
+    server.boot  = b0;
+    server.cpu   = (local->cpu[1] >= 0) ? local->cpu[1] : 1;
+    client.opts      = *opts;
+    client.local     = local;
+    client.boot      = b1;
+    client.cpu       = (local->cpu[0] >= 0) ? local->cpu[0] : 0;
+    client.initiator = 1;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+        server.cpu = client.cpu = -1; /* one core: pinning would serialize */
+    }
+
+    if (pthread_create(&thread, NULL, perf_side_thread, &server) != 0) {
+        tc_error("pthread_create failed");
+        return 1;
+    }
+    perf_side_thread(&client);
+    if (client.exit_code != 0) {
+        tc_boot_close(b1); /* wakes the server side */
+        b1 = NULL;
+    }
+    pthread_join(thread, NULL);
+    tc_boot_close(b1);
+    tc_boot_close(b0);
+    return client.exit_code | server.exit_code;
+}
+
+int main(int argc, char **argv)
+{
+    perf_opts_t opts;
+    perf_local_t local;
+    perf_side_t side;
+    tc_status_t status;
+    int rc;
+
+    rc = perf_parse(argc, argv, &opts, &local);
+    if (rc != 0) {
+        return rc;
+    }
+    rc = perf_fix_slot_size(&opts);
+    if (rc != 0) {
+        return rc;
+    }
+    if (local.loopback) {
+        return perf_loopback(&opts, &local);
+    }
+
+    memset(&side, 0, sizeof(side));
+    side.opts      = opts;
+    side.local     = &local;
+    side.cpu       = local.cpu[0];
+    side.initiator = (local.host != NULL);
+    if (side.initiator) {
+        status = tc_boot_tcp_client(local.host, local.port, local.timeout_ms, &side.boot);
+    } else {
+        fprintf(stderr, "tc-perf: server waiting on port %u\n", local.port);
+        status = tc_boot_tcp_server(local.port, local.timeout_ms * 6, &side.boot);
+    }
+    if (status != TC_OK) {
+        return 1;
+    }
+    status = perf_run_side(&side);
+    tc_boot_close(side.boot);
+    return (status == TC_OK) ? 0 : 1;
+}

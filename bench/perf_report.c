@@ -1,0 +1,283 @@
+/* tc-perf output: configuration block, table, CSV and JSON. */
+#define _GNU_SOURCE
+#include "perf.h"
+#include "log.h"
+
+#include <hwloc.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef TC_GIT_REV
+#define TC_GIT_REV "unknown"
+#endif
+#ifndef TC_CFLAGS
+#define TC_CFLAGS "unknown"
+#endif
+
+static const char *const perf_signal_names[] = {"fenced", "single-put"};
+static const char *const perf_frames_names[] = {"fixed", "variable"};
+static const char *const perf_progress_names[] = {"auto", "on", "off"};
+
+static void perf_cpu_model(char *buf, size_t len)
+{
+    char line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+
+    snprintf(buf, len, "unknown");
+    if (f == NULL) {
+        return;
+    }
+    while (fgets(line, sizeof(line), f) != NULL) {
+        char *colon = strchr(line, ':');
+        if ((colon != NULL) && ((strncmp(line, "model name", 10) == 0) ||
+                                (strncmp(line, "CPU part", 8) == 0))) {
+            colon += 2;
+            colon[strcspn(colon, "\n")] = '\0';
+            snprintf(buf, len, "%s", colon);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void perf_topology(char *buf, size_t len)
+{
+    hwloc_topology_t topo;
+
+    snprintf(buf, len, "unknown");
+    if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
+        return;
+    }
+    snprintf(buf, len, "%d package(s), %d NUMA node(s), %d core(s), %d PU(s), L3 %d",
+             hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE),
+             hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE),
+             hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE),
+             hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU),
+             hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_L3CACHE));
+    hwloc_topology_destroy(topo);
+}
+
+static void perf_cores(const perf_run_t *run, char *buf, size_t len)
+{
+    const perf_local_t *l = run->local;
+
+    if (l->loopback) {
+        snprintf(buf, len, "%d,%d", (l->cpu[0] >= 0) ? l->cpu[0] : 0,
+                 (l->cpu[1] >= 0) ? l->cpu[1] : 1);
+    } else if (l->cpu[0] >= 0) {
+        snprintf(buf, len, "%d", l->cpu[0]);
+    } else {
+        snprintf(buf, len, "unpinned");
+    }
+}
+
+static void perf_list(const perf_run_t *run, int sizes, char *buf, size_t len)
+{
+    size_t used = 0;
+    uint32_t i, n = sizes ? run->opts->n_sizes : run->opts->n_tests;
+
+    buf[0] = '\0';
+    for (i = 0; (i < n) && (used < len); ++i) {
+        if (sizes) {
+            used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? "," : "",
+                                     run->opts->sizes[i]);
+        } else {
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+                                     perf_tests[run->opts->tests[i]].name);
+        }
+    }
+}
+
+void perf_print_header(const perf_run_t *run)
+{
+    const perf_opts_t *o = run->opts;
+    char cpu[256], topo[256], cores[64], host[128];
+    const char *why;
+    int prog = tc_peer_progress_needed(run->peer, &why);
+
+    perf_cpu_model(cpu, sizeof(cpu));
+    perf_topology(topo, sizeof(topo));
+    perf_cores(run, cores, sizeof(cores));
+    gethostname(host, sizeof(host));
+    printf("+--------------------------------------------------------------------------------------------+\n");
+    printf("| tc-perf  host %-30s  rev %-10s  UCX %-20s |\n", host, TC_GIT_REV,
+           tc_ucx_version());
+    printf("| cpu        %-79.79s |\n", cpu);
+    printf("| topology   %-79.79s |\n", topo);
+    printf("| cores      %-20s  peer %-52.52s |\n", cores, tc_peer_name(run->peer));
+    printf("| transports %-20s  progress %s (%s)%*s|\n", tc_peer_transports(run->peer),
+           prog ? "on" : "off", why, (int)(46 - strlen(why) > 0 ? 46 - strlen(why) : 1), "");
+    printf("| signalling %-10s frames %-8s  slots %-5u x %-8u B  jam %-20s |\n",
+           perf_signal_names[o->signal], perf_frames_names[o->frames], o->slots,
+           o->slot_size, o->jam);
+    printf("| iterations %-12llu warm-up %-10llu clock %-8s (%.4f ns/tick)%*s|\n",
+           (unsigned long long)o->iters, (unsigned long long)o->warmup, run->clock.source,
+           run->clock.ns_per_tick, 12, "");
+    printf("+--------------------------------------------------------------------------------------------+\n");
+}
+
+void perf_print_table_head(void)
+{
+    printf("%-9s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s\n", "test", "payload",
+           "frame", "min us", "p50 us", "p99 us", "p99.9 us", "max us", "mean us", "spread%",
+           "rate msg/s", "MB/s");
+}
+
+static double perf_tail_spread(const perf_result_t *r)
+{
+    return (r->lat.p50 > 0) ? 100.0 * ((double)r->lat.p999 - (double)r->lat.p50) /
+                                  (double)r->lat.p50 :
+                              0.0;
+}
+
+void perf_print_row(const perf_result_t *r)
+{
+    printf("%-9s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f\n",
+           r->test, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
+           r->lat.p99 / 1e3, r->lat.p999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
+           perf_tail_spread(r), r->rate_mps, r->bw_mbs);
+    fflush(stdout);
+}
+
+static const char *perf_mode(const perf_test_t *t)
+{
+    return t->uses_jam ? "local" : "raw";
+}
+
+static const perf_test_t *perf_find(const char *name)
+{
+    unsigned i;
+
+    for (i = 0; i < perf_n_tests; ++i) {
+        if (strcmp(perf_tests[i].name, name) == 0) {
+            return &perf_tests[i];
+        }
+    }
+    return NULL;
+}
+
+tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
+                           const perf_result_t *results, unsigned n)
+{
+    FILE *f = fopen(path, "w");
+    unsigned i;
+
+    if (f == NULL) {
+        tc_error("cannot write %s: %m", path);
+        return TC_ERR_IO;
+    }
+    fprintf(f, "test,jam,mode,payload_bytes,frame_bytes,iterations,min_us,p50_us,p90_us,"
+               "p99_us,p999_us,p9999_us,max_us,mean_us,tail_spread_pct,rate_mps,bw_mbs,"
+               "signal,transports\n");
+    for (i = 0; i < n; ++i) {
+        const perf_result_t *r = &results[i];
+        const perf_test_t *t   = perf_find(r->test);
+        fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
+                   "%s,%s\n",
+                r->test, t->uses_jam ? run->opts->jam : "", perf_mode(t), r->payload,
+                r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
+                r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
+                r->lat.p9999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
+                perf_tail_spread(r), r->rate_mps, r->bw_mbs,
+                perf_signal_names[run->opts->signal], tc_peer_transports(run->peer));
+    }
+    if (fclose(f) != 0) {
+        tc_error("cannot write %s: %m", path);
+        return TC_ERR_IO;
+    }
+    return TC_OK;
+}
+
+static void perf_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s != '\0'; ++s) {
+        if ((*s == '"') || (*s == '\\')) {
+            fprintf(f, "\\%c", *s);
+        } else if ((unsigned char)*s < 0x20) {
+            fprintf(f, "\\u%04x", (unsigned char)*s);
+        } else {
+            fputc(*s, f);
+        }
+    }
+    fputc('"', f);
+}
+
+tc_status_t perf_write_json(const char *path, const perf_run_t *run,
+                            const perf_result_t *results, unsigned n)
+{
+    char cpu[256], topo[256], cores[64], host[128], tests[512], sizes[512], when[64];
+    const perf_opts_t *o = run->opts;
+    const char *why, *env;
+    FILE *f = fopen(path, "w");
+    time_t now = time(NULL);
+    unsigned i;
+    int a;
+
+    if (f == NULL) {
+        tc_error("cannot write %s: %m", path);
+        return TC_ERR_IO;
+    }
+    perf_cpu_model(cpu, sizeof(cpu));
+    perf_topology(topo, sizeof(topo));
+    perf_cores(run, cores, sizeof(cores));
+    perf_list(run, 0, tests, sizeof(tests));
+    perf_list(run, 1, sizes, sizeof(sizes));
+    gethostname(host, sizeof(host));
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    env = getenv("UCX_TLS");
+
+    fprintf(f, "{\n  \"tool\": \"tc-perf\",\n  \"date\": \"%s\",\n  \"host\": ", when);
+    perf_json_str(f, host);
+    fprintf(f, ",\n  \"cpu_model\": ");
+    perf_json_str(f, cpu);
+    fprintf(f, ",\n  \"topology\": ");
+    perf_json_str(f, topo);
+    fprintf(f, ",\n  \"cores\": \"%s\",\n  \"ucx_version\": \"%s\",\n  \"ucx_tls\": ", cores,
+            tc_ucx_version());
+    perf_json_str(f, (env != NULL) ? env : "");
+    fprintf(f, ",\n  \"transports\": ");
+    perf_json_str(f, tc_peer_transports(run->peer));
+    fprintf(f, ",\n  \"progress\": %s,\n  \"progress_why\": ",
+            tc_peer_progress_needed(run->peer, &why) ? "true" : "false");
+    perf_json_str(f, why);
+    fprintf(f, ",\n  \"signalling\": \"%s\",\n  \"frames\": \"%s\",\n  \"progress_mode\": \"%s\","
+               "\n  \"git_rev\": \"%s\",\n  \"cflags\": ",
+            perf_signal_names[o->signal], perf_frames_names[o->frames],
+            perf_progress_names[o->progress], TC_GIT_REV);
+    perf_json_str(f, TC_CFLAGS);
+    fprintf(f, ",\n  \"clock\": {\"source\": \"%s\", \"ns_per_tick\": %.6f},\n",
+            run->clock.source, run->clock.ns_per_tick);
+    fprintf(f, "  \"options\": {\"tests\": \"%s\", \"jam\": \"%s\", \"sizes\": [%s], "
+               "\"iterations\": %llu, \"warmup\": %llu, \"slots\": %u, \"slot_size\": %u, "
+               "\"window\": %u, \"loopback\": %s, \"timeout_ms\": %d},\n",
+            tests, o->jam, sizes, (unsigned long long)o->iters, (unsigned long long)o->warmup,
+            o->slots, o->slot_size, o->window, run->local->loopback ? "true" : "false",
+            run->local->timeout_ms);
+    fprintf(f, "  \"argv\": [");
+    for (a = 0; a < run->local->argc; ++a) {
+        fprintf(f, "%s", a ? ", " : "");
+        perf_json_str(f, run->local->argv[a]);
+    }
+    fprintf(f, "],\n  \"results\": [\n");
+    for (i = 0; i < n; ++i) {
+        const perf_result_t *r = &results[i];
+        fprintf(f, "    {\"test\": \"%s\", \"payload_bytes\": %u, \"frame_bytes\": %u, "
+                   "\"iterations\": %llu, \"min_us\": %.4f, \"p50_us\": %.4f, \"p90_us\": %.4f, "
+                   "\"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, \"max_us\": %.4f, "
+                   "\"mean_us\": %.4f, \"tail_spread_pct\": %.2f, \"rate_mps\": %.1f, "
+                   "\"bw_mbs\": %.3f, \"elapsed_s\": %.6f}%s\n",
+                r->test, r->payload, r->frame_bytes, (unsigned long long)r->iters,
+                r->lat.min / 1e3, r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3,
+                r->lat.p999 / 1e3, r->lat.p9999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
+                perf_tail_spread(r), r->rate_mps, r->bw_mbs, r->elapsed_s,
+                (i + 1 < n) ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    if (fclose(f) != 0) {
+        tc_error("cannot write %s: %m", path);
+        return TC_ERR_IO;
+    }
+    return TC_OK;
+}

@@ -1,0 +1,626 @@
+/*
+ * The tc-perf tests: jams over the mailbox, and the raw UCX references
+ * (put into a ring shaped like the mailbox, active messages) measured on the
+ * same connection.
+ */
+#include "perf.h"
+#include "log.h"
+
+#include <string.h>
+#include <ucp/api/ucp.h>
+
+#define PERF_AM_ID 7
+
+static inline uint64_t perf_elapsed_ns(const perf_run_t *run, uint64_t t0, uint64_t t1)
+{
+    return (uint64_t)(tc_clock_ticks_to_ns(&run->clock, t1 - t0) + 0.5);
+}
+
+static void perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
+                        uint32_t frame_bytes, uint64_t total_ticks)
+{
+    tc_peer_stats_t stats;
+
+    r->payload     = payload;
+    r->frame_bytes = frame_bytes;
+    r->iters       = run->opts->iters;
+    r->elapsed_s   = tc_clock_ticks_to_ns(&run->clock, total_ticks) * 1e-9;
+    tc_hist_summarize(run->hist, &r->lat);
+    tc_peer_stats(run->peer, &stats);
+    r->rejected = stats.rx_rejected;
+}
+
+/* Wait loops of the reference tests: progress where the transport needs it
+ * and give up on a dead or silent peer like the library does. */
+typedef struct perf_waiter {
+    perf_run_t *run;
+    int         progress;
+    uint64_t    iter;
+    uint64_t    start_ns;
+} perf_waiter_t;
+
+static void perf_waiter_init(perf_waiter_t *w, perf_run_t *run)
+{
+    w->run      = run;
+    w->progress = tc_peer_progress_needed(run->peer, NULL);
+    w->iter     = 0;
+    w->start_ns = 0;
+}
+
+static inline tc_status_t perf_waiter_spin(perf_waiter_t *w, ucp_worker_h worker,
+                                           const char *what)
+{
+    tc_status_t status;
+    uint64_t now;
+
+    if (w->progress) {
+        ucp_worker_progress(worker);
+    }
+    if (TC_LIKELY((++w->iter & 1023) != 0)) {
+        return TC_OK;
+    }
+    ucp_worker_progress(worker);
+    status = tc_peer_check_alive(w->run->peer);
+    if (status != TC_OK) {
+        return status;
+    }
+    now = tc_clock_mono_ns();
+    if (w->start_ns == 0) {
+        w->start_ns = now;
+    } else if (now - w->start_ns > 1000000ull * (uint64_t)w->run->local->timeout_ms) {
+        tc_error("%s: nothing for %d ms while waiting for %s", tc_peer_name(w->run->peer),
+                 w->run->local->timeout_ms, what);
+        return TC_ERR_TIMEOUT;
+    }
+    return TC_OK;
+}
+
+static inline void perf_waiter_reset(perf_waiter_t *w)
+{
+    w->iter     = 0;
+    w->start_ns = 0;
+}
+
+static tc_status_t perf_put(ucp_ep_h ep, const void *buf, size_t len, uint64_t raddr,
+                            ucp_rkey_h rkey)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t sp;
+
+    param.op_attr_mask = 0;
+    sp = ucp_put_nbx(ep, buf, len, raddr, rkey, &param);
+    if (sp == NULL) {
+        return TC_OK;
+    }
+    if (UCS_PTR_IS_ERR(sp)) {
+        tc_error("put: %s", ucs_status_string(UCS_PTR_STATUS(sp)));
+        return TC_ERR_PEER_FAILED;
+    }
+    ucp_request_free(sp);
+    return TC_OK;
+}
+
+/* ------------------------------------------------------------------ jams */
+
+static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
+    uint32_t frame = tc_frame_size_for(payload);
+    tc_status_t status;
+
+    status = tc_peer_set_frame_size(run->peer, frame);
+    if (status == TC_OK) {
+        status = tc_boot_barrier(run->boot); /* both sides sized before any send */
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+
+    start = tc_clock_ticks();
+    for (i = 0; i < total; ++i) {
+        if (run->initiator) {
+            if (i == run->opts->warmup) {
+                start = tc_clock_ticks();
+            }
+            t0     = tc_clock_ticks();
+            status = tc_jam_send(run->peer, &run->jam, run->src, payload, 0);
+            if (status == TC_OK) {
+                status = tc_peer_wait(run->peer, NULL); /* the answer ran here */
+            }
+            t1 = tc_clock_ticks();
+            if (i >= run->opts->warmup) {
+                tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
+            }
+        } else {
+            status = tc_peer_wait(run->peer, NULL);
+            if (status == TC_OK) {
+                status = tc_jam_send(run->peer, &run->jam, run->src, payload, 0);
+            }
+        }
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    t1 = tc_clock_ticks();
+
+    status = tc_peer_flush(run->peer);
+    if ((status != TC_OK) || !run->initiator) {
+        return status;
+    }
+    perf_finish(run, r, payload, frame, t1 - start);
+    r->rate_mps = (double)run->opts->iters / r->elapsed_s / 2.0; /* one way */
+    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    return TC_OK;
+}
+
+static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t count,
+                                   int measure)
+{
+    uint64_t window = run->opts->window, i, tw = 0, now;
+    tc_peer_stats_t stats;
+    tc_status_t status;
+
+    if (run->initiator) {
+        tw = tc_clock_ticks();
+        for (i = 0; i < count; ++i) {
+            status = tc_jam_send(run->peer, &run->jam, run->src, payload, 0);
+            if (status != TC_OK) {
+                return status;
+            }
+            if (measure && (((i + 1) % window) == 0)) {
+                now = tc_clock_ticks();
+                tc_hist_record(run->hist, perf_elapsed_ns(run, tw, now) / window);
+                tw = now;
+            }
+        }
+        return tc_peer_drain(run->peer); /* until the last credit returns */
+    }
+
+    tc_peer_stats(run->peer, &stats);
+    count += stats.rx_frames + stats.rx_rejected;
+    while (stats.rx_frames + stats.rx_rejected < count) {
+        status = tc_peer_wait(run->peer, NULL);
+        if (status != TC_OK) {
+            return status;
+        }
+        tc_peer_stats(run->peer, &stats);
+    }
+    return tc_peer_flush(run->peer);
+}
+
+static tc_status_t perf_jam_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    uint32_t frame = tc_frame_size_for(payload);
+    tc_status_t status;
+    uint64_t t0, t1;
+
+    status = tc_peer_set_frame_size(run->peer, frame);
+    if (status == TC_OK) {
+        status = tc_boot_barrier(run->boot); /* both sides sized before any send */
+    }
+    if (status == TC_OK) {
+        status = perf_jam_stream(run, payload, run->opts->warmup, 0);
+    }
+    if (status == TC_OK) {
+        status = tc_boot_barrier(run->boot);
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+
+    t0     = tc_clock_ticks();
+    status = perf_jam_stream(run, payload, run->opts->iters, 1);
+    t1     = tc_clock_ticks();
+    if ((status != TC_OK) || !run->initiator) {
+        return status;
+    }
+    perf_finish(run, r, payload, frame, t1 - t0);
+    r->rate_mps = (double)run->opts->iters / r->elapsed_s;
+    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    return TC_OK;
+}
+
+/* ------------------------------------------------------- raw put reference
+ * Frames of the same size go into a raw ring shaped like the mailbox; the
+ * receiver polls each slot's last byte. Latency: ping-pong. Rate: the same
+ * credit scheme as the mailbox (consumed count put back every slots/4). */
+
+static inline uint8_t perf_put_mark(uint64_t i)
+{
+    return (uint8_t)(i % 255u) + 1u; /* never 0: 0 means "not landed" */
+}
+
+static tc_status_t perf_put_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
+    uint32_t frame = tc_frame_size_for(payload);
+    tc_status_t status = TC_OK;
+    volatile uint8_t *mine;
+    perf_waiter_t waiter;
+    tc_peer_raw_t raw;
+
+    tc_peer_raw(run->peer, &raw);
+    mine = (volatile uint8_t *)raw.local_ring + frame - 1;
+    *mine = 0;
+    perf_waiter_init(&waiter, run);
+    status = tc_boot_barrier(run->boot);
+    if (status != TC_OK) {
+        return status;
+    }
+
+    start = tc_clock_ticks();
+    for (i = 0; (i < total) && (status == TC_OK); ++i) {
+        uint8_t mark = perf_put_mark(i);
+        if (run->initiator && (i == run->opts->warmup)) {
+            start = tc_clock_ticks();
+        }
+        t0 = tc_clock_ticks();
+        if (run->initiator) {
+            run->src[frame - 1] = (char)mark;
+            status = perf_put(raw.ucp_ep, run->src, frame, raw.remote_ring, raw.ucp_rkey);
+        }
+        perf_waiter_reset(&waiter);
+        while ((status == TC_OK) && (*mine != mark)) {
+            status = perf_waiter_spin(&waiter, raw.ucp_worker, "a put");
+        }
+        if ((status == TC_OK) && !run->initiator) {
+            run->src[frame - 1] = (char)mark;
+            status = perf_put(raw.ucp_ep, run->src, frame, raw.remote_ring, raw.ucp_rkey);
+        }
+        t1 = tc_clock_ticks();
+        if (run->initiator && (i >= run->opts->warmup)) {
+            tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
+        }
+    }
+    t1 = tc_clock_ticks();
+    if ((status != TC_OK) || !run->initiator) {
+        return status;
+    }
+    perf_finish(run, r, payload, frame, t1 - start);
+    r->rate_mps = (double)run->opts->iters / r->elapsed_s / 2.0;
+    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    return TC_OK;
+}
+
+static tc_status_t perf_put_stream(perf_run_t *run, uint32_t frame, uint64_t first,
+                                   uint64_t count, int measure)
+{
+    uint64_t window = run->opts->window, i, tw, now, reported = first;
+    uint64_t batch;
+    tc_status_t status = TC_OK;
+    perf_waiter_t waiter;
+    tc_peer_raw_t raw;
+    uint64_t credit;
+
+    tc_peer_raw(run->peer, &raw);
+    perf_waiter_init(&waiter, run);
+
+    if (run->initiator) {
+        tw = tc_clock_ticks();
+        for (i = first; (i < first + count) && (status == TC_OK); ++i) {
+            uint32_t slot = (uint32_t)(i & (raw.remote_slots - 1));
+            perf_waiter_reset(&waiter);
+            while ((status == TC_OK) && (i - *raw.local_consumed >= raw.remote_slots)) {
+                status = perf_waiter_spin(&waiter, raw.ucp_worker, "raw credits");
+            }
+            if (status != TC_OK) {
+                break;
+            }
+            /* staging per slot, as the mailbox does */
+            char *src = run->src + (size_t)slot * frame;
+            src[frame - 1] = (char)perf_put_mark(i / raw.remote_slots);
+            status = perf_put(raw.ucp_ep, src, frame,
+                              raw.remote_ring + (uint64_t)slot * raw.remote_slot_size,
+                              raw.ucp_rkey);
+            if (measure && (((i - first + 1) % window) == 0)) {
+                now = tc_clock_ticks();
+                tc_hist_record(run->hist, perf_elapsed_ns(run, tw, now) / window);
+                tw = now;
+            }
+        }
+        perf_waiter_reset(&waiter);
+        while ((status == TC_OK) && (*raw.local_consumed != first + count)) {
+            status = perf_waiter_spin(&waiter, raw.ucp_worker, "the last raw credits");
+        }
+        return status;
+    }
+
+    batch = (raw.local_slots >= 4) ? raw.local_slots / 4 : 1;
+    for (i = first; (i < first + count) && (status == TC_OK); ++i) {
+        volatile uint8_t *last = (volatile uint8_t *)raw.local_ring +
+                                 (size_t)(i & (raw.local_slots - 1)) * raw.local_slot_size +
+                                 frame - 1;
+        uint8_t mark = perf_put_mark(i / raw.local_slots);
+        perf_waiter_reset(&waiter);
+        while ((status == TC_OK) && (*last != mark)) {
+            status = perf_waiter_spin(&waiter, raw.ucp_worker, "a raw put");
+        }
+        /* no clear: the mark changes lap to lap (a clear could be undone by
+         * a transport that stores the tail twice) */
+        if ((i + 1 - reported >= batch) || (i + 1 == first + count)) {
+            credit   = i + 1;
+            reported = credit;
+            /* a static source would be rewritten before a slow put reads it;
+             * credits are monotonic, so reading a newer value is harmless */
+            *(uint64_t *)(run->src) = credit;
+            status = perf_put(raw.ucp_ep, run->src, sizeof(uint64_t), raw.remote_consumed,
+                              raw.ucp_rkey);
+        }
+    }
+    return status;
+}
+
+static tc_status_t perf_put_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    uint32_t frame = tc_frame_size_for(payload);
+    tc_peer_raw_t raw;
+    tc_status_t status;
+    uint64_t t0, t1;
+
+    tc_peer_raw(run->peer, &raw);
+    memset(raw.local_ring, 0, (size_t)raw.local_slots * raw.local_slot_size);
+    *raw.local_consumed = 0;
+    status = tc_boot_barrier(run->boot);
+    if (status == TC_OK) {
+        status = perf_put_stream(run, frame, 0, run->opts->warmup, 0);
+    }
+    if (status == TC_OK) {
+        status = tc_boot_barrier(run->boot);
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    t0     = tc_clock_ticks();
+    status = perf_put_stream(run, frame, run->opts->warmup, run->opts->iters, 1);
+    t1     = tc_clock_ticks();
+    if ((status != TC_OK) || !run->initiator) {
+        return status;
+    }
+    perf_finish(run, r, payload, frame, t1 - t0);
+    r->rate_mps = (double)run->opts->iters / r->elapsed_s;
+    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    return TC_OK;
+}
+
+/* ------------------------------------------------------- active messages */
+
+static void perf_am_data_cb(void *request, ucs_status_t status, size_t length,
+                            void *user_data)
+{
+    perf_run_t *run = user_data;
+
+    (void)status;
+    (void)length;
+    ++*run->am_count;
+    ucp_request_free(request);
+}
+
+static ucs_status_t perf_am_cb(void *arg, const void *header, size_t header_length,
+                               void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    perf_run_t *run = arg;
+    ucp_request_param_t rp;
+    tc_peer_raw_t raw;
+    ucs_status_ptr_t sp;
+
+    (void)header;
+    (void)header_length;
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        ++*run->am_count; /* eager data is in UCX's buffer: nothing to keep */
+        return UCS_OK;
+    }
+    /* rendezvous: fetch the data as a real receiver would */
+    tc_peer_raw(run->peer, &raw);
+    memset(&rp, 0, sizeof(rp));
+    rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    rp.cb.recv_am   = perf_am_data_cb;
+    rp.user_data    = run;
+    sp = ucp_am_recv_data_nbx(raw.ucp_worker, data, run->am_buf, length, &rp);
+    if (sp == NULL) {
+        ++*run->am_count;
+    } else if (UCS_PTR_IS_ERR(sp)) {
+        tc_error("ucp_am_recv_data_nbx: %s", ucs_status_string(UCS_PTR_STATUS(sp)));
+        return UCS_PTR_STATUS(sp);
+    }
+    return UCS_OK;
+}
+
+tc_status_t perf_am_setup(perf_run_t *run)
+{
+    ucp_am_handler_param_t param;
+    tc_peer_raw_t raw;
+    ucs_status_t ucs;
+
+    tc_peer_raw(run->peer, &raw);
+    memset(&param, 0, sizeof(param));
+    param.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                       UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    param.id  = PERF_AM_ID;
+    param.cb  = perf_am_cb;
+    param.arg = run;
+    ucs = ucp_worker_set_am_recv_handler(raw.ucp_worker, &param);
+    if (ucs != UCS_OK) {
+        tc_error("ucp_worker_set_am_recv_handler: %s", ucs_status_string(ucs));
+        return TC_ERR_UCX;
+    }
+    return TC_OK;
+}
+
+static void perf_am_send_cb(void *request, ucs_status_t status, void *user_data)
+{
+    volatile int *inflight = user_data;
+
+    (void)status;
+    --*inflight;
+    ucp_request_free(request);
+}
+
+/* Send one AM; at most `window` may be in flight. */
+static tc_status_t perf_am_send(perf_run_t *run, const tc_peer_raw_t *raw, uint32_t len,
+                                volatile int *inflight, perf_waiter_t *waiter)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t sp;
+    tc_status_t status = TC_OK;
+
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send      = perf_am_send_cb;
+    param.user_data    = (void *)inflight;
+    sp = ucp_am_send_nbx(raw->ucp_ep, PERF_AM_ID, NULL, 0, run->src, len, &param);
+    if (UCS_PTR_IS_ERR(sp)) {
+        tc_error("ucp_am_send_nbx: %s", ucs_status_string(UCS_PTR_STATUS(sp)));
+        return TC_ERR_PEER_FAILED;
+    }
+    if (sp != NULL) {
+        ++*inflight; /* the callback frees the request */
+    }
+    perf_waiter_reset(waiter);
+    while ((status == TC_OK) && (*inflight > (int)run->opts->slots)) {
+        ucp_worker_progress(raw->ucp_worker);
+        status = perf_waiter_spin(waiter, raw->ucp_worker, "AM send completion");
+    }
+    return status;
+}
+
+static tc_status_t perf_am_wait(perf_run_t *run, const tc_peer_raw_t *raw, int target,
+                                perf_waiter_t *waiter)
+{
+    tc_status_t status = TC_OK;
+
+    perf_waiter_reset(waiter);
+    while ((status == TC_OK) && (*run->am_count < target)) {
+        ucp_worker_progress(raw->ucp_worker); /* AMs always need progress */
+        status = perf_waiter_spin(waiter, raw->ucp_worker, "an active message");
+    }
+    return status;
+}
+
+static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
+    uint32_t frame = tc_frame_size_for(payload);
+    volatile int inflight = 0;
+    tc_status_t status;
+    perf_waiter_t waiter;
+    tc_peer_raw_t raw;
+
+    tc_peer_raw(run->peer, &raw);
+    perf_waiter_init(&waiter, run);
+    *run->am_count = 0;
+    status = tc_boot_barrier(run->boot);
+
+    start = tc_clock_ticks();
+    for (i = 0; (i < total) && (status == TC_OK); ++i) {
+        if (run->initiator && (i == run->opts->warmup)) {
+            start = tc_clock_ticks();
+        }
+        t0 = tc_clock_ticks();
+        if (run->initiator) {
+            status = perf_am_send(run, &raw, frame, &inflight, &waiter);
+        }
+        if (status == TC_OK) {
+            status = perf_am_wait(run, &raw, (int)(i + 1), &waiter);
+        }
+        if ((status == TC_OK) && !run->initiator) {
+            status = perf_am_send(run, &raw, frame, &inflight, &waiter);
+        }
+        t1 = tc_clock_ticks();
+        if (run->initiator && (i >= run->opts->warmup)) {
+            tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
+        }
+    }
+    t1 = tc_clock_ticks();
+    while ((status == TC_OK) && (inflight > 0)) {
+        ucp_worker_progress(raw.ucp_worker);
+        status = perf_waiter_spin(&waiter, raw.ucp_worker, "AM send completion");
+    }
+    if ((status != TC_OK) || !run->initiator) {
+        return status;
+    }
+    perf_finish(run, r, payload, frame, t1 - start);
+    r->rate_mps = (double)run->opts->iters / r->elapsed_s / 2.0;
+    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    return TC_OK;
+}
+
+static tc_status_t perf_am_stream(perf_run_t *run, const tc_peer_raw_t *raw, uint32_t frame,
+                                  uint64_t count, int measure, perf_waiter_t *waiter)
+{
+    uint64_t window = run->opts->window, i, tw, now;
+    volatile int inflight = 0;
+    tc_status_t status = TC_OK;
+
+    *run->am_count = 0;
+    if (!run->initiator) {
+        /* every message counted, then one AM back as the final credit */
+        status = perf_am_wait(run, raw, (int)count, waiter);
+        if (status == TC_OK) {
+            status = perf_am_send(run, raw, 8, &inflight, waiter);
+        }
+    } else {
+        tw = tc_clock_ticks();
+        for (i = 0; (i < count) && (status == TC_OK); ++i) {
+            status = perf_am_send(run, raw, frame, &inflight, waiter);
+            if (measure && (((i + 1) % window) == 0)) {
+                now = tc_clock_ticks();
+                tc_hist_record(run->hist, perf_elapsed_ns(run, tw, now) / window);
+                tw = now;
+            }
+        }
+        if (status == TC_OK) {
+            status = perf_am_wait(run, raw, 1, waiter);
+        }
+    }
+    perf_waiter_reset(waiter);
+    while ((status == TC_OK) && (inflight > 0)) {
+        ucp_worker_progress(raw->ucp_worker);
+        status = perf_waiter_spin(waiter, raw->ucp_worker, "AM send completion");
+    }
+    return status;
+}
+
+static tc_status_t perf_am_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    uint32_t frame = tc_frame_size_for(payload);
+    perf_waiter_t waiter;
+    tc_peer_raw_t raw;
+    tc_status_t status;
+    uint64_t t0, t1;
+
+    tc_peer_raw(run->peer, &raw);
+    perf_waiter_init(&waiter, run);
+    status = tc_boot_barrier(run->boot);
+    if (status == TC_OK) {
+        status = perf_am_stream(run, &raw, frame, run->opts->warmup, 0, &waiter);
+    }
+    if (status == TC_OK) {
+        status = tc_boot_barrier(run->boot);
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    t0     = tc_clock_ticks();
+    status = perf_am_stream(run, &raw, frame, run->opts->iters, 1, &waiter);
+    t1     = tc_clock_ticks();
+    if ((status != TC_OK) || !run->initiator) {
+        return status;
+    }
+    perf_finish(run, r, payload, frame, t1 - t0);
+    r->rate_mps = (double)run->opts->iters / r->elapsed_s;
+    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    return TC_OK;
+}
+
+/* ----------------------------------------------------------------- table */
+
+const perf_test_t perf_tests[] = {
+    {"jam_lat",  PERF_SHAPE_PINGPONG, 1, "jam one-way latency (RTT/2), Local Function",  perf_jam_lat},
+    {"jam_rate", PERF_SHAPE_STREAM,   1, "jam message rate, until the last credit returns", perf_jam_rate},
+    {"put_lat",  PERF_SHAPE_PINGPONG, 0, "raw ucp_put of the frame size, polling its last byte", perf_put_lat},
+    {"put_rate", PERF_SHAPE_STREAM,   0, "raw ucp_put stream into a ring, same credit scheme", perf_put_rate},
+    {"am_lat",   PERF_SHAPE_PINGPONG, 0, "ucp_am_send_nbx ping-pong of the frame size", perf_am_lat},
+    {"am_rate",  PERF_SHAPE_STREAM,   0, "ucp_am_send_nbx stream, final AM as the last credit", perf_am_rate},
+};
+
+const unsigned perf_n_tests = sizeof(perf_tests) / sizeof(perf_tests[0]);

@@ -1,0 +1,32 @@
+/*
+ * What a jam or ried source includes. The build compiles each
+ * jam_<name>.amc with -DTC_JAM_NAME=<name> (and each ried_<name>.rdc with
+ * -DTC_RIED_NAME=<name>), so every element has its own entry symbols and
+ * one source serves both the Local Function vector and, later, the
+ * injectable blob.
+ */
+#ifndef TC_JAM_H
+#define TC_JAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "twochains.h"
+
+#define TC_JAM_CAT2(_a, _b) _a##_b
+#define TC_JAM_CAT(_a, _b)  TC_JAM_CAT2(_a, _b)
+
+#ifdef TC_JAM_NAME
+/* int64_t TC_JAM_RUN(tc_jam_ctx_t *ctx, void *payload, size_t len) */
+#define TC_JAM_RUN  TC_JAM_CAT(tc_jam_run_, TC_JAM_NAME)
+/* int64_t TC_JAM_PACK(void *dst, size_t cap, const void *src, size_t len) */
+#define TC_JAM_PACK TC_JAM_CAT(tc_jam_pack_, TC_JAM_NAME)
+#endif
+
+#ifdef TC_RIED_NAME
+/* int TC_RIED_INIT(void **state_p); void TC_RIED_FINI(void *state) */
+#define TC_RIED_INIT TC_JAM_CAT(tc_ried_init_, TC_RIED_NAME)
+#define TC_RIED_FINI TC_JAM_CAT(tc_ried_fini_, TC_RIED_NAME)
+#endif
+
+#endif

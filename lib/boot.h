@@ -1,0 +1,54 @@
+/*
+ * Internal: the fd-based bootstrap shared by the TCP and loopback backends.
+ *
+ * Wire format (all integers little-endian):
+ *   hello, once right after connect, each side:
+ *       8 bytes magic "TCHAINS\0", uint32 version, uint32 flags (0, ignored)
+ *   every exchange, each side:
+ *       uint64 length (at most TC_BOOT_MAX_BLOB), then length bytes
+ *
+ * Both sides send and receive at once, interleaved with poll(), so two large
+ * blobs sent in both directions cannot deadlock on full socket buffers.
+ * One end is used by one thread at a time.
+ */
+#ifndef TC_BOOT_H
+#define TC_BOOT_H
+
+#include "twochains.h"
+
+#define TC_BOOT_MAGIC         "TCHAINS" /* + its NUL: 8 bytes on the wire */
+#define TC_BOOT_MAGIC_LEN     8
+#define TC_BOOT_HELLO_LEN     16
+#define TC_BOOT_MAX_BLOB      (64ull << 20) /* larger is garbage, not data */
+/* Test hook: decimal version announced in the hello instead of
+ * TC_PROTO_VERSION, so tests can provoke a mismatch. Read only there. */
+#define TC_BOOT_FAKE_VERSION_ENV "TC_BOOT_FAKE_VERSION"
+
+typedef struct tc_boot_fd {
+    tc_boot_t   super;  /* first: the ops cast tc_boot_t * back to this */
+    int         fd;     /* connected stream socket, O_NONBLOCK, FD_CLOEXEC */
+    tc_status_t failed; /* error that left the stream mid-message, or TC_OK */
+} tc_boot_fd_t;
+
+/* Allocate an end with no socket yet (fd = -1), so that errors during
+ * connection setup can already name the peer. */
+tc_status_t tc_boot_fd_create(const tc_boot_ops_t *ops, int rank,
+                              int timeout_ms, tc_boot_fd_t **boot_p);
+
+/* Hello, in halves: send ours and/or receive and check the peer's, each
+ * bounded by timeout_ms. TCP does both at once; the loopback pair sends both
+ * hellos before reading either, so one thread can set it up. */
+tc_status_t tc_boot_fd_hello(tc_boot_fd_t *boot, int do_send, int do_recv);
+
+/* tc_boot_ops_t methods shared by the fd backends. */
+tc_status_t tc_boot_fd_exchange(tc_boot_t *boot, const void *buf, size_t len,
+                                void **peer_buf_p, size_t *peer_len_p);
+tc_status_t tc_boot_fd_check_peer(tc_boot_t *boot);
+void        tc_boot_fd_close(tc_boot_t *boot);
+
+/* Deadlines on CLOCK_MONOTONIC, in nanoseconds. */
+uint64_t tc_boot_deadline(int timeout_ms);
+/* Milliseconds left until deadline, rounded up; <= 0 once it passed. */
+int      tc_boot_time_left_ms(uint64_t deadline);
+
+#endif

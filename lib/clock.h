@@ -1,0 +1,44 @@
+/* Cheap timestamps for latency loops: the cycle counter where it is
+ * invariant, calibrated once against CLOCK_MONOTONIC. */
+#ifndef TC_CLOCK_H
+#define TC_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+typedef struct tc_clock {
+    double      ns_per_tick;
+    const char *source;   /* "tsc", "cntvct" or "clock_gettime" */
+} tc_clock_t;
+
+static inline uint64_t tc_clock_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t tc_clock_ticks(void)
+{
+#if defined(__x86_64__)
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+    return v;
+#else
+    return tc_clock_mono_ns();
+#endif
+}
+
+/* Measures the tick rate over ~20 ms. */
+void tc_clock_init(tc_clock_t *clock);
+
+static inline double tc_clock_ticks_to_ns(const tc_clock_t *clock, uint64_t ticks)
+{
+    return (double)ticks * clock->ns_per_tick;
+}
+
+#endif

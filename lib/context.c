@@ -1,0 +1,190 @@
+/* UCX context and worker, and the packages loaded into them. */
+#include "runtime.h"
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tc_context_params_init(tc_context_params_t *params)
+{
+    memset(params, 0, sizeof(*params));
+    params->slots      = 64;
+    params->slot_size  = 65536;
+    params->signal     = TC_SIGNAL_FENCED;
+    params->frames     = TC_FRAMES_FIXED;
+    params->progress   = TC_PROGRESS_AUTO;
+    params->timeout_ms = 10000;
+    params->enable_am  = 0;
+    params->rank       = 0;
+}
+
+static tc_status_t tc_context_check_params(const tc_context_params_t *params)
+{
+    if ((params->slots < 2) || (params->slots & (params->slots - 1))) {
+        tc_error("ring slots must be a power of two >= 2 (got %u)", params->slots);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if ((params->slot_size < TC_FRAME_MIN_SIZE) ||
+        (params->slot_size % TC_FRAME_ALIGN) != 0) {
+        tc_error("slot size must be a multiple of %u, at least %u (got %u)",
+                 TC_FRAME_ALIGN, TC_FRAME_MIN_SIZE, params->slot_size);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if ((uint64_t)params->slots * params->slot_size > (1ull << 32)) {
+        tc_error("mailbox of %u x %u bytes is over 4 GiB", params->slots,
+                 params->slot_size);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (params->timeout_ms <= 0) {
+        tc_error("timeout must be positive (got %d ms)", params->timeout_ms);
+        return TC_ERR_INVALID_PARAM;
+    }
+    return TC_OK;
+}
+
+tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **ctx_p)
+{
+    ucp_params_t ucp_params;
+    ucp_worker_params_t worker_params;
+    ucp_config_t *config;
+    ucs_status_t ucs;
+    tc_context_t *ctx;
+    tc_status_t status;
+
+    status = tc_context_check_params(params);
+    if (status != TC_OK) {
+        return status;
+    }
+
+    ctx = calloc(1, sizeof(*ctx));
+    if (ctx == NULL) {
+        return TC_ERR_NO_MEMORY;
+    }
+    ctx->params = *params;
+
+    ucs = ucp_config_read(NULL, NULL, &config);
+    if (ucs != UCS_OK) {
+        tc_error("ucp_config_read: %s", ucs_status_string(ucs));
+        status = TC_ERR_UCX;
+        goto err_free;
+    }
+
+    memset(&ucp_params, 0, sizeof(ucp_params));
+    ucp_params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    ucp_params.features   = UCP_FEATURE_RMA;
+    if (params->enable_am) {
+        ucp_params.features |= UCP_FEATURE_AM;
+    }
+    ucp_params.mt_workers_shared = 0;
+
+    ucs = ucp_init(&ucp_params, config, &ctx->ucp);
+    ucp_config_release(config);
+    if (ucs != UCS_OK) {
+        tc_error("ucp_init: %s (check UCX_TLS)", ucs_status_string(ucs));
+        status = TC_ERR_UCX;
+        goto err_free;
+    }
+
+    memset(&worker_params, 0, sizeof(worker_params));
+    worker_params.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    worker_params.thread_mode = UCS_THREAD_MODE_SINGLE;
+    ucs = ucp_worker_create(ctx->ucp, &worker_params, &ctx->worker);
+    if (ucs != UCS_OK) {
+        tc_error("ucp_worker_create: %s", ucs_status_string(ucs));
+        status = TC_ERR_UCX;
+        goto err_cleanup_ucp;
+    }
+
+    *ctx_p = ctx;
+    return TC_OK;
+
+err_cleanup_ucp:
+    ucp_cleanup(ctx->ucp);
+err_free:
+    free(ctx);
+    return status;
+}
+
+void tc_context_destroy(tc_context_t *ctx)
+{
+    unsigned i, e;
+
+    if (ctx == NULL) {
+        return;
+    }
+    for (i = ctx->n_pkgs; i-- > 0;) {
+        const tc_pkg_desc_t *desc = ctx->pkgs[i].pkg->desc;
+        for (e = desc->n_elements; e-- > 0;) {
+            if ((desc->elements[e].kind == TC_ELEM_RIED) &&
+                (desc->elements[e].fini != NULL)) {
+                desc->elements[e].fini(ctx->pkgs[i].state);
+            }
+        }
+    }
+    ucp_worker_destroy(ctx->worker);
+    ucp_cleanup(ctx->ucp);
+    free(ctx);
+}
+
+tc_status_t tc_context_add_pkg(tc_context_t *ctx, const tc_pkg_t *pkg)
+{
+    const tc_pkg_desc_t *desc = pkg->desc;
+    void *state = NULL;
+    uint32_t e;
+    int rc;
+
+    if (tc_context_find_pkg(ctx, desc->id) != NULL) {
+        tc_error("package '%s' (0x%08x) is already loaded", desc->name, desc->id);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (ctx->n_pkgs == TC_MAX_PKGS) {
+        tc_error("at most %d packages per context", TC_MAX_PKGS);
+        return TC_ERR_NO_RESOURCE;
+    }
+
+    /* The package's ried builds the state its jams work on, per context:
+     * two contexts in one process (loopback) keep separate state. */
+    for (e = 0; e < desc->n_elements; ++e) {
+        if ((desc->elements[e].kind != TC_ELEM_RIED) || (desc->elements[e].init == NULL)) {
+            continue;
+        }
+        if (state != NULL) {
+            tc_error("package '%s': more than one ried with state", desc->name);
+            return TC_ERR_UNSUPPORTED;
+        }
+        rc = desc->elements[e].init(&state);
+        if (rc != 0) {
+            tc_error("package '%s': ried '%s' init failed (%d)", desc->name,
+                     desc->elements[e].name, rc);
+            return TC_ERR_IO;
+        }
+    }
+
+    ctx->pkgs[ctx->n_pkgs].pkg   = pkg;
+    ctx->pkgs[ctx->n_pkgs].state = state;
+    ctx->n_pkgs++;
+    return TC_OK;
+}
+
+const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id)
+{
+    unsigned i;
+
+    for (i = 0; i < ctx->n_pkgs; ++i) {
+        if (ctx->pkgs[i].pkg->desc->id == pkg_id) {
+            return &ctx->pkgs[i];
+        }
+    }
+    return NULL;
+}
+
+void *tc_context_pkg_state(const tc_context_t *ctx, const tc_pkg_t *pkg)
+{
+    const tc_ctx_pkg_t *entry = tc_context_find_pkg(ctx, pkg->desc->id);
+    return (entry != NULL) ? entry->state : NULL;
+}
+
+const char *tc_ucx_version(void)
+{
+    return ucp_get_version_string();
+}

@@ -1,0 +1,199 @@
+/* Frame layout: encode and validate. Pure: no UCX, no runtime state. */
+#include "frame.h"
+#include "log.h"
+
+#include <stdarg.h>
+
+#define TC_FRAME_GOT_ALIGN  8u
+#define TC_FRAME_CODE_ALIGN 16u
+#define TC_FRAME_USR_ALIGN  8u
+
+static const char *const tc_frame_kind_names[TC_KIND_LAST] = {
+    [0]                = "none",
+    [TC_KIND_LOCAL]    = "local",
+    [TC_KIND_INJECTED] = "injected",
+    [TC_KIND_CACHED]   = "cached",
+    [TC_KIND_REPLY]    = "reply",
+    [TC_KIND_NOP]      = "nop",
+};
+
+const char *tc_frame_kind_str(uint8_t kind)
+{
+    return (kind < TC_KIND_LAST) ? tc_frame_kind_names[kind] : "unknown";
+}
+
+/* 64-bit arithmetic so that hostile 32-bit fields cannot wrap. */
+static uint64_t tc_frame_offsets_calc(uint64_t args_len, uint64_t got_count,
+                                      uint64_t code_len, uint64_t payload_len,
+                                      tc_frame_offsets_t *offsets)
+{
+    uint64_t args_off    = TC_FRAME_HDR_SIZE;
+    uint64_t got_off     = TC_ALIGN_UP(args_off + args_len, TC_FRAME_GOT_ALIGN);
+    uint64_t code_off    = TC_ALIGN_UP(got_off + got_count * 8, TC_FRAME_CODE_ALIGN);
+    uint64_t payload_off = TC_ALIGN_UP(code_off + code_len, TC_FRAME_USR_ALIGN);
+    uint64_t size        = TC_ALIGN_UP(payload_off + payload_len + TC_FRAME_SIG_SIZE,
+                                       TC_FRAME_ALIGN);
+
+    offsets->args_off    = (uint32_t)args_off;
+    offsets->got_off     = (uint32_t)got_off;
+    offsets->code_off    = (uint32_t)code_off;
+    offsets->payload_off = (uint32_t)payload_off;
+    offsets->frame_size  = (uint32_t)size;
+    return size;
+}
+
+uint32_t tc_frame_size_for(uint32_t payload_len)
+{
+    tc_frame_offsets_t offsets;
+    return (uint32_t)tc_frame_offsets_calc(0, 0, 0, payload_len, &offsets);
+}
+
+tc_status_t tc_frame_layout(const tc_frame_layout_t *layout, uint32_t max_size,
+                            tc_frame_offsets_t *offsets_p)
+{
+    tc_frame_offsets_t offsets;
+    uint64_t size;
+
+    if ((layout->args_len > UINT16_MAX) || (layout->got_count > UINT16_MAX) ||
+        (layout->code_len > UINT16_MAX)) {
+        return TC_ERR_OUT_OF_RANGE;
+    }
+
+    size = tc_frame_offsets_calc(layout->args_len, layout->got_count,
+                                 layout->code_len, layout->payload_len, &offsets);
+    if ((size > max_size) || (offsets.payload_off > UINT16_MAX)) {
+        return TC_ERR_OUT_OF_RANGE;
+    }
+
+    *offsets_p = offsets;
+    return TC_OK;
+}
+
+void tc_frame_write_hdr(void *frame, const tc_frame_offsets_t *offsets,
+                        const tc_frame_layout_t *layout, uint8_t kind,
+                        uint8_t flags, uint32_t pkg_id, uint16_t element,
+                        uint32_t seq)
+{
+    tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
+
+    hdr->frame_size  = offsets->frame_size;
+    hdr->seq         = seq;
+    hdr->pkg_id      = pkg_id;
+    hdr->element     = element;
+    hdr->kind        = kind;
+    hdr->flags       = flags;
+    hdr->ack         = 0;
+    hdr->payload_len = layout->payload_len;
+    hdr->payload_off = (uint16_t)offsets->payload_off;
+    hdr->args_len    = (uint16_t)layout->args_len;
+    hdr->got_count   = (uint16_t)layout->got_count;
+    hdr->code_len    = (uint16_t)layout->code_len;
+    hdr->ret         = 0;
+    hdr->ret_seq     = 0;
+    hdr->version     = TC_PROTO_VERSION;
+    hdr->reserved    = 0;
+    hdr->mag         = TC_FRAME_MAG;
+}
+
+static tc_status_t tc_frame_reject(char *reason, size_t reason_len,
+                                   const char *fmt, ...)
+{
+    va_list ap;
+
+    if ((reason != NULL) && (reason_len > 0)) {
+        va_start(ap, fmt);
+        vsnprintf(reason, reason_len, fmt, ap);
+        va_end(ap);
+    }
+    return TC_ERR_BAD_FRAME;
+}
+
+tc_status_t tc_frame_validate(const void *frame, const tc_frame_expect_t *expect,
+                              char *reason, size_t reason_len)
+{
+    tc_frame_hdr_t hdr;
+    tc_frame_offsets_t offsets;
+    uint64_t sig, end;
+
+    /* One copy: a peer still writing cannot change what we checked. */
+    memcpy(&hdr, frame, sizeof(hdr));
+
+    if (hdr.mag != TC_FRAME_MAG) {
+        return tc_frame_reject(reason, reason_len, "bad magic 0x%02x (expected 0x%02x)",
+                               hdr.mag, TC_FRAME_MAG);
+    }
+    if (hdr.version != TC_PROTO_VERSION) {
+        return tc_frame_reject(reason, reason_len,
+                               "protocol version %u (this side speaks %u)",
+                               hdr.version, TC_PROTO_VERSION);
+    }
+    if ((hdr.frame_size < TC_FRAME_MIN_SIZE) ||
+        (hdr.frame_size % TC_FRAME_ALIGN) != 0) {
+        return tc_frame_reject(reason, reason_len,
+                               "frame size %u is not a positive multiple of %u",
+                               hdr.frame_size, TC_FRAME_ALIGN);
+    }
+    if (hdr.frame_size > expect->slot_size) {
+        return tc_frame_reject(reason, reason_len,
+                               "frame size %u exceeds the slot (%u bytes)",
+                               hdr.frame_size, expect->slot_size);
+    }
+    if ((expect->frame_size != 0) && (hdr.frame_size != expect->frame_size)) {
+        return tc_frame_reject(reason, reason_len,
+                               "frame size %u differs from the fixed size %u",
+                               hdr.frame_size, expect->frame_size);
+    }
+    if (hdr.seq != expect->seq) {
+        return tc_frame_reject(reason, reason_len,
+                               "wrong sequence number %u (expected %u)",
+                               hdr.seq, expect->seq);
+    }
+    sig = *(const volatile uint64_t *)((const char *)frame + hdr.frame_size -
+                                       TC_FRAME_SIG_SIZE);
+    if (sig != tc_frame_sig(hdr.seq)) {
+        return tc_frame_reject(reason, reason_len,
+                               "signal 0x%016llx does not match sequence %u",
+                               (unsigned long long)sig, hdr.seq);
+    }
+    if ((hdr.kind == 0) || (hdr.kind >= TC_KIND_LAST)) {
+        return tc_frame_reject(reason, reason_len, "unknown kind %u", hdr.kind);
+    }
+    if (hdr.flags & ~TC_FRAME_F_KNOWN) {
+        return tc_frame_reject(reason, reason_len, "unknown flags 0x%02x", hdr.flags);
+    }
+
+    end = tc_frame_offsets_calc(hdr.args_len, hdr.got_count, hdr.code_len,
+                                hdr.payload_len, &offsets);
+    if (hdr.payload_off != offsets.payload_off) {
+        return tc_frame_reject(reason, reason_len,
+                               "payload offset %u inconsistent with the layout (%u)",
+                               hdr.payload_off, offsets.payload_off);
+    }
+    if (end > hdr.frame_size) {
+        return tc_frame_reject(reason, reason_len,
+                               "truncated: sections need %llu bytes, frame has %u",
+                               (unsigned long long)end, hdr.frame_size);
+    }
+    if ((hdr.kind != TC_KIND_INJECTED) && ((hdr.got_count != 0) || (hdr.code_len != 0))) {
+        return tc_frame_reject(reason, reason_len, "%s frame carries code",
+                               tc_frame_kind_str(hdr.kind));
+    }
+    if ((hdr.kind == TC_KIND_INJECTED) && (hdr.code_len == 0)) {
+        return tc_frame_reject(reason, reason_len, "injected frame without code");
+    }
+    if ((hdr.kind == TC_KIND_LOCAL) || (hdr.kind == TC_KIND_INJECTED) ||
+        (hdr.kind == TC_KIND_CACHED)) {
+        if ((expect->known != NULL) &&
+            !expect->known(expect->known_arg, hdr.pkg_id, hdr.element, hdr.kind)) {
+            return tc_frame_reject(reason, reason_len,
+                                   "unknown element %u of package 0x%08x (%s)",
+                                   hdr.element, hdr.pkg_id,
+                                   tc_frame_kind_str(hdr.kind));
+        }
+    } else if (hdr.flags & TC_FRAME_F_WANT_REPLY) {
+        return tc_frame_reject(reason, reason_len, "%s frame asks for a reply",
+                               tc_frame_kind_str(hdr.kind));
+    }
+
+    return TC_OK;
+}

@@ -1,0 +1,123 @@
+/*
+ * Frame layout: encode and validate (pure: no UCX, no runtime state).
+ *
+ *   | HDR 48 B (MAG is its last byte) | ARGS | GOTP (8 B x n) | CODE | USR payload | pad | SIG 8 B |
+ *
+ * Every field little-endian (the hosts we target are); a frame is a multiple
+ * of 64 B. SIG is the frame's last 8 bytes: nonzero once the frame has landed,
+ * and equal to tc_frame_sig(seq) for a genuine frame.
+ */
+#ifndef TC_FRAME_H
+#define TC_FRAME_H
+
+#include "twochains.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#define TC_FRAME_ALIGN     64u
+#define TC_FRAME_HDR_SIZE  48u
+#define TC_FRAME_SIG_SIZE  8u
+#define TC_FRAME_MIN_SIZE  TC_FRAME_ALIGN
+#define TC_FRAME_MAG       0xC7u
+#define TC_FRAME_SIG_TAG   0x5A17u
+
+typedef enum {
+    TC_KIND_LOCAL    = 1, /* run vector[element] of a loaded package */
+    TC_KIND_INJECTED = 2, /* run the CODE carried in the frame (next issue) */
+    TC_KIND_CACHED   = 3, /* run the receiver's cached copy of the code */
+    TC_KIND_REPLY    = 4, /* carries a jam's result back; nothing runs */
+    TC_KIND_NOP      = 5, /* carries only piggybacked credits/result */
+    TC_KIND_LAST
+} tc_frame_kind_t;
+
+#define TC_FRAME_F_WANT_REPLY 0x01u /* sender waits for the jam's result */
+#define TC_FRAME_F_HAS_RET    0x02u /* ret/ret_seq hold a result */
+#define TC_FRAME_F_KNOWN      0x03u
+
+typedef struct __attribute__((packed, aligned(8))) tc_frame_hdr {
+    uint32_t frame_size;   /* whole frame, SIG included */
+    uint32_t seq;          /* per-direction sequence number, from 0 */
+    uint32_t pkg_id;
+    uint16_t element;
+    uint8_t  kind;
+    uint8_t  flags;
+    uint32_t ack;          /* frames the sender has consumed from us (credits) */
+    uint32_t payload_len;
+    uint16_t payload_off;
+    uint16_t args_len;     /* ARGS start right after the header */
+    uint16_t got_count;    /* GOTP entries, 8 B each, 8 B aligned after ARGS */
+    uint16_t code_len;     /* CODE starts 16 B aligned after GOTP */
+    int64_t  ret;          /* result of jam ret_seq (TC_FRAME_F_HAS_RET) */
+    uint32_t ret_seq;
+    uint16_t version;      /* TC_PROTO_VERSION */
+    uint8_t  reserved;
+    uint8_t  mag;          /* TC_FRAME_MAG, written last in the header */
+} tc_frame_hdr_t;
+
+_Static_assert(sizeof(tc_frame_hdr_t) == TC_FRAME_HDR_SIZE, "header is 48 bytes");
+
+/* What the encoder needs to lay a frame out. */
+typedef struct tc_frame_layout {
+    uint32_t args_len;
+    uint32_t got_count;
+    uint32_t code_len;
+    uint32_t payload_len;
+} tc_frame_layout_t;
+
+/* Offsets that follow from a layout. */
+typedef struct tc_frame_offsets {
+    uint32_t args_off;
+    uint32_t got_off;
+    uint32_t code_off;
+    uint32_t payload_off;
+    uint32_t frame_size; /* rounded up to TC_FRAME_ALIGN */
+} tc_frame_offsets_t;
+
+/* What the validator checks a frame against. */
+typedef struct tc_frame_expect {
+    uint32_t slot_size;     /* a frame must fit in its slot */
+    uint32_t frame_size;    /* 0: variable frames; else every frame has this size */
+    uint32_t seq;           /* the only sequence number acceptable now */
+    /* Element lookup: returns nonzero iff pkg_id/element/kind name something
+     * the receiver can run. NULL accepts any. */
+    int    (*known)(void *arg, uint32_t pkg_id, uint16_t element, uint8_t kind);
+    void    *known_arg;
+} tc_frame_expect_t;
+
+static inline uint64_t tc_frame_sig(uint32_t seq)
+{
+    /* never zero, and differs lap to lap, so a stale signal cannot pass */
+    return ((uint64_t)seq << 32) | ((uint64_t)TC_FRAME_SIG_TAG << 16) | 0x1u;
+}
+
+static inline volatile uint64_t *tc_frame_sig_ptr(void *frame, uint32_t frame_size)
+{
+    return (volatile uint64_t *)((char *)frame + frame_size - TC_FRAME_SIG_SIZE);
+}
+
+tc_status_t tc_frame_layout(const tc_frame_layout_t *layout, uint32_t max_size,
+                            tc_frame_offsets_t *offsets_p);
+
+/* Write a header for offsets into frame (no SIG: see tc_frame_seal). */
+void tc_frame_write_hdr(void *frame, const tc_frame_offsets_t *offsets,
+                        const tc_frame_layout_t *layout, uint8_t kind,
+                        uint8_t flags, uint32_t pkg_id, uint16_t element,
+                        uint32_t seq);
+
+/* Write SIG for the header's seq at the frame's end. */
+static inline void tc_frame_seal(void *frame)
+{
+    const tc_frame_hdr_t *hdr = (const tc_frame_hdr_t *)frame;
+    *tc_frame_sig_ptr(frame, hdr->frame_size) = tc_frame_sig(hdr->seq);
+}
+
+/* Check a landed frame. On failure returns TC_ERR_BAD_FRAME and writes a
+ * human-readable reason (reason may be NULL). Nothing in the frame is trusted
+ * before this returns TC_OK. */
+tc_status_t tc_frame_validate(const void *frame, const tc_frame_expect_t *expect,
+                              char *reason, size_t reason_len);
+
+const char *tc_frame_kind_str(uint8_t kind);
+
+#endif

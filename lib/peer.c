@@ -1,0 +1,1003 @@
+/*
+ * A peer: the endpoint to one other process, the mailbox ring this side
+ * registers for the peer's frames, staging for frames to the peer, and the
+ * credits that keep a sender from overwriting an unconsumed slot.
+ */
+#define _GNU_SOURCE
+#include "runtime.h"
+#include "clock.h"
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__aarch64__)
+#define tc_load_acquire_fence() __asm__ __volatile__("dmb ishld" ::: "memory")
+#else
+/* x86 TSO: loads are not reordered with older loads */
+#define tc_load_acquire_fence() __asm__ __volatile__("" ::: "memory")
+#endif
+
+static void tc_peer_err_cb(void *arg, ucp_ep_h ep, ucs_status_t ucs)
+{
+    tc_peer_t *peer = arg;
+
+    (void)ep;
+    if (peer->failed == TC_OK) {
+        tc_error("%s: endpoint failed: %s", peer->name, ucs_status_string(ucs));
+        peer->failed = TC_ERR_PEER_FAILED;
+    }
+}
+
+/* ------------------------------------------------------------ UCX helpers */
+
+static tc_status_t tc_peer_mem_alloc(tc_peer_t *peer, size_t len, ucp_mem_h *memh_p,
+                                     void **addr_p)
+{
+    ucp_mem_map_params_t params;
+    ucp_mem_attr_t attr;
+    ucs_status_t ucs;
+    ucp_mem_h memh;
+
+    memset(&params, 0, sizeof(params));
+    params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                        UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+    params.address    = NULL;
+    params.length     = len;
+    params.flags      = UCP_MEM_MAP_ALLOCATE;
+
+    ucs = ucp_mem_map(peer->ctx->ucp, &params, &memh);
+    if (ucs != UCS_OK) {
+        tc_error("%s: ucp_mem_map(%zu bytes): %s", peer->name, len, ucs_status_string(ucs));
+        return TC_ERR_UCX;
+    }
+
+    attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
+    ucs = ucp_mem_query(memh, &attr);
+    if (ucs != UCS_OK) {
+        tc_error("%s: ucp_mem_query: %s", peer->name, ucs_status_string(ucs));
+        ucp_mem_unmap(peer->ctx->ucp, memh);
+        return TC_ERR_UCX;
+    }
+
+    memset(attr.address, 0, len);
+    *memh_p = memh;
+    *addr_p = attr.address;
+    return TC_OK;
+}
+
+static inline tc_status_t tc_peer_put(tc_peer_t *peer, const void *buf, size_t len,
+                                      uint64_t raddr)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t sp;
+
+    param.op_attr_mask = 0;
+    sp = ucp_put_nbx(peer->ep, buf, len, raddr, peer->rkey, &param);
+    if (TC_LIKELY(sp == NULL)) {
+        return TC_OK;
+    }
+    if (UCS_PTR_IS_ERR(sp)) {
+        tc_error("%s: put of %zu bytes failed: %s", peer->name, len,
+                 ucs_status_string(UCS_PTR_STATUS(sp)));
+        peer->failed = TC_ERR_PEER_FAILED;
+        return TC_ERR_PEER_FAILED;
+    }
+    /* The source stays untouched until its credit returns, which proves
+     * the put landed; UCX frees the request when it completes. */
+    ucp_request_free(sp);
+    return TC_OK;
+}
+
+/* Decide whether wait loops must progress the worker: when no lane does
+ * puts (UCX emulates them over active messages) or a put lane is tcp, the
+ * target must progress for a put to land. Decided from what UCX says it
+ * selected for the endpoint. */
+static void tc_peer_detect_transports(tc_peer_t *peer)
+{
+    char lanes[16][32];
+    char *info = NULL, *line, *save = NULL;
+    size_t info_len = 0, used = 0;
+    int emulated = 0, n_put = 0;
+    unsigned lane;
+    FILE *stream;
+
+    memset(lanes, 0, sizeof(lanes));
+    peer->transports[0] = '\0';
+    stream = open_memstream(&info, &info_len);
+    if (stream != NULL) {
+        ucp_ep_print_info(peer->ep, stream);
+        fclose(stream);
+    }
+
+    for (line = (info != NULL) ? strtok_r(info, "\n", &save) : NULL; line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *p;
+        /* "#   lane[1]:  4:posix/memory.0 md[3] -> ..." */
+        if (((p = strstr(line, "lane[")) != NULL) && (sscanf(p, "lane[%u]", &lane) == 1) &&
+            (lane < 16) && ((p = strstr(p, "]:")) != NULL) && ((p = strchr(p + 2, ':')) != NULL)) {
+            snprintf(lanes[lane], sizeof(lanes[lane]), "%.*s", (int)strcspn(p + 1, " \t"),
+                     p + 1);
+            continue;
+        }
+        /* "#   put[1]: 0..<short>..4294967296..<bcopy>..(inf)" */
+        if (((p = strstr(line, "put[")) != NULL) && (sscanf(p, "put[%u]", &lane) == 1) &&
+            (lane < 16) && (lanes[lane][0] != '\0')) {
+            if (strncmp(lanes[lane], "tcp", 3) == 0) {
+                emulated = 1;
+            }
+            if (strstr(peer->transports, lanes[lane]) == NULL) {
+                used += (size_t)snprintf(peer->transports + used,
+                                         sizeof(peer->transports) - used, "%s%s",
+                                         (n_put > 0) ? "," : "", lanes[lane]);
+            }
+            ++n_put;
+        }
+    }
+    free(info);
+
+    if (n_put == 0) {
+        emulated = 1;
+        snprintf(peer->transports, sizeof(peer->transports), "am-emulated");
+    }
+
+    switch (peer->ctx->params.progress) {
+    case TC_PROGRESS_ALWAYS:
+        peer->progress     = 1;
+        peer->progress_why = "forced on";
+        break;
+    case TC_PROGRESS_NEVER:
+        peer->progress     = 0;
+        peer->progress_why = "forced off";
+        break;
+    default:
+        peer->progress     = emulated;
+        peer->progress_why = (n_put == 0) ? "auto: no put lane, UCX emulates puts over AM" :
+                             emulated     ? "auto: put lane is tcp, the target completes puts" :
+                                            "auto: puts are one-sided";
+        break;
+    }
+}
+
+/* UCX 1.13's shared-memory transports have no peer-failure handling: asking
+ * for it would silently move the data path to tcp. Ask for it only when the
+ * user restricted UCX to network transports; otherwise a dead peer is found
+ * through the bootstrap connection and the wait-loop timeout. */
+static ucp_err_handling_mode_t tc_peer_err_mode(void)
+{
+    static const char *const shm[] = {"all", "sm", "shm", "posix", "sysv", "cma",
+                                      "knem", "xpmem", "self"};
+    const char *tls = getenv("UCX_TLS");
+    unsigned i;
+
+    if ((tls == NULL) || (*tls == '\0') || (*tls == '^')) {
+        return UCP_ERR_HANDLING_MODE_NONE;
+    }
+    for (i = 0; i < TC_ARRAY_SIZE(shm); ++i) {
+        if (strstr(tls, shm[i]) != NULL) {
+            return UCP_ERR_HANDLING_MODE_NONE;
+        }
+    }
+    return UCP_ERR_HANDLING_MODE_PEER;
+}
+
+/* --------------------------------------------------------------- connect */
+
+tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer_p)
+{
+    const tc_context_params_t *params = &ctx->params;
+    ucp_address_t *worker_addr;
+    size_t worker_addr_len, rkey_len;
+    void *rkey_buf, *peer_blob = NULL, *blob;
+    size_t peer_blob_len = 0, blob_len, ring_len;
+    tc_peer_wire_t wire, remote;
+    ucp_ep_params_t ep_params;
+    ucs_status_t ucs;
+    tc_status_t status;
+    tc_peer_t *peer;
+    const char *p;
+
+    peer = calloc(1, sizeof(*peer));
+    if (peer == NULL) {
+        return TC_ERR_NO_MEMORY;
+    }
+    peer->ctx  = ctx;
+    peer->boot = boot;
+    snprintf(peer->name, sizeof(peer->name), "peer %s", boot->peer_name);
+
+    /* our mailbox: ctrl line, ring, raw ring of the same shape (reference puts) */
+    peer->rx_slots     = params->slots;
+    peer->rx_slot_size = params->slot_size;
+    ring_len           = (size_t)params->slots * params->slot_size;
+    peer->mbox_len     = TC_ALIGN_UP(sizeof(tc_mbox_ctrl_t) + 2 * ring_len,
+                                     (size_t)sysconf(_SC_PAGESIZE));
+    status = tc_peer_mem_alloc(peer, peer->mbox_len, &peer->mbox_memh, (void **)&peer->mbox);
+    if (status != TC_OK) {
+        goto err_free;
+    }
+    /* Injected code runs in place in the slot (the paper's RWX mailbox). */
+    if (mprotect(peer->mbox, peer->mbox_len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
+        tc_warn("%s: mailbox cannot be made executable (%m); injected frames will fail",
+                peer->name);
+    }
+    /* A consumed slot is never cleared: a transport may store a signal word
+     * more than once (memcpy writes overlapping tails), so a clear can be
+     * undone by a late duplicate. The receiver instead remembers what each
+     * slot held and waits for something different. */
+    peer->rx_stale = calloc(params->slots, sizeof(*peer->rx_stale));
+    if (peer->rx_stale == NULL) {
+        status = TC_ERR_NO_MEMORY;
+        goto err_unmap_mbox;
+    }
+    peer->ctrl    = (tc_mbox_ctrl_t *)peer->mbox;
+    peer->rx_ring = peer->mbox + sizeof(tc_mbox_ctrl_t);
+    peer->raw     = peer->rx_ring + ring_len;
+
+    ucs = ucp_worker_get_address(ctx->worker, &worker_addr, &worker_addr_len);
+    if (ucs != UCS_OK) {
+        tc_error("ucp_worker_get_address: %s", ucs_status_string(ucs));
+        status = TC_ERR_UCX;
+        goto err_unmap_mbox;
+    }
+    ucs = ucp_rkey_pack(ctx->ucp, peer->mbox_memh, &rkey_buf, &rkey_len);
+    if (ucs != UCS_OK) {
+        tc_error("ucp_rkey_pack: %s", ucs_status_string(ucs));
+        status = TC_ERR_UCX;
+        goto err_release_addr;
+    }
+
+    memset(&wire, 0, sizeof(wire));
+    wire.proto           = TC_PROTO_VERSION;
+    wire.rank            = params->rank;
+    wire.slots           = params->slots;
+    wire.slot_size       = params->slot_size;
+    wire.mbox_base       = (uintptr_t)peer->mbox;
+    wire.ring_off        = (uint64_t)(peer->rx_ring - peer->mbox);
+    wire.raw_off         = (uint64_t)(peer->raw - peer->mbox);
+    wire.mbox_len        = peer->mbox_len;
+    wire.worker_addr_len = (uint32_t)worker_addr_len;
+    wire.rkey_len        = (uint32_t)rkey_len;
+
+    blob_len = sizeof(wire) + worker_addr_len + rkey_len;
+    blob     = malloc(blob_len);
+    if (blob == NULL) {
+        status = TC_ERR_NO_MEMORY;
+        goto err_release_rkey;
+    }
+    memcpy(blob, &wire, sizeof(wire));
+    memcpy((char *)blob + sizeof(wire), worker_addr, worker_addr_len);
+    memcpy((char *)blob + sizeof(wire) + worker_addr_len, rkey_buf, rkey_len);
+    status = tc_boot_exchange(boot, blob, blob_len, &peer_blob, &peer_blob_len);
+    free(blob);
+    if (status != TC_OK) {
+        goto err_release_rkey;
+    }
+
+    if (peer_blob_len < sizeof(remote)) {
+        tc_error("%s: connection blob too short (%zu bytes)", peer->name, peer_blob_len);
+        status = TC_ERR_PROTOCOL;
+        goto err_free_blob;
+    }
+    memcpy(&remote, peer_blob, sizeof(remote));
+    if (remote.proto != TC_PROTO_VERSION) {
+        tc_error("%s speaks protocol %u, this side %u", peer->name, remote.proto,
+                 TC_PROTO_VERSION);
+        status = TC_ERR_VERSION_MISMATCH;
+        goto err_free_blob;
+    }
+    if ((peer_blob_len != sizeof(remote) + (size_t)remote.worker_addr_len + remote.rkey_len) ||
+        (remote.slots < 2) || (remote.slots & (remote.slots - 1)) ||
+        (remote.slot_size < TC_FRAME_MIN_SIZE) || (remote.slot_size % TC_FRAME_ALIGN) ||
+        (remote.ring_off + (uint64_t)remote.slots * remote.slot_size > remote.mbox_len) ||
+        (remote.raw_off + (uint64_t)remote.slots * remote.slot_size > remote.mbox_len)) {
+        tc_error("%s: malformed connection blob", peer->name);
+        status = TC_ERR_PROTOCOL;
+        goto err_free_blob;
+    }
+    peer->peer_rank    = remote.rank;
+    peer->tx_slots     = remote.slots;
+    peer->tx_slot_size = remote.slot_size;
+    peer->remote_base  = remote.mbox_base;
+    peer->remote_ring  = remote.mbox_base + remote.ring_off;
+    peer->remote_raw   = remote.mbox_base + remote.raw_off;
+    peer->credit_batch = (peer->rx_slots >= 4) ? peer->rx_slots / 4 : 1;
+    peer->frame_size   = TC_FRAME_MIN_SIZE;
+    peer->stats.last_ret_seq = UINT32_MAX; /* no result yet */
+
+    p = (const char *)peer_blob + sizeof(remote);
+    memset(&ep_params, 0, sizeof(ep_params));
+    ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                           UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                           UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep_params.address         = (const ucp_address_t *)p;
+    ep_params.err_mode        = tc_peer_err_mode();
+    ep_params.err_handler.cb  = tc_peer_err_cb;
+    ep_params.err_handler.arg = peer;
+    ucs = ucp_ep_create(ctx->worker, &ep_params, &peer->ep);
+    if (ucs != UCS_OK) {
+        tc_error("%s: ucp_ep_create: %s", peer->name, ucs_status_string(ucs));
+        status = TC_ERR_UCX;
+        goto err_free_blob;
+    }
+
+    ucs = ucp_ep_rkey_unpack(peer->ep, p + remote.worker_addr_len, &peer->rkey);
+    if (ucs != UCS_OK) {
+        tc_error("%s: ucp_ep_rkey_unpack: %s", peer->name, ucs_status_string(ucs));
+        status = TC_ERR_UCX;
+        goto err_close_ep;
+    }
+
+    status = tc_peer_mem_alloc(peer,
+                               (size_t)peer->tx_slots * peer->tx_slot_size +
+                                   sizeof(tc_mbox_ctrl_t),
+                               &peer->tx_memh, (void **)&peer->tx_ring);
+    if (status != TC_OK) {
+        goto err_destroy_rkey;
+    }
+    peer->credit_src = (uint64_t *)(peer->tx_ring +
+                                    (size_t)peer->tx_slots * peer->tx_slot_size);
+
+    tc_peer_detect_transports(peer);
+
+    free(peer_blob);
+    ucp_rkey_buffer_release(rkey_buf);
+    ucp_worker_release_address(ctx->worker, worker_addr);
+
+    /* Both endpoints exist before either side puts. */
+    status = tc_boot_barrier(boot);
+    if (status != TC_OK) {
+        tc_peer_destroy(peer);
+        return status;
+    }
+
+    *peer_p = peer;
+    return TC_OK;
+
+err_destroy_rkey:
+    ucp_rkey_destroy(peer->rkey);
+err_close_ep:
+    ucp_ep_destroy(peer->ep);
+err_free_blob:
+    free(peer_blob);
+err_release_rkey:
+    ucp_rkey_buffer_release(rkey_buf);
+err_release_addr:
+    ucp_worker_release_address(ctx->worker, worker_addr);
+err_unmap_mbox:
+    free(peer->rx_stale);
+    ucp_mem_unmap(ctx->ucp, peer->mbox_memh);
+err_free:
+    free(peer);
+    return status;
+}
+
+static void tc_peer_close_ep(tc_peer_t *peer)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t req;
+    uint64_t deadline;
+
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags        = (peer->failed != TC_OK) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+    req = ucp_ep_close_nbx(peer->ep, &param);
+    if ((req == NULL) || UCS_PTR_IS_ERR(req)) {
+        return;
+    }
+
+    /* A flush towards a dead peer must not hang the survivor. */
+    deadline = tc_clock_mono_ns() + 1000000ull * (uint64_t)peer->ctx->params.timeout_ms;
+    while (ucp_request_check_status(req) == UCS_INPROGRESS) {
+        ucp_worker_progress(peer->ctx->worker);
+        if (tc_clock_mono_ns() > deadline) {
+            tc_warn("%s: endpoint close timed out", peer->name);
+            break;
+        }
+    }
+    ucp_request_free(req);
+}
+
+void tc_peer_destroy(tc_peer_t *peer)
+{
+    if (peer == NULL) {
+        return;
+    }
+    ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
+    ucp_rkey_destroy(peer->rkey);
+    tc_peer_close_ep(peer);
+    ucp_mem_unmap(peer->ctx->ucp, peer->mbox_memh);
+    free(peer->rx_stale);
+    free(peer);
+}
+
+static inline void tc_peer_note_ack(tc_peer_t *peer, uint32_t ack);
+
+tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
+{
+    uint32_t i;
+
+    if ((frame_size < TC_FRAME_MIN_SIZE) || (frame_size % TC_FRAME_ALIGN) ||
+        (frame_size > peer->rx_slot_size) || (frame_size > peer->tx_slot_size)) {
+        tc_error("%s: frame size %u must be a multiple of %u in [%u, %u]", peer->name,
+                 frame_size, TC_FRAME_ALIGN, TC_FRAME_MIN_SIZE,
+                 (peer->rx_slot_size < peer->tx_slot_size) ? peer->rx_slot_size :
+                                                             peer->tx_slot_size);
+        return TC_ERR_INVALID_PARAM;
+    }
+    tc_peer_note_ack(peer, (uint32_t)peer->ctrl->consumed);
+    if (peer->tx_seq != peer->tx_acked) {
+        tc_error("%s: frame size changed while %u frames are in flight", peer->name,
+                 peer->tx_seq - peer->tx_acked);
+        return TC_ERR_INVALID_PARAM;
+    }
+    /* the signal moves: forget what the old position held */
+    for (i = 0; i < peer->rx_slots; ++i) {
+        *tc_frame_sig_ptr(peer->rx_ring + (size_t)i * peer->rx_slot_size, frame_size) = 0;
+        peer->rx_stale[i] = 0;
+    }
+    peer->frame_size = frame_size;
+    return TC_OK;
+}
+
+/* ----------------------------------------------------------------- checks */
+
+tc_status_t tc_peer_check_alive(tc_peer_t *peer)
+{
+    tc_status_t status;
+
+    if (peer->failed != TC_OK) {
+        return peer->failed;
+    }
+    status = peer->boot->ops->check_peer(peer->boot);
+    if (status != TC_OK) {
+        tc_error("%s: the peer closed its bootstrap connection (process gone?)",
+                 peer->name);
+        peer->failed = TC_ERR_PEER_FAILED;
+    }
+    return peer->failed;
+}
+
+/* Called every TC_CHECK_EVERY wait-loop iterations: errors, liveness, deadline. */
+static tc_status_t tc_peer_wait_check(tc_peer_t *peer, uint64_t start_ns,
+                                      uint64_t *next_alive_ns, const char *what)
+{
+    uint64_t now;
+
+    ucp_worker_progress(peer->ctx->worker); /* delivers endpoint errors */
+    if (peer->failed != TC_OK) {
+        return peer->failed;
+    }
+    now = tc_clock_mono_ns();
+    if (now >= *next_alive_ns) {
+        *next_alive_ns = now + 1000000ull; /* liveness once a millisecond */
+        if (tc_peer_check_alive(peer) != TC_OK) {
+            return peer->failed;
+        }
+    }
+    if (now - start_ns > 1000000ull * (uint64_t)peer->ctx->params.timeout_ms) {
+        tc_error("%s: nothing for %d ms while waiting for %s (peer hung or stopped?)",
+                 peer->name, peer->ctx->params.timeout_ms, what);
+        return TC_ERR_TIMEOUT;
+    }
+    return TC_OK;
+}
+
+/* ----------------------------------------------------------------- credits */
+
+static inline void tc_peer_note_ack(tc_peer_t *peer, uint32_t ack)
+{
+    if ((int32_t)(ack - peer->tx_acked) > 0) {
+        peer->tx_acked = ack;
+    }
+}
+
+static inline uint32_t tc_peer_tx_free(tc_peer_t *peer)
+{
+    if (peer->tx_seq - peer->tx_acked >= peer->tx_slots) {
+        tc_peer_note_ack(peer, (uint32_t)peer->ctrl->consumed);
+    }
+    return peer->tx_slots - (peer->tx_seq - peer->tx_acked);
+}
+
+static tc_status_t tc_peer_return_credits(tc_peer_t *peer)
+{
+    tc_status_t status;
+
+    *peer->credit_src = peer->rx_seq;
+    status = tc_peer_put(peer, peer->credit_src, sizeof(uint64_t),
+                         peer->remote_base + offsetof(tc_mbox_ctrl_t, consumed));
+    if (status == TC_OK) {
+        peer->rx_reported = peer->rx_seq;
+        peer->stats.credit_puts++;
+    }
+    return status;
+}
+
+static tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame);
+static tc_status_t tc_peer_send_reply(tc_peer_t *peer);
+
+/* Wait for a free slot in the peer's ring, running what arrives meanwhile
+ * so two peers that stream at each other cannot deadlock. */
+static tc_status_t tc_peer_wait_credit(tc_peer_t *peer)
+{
+    uint64_t start = tc_clock_mono_ns(), next_alive = start;
+    tc_status_t status;
+    uint64_t iter = 0;
+
+    peer->stats.credit_waits++;
+    while (tc_peer_tx_free(peer) == 0) {
+        if (!peer->in_progress) {
+            status = tc_peer_progress(peer, 0, NULL);
+            if (status != TC_OK) {
+                return status;
+            }
+        }
+        if (peer->progress) {
+            ucp_worker_progress(peer->ctx->worker);
+        }
+        if (TC_UNLIKELY((++iter % TC_CHECK_EVERY) == 0)) {
+            status = tc_peer_wait_check(peer, start, &next_alive, "credits");
+            if (status != TC_OK) {
+                return status;
+            }
+        }
+    }
+    return TC_OK;
+}
+
+/* ------------------------------------------------------------------ send */
+
+static inline char *tc_peer_tx_frame(tc_peer_t *peer)
+{
+    return peer->tx_ring + (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+}
+
+/* Stamp credits and the latest result, seal, and put the frame into the
+ * peer's slot for tx_seq. */
+static tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
+{
+    tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
+    uint64_t raddr = peer->remote_ring +
+                     (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+    uint32_t size  = hdr->frame_size;
+    tc_status_t status;
+
+    hdr->ack         = peer->rx_seq;
+    peer->rx_reported = peer->rx_seq;
+    if (peer->ran_has) {
+        hdr->flags  |= TC_FRAME_F_HAS_RET;
+        hdr->ret     = peer->ran_ret;
+        hdr->ret_seq = peer->ran_seq;
+    }
+    tc_frame_seal(frame);
+    if (peer->ctx->params.signal == TC_SIGNAL_SINGLE_PUT) {
+        status = tc_peer_put(peer, frame, size, raddr);
+    } else {
+        status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
+        if (TC_LIKELY(status == TC_OK)) {
+            ucs_status_t ucs = ucp_worker_fence(peer->ctx->worker);
+            if (TC_UNLIKELY(ucs != UCS_OK)) {
+                tc_error("%s: ucp_worker_fence: %s", peer->name, ucs_status_string(ucs));
+                return TC_ERR_UCX;
+            }
+            status = tc_peer_put(peer, frame + size - TC_FRAME_SIG_SIZE,
+                                 TC_FRAME_SIG_SIZE, raddr + size - TC_FRAME_SIG_SIZE);
+        }
+    }
+    if (TC_UNLIKELY(status != TC_OK)) {
+        return status;
+    }
+    peer->tx_seq++;
+    peer->stats.tx_frames++;
+    return TC_OK;
+}
+
+static uint32_t tc_peer_frame_size(const tc_peer_t *peer, uint32_t needed)
+{
+    if (peer->ctx->params.frames == TC_FRAMES_FIXED) {
+        return (needed <= peer->frame_size) ? peer->frame_size : 0;
+    }
+    return needed;
+}
+
+tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                        size_t len, unsigned flags)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 0};
+    tc_frame_offsets_t offsets;
+    tc_status_t status;
+    uint32_t size;
+    int64_t packed;
+    char *frame;
+
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    if (TC_UNLIKELY(tc_peer_tx_free(peer) == 0)) {
+        status = tc_peer_wait_credit(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+
+    frame  = tc_peer_tx_frame(peer);
+    packed = jam->elem->pack(frame + TC_FRAME_HDR_SIZE,
+                             peer->tx_slot_size - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE,
+                             src, len);
+    if (TC_UNLIKELY(packed < 0)) {
+        tc_error("%s: jam '%s' could not pack %zu bytes into a %u-byte slot", peer->name,
+                 jam->elem->name, len, peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+
+    layout.payload_len = (uint32_t)packed;
+    status = tc_frame_layout(&layout, peer->tx_slot_size, &offsets);
+    size   = (status == TC_OK) ? tc_peer_frame_size(peer, offsets.frame_size) : 0;
+    if (TC_UNLIKELY(size == 0)) {
+        tc_error("%s: jam '%s' with %lld payload bytes needs a %u-byte frame; "
+                 "frames are %u bytes, slots %u", peer->name, jam->elem->name,
+                 (long long)packed, offsets.frame_size, peer->frame_size,
+                 peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    offsets.frame_size = size;
+
+    tc_frame_write_hdr(frame, &offsets, &layout, TC_KIND_LOCAL,
+                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
+                       jam->pkg_id, jam->element, peer->tx_seq);
+    return tc_peer_send_frame(peer, frame);
+}
+
+/* A frame that only carries the latest result (and credits). Never waits:
+ * without a free slot the reply stays pending and goes later. */
+static tc_status_t tc_peer_send_reply(tc_peer_t *peer)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 0};
+    tc_frame_offsets_t offsets;
+    char *frame;
+
+    if (tc_peer_tx_free(peer) == 0) {
+        peer->reply_pending = 1;
+        return TC_OK;
+    }
+    peer->reply_pending = 0;
+
+    frame = tc_peer_tx_frame(peer);
+    (void)tc_frame_layout(&layout, peer->tx_slot_size, &offsets);
+    offsets.frame_size = tc_peer_frame_size(peer, offsets.frame_size);
+    tc_frame_write_hdr(frame, &offsets, &layout, TC_KIND_REPLY, 0, 0, 0, peer->tx_seq);
+    return tc_peer_send_frame(peer, frame);
+}
+
+/* --------------------------------------------------------------- receive */
+
+static int tc_peer_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t kind)
+{
+    tc_peer_t *peer = arg;
+    const tc_ctx_pkg_t *entry;
+    const tc_pkg_element_t *elem;
+
+    if (kind != TC_KIND_LOCAL) {
+        return 0; /* injected and cached frames arrive with the package toolchain */
+    }
+    entry = tc_context_find_pkg(peer->ctx, pkg_id);
+    if ((entry == NULL) || (element >= entry->pkg->desc->n_elements)) {
+        return 0;
+    }
+    elem = &entry->pkg->desc->elements[element];
+    if (elem->kind != TC_ELEM_JAM) {
+        return 0;
+    }
+    peer->disp_elem  = elem;
+    peer->disp_state = entry->state;
+    return 1;
+}
+
+static void tc_peer_reject(tc_peer_t *peer, const char *reason)
+{
+    snprintf(peer->last_reject, sizeof(peer->last_reject), "%s", reason);
+    if (peer->stats.rx_rejected++ < TC_REJECT_LOG_MAX) {
+        tc_warn("%s: rejected frame in slot %u (expected seq %u): %s", peer->name,
+                peer->rx_seq & (peer->rx_slots - 1), peer->rx_seq, reason);
+    }
+}
+
+#define TC_STALE_HDR (1ull << 63) /* variable frames: stale[] holds a header seq */
+
+/* Look at the next slot: 1 and the frame if one has landed, 0 if not. */
+static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *seen_p)
+{
+    uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
+    char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
+    volatile tc_frame_hdr_t *vhdr = (volatile tc_frame_hdr_t *)slot;
+    uint64_t seen;
+    uint32_t size, seq;
+
+    if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
+        seen = *tc_frame_sig_ptr(slot, peer->frame_size);
+        if ((seen == 0) || (seen == peer->rx_stale[idx])) {
+            return 0;
+        }
+    } else {
+        /* variable frames: a new header first, then SIG where its size says */
+        if (vhdr->mag == 0) {
+            return 0;
+        }
+        tc_load_acquire_fence();
+        seq  = vhdr->seq;
+        seen = TC_STALE_HDR | seq;
+        if (seen == peer->rx_stale[idx]) {
+            return 0;
+        }
+        size = vhdr->frame_size;
+        if ((seq == peer->rx_seq) && (size >= TC_FRAME_MIN_SIZE) &&
+            (size <= peer->rx_slot_size) && !(size % TC_FRAME_ALIGN) &&
+            (*tc_frame_sig_ptr(slot, size) != tc_frame_sig(seq))) {
+            return 0; /* header landed, the rest not yet */
+        }
+        /* otherwise complete, or garbage the validator will name */
+    }
+    tc_load_acquire_fence();
+    *frame_p = slot;
+    *seen_p  = seen;
+    return 1;
+}
+
+/* Validate and run (or reject) the frame, then give its slot back. */
+static tc_status_t tc_peer_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
+{
+    tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
+    tc_frame_expect_t expect;
+    char reason[160];
+    tc_jam_ctx_t jctx;
+    tc_status_t status = TC_OK;
+    int64_t ret;
+
+    expect.slot_size  = peer->rx_slot_size;
+    expect.frame_size = (peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size : 0;
+    expect.seq        = peer->rx_seq;
+    expect.known      = tc_peer_known;
+    expect.known_arg  = peer;
+
+    if (TC_UNLIKELY(tc_frame_validate(frame, &expect, reason, sizeof(reason)) != TC_OK)) {
+        tc_peer_reject(peer, reason);
+        goto consumed;
+    }
+
+    tc_peer_note_ack(peer, hdr->ack);
+    if (hdr->flags & TC_FRAME_F_HAS_RET) {
+        peer->stats.last_ret     = hdr->ret;
+        peer->stats.last_ret_seq = hdr->ret_seq;
+    }
+
+    if (hdr->kind == TC_KIND_LOCAL) {
+        jctx.state    = peer->disp_state;
+        jctx.origin   = peer->peer_rank;
+        jctx.seq      = hdr->seq;
+        jctx.args     = frame + TC_FRAME_HDR_SIZE;
+        jctx.args_len = hdr->args_len;
+        ret = peer->disp_elem->run(&jctx, frame + hdr->payload_off, hdr->payload_len);
+        peer->ran_ret = ret;
+        peer->ran_seq = hdr->seq;
+        peer->ran_has = 1;
+        peer->stats.rx_frames++;
+        if (hdr->flags & TC_FRAME_F_WANT_REPLY) {
+            peer->reply_pending = 1;
+        }
+    }
+
+consumed:
+    /* the slot goes back to the sender with the next credit */
+    peer->rx_stale[peer->rx_seq & (peer->rx_slots - 1)] = seen;
+    peer->rx_seq++;
+    peer->idle_polls = 0;
+    return status;
+}
+
+tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
+{
+    tc_status_t status = TC_OK;
+    unsigned n = 0;
+    uint64_t seen;
+    char *frame;
+
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    peer->in_progress = 1;
+    while (((max == 0) || (n < max)) && tc_peer_rx_ready(peer, &frame, &seen)) {
+        status = tc_peer_rx_handle(peer, frame, seen);
+        if (status != TC_OK) {
+            break;
+        }
+        ++n;
+    }
+    if ((status == TC_OK) && peer->reply_pending) {
+        status = tc_peer_send_reply(peer);
+    }
+    if ((status == TC_OK) && (peer->rx_seq - peer->rx_reported >= peer->credit_batch)) {
+        status = tc_peer_return_credits(peer);
+    }
+    peer->in_progress = 0;
+    if (n_p != NULL) {
+        *n_p = n;
+    }
+    return status;
+}
+
+tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
+{
+    uint64_t start = 0, next_alive = 0;
+    uint64_t iter = 0;
+    tc_status_t status;
+    unsigned n;
+
+    for (;;) {
+        status = tc_peer_progress(peer, 0, &n);
+        if ((status != TC_OK) || (n > 0)) {
+            peer->stats.polls += iter + 1;
+            if ((status == TC_OK) && (n_p != NULL)) {
+                *n_p = n;
+            }
+            return status;
+        }
+        if (peer->progress) {
+            ucp_worker_progress(peer->ctx->worker);
+        }
+        /* an idle receiver hands back what it consumed, so a sender
+         * waiting for its last credits is not stuck behind the batch */
+        if (TC_UNLIKELY((++peer->idle_polls == 256) &&
+                        (peer->rx_seq != peer->rx_reported))) {
+            status = tc_peer_return_credits(peer);
+            if (status != TC_OK) {
+                return status;
+            }
+        }
+        if (TC_UNLIKELY((++iter % TC_CHECK_EVERY) == 0)) {
+            if (start == 0) {
+                start      = tc_clock_mono_ns();
+                next_alive = start;
+            }
+            status = tc_peer_wait_check(peer, start, &next_alive, "a frame");
+            if (status != TC_OK) {
+                peer->stats.polls += iter;
+                return status;
+            }
+        }
+    }
+}
+
+tc_status_t tc_peer_drain(tc_peer_t *peer)
+{
+    uint64_t start = tc_clock_mono_ns(), next_alive = start;
+    uint64_t iter = 0;
+    tc_status_t status;
+
+    for (;;) {
+        tc_peer_note_ack(peer, (uint32_t)peer->ctrl->consumed);
+        if (peer->tx_acked == peer->tx_seq) {
+            return TC_OK;
+        }
+        status = tc_peer_progress(peer, 0, NULL);
+        if (status != TC_OK) {
+            return status;
+        }
+        if (peer->progress) {
+            ucp_worker_progress(peer->ctx->worker);
+        }
+        if (TC_UNLIKELY((++iter % TC_CHECK_EVERY) == 0)) {
+            status = tc_peer_wait_check(peer, start, &next_alive, "the last credits");
+            if (status != TC_OK) {
+                return status;
+            }
+        }
+    }
+}
+
+tc_status_t tc_peer_flush(tc_peer_t *peer)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t req;
+    tc_status_t status;
+
+    status = tc_peer_progress(peer, 0, NULL);
+    if ((status == TC_OK) && (peer->rx_seq != peer->rx_reported)) {
+        status = tc_peer_return_credits(peer);
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+
+    memset(&param, 0, sizeof(param));
+    req = ucp_worker_flush_nbx(peer->ctx->worker, &param);
+    if (req == NULL) {
+        return TC_OK;
+    }
+    if (UCS_PTR_IS_ERR(req)) {
+        tc_error("%s: worker flush: %s", peer->name, ucs_status_string(UCS_PTR_STATUS(req)));
+        return TC_ERR_UCX;
+    }
+    {
+        uint64_t start = tc_clock_mono_ns(), next_alive = start, iter = 0;
+        while (ucp_request_check_status(req) == UCS_INPROGRESS) {
+            ucp_worker_progress(peer->ctx->worker);
+            if ((++iter % TC_CHECK_EVERY) == 0) {
+                status = tc_peer_wait_check(peer, start, &next_alive, "a flush");
+                if (status != TC_OK) {
+                    break;
+                }
+            }
+        }
+    }
+    ucp_request_free(req);
+    return status;
+}
+
+tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                        size_t len, int64_t *ret_p)
+{
+    tc_status_t status;
+    uint32_t seq;
+
+    status = tc_jam_send(peer, jam, src, len, TC_SEND_WANT_REPLY);
+    if (status != TC_OK) {
+        return status;
+    }
+    /* tc_jam_send may have waited for credits; the jam went out as seq */
+    seq = peer->tx_seq - 1;
+    while (peer->stats.last_ret_seq != seq) {
+        status = tc_peer_wait(peer, NULL);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    *ret_p = peer->stats.last_ret;
+    return TC_OK;
+}
+
+/* ------------------------------------------------------------- queries */
+
+void tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats_p)
+{
+    *stats_p = peer->stats;
+}
+
+const char *tc_peer_last_reject(const tc_peer_t *peer)
+{
+    return peer->last_reject;
+}
+
+const char *tc_peer_name(const tc_peer_t *peer)
+{
+    return peer->name;
+}
+
+int tc_peer_progress_needed(const tc_peer_t *peer, const char **why_p)
+{
+    if (why_p != NULL) {
+        *why_p = peer->progress_why;
+    }
+    return peer->progress;
+}
+
+void tc_peer_raw(const tc_peer_t *peer, tc_peer_raw_t *raw_p)
+{
+    raw_p->ucp_worker       = peer->ctx->worker;
+    raw_p->ucp_ep           = peer->ep;
+    raw_p->ucp_rkey         = peer->rkey;
+    raw_p->remote_ring      = peer->remote_raw;
+    raw_p->remote_consumed  = peer->remote_base + offsetof(tc_mbox_ctrl_t, raw_consumed);
+    raw_p->remote_slots     = peer->tx_slots;
+    raw_p->remote_slot_size = peer->tx_slot_size;
+    raw_p->local_ring       = peer->raw;
+    raw_p->local_consumed   = &peer->ctrl->raw_consumed;
+    raw_p->local_slots      = peer->rx_slots;
+    raw_p->local_slot_size  = peer->rx_slot_size;
+}
+
+const char *tc_peer_transports(const tc_peer_t *peer)
+{
+    return peer->transports;
+}
