@@ -38,6 +38,7 @@ TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .PHONY: all lib pkg tools check deps install clean figures
+.SECONDARY:
 all: lib pkg tools
 
 lib: $(LIB_A) $(LIB_SO)

@@ -139,8 +139,10 @@ static void tc_peer_detect_transports(tc_peer_t *peer)
     free(info);
 
     if (n_put == 0) {
+        /* no put lane: name the lane the emulated puts travel on */
         emulated = 1;
-        snprintf(peer->transports, sizeof(peer->transports), "am-emulated");
+        used = (size_t)snprintf(peer->transports, sizeof(peer->transports), "am-emulated:%s",
+                                lanes[0][0] ? lanes[0] : "unknown");
     }
 
     switch (peer->ctx->params.progress) {
@@ -416,6 +418,7 @@ static inline void tc_peer_note_ack(tc_peer_t *peer, uint32_t ack);
 
 tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
 {
+    tc_status_t status;
     uint32_t i;
 
     if ((frame_size < TC_FRAME_MIN_SIZE) || (frame_size % TC_FRAME_ALIGN) ||
@@ -426,11 +429,11 @@ tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
                                                              peer->tx_slot_size);
         return TC_ERR_INVALID_PARAM;
     }
-    tc_peer_note_ack(peer, (uint32_t)peer->ctrl->consumed);
-    if (peer->tx_seq != peer->tx_acked) {
-        tc_error("%s: frame size changed while %u frames are in flight", peer->name,
-                 peer->tx_seq - peer->tx_acked);
-        return TC_ERR_INVALID_PARAM;
+    /* our frames must all be consumed; where puts are emulated the last
+     * credits land only while we progress */
+    status = tc_peer_drain(peer);
+    if (status != TC_OK) {
+        return status;
     }
     /* the signal moves: forget what the old position held */
     for (i = 0; i < peer->rx_slots; ++i) {
@@ -592,6 +595,37 @@ static tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
     peer->tx_seq++;
     peer->stats.tx_frames++;
     return TC_OK;
+}
+
+tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t len)
+{
+    uint64_t raddr = peer->remote_ring +
+                     (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+    char *staging;
+    tc_status_t status;
+
+    if ((len < TC_FRAME_SIG_SIZE) || (len > peer->tx_slot_size)) {
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (tc_peer_tx_free(peer) == 0) {
+        status = tc_peer_wait_credit(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    staging = tc_peer_tx_frame(peer);
+    memcpy(staging, frame, len);
+    status = tc_peer_put(peer, staging, len - TC_FRAME_SIG_SIZE, raddr);
+    if (status == TC_OK) {
+        ucp_worker_fence(peer->ctx->worker);
+        status = tc_peer_put(peer, staging + len - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
+                             raddr + len - TC_FRAME_SIG_SIZE);
+    }
+    if (status == TC_OK) {
+        peer->tx_seq++;
+        peer->stats.tx_frames++;
+    }
+    return status;
 }
 
 static uint32_t tc_peer_frame_size(const tc_peer_t *peer, uint32_t needed)
@@ -898,41 +932,31 @@ tc_status_t tc_peer_drain(tc_peer_t *peer)
 
 tc_status_t tc_peer_flush(tc_peer_t *peer)
 {
-    ucp_request_param_t param;
-    ucs_status_ptr_t req;
+    uint64_t start, next_alive, iter = 0;
     tc_status_t status;
 
     status = tc_peer_progress(peer, 0, NULL);
     if ((status == TC_OK) && (peer->rx_seq != peer->rx_reported)) {
         status = tc_peer_return_credits(peer);
     }
-    if (status != TC_OK) {
+    if ((status != TC_OK) || !peer->progress) {
         return status;
     }
 
-    memset(&param, 0, sizeof(param));
-    req = ucp_worker_flush_nbx(peer->ctx->worker, &param);
-    if (req == NULL) {
-        return TC_OK;
-    }
-    if (UCS_PTR_IS_ERR(req)) {
-        tc_error("%s: worker flush: %s", peer->name, ucs_status_string(UCS_PTR_STATUS(req)));
-        return TC_ERR_UCX;
-    }
-    {
-        uint64_t start = tc_clock_mono_ns(), next_alive = start, iter = 0;
-        while (ucp_request_check_status(req) == UCS_INPROGRESS) {
-            ucp_worker_progress(peer->ctx->worker);
-            if ((++iter % TC_CHECK_EVERY) == 0) {
-                status = tc_peer_wait_check(peer, start, &next_alive, "a flush");
-                if (status != TC_OK) {
-                    break;
-                }
+    /* Where puts are emulated, a put leaves only when the worker runs: keep
+     * it running until nothing of ours waits to go out. A worker flush would
+     * also wait for the peer's acknowledgement, which a peer that has moved
+     * on (to a barrier, say) does not send. */
+    start = next_alive = tc_clock_mono_ns();
+    while (ucp_worker_progress(peer->ctx->worker) != 0) {
+        if ((++iter % TC_CHECK_EVERY) == 0) {
+            status = tc_peer_wait_check(peer, start, &next_alive, "outgoing puts");
+            if (status != TC_OK) {
+                return status;
             }
         }
     }
-    ucp_request_free(req);
-    return status;
+    return TC_OK;
 }
 
 tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src,

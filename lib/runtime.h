@@ -113,6 +113,11 @@ struct tc_peer {
     char              transports[128];
 };
 
+/* Tests only: put len bytes of frame, as they are (no stamping, no seal),
+ * into the peer's next slot with the configured signalling; the caller
+ * writes a valid or a deliberately broken frame. */
+tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t len);
+
 /* Context helpers used by the peer. */
 const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id);
 

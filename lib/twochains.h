@@ -99,7 +99,7 @@ struct tc_boot {
     char                 peer_name[96];
 };
 
-/* Server: listen on port (0 picks one; see tc_boot_tcp_listen_port), accept
+/* Server: listen on port (0 picks one: use tc_boot_tcp_server_cb), accept
  * one client, check the protocol version. */
 tc_status_t tc_boot_tcp_server(uint16_t port, int timeout_ms, tc_boot_t **boot_p);
 /* Like tc_boot_tcp_server, but reports the bound port through port_cb before
@@ -286,8 +286,8 @@ int         tc_peer_progress_needed(const tc_peer_t *peer, const char **why_p);
 /* The transports UCX picked for this endpoint, e.g. "posix/memory". */
 const char *tc_peer_transports(const tc_peer_t *peer);
 tc_status_t tc_peer_check_alive(tc_peer_t *peer);
-/* Hand back consumed slots and a pending reply now, and flush the worker:
- * the last thing a receiver does before it stops polling. */
+/* Hand back consumed slots and a pending reply now, and push out what waits
+ * in the worker: the last thing a receiver does before it stops polling. */
 tc_status_t tc_peer_flush(tc_peer_t *peer);
 
 /* ----------------------------------------------------------- reference path

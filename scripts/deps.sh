@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages Two-Chains needs, when any is missing.
+set -euo pipefail
+pkgs=(build-essential pkg-config libucx-dev ucx-utils libelf-dev stress-ng gnuplot-nox
+      hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "deps: all ${#pkgs[@]} packages present"
+    exit 0
+fi
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    $cmd
+elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive $cmd
+else
+    echo "deps: missing ${missing[*]}; as root run:"
+    echo "  apt-get update && $cmd"
+    exit 1
+fi

@@ -1,0 +1,20 @@
+# Shared by the shell tests: paths, a free port, and assertions.
+set -u
+TC_BUILD=${TC_BUILD:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build}
+TC_PERF="$TC_BUILD/bin/tc-perf"
+TMP=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "$*"; exit 77; }
+
+free_port() { # a TCP port nobody listens on
+    local p
+    for _ in $(seq 50); do
+        p=$((20000 + RANDOM % 20000))
+        ss -ltn 2>/dev/null | grep -q ":$p " || { echo "$p"; return; }
+    done
+    echo 23456
+}
+
+now_ms() { date +%s%3N; }

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs every test program in $BUILD/tests (cmocka) and every tests/test_*.sh,
+# and ends with the line "N passed, N failed, N skipped" counting test cases.
+# VALGRIND=1 runs the pure-module programs under valgrind memcheck instead.
+set -u
+BUILD=${BUILD:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+export TC_BUILD="$top/$BUILD"
+pass=0 fail=0 skip=0 failed_names=()
+logdir="$TC_BUILD/test-logs"
+mkdir -p "$logdir"
+
+# pure modules: no UCX, so valgrind sees only our code
+pure="test_stats test_frame"
+
+count_cmocka() { # log -> adds to pass/fail
+    local log=$1 p f
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+    echo "${p:-0} ${f:-0}"
+}
+
+run_one() { # name cmd...
+    local name=$1; shift
+    local log="$logdir/$name.log" rc
+    "$@" >"$log" 2>&1; rc=$?
+    echo "$rc"
+}
+
+if [ "${VALGRIND:-}" = 1 ]; then
+    command -v valgrind >/dev/null || { echo "valgrind missing: run make deps"; exit 1; }
+    for t in $pure; do
+        bin="$TC_BUILD/tests/$t"
+        [ -x "$bin" ] || continue
+        rc=$(run_one "$t.valgrind" env TC_TEST_QUICK=1 valgrind -q --error-exitcode=99 \
+             --leak-check=full "$bin")
+        read -r p f < <(count_cmocka "$logdir/$t.valgrind.log")
+        if [ "$rc" = 0 ]; then pass=$((pass + p)); else
+            fail=$((fail + (f > 0 ? f : 1))); failed_names+=("$t (valgrind rc=$rc)"); fi
+        printf '%-28s %s\n' "$t (valgrind)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)"
+    done
+else
+    for bin in "$TC_BUILD"/tests/test_*; do
+        [ -x "$bin" ] || continue
+        t=$(basename "$bin")
+        rc=$(run_one "$t" "$bin")
+        read -r p f < <(count_cmocka "$logdir/$t.log")
+        pass=$((pass + p)); fail=$((fail + f))
+        if [ "$rc" != 0 ] && [ "$f" = 0 ]; then fail=$((fail + 1)); fi
+        [ "$rc" = 0 ] || failed_names+=("$t (rc=$rc)")
+        printf '%-28s %3s passed %3s failed%s\n' "$t" "$p" "$f" "$([ "$rc" = 0 ] || echo "  <- see $logdir/$t.log")"
+    done
+    for sh in "$here"/test_*.sh; do
+        [ -f "$sh" ] || continue
+        t=$(basename "$sh" .sh)
+        rc=$(run_one "$t" bash "$sh")
+        case "$rc" in
+            0) pass=$((pass + 1)); st=ok ;;
+            77) skip=$((skip + 1)); st="skipped: $(tail -1 "$logdir/$t.log")" ;;
+            *) fail=$((fail + 1)); st="FAIL <- see $logdir/$t.log"; failed_names+=("$t") ;;
+        esac
+        printf '%-28s %s\n' "$t" "$st"
+    done
+fi
+
+for n in "${failed_names[@]}"; do
+    echo "failed: $n"
+    tail -n 15 "$logdir/${n%% *}.log" 2>/dev/null | sed 's/^/    /'
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]

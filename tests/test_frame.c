@@ -1,0 +1,1362 @@
+/*
+ * Unit tests of the frame codec (lib/frame.c): size computation, layout,
+ * header writing and sealing, and the validator.
+ *
+ * Every frame under test lives in a buffer of exactly slot_size bytes
+ * (malloc'd, so valgrind flags any read past it), and the frames whose header
+ * lies about their size sit at the end of a page followed by a PROT_NONE
+ * guard page, so an out-of-bounds read crashes even without valgrind.
+ *
+ * Each rejection asserts TC_ERR_BAD_FRAME and that the reason names the
+ * specific problem. A randomized test (fixed seed) corrupts header fields of
+ * valid frames and checks that whatever the validator accepts is sound.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "frame.h"
+
+#define TEST_SEED        UINT64_C(0x2c4a1b7e9d035eed)
+#define TEST_FUZZ_ITERS  100000u
+#define TEST_SLOT_SIZE   512u
+#define TEST_PKG_ID      0x1234abcdu
+#define TEST_ELEMENT     3u
+#define TEST_SEQ         7u
+#define TEST_ARRAY_SIZE(_a) (sizeof(_a) / sizeof((_a)[0]))
+
+/* ------------------------------------------------------------------ helpers */
+
+static uint32_t test_align_up(uint32_t x, uint32_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+/* xorshift64*: tiny, deterministic, the same sequence everywhere. */
+static uint64_t test_rand(uint64_t *state)
+{
+    uint64_t x = *state;
+
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * UINT64_C(0x2545f4914f6cdd1d);
+}
+
+/* A slot of exactly slot_size bytes: reading past it is a valgrind error. */
+static uint8_t *test_slot_alloc(uint32_t slot_size)
+{
+    uint8_t *slot = malloc(slot_size);
+
+    assert_non_null(slot);
+    memset(slot, 0, slot_size);
+    return slot;
+}
+
+/* A slot of slot_size bytes that ends exactly at a PROT_NONE page. */
+typedef struct {
+    uint8_t *map;
+    size_t   map_len;
+    uint8_t *slot;
+} test_guarded_t;
+
+static void test_guarded_alloc(test_guarded_t *g, uint32_t slot_size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t data = (slot_size + page - 1) / page * page;
+    void *map;
+
+    g->map_len = data + page;
+    map = mmap(NULL, g->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+               -1, 0);
+    assert_true(map != MAP_FAILED);
+    g->map = map;
+    assert_int_equal(mprotect(g->map + data, page, PROT_NONE), 0);
+    g->slot = g->map + data - slot_size;
+    memset(g->slot, 0, slot_size);
+}
+
+static void test_guarded_free(test_guarded_t *g)
+{
+    assert_int_equal(munmap(g->map, g->map_len), 0);
+}
+
+static tc_frame_hdr_t *test_hdr(void *frame)
+{
+    return (tc_frame_hdr_t *)frame;
+}
+
+static uint64_t test_sig_at(const void *frame, uint32_t frame_size)
+{
+    uint64_t sig;
+
+    memcpy(&sig, (const char *)frame + frame_size - TC_FRAME_SIG_SIZE, sizeof(sig));
+    return sig;
+}
+
+static void test_set_sig(void *frame, uint32_t frame_size, uint64_t sig)
+{
+    memcpy((char *)frame + frame_size - TC_FRAME_SIG_SIZE, &sig, sizeof(sig));
+}
+
+/* Lay out, write and seal a frame into slot; returns its size. */
+static uint32_t test_build(void *slot, uint32_t slot_size, uint32_t args_len,
+                           uint32_t got_count, uint32_t code_len, uint32_t payload_len,
+                           uint8_t kind, uint8_t flags, uint32_t seq)
+{
+    tc_frame_layout_t layout = {args_len, got_count, code_len, payload_len};
+    tc_frame_offsets_t off;
+    char *f = slot;
+
+    assert_int_equal(tc_frame_layout(&layout, slot_size, &off), TC_OK);
+    memset(f + off.args_off, 0xA1, args_len);
+    memset(f + off.got_off, 0xB2, (size_t)got_count * 8);
+    memset(f + off.code_off, 0xC3, code_len);
+    memset(f + off.payload_off, 0xD4, payload_len);
+    tc_frame_write_hdr(slot, &off, &layout, kind, flags, TEST_PKG_ID,
+                       TEST_ELEMENT, seq);
+    tc_frame_seal(slot);
+    return off.frame_size;
+}
+
+/* A frame of the given kind with sections that are legal for it. */
+static uint32_t test_build_kind(void *slot, uint32_t slot_size, uint8_t kind,
+                                uint8_t flags, uint32_t seq)
+{
+    if (kind == TC_KIND_INJECTED) {
+        return test_build(slot, slot_size, 16, 2, 40, 24, kind, flags, seq);
+    }
+    if ((kind == TC_KIND_REPLY) || (kind == TC_KIND_NOP)) {
+        return test_build(slot, slot_size, 0, 0, 0, 0, kind, flags, seq);
+    }
+    return test_build(slot, slot_size, 12, 0, 0, 40, kind, flags, seq);
+}
+
+static void test_expect_init(tc_frame_expect_t *e, uint32_t slot_size, uint32_t seq)
+{
+    memset(e, 0, sizeof(*e));
+    e->slot_size  = slot_size;
+    e->frame_size = 0;
+    e->seq        = seq;
+    e->known      = NULL;
+    e->known_arg  = NULL;
+}
+
+/* Reject with a reason that contains word; also with a NULL reason and with
+ * a zero-length reason buffer (which must stay untouched). */
+static void test_rejects_at(const void *frame, const tc_frame_expect_t *e,
+                            const char *word, const char *file, int line)
+{
+    char reason[256];
+    char untouched[8];
+    tc_status_t st;
+
+    memset(reason, 'X', sizeof(reason));
+    reason[sizeof(reason) - 1] = '\0';
+    st = tc_frame_validate(frame, e, reason, sizeof(reason));
+    if (st != TC_ERR_BAD_FRAME) {
+        print_error("expected TC_ERR_BAD_FRAME (reason with '%s'), got %d (%s)\n",
+                    word, (int)st, tc_status_str(st));
+        _fail(file, line);
+    }
+    if (strstr(reason, word) == NULL) {
+        print_error("reason '%s' does not mention '%s'\n", reason, word);
+        _fail(file, line);
+    }
+    if (tc_frame_validate(frame, e, NULL, 0) != TC_ERR_BAD_FRAME) {
+        print_error("NULL reason: not rejected ('%s')\n", word);
+        _fail(file, line);
+    }
+    if (tc_frame_validate(frame, e, NULL, 100) != TC_ERR_BAD_FRAME) {
+        print_error("NULL reason, nonzero length: not rejected ('%s')\n", word);
+        _fail(file, line);
+    }
+    memset(untouched, 'U', sizeof(untouched));
+    if ((tc_frame_validate(frame, e, untouched, 0) != TC_ERR_BAD_FRAME) ||
+        (memchr(untouched, 'U', sizeof(untouched)) != untouched) ||
+        (untouched[sizeof(untouched) - 1] != 'U')) {
+        print_error("zero-length reason buffer was written ('%s')\n", word);
+        _fail(file, line);
+    }
+    /* a short buffer is truncated, not overrun, and stays terminated */
+    memset(reason, 'Y', sizeof(reason));
+    if ((tc_frame_validate(frame, e, reason, 5) != TC_ERR_BAD_FRAME) ||
+        (strlen(reason) != 4) || (reason[5] != 'Y')) {
+        print_error("5-byte reason buffer mishandled ('%s')\n", word);
+        _fail(file, line);
+    }
+}
+
+#define assert_rejects(_frame, _expect, _word) \
+    test_rejects_at((_frame), (_expect), (_word), __FILE__, __LINE__)
+
+static void test_accepts_at(const void *frame, const tc_frame_expect_t *e,
+                            const char *file, int line)
+{
+    char reason[256] = "";
+    tc_status_t st = tc_frame_validate(frame, e, reason, sizeof(reason));
+
+    if (st != TC_OK) {
+        print_error("frame rejected: %d (%s): %s\n", (int)st, tc_status_str(st), reason);
+        _fail(file, line);
+    }
+    if (tc_frame_validate(frame, e, NULL, 0) != TC_OK) {
+        print_error("frame rejected with a NULL reason buffer\n");
+        _fail(file, line);
+    }
+}
+
+#define assert_accepts(_frame, _expect) \
+    test_accepts_at((_frame), (_expect), __FILE__, __LINE__)
+
+/* known() callback that records its calls and answers as told. */
+typedef struct {
+    int      answer;
+    unsigned calls;
+    uint32_t pkg_id;
+    uint16_t element;
+    uint8_t  kind;
+} test_known_t;
+
+static int test_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t kind)
+{
+    test_known_t *k = arg;
+
+    k->calls++;
+    k->pkg_id  = pkg_id;
+    k->element = element;
+    k->kind    = kind;
+    return k->answer;
+}
+
+/* ------------------------------------------------------- size and layout */
+
+static void test_size_for(void **state)
+{
+    uint32_t n;
+
+    (void)state;
+    assert_int_equal(tc_frame_size_for(0), 64);
+    assert_int_equal(tc_frame_size_for(1), 64);
+    assert_int_equal(tc_frame_size_for(8), 64);
+    assert_int_equal(tc_frame_size_for(9), 128);
+    assert_int_equal(tc_frame_size_for(72), 128);
+    assert_int_equal(tc_frame_size_for(73), 192);
+    assert_int_equal(tc_frame_size_for(4096), 4160);
+
+    for (n = 0; n < 5000; n++) {
+        uint32_t size = tc_frame_size_for(n);
+
+        assert_int_equal(size % TC_FRAME_ALIGN, 0);
+        assert_true(size >= TC_FRAME_HDR_SIZE + n + TC_FRAME_SIG_SIZE);
+        assert_true(size < TC_FRAME_HDR_SIZE + n + TC_FRAME_SIG_SIZE + TC_FRAME_ALIGN);
+        assert_int_equal(size, test_align_up(n + 56, 64));
+    }
+    /* the largest payload whose frame still fits 32 bits */
+    assert_int_equal(tc_frame_size_for(UINT32_MAX - 119u), 0xFFFFFFC0u);
+    assert_int_equal(tc_frame_size_for(UINT32_MAX - 126u), 0xFFFFFFC0u);
+}
+
+static void test_size_for_matches_layout(void **state)
+{
+    uint32_t n;
+
+    (void)state;
+    for (n = 0; n < 3000; n += 7) {
+        tc_frame_layout_t layout = {0, 0, 0, n};
+        tc_frame_offsets_t off;
+
+        assert_int_equal(tc_frame_layout(&layout, UINT32_MAX, &off), TC_OK);
+        assert_int_equal(off.frame_size, tc_frame_size_for(n));
+        assert_int_equal(off.payload_off, TC_FRAME_HDR_SIZE);
+    }
+}
+
+static void test_layout_example(void **state)
+{
+    tc_frame_layout_t layout = {5, 3, 7, 10};
+    tc_frame_offsets_t off;
+
+    (void)state;
+    assert_int_equal(tc_frame_layout(&layout, 4096, &off), TC_OK);
+    assert_int_equal(off.args_off, 48);
+    assert_int_equal(off.got_off, 56);     /* 48 + 5 -> 8-aligned */
+    assert_int_equal(off.code_off, 80);    /* 56 + 24, already 16-aligned */
+    assert_int_equal(off.payload_off, 88); /* 80 + 7 -> 8-aligned */
+    assert_int_equal(off.frame_size, 128); /* 88 + 10 + 8 = 106 -> 128 */
+
+    /* GOTP end not 16-aligned: CODE moves up */
+    layout = (tc_frame_layout_t){8, 1, 1, 0};
+    assert_int_equal(tc_frame_layout(&layout, 4096, &off), TC_OK);
+    assert_int_equal(off.got_off, 56);
+    assert_int_equal(off.code_off, 64);
+    assert_int_equal(off.payload_off, 72);
+    assert_int_equal(off.frame_size, 128);
+
+    /* empty: header and signal only */
+    layout = (tc_frame_layout_t){0, 0, 0, 0};
+    assert_int_equal(tc_frame_layout(&layout, 64, &off), TC_OK);
+    assert_int_equal(off.args_off, 48);
+    assert_int_equal(off.got_off, 48);
+    assert_int_equal(off.code_off, 48);
+    assert_int_equal(off.payload_off, 48);
+    assert_int_equal(off.frame_size, 64);
+}
+
+static void test_layout_properties(void **state)
+{
+    static const uint32_t args[]  = {0, 1, 7, 8, 9, 15, 16, 17, 63, 100, 65535};
+    static const uint32_t gots[]  = {0, 1, 2, 3, 100, 65535};
+    static const uint32_t codes[] = {0, 1, 15, 16, 17, 333, 65535};
+    static const uint32_t pays[]  = {0, 1, 7, 8, 55, 56, 57, 1000, 65536, 1u << 20};
+    size_t a, g, c, p;
+
+    (void)state;
+    for (a = 0; a < TEST_ARRAY_SIZE(args); a++) {
+        for (g = 0; g < TEST_ARRAY_SIZE(gots); g++) {
+            for (c = 0; c < TEST_ARRAY_SIZE(codes); c++) {
+                for (p = 0; p < TEST_ARRAY_SIZE(pays); p++) {
+                    tc_frame_layout_t layout = {args[a], gots[g], codes[c], pays[p]};
+                    uint32_t got_off  = test_align_up(48 + args[a], 8);
+                    uint32_t code_off = test_align_up(got_off + gots[g] * 8, 16);
+                    uint32_t pay_off  = test_align_up(code_off + codes[c], 8);
+                    uint32_t size     = test_align_up(pay_off + pays[p] + 8, 64);
+                    tc_frame_offsets_t off;
+                    tc_status_t st = tc_frame_layout(&layout, UINT32_MAX, &off);
+
+                    if (pay_off > UINT16_MAX) {
+                        assert_int_equal(st, TC_ERR_OUT_OF_RANGE);
+                        continue;
+                    }
+                    assert_int_equal(st, TC_OK);
+                    assert_int_equal(off.args_off, TC_FRAME_HDR_SIZE);
+                    assert_int_equal(off.got_off, got_off);
+                    assert_int_equal(off.code_off, code_off);
+                    assert_int_equal(off.payload_off, pay_off);
+                    assert_int_equal(off.frame_size, size);
+                    assert_int_equal(off.got_off % 8, 0);
+                    assert_int_equal(off.code_off % 16, 0);
+                    assert_int_equal(off.payload_off % 8, 0);
+                    assert_int_equal(off.frame_size % 64, 0);
+                    assert_true(off.got_off >= off.args_off + args[a]);
+                    assert_true(off.code_off >= off.got_off + gots[g] * 8);
+                    assert_true(off.payload_off >= off.code_off + codes[c]);
+                    assert_true(off.frame_size >= off.payload_off + pays[p] + 8);
+
+                    /* max_size is inclusive */
+                    assert_int_equal(tc_frame_layout(&layout, size, &off), TC_OK);
+                    assert_int_equal(tc_frame_layout(&layout, size - 1, &off),
+                                     TC_ERR_OUT_OF_RANGE);
+                }
+            }
+        }
+    }
+}
+
+static void test_layout_out_of_range(void **state)
+{
+    tc_frame_offsets_t off, sentinel;
+    tc_frame_layout_t layout;
+
+    (void)state;
+    memset(&sentinel, 0x5a, sizeof(sentinel));
+
+#define CHECK_OOR(_args, _got, _code, _pay, _max)                              \
+    do {                                                                       \
+        layout = (tc_frame_layout_t){(_args), (_got), (_code), (_pay)};        \
+        off    = sentinel;                                                     \
+        assert_int_equal(tc_frame_layout(&layout, (_max), &off),               \
+                         TC_ERR_OUT_OF_RANGE);                                 \
+        assert_memory_equal(&off, &sentinel, sizeof(off)); /* untouched */     \
+    } while (0)
+
+    /* over max_size */
+    CHECK_OOR(0, 0, 0, 9, 64);
+    CHECK_OOR(0, 0, 0, 4096, 4096);
+    CHECK_OOR(0, 0, 0, 0, 63);
+    CHECK_OOR(0, 0, 0, 0, 0);
+    CHECK_OOR(100, 0, 0, 0, 128);
+    /* payload too large for 32 bits: no wrap to a small frame */
+    CHECK_OOR(0, 0, 0, UINT32_MAX, UINT32_MAX);
+    CHECK_OOR(0, 0, 0, UINT32_MAX - 56, UINT32_MAX);
+    CHECK_OOR(0, 0, 0, UINT32_MAX - 118, UINT32_MAX);
+    /* 16-bit header fields */
+    CHECK_OOR(65536, 0, 0, 0, UINT32_MAX);
+    CHECK_OOR(0, 65536, 0, 0, UINT32_MAX);
+    CHECK_OOR(0, 0, 65536, 0, UINT32_MAX);
+    CHECK_OOR(UINT32_MAX, 0, 0, 0, UINT32_MAX);
+    CHECK_OOR(0, UINT32_MAX, 0, 0, UINT32_MAX);
+    CHECK_OOR(0, 0, UINT32_MAX, 0, UINT32_MAX);
+    /* each field fits 16 bits, but payload_off does not */
+    CHECK_OOR(65535, 0, 0, 0, UINT32_MAX);
+    CHECK_OOR(0, 65535, 0, 0, UINT32_MAX);
+    CHECK_OOR(0, 0, 65535, 0, UINT32_MAX);
+    CHECK_OOR(0, 8192, 0, 0, UINT32_MAX);   /* 48 + 65536 */
+    CHECK_OOR(65473, 0, 0, 0, UINT32_MAX);  /* CODE aligns up to 65536 */
+#undef CHECK_OOR
+
+    /* the largest payload_off that fits */
+    layout = (tc_frame_layout_t){65472, 0, 0, 0};
+    assert_int_equal(tc_frame_layout(&layout, UINT32_MAX, &off), TC_OK);
+    assert_int_equal(off.payload_off, 65520);
+    layout = (tc_frame_layout_t){0, 0, 65535 - 48 - 7, 0}; /* 65480 -> 65528 */
+    assert_int_equal(tc_frame_layout(&layout, UINT32_MAX, &off), TC_OK);
+    assert_int_equal(off.payload_off, 65528);
+    /* largest frame that fits 32 bits */
+    layout = (tc_frame_layout_t){0, 0, 0, UINT32_MAX - 119};
+    assert_int_equal(tc_frame_layout(&layout, UINT32_MAX, &off), TC_OK);
+    assert_int_equal(off.frame_size, 0xFFFFFFC0u);
+}
+
+/* ---------------------------------------------------- write_hdr and seal */
+
+static void test_write_hdr_fields(void **state)
+{
+    tc_frame_layout_t layout = {5, 3, 7, 10};
+    tc_frame_offsets_t off;
+    uint8_t *slot = test_slot_alloc(256);
+    tc_frame_hdr_t *h = test_hdr(slot);
+    uint32_t i;
+
+    (void)state;
+    assert_int_equal(tc_frame_layout(&layout, 256, &off), TC_OK);
+    memset(slot, 0xEE, 256);
+    tc_frame_write_hdr(slot, &off, &layout, TC_KIND_INJECTED, TC_FRAME_F_WANT_REPLY,
+                       0xdeadbeefu, 0x4321, 0x89abcdefu);
+    assert_int_equal(h->frame_size, 128);
+    assert_int_equal(h->seq, 0x89abcdefu);
+    assert_int_equal(h->pkg_id, 0xdeadbeefu);
+    assert_int_equal(h->element, 0x4321);
+    assert_int_equal(h->kind, TC_KIND_INJECTED);
+    assert_int_equal(h->flags, TC_FRAME_F_WANT_REPLY);
+    assert_int_equal(h->ack, 0);
+    assert_int_equal(h->payload_len, 10);
+    assert_int_equal(h->payload_off, 88);
+    assert_int_equal(h->args_len, 5);
+    assert_int_equal(h->got_count, 3);
+    assert_int_equal(h->code_len, 7);
+    assert_int_equal(h->ret, 0);
+    assert_int_equal(h->ret_seq, 0);
+    assert_int_equal(h->version, TC_PROTO_VERSION);
+    assert_int_equal(h->reserved, 0);
+    assert_int_equal(h->mag, TC_FRAME_MAG);
+    assert_int_equal(slot[TC_FRAME_HDR_SIZE - 1], TC_FRAME_MAG); /* MAG is last */
+    assert_int_equal(offsetof(tc_frame_hdr_t, mag), TC_FRAME_HDR_SIZE - 1);
+    /* nothing past the header, and no SIG yet */
+    for (i = TC_FRAME_HDR_SIZE; i < 256; i++) {
+        assert_int_equal(slot[i], 0xEE);
+    }
+
+    /* seal writes exactly the last 8 bytes of the frame */
+    tc_frame_seal(slot);
+    assert_true(test_sig_at(slot, 128) == tc_frame_sig(0x89abcdefu));
+    assert_true(*tc_frame_sig_ptr(slot, 128) == tc_frame_sig(0x89abcdefu));
+    for (i = TC_FRAME_HDR_SIZE; i < 256; i++) {
+        if ((i >= 120) && (i < 128)) {
+            continue;
+        }
+        assert_int_equal(slot[i], 0xEE);
+    }
+    free(slot);
+}
+
+static void test_sig_values(void **state)
+{
+    uint64_t rng = TEST_SEED;
+    uint32_t i;
+
+    (void)state;
+    assert_true(tc_frame_sig(0) != 0);
+    assert_true(tc_frame_sig(UINT32_MAX) != 0);
+    assert_true(tc_frame_sig(0) != tc_frame_sig(1));
+    assert_true(tc_frame_sig(0) != tc_frame_sig(UINT32_MAX));
+    for (i = 0; i < 100000; i++) {
+        uint32_t a = (uint32_t)test_rand(&rng);
+        uint32_t b = (uint32_t)test_rand(&rng);
+
+        assert_true(tc_frame_sig(a) != 0);
+        assert_true(tc_frame_sig(i) != 0);
+        assert_true(tc_frame_sig(i) != tc_frame_sig(i + 1)); /* lap to lap */
+        if (a != b) {
+            assert_true(tc_frame_sig(a) != tc_frame_sig(b));
+        }
+    }
+}
+
+static void test_valid_frames(void **state)
+{
+    static const uint8_t kinds[] = {TC_KIND_LOCAL, TC_KIND_INJECTED, TC_KIND_CACHED,
+                                    TC_KIND_REPLY, TC_KIND_NOP};
+    static const uint32_t seqs[] = {0, 1, TEST_SEQ, 0x7fffffffu, UINT32_MAX};
+    size_t k, s;
+
+    (void)state;
+    for (k = 0; k < TEST_ARRAY_SIZE(kinds); k++) {
+        for (s = 0; s < TEST_ARRAY_SIZE(seqs); s++) {
+            uint8_t flags = TC_FRAME_F_HAS_RET;
+            uint32_t size, slot_size;
+            tc_frame_expect_t e;
+            uint8_t *slot;
+
+            if ((kinds[k] != TC_KIND_REPLY) && (kinds[k] != TC_KIND_NOP)) {
+                flags |= TC_FRAME_F_WANT_REPLY;
+            }
+            /* the slot is exactly the frame: nothing past it may be read */
+            slot = test_slot_alloc(TEST_SLOT_SIZE);
+            size = test_build_kind(slot, TEST_SLOT_SIZE, kinds[k], flags, seqs[s]);
+            free(slot);
+            slot_size = size;
+            slot = test_slot_alloc(slot_size);
+            assert_int_equal(test_build_kind(slot, slot_size, kinds[k], flags, seqs[s]),
+                             size);
+
+            assert_int_equal(size % 64, 0);
+            assert_true(test_sig_at(slot, size) == tc_frame_sig(seqs[s]));
+            assert_true(test_sig_at(slot, size) != 0);
+
+            test_expect_init(&e, slot_size, seqs[s]);
+            assert_accepts(slot, &e);
+            e.frame_size = size; /* fixed-size mode */
+            assert_accepts(slot, &e);
+            /* also without optional flags */
+            test_hdr(slot)->flags = 0;
+            assert_accepts(slot, &e);
+            free(slot);
+        }
+    }
+}
+
+static void test_valid_frame_guarded(void **state)
+{
+    static const uint8_t kinds[] = {TC_KIND_LOCAL, TC_KIND_INJECTED, TC_KIND_CACHED,
+                                    TC_KIND_REPLY, TC_KIND_NOP};
+    size_t k;
+
+    (void)state;
+    for (k = 0; k < TEST_ARRAY_SIZE(kinds); k++) {
+        test_guarded_t g;
+        tc_frame_expect_t e;
+        uint32_t size;
+        uint8_t *slot = test_slot_alloc(TEST_SLOT_SIZE);
+
+        size = test_build_kind(slot, TEST_SLOT_SIZE, kinds[k], 0, 3);
+        free(slot);
+        test_guarded_alloc(&g, size);
+        assert_int_equal(test_build_kind(g.slot, size, kinds[k], 0, 3), size);
+        test_expect_init(&e, size, 3);
+        assert_accepts(g.slot, &e);
+        test_guarded_free(&g);
+    }
+}
+
+static void test_valid_injected_with_got_code(void **state)
+{
+    uint8_t *slot = test_slot_alloc(256);
+    tc_frame_expect_t e;
+    tc_frame_hdr_t *h = test_hdr(slot);
+    uint32_t size;
+
+    (void)state;
+    size = test_build(slot, 256, 5, 3, 7, 10, TC_KIND_INJECTED, TC_FRAME_F_WANT_REPLY, 9);
+    assert_int_equal(size, 128);
+    assert_int_equal(h->got_count, 3);
+    assert_int_equal(h->code_len, 7);
+    test_expect_init(&e, 256, 9);
+    assert_accepts(slot, &e);
+    /* code only, no GOTP */
+    memset(slot, 0, 256);
+    test_build(slot, 256, 0, 0, 1, 0, TC_KIND_INJECTED, 0, 9);
+    assert_accepts(slot, &e);
+    free(slot);
+}
+
+/* A frame padded up to a fixed size larger than its sections need. */
+static void test_valid_fixed_padded(void **state)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 8};
+    tc_frame_offsets_t off;
+    uint8_t *slot = test_slot_alloc(256);
+    tc_frame_expect_t e;
+
+    (void)state;
+    assert_int_equal(tc_frame_layout(&layout, 256, &off), TC_OK);
+    assert_int_equal(off.frame_size, 64);
+    off.frame_size = 256;
+    tc_frame_write_hdr(slot, &off, &layout, TC_KIND_LOCAL, 0, 1, 2, 0);
+    tc_frame_seal(slot);
+    assert_true(test_sig_at(slot, 256) == tc_frame_sig(0));
+    test_expect_init(&e, 256, 0);
+    e.frame_size = 256;
+    assert_accepts(slot, &e);
+    free(slot);
+}
+
+static void test_payload_boundary(void **state)
+{
+    uint8_t *slot = test_slot_alloc(128);
+    tc_frame_hdr_t *h = test_hdr(slot);
+    tc_frame_expect_t e;
+
+    (void)state;
+    test_build(slot, 128, 0, 0, 0, 72, TC_KIND_LOCAL, 0, 0); /* 48 + 72 + 8 = 128 */
+    test_expect_init(&e, 128, 0);
+    assert_accepts(slot, &e);
+    h->payload_len = 73;
+    assert_rejects(slot, &e, "truncated");
+    free(slot);
+}
+
+static void test_kind_str(void **state)
+{
+    (void)state;
+    assert_string_equal(tc_frame_kind_str(TC_KIND_LOCAL), "local");
+    assert_string_equal(tc_frame_kind_str(TC_KIND_INJECTED), "injected");
+    assert_string_equal(tc_frame_kind_str(TC_KIND_CACHED), "cached");
+    assert_string_equal(tc_frame_kind_str(TC_KIND_REPLY), "reply");
+    assert_string_equal(tc_frame_kind_str(TC_KIND_NOP), "nop");
+    assert_string_equal(tc_frame_kind_str(TC_KIND_LAST), "unknown");
+    assert_string_equal(tc_frame_kind_str(255), "unknown");
+    assert_non_null(tc_frame_kind_str(0));
+}
+
+/* -------------------------------------------------------------- rejections */
+
+/* A valid LOCAL frame of 128 B in a slot of exactly 128 B, expecting seq. */
+typedef struct {
+    uint8_t          *slot;
+    tc_frame_hdr_t   *h;
+    tc_frame_expect_t e;
+    uint32_t          size;
+} test_fx_t;
+
+static void test_fx_init(test_fx_t *fx, uint32_t slot_size, uint8_t kind, uint8_t flags)
+{
+    fx->slot = test_slot_alloc(slot_size);
+    fx->h    = test_hdr(fx->slot);
+    fx->size = test_build_kind(fx->slot, slot_size, kind, flags, TEST_SEQ);
+    test_expect_init(&fx->e, slot_size, TEST_SEQ);
+    assert_accepts(fx->slot, &fx->e);
+}
+
+static void test_fx_fini(test_fx_t *fx)
+{
+    free(fx->slot);
+}
+
+static void test_reject_magic(void **state)
+{
+    static const uint8_t mags[] = {0, 0xC6, 0xC8, 0x47, 0xFF};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(mags); i++) {
+        test_fx_t fx;
+
+        test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+        fx.h->mag = mags[i];
+        assert_rejects(fx.slot, &fx.e, "magic");
+        test_fx_fini(&fx);
+    }
+}
+
+static void test_reject_version(void **state)
+{
+    static const uint16_t versions[] = {0, TC_PROTO_VERSION + 1, 0x100 | TC_PROTO_VERSION,
+                                        0xFFFF};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(versions); i++) {
+        test_fx_t fx;
+
+        test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+        fx.h->version = versions[i];
+        assert_rejects(fx.slot, &fx.e, "version");
+        test_fx_fini(&fx);
+    }
+}
+
+static void test_reject_size_not_multiple(void **state)
+{
+    static const uint32_t sizes[] = {100, 65, 127, 96, 32, 8, 1, 63, 120};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(sizes); i++) {
+        test_fx_t fx;
+
+        test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+        fx.h->frame_size = sizes[i];
+        if (sizes[i] >= 8) {
+            test_set_sig(fx.slot, sizes[i], tc_frame_sig(TEST_SEQ)); /* would pass */
+        }
+        assert_rejects(fx.slot, &fx.e, "multiple");
+        test_fx_fini(&fx);
+    }
+}
+
+static void test_reject_size_zero(void **state)
+{
+    test_fx_t fx;
+
+    (void)state;
+    test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+    fx.h->frame_size = 0;
+    assert_rejects(fx.slot, &fx.e, "positive");
+    assert_rejects(fx.slot, &fx.e, "frame size 0");
+    fx.e.frame_size = 0; /* variable mode too */
+    assert_rejects(fx.slot, &fx.e, "positive");
+    test_fx_fini(&fx);
+}
+
+static void test_reject_size_beyond_slot(void **state)
+{
+    static const uint32_t sizes[] = {192, 256, 4096, 1u << 20, 0xFFFFFFC0u};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(sizes); i++) {
+        test_guarded_t g;
+        tc_frame_expect_t e;
+
+        /* the slot ends at a PROT_NONE page: reading the claimed SIG crashes */
+        test_guarded_alloc(&g, 128);
+        assert_int_equal(test_build_kind(g.slot, 128, TC_KIND_LOCAL, 0, TEST_SEQ), 128);
+        test_expect_init(&e, 128, TEST_SEQ);
+        assert_accepts(g.slot, &e);
+        test_hdr(g.slot)->frame_size = sizes[i];
+        assert_rejects(g.slot, &e, "slot");
+        e.frame_size = sizes[i]; /* even if it equals the fixed size */
+        assert_rejects(g.slot, &e, "slot");
+        test_guarded_free(&g);
+    }
+}
+
+static void test_reject_size_not_fixed(void **state)
+{
+    test_fx_t fx;
+
+    (void)state;
+    /* a 128 B frame when every frame must be 256 B */
+    test_fx_init(&fx, 256, TC_KIND_LOCAL, 0);
+    assert_int_equal(fx.size, 128);
+    fx.e.frame_size = 256;
+    assert_rejects(fx.slot, &fx.e, "fixed");
+    /* a 128 B frame when every frame must be 64 B */
+    fx.e.frame_size = 64;
+    assert_rejects(fx.slot, &fx.e, "fixed");
+    fx.e.frame_size = 128;
+    assert_accepts(fx.slot, &fx.e);
+    test_fx_fini(&fx);
+}
+
+static void test_reject_seq(void **state)
+{
+    static const uint32_t seqs[] = {TEST_SEQ - 1, TEST_SEQ + 1, 0, UINT32_MAX,
+                                    TEST_SEQ + 0x10000};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(seqs); i++) {
+        test_fx_t fx;
+
+        test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+        /* a genuine frame of another sequence number (sealed for it) */
+        fx.h->seq = seqs[i];
+        tc_frame_seal(fx.slot);
+        assert_rejects(fx.slot, &fx.e, "sequence");
+        test_fx_fini(&fx);
+    }
+}
+
+static void test_reject_signal(void **state)
+{
+    static const uint64_t sigs_from[] = {TEST_SEQ - 1, TEST_SEQ + 1, 0, UINT32_MAX};
+    test_fx_t fx;
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(sigs_from); i++) {
+        test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+        test_set_sig(fx.slot, fx.size, tc_frame_sig((uint32_t)sigs_from[i]));
+        assert_rejects(fx.slot, &fx.e, "signal");
+        test_fx_fini(&fx);
+    }
+    /* not landed yet */
+    test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+    test_set_sig(fx.slot, fx.size, 0);
+    assert_rejects(fx.slot, &fx.e, "signal");
+    /* one bit off */
+    test_set_sig(fx.slot, fx.size, tc_frame_sig(TEST_SEQ) ^ 0x100);
+    assert_rejects(fx.slot, &fx.e, "signal");
+    test_fx_fini(&fx);
+
+    /* right signal in the wrong place: at the slot's end, frame says 64 B */
+    test_fx_init(&fx, 128, TC_KIND_NOP, 0);
+    assert_int_equal(fx.size, 64);
+    test_set_sig(fx.slot, 128, tc_frame_sig(TEST_SEQ));
+    test_set_sig(fx.slot, 64, 0);
+    assert_rejects(fx.slot, &fx.e, "signal");
+    test_fx_fini(&fx);
+}
+
+static void test_reject_kind(void **state)
+{
+    static const uint8_t kinds[] = {0, TC_KIND_LAST, TC_KIND_LAST + 1, 0x80, 0xFF};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(kinds); i++) {
+        test_fx_t fx;
+
+        test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+        fx.h->kind = kinds[i];
+        assert_rejects(fx.slot, &fx.e, "kind");
+        test_fx_fini(&fx);
+    }
+}
+
+static void test_reject_flags(void **state)
+{
+    static const uint8_t flags[] = {0x04, 0x08, 0x80, 0xFF, 0x07};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(flags); i++) {
+        test_fx_t fx;
+
+        test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+        fx.h->flags = flags[i];
+        assert_rejects(fx.slot, &fx.e, "flags");
+        test_fx_fini(&fx);
+    }
+}
+
+static void test_reject_payload_off(void **state)
+{
+    static const int deltas[] = {8, -8, 1, -1, 16, 4};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(deltas); i++) {
+        test_fx_t fx;
+
+        test_fx_init(&fx, 256, TC_KIND_INJECTED, 0);
+        fx.h->payload_off = (uint16_t)(fx.h->payload_off + deltas[i]);
+        assert_rejects(fx.slot, &fx.e, "offset");
+        assert_rejects(fx.slot, &fx.e, "inconsistent");
+        test_fx_fini(&fx);
+    }
+    {
+        /* sections grew but payload_off did not follow */
+        test_fx_t fx;
+
+        test_fx_init(&fx, 256, TC_KIND_LOCAL, 0);
+        fx.h->args_len = (uint16_t)(fx.h->args_len + 8);
+        assert_rejects(fx.slot, &fx.e, "offset");
+        test_fx_fini(&fx);
+    }
+}
+
+static void test_reject_truncated(void **state)
+{
+    static const uint32_t lens[] = {57, 64, 128, 1000, 0x10000, 0x7fffffff};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(lens); i++) {
+        test_fx_t fx;
+
+        /* 64 B frame in a 64 B slot: room for 8 payload bytes */
+        test_fx_init(&fx, 64, TC_KIND_NOP, 0);
+        assert_int_equal(fx.size, 64);
+        fx.h->payload_len = 8;
+        assert_accepts(fx.slot, &fx.e);
+        fx.h->payload_len = lens[i];
+        assert_rejects(fx.slot, &fx.e, "truncated");
+        test_fx_fini(&fx);
+    }
+    {
+        /* sections themselves overflow the frame (payload_off consistent) */
+        test_fx_t fx;
+        uint8_t *slot = test_slot_alloc(128);
+        tc_frame_layout_t layout = {0, 0, 200, 0};
+        tc_frame_offsets_t off;
+        tc_frame_expect_t e;
+
+        assert_int_equal(tc_frame_layout(&layout, 4096, &off), TC_OK);
+        off.frame_size = 128; /* lie: the sections need 256 */
+        tc_frame_write_hdr(slot, &off, &layout, TC_KIND_INJECTED, 0, 1, 1, TEST_SEQ);
+        tc_frame_seal(slot);
+        test_expect_init(&e, 128, TEST_SEQ);
+        assert_rejects(slot, &e, "truncated");
+        free(slot);
+        (void)fx;
+    }
+}
+
+static void test_reject_code_in_non_injected(void **state)
+{
+    static const uint8_t kinds[] = {TC_KIND_LOCAL, TC_KIND_CACHED, TC_KIND_REPLY,
+                                    TC_KIND_NOP};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(kinds); i++) {
+        uint8_t *slot = test_slot_alloc(256);
+        tc_frame_expect_t e;
+        test_known_t k = {1, 0, 0, 0, 0};
+
+        test_expect_init(&e, 256, TEST_SEQ);
+        e.known     = test_known;
+        e.known_arg = &k;
+
+        /* code */
+        test_build(slot, 256, 8, 0, 32, 16, kinds[i], 0, TEST_SEQ);
+        assert_rejects(slot, &e, "carries code");
+        assert_rejects(slot, &e, tc_frame_kind_str(kinds[i]));
+        /* GOTP only */
+        memset(slot, 0, 256);
+        test_build(slot, 256, 8, 2, 0, 16, kinds[i], 0, TEST_SEQ);
+        assert_rejects(slot, &e, "carries code");
+        /* both */
+        memset(slot, 0, 256);
+        test_build(slot, 256, 0, 1, 1, 0, kinds[i], 0, TEST_SEQ);
+        assert_rejects(slot, &e, "carries code");
+        free(slot);
+    }
+}
+
+static void test_reject_injected_without_code(void **state)
+{
+    uint8_t *slot = test_slot_alloc(256);
+    tc_frame_expect_t e;
+
+    (void)state;
+    test_expect_init(&e, 256, TEST_SEQ);
+    test_build(slot, 256, 8, 0, 0, 16, TC_KIND_INJECTED, 0, TEST_SEQ);
+    assert_rejects(slot, &e, "without code");
+    /* a GOTP without code is still no code */
+    memset(slot, 0, 256);
+    test_build(slot, 256, 8, 3, 0, 16, TC_KIND_INJECTED, 0, TEST_SEQ);
+    assert_rejects(slot, &e, "without code");
+    free(slot);
+}
+
+static void test_reject_unknown_element(void **state)
+{
+    static const uint8_t kinds[] = {TC_KIND_LOCAL, TC_KIND_INJECTED, TC_KIND_CACHED};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(kinds); i++) {
+        test_known_t k = {0, 0, 0, 0, 0};
+        test_fx_t fx;
+
+        test_fx_init(&fx, 256, kinds[i], TC_FRAME_F_WANT_REPLY);
+        fx.e.known     = test_known;
+        fx.e.known_arg = &k;
+        assert_rejects(fx.slot, &fx.e, "unknown element");
+        assert_true(k.calls >= 1);
+        assert_int_equal(k.pkg_id, TEST_PKG_ID);
+        assert_int_equal(k.element, TEST_ELEMENT);
+        assert_int_equal(k.kind, kinds[i]);
+
+        /* the same frame is fine once the element is known */
+        k.answer = 1;
+        k.calls  = 0;
+        assert_accepts(fx.slot, &fx.e);
+        assert_int_equal(k.calls, 2);
+        test_fx_fini(&fx);
+    }
+}
+
+static void test_known_not_consulted(void **state)
+{
+    static const uint8_t kinds[] = {TC_KIND_REPLY, TC_KIND_NOP};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(kinds); i++) {
+        test_known_t k = {0, 0, 0, 0, 0};
+        test_fx_t fx;
+
+        test_fx_init(&fx, 128, kinds[i], TC_FRAME_F_HAS_RET);
+        fx.e.known     = test_known;
+        fx.e.known_arg = &k;
+        assert_accepts(fx.slot, &fx.e);
+        assert_int_equal(k.calls, 0);
+        test_fx_fini(&fx);
+    }
+    {
+        /* nor for a frame rejected before the element lookup */
+        test_known_t k = {1, 0, 0, 0, 0};
+        test_fx_t fx;
+
+        test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+        fx.e.known     = test_known;
+        fx.e.known_arg = &k;
+        fx.h->mag      = 0;
+        assert_rejects(fx.slot, &fx.e, "magic");
+        assert_int_equal(k.calls, 0);
+        test_fx_fini(&fx);
+    }
+}
+
+static void test_reject_reply_wants_reply(void **state)
+{
+    static const uint8_t kinds[] = {TC_KIND_REPLY, TC_KIND_NOP};
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < TEST_ARRAY_SIZE(kinds); i++) {
+        test_fx_t fx;
+
+        test_fx_init(&fx, 128, kinds[i], 0);
+        fx.h->flags = TC_FRAME_F_WANT_REPLY;
+        assert_rejects(fx.slot, &fx.e, "asks for a reply");
+        assert_rejects(fx.slot, &fx.e, tc_frame_kind_str(kinds[i]));
+        fx.h->flags = TC_FRAME_F_WANT_REPLY | TC_FRAME_F_HAS_RET;
+        assert_rejects(fx.slot, &fx.e, "asks for a reply");
+        test_fx_fini(&fx);
+    }
+}
+
+/* Each check on its own: the first failing one is reported. */
+static void test_reject_order(void **state)
+{
+    test_fx_t fx;
+
+    (void)state;
+    test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+    fx.h->mag     = 0;
+    fx.h->version = 99;
+    fx.h->kind    = 0;
+    assert_rejects(fx.slot, &fx.e, "magic");
+    fx.h->mag = TC_FRAME_MAG;
+    assert_rejects(fx.slot, &fx.e, "version");
+    fx.h->version = TC_PROTO_VERSION;
+    assert_rejects(fx.slot, &fx.e, "kind");
+    test_fx_fini(&fx);
+}
+
+/* ----------------------------------------------------------- hostile input */
+
+static void test_hostile_values(void **state)
+{
+    test_fx_t fx;
+    test_guarded_t g;
+    tc_frame_expect_t e;
+    tc_frame_hdr_t *h;
+    uint32_t lens[] = {0xFFFFFFFFu, 0xFFFFFFFFu - 47, 0xFFFFFFFFu - 55,
+                       0xFFFFFFC8u, 0xFFFFFF80u, 0x80000000u};
+    size_t i;
+
+    (void)state;
+
+    /* frame_size 0xFFFFFFC0: multiple of 64, far beyond the slot (guarded) */
+    test_guarded_alloc(&g, 128);
+    test_build_kind(g.slot, 128, TC_KIND_LOCAL, 0, TEST_SEQ);
+    test_expect_init(&e, 128, TEST_SEQ);
+    h = test_hdr(g.slot);
+    h->frame_size = 0xFFFFFFC0u;
+    assert_rejects(g.slot, &e, "slot");
+    h->frame_size = 0xFFFFFFFFu;
+    assert_rejects(g.slot, &e, "multiple");
+    h->frame_size = 0x80000000u;
+    assert_rejects(g.slot, &e, "slot");
+    h->frame_size = 128;
+    assert_accepts(g.slot, &e);
+
+    /* payload_len near 2^32: 32-bit arithmetic would wrap to a small size */
+    for (i = 0; i < TEST_ARRAY_SIZE(lens); i++) {
+        h->payload_len = lens[i];
+        assert_rejects(g.slot, &e, "truncated");
+    }
+    test_guarded_free(&g);
+
+    /* 16-bit fields at 0xFFFF, with payload_off set to the value a 16-bit
+     * computation would wrap to (48 for each of them) */
+    {
+        static const int fields[] = {0, 1, 2};
+        for (i = 0; i < TEST_ARRAY_SIZE(fields); i++) {
+            uint16_t offs[] = {48, 0, 0xFFFF, 0xFFF8};
+            size_t j;
+
+            for (j = 0; j < TEST_ARRAY_SIZE(offs); j++) {
+                test_fx_init(&fx, 128, TC_KIND_INJECTED, 0);
+                if (fields[i] == 0) {
+                    fx.h->args_len = 0xFFFF;
+                } else if (fields[i] == 1) {
+                    fx.h->got_count = 0xFFFF;
+                } else {
+                    fx.h->code_len = 0xFFFF;
+                }
+                fx.h->payload_off = offs[j];
+                assert_rejects(fx.slot, &fx.e, "offset");
+                test_fx_fini(&fx);
+            }
+        }
+    }
+
+    /* everything hostile at once */
+    test_guarded_alloc(&g, 128);
+    test_build_kind(g.slot, 128, TC_KIND_INJECTED, 0, TEST_SEQ);
+    h = test_hdr(g.slot);
+    h->payload_len = 0xFFFFFFFFu;
+    h->args_len    = 0xFFFF;
+    h->got_count   = 0xFFFF;
+    h->code_len    = 0xFFFF;
+    h->payload_off = 0xFFFF;
+    assert_rejects(g.slot, &e, "offset");
+    h->frame_size = 0xFFFFFFC0u;
+    assert_rejects(g.slot, &e, "slot");
+    /* with a huge slot claimed but fixed size mismatching: never reaches SIG */
+    e.frame_size = 64;
+    assert_rejects(g.slot, &e, "slot");
+    test_guarded_free(&g);
+}
+
+/* ------------------------------------------------------------- randomized */
+
+typedef struct {
+    uint32_t accepted, rejected;
+    uint32_t by_reason[16];
+} test_fuzz_stats_t;
+
+static const char *const test_fuzz_words[] = {
+    "magic", "version", "multiple", "slot", "fixed", "sequence", "signal",
+    "kind", "flags", "offset", "truncated", "carries code", "without code",
+    "unknown element", "asks for a reply"
+};
+
+static int test_fuzz_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t kind)
+{
+    (void)arg;
+    (void)kind;
+    return (pkg_id == TEST_PKG_ID) && (element <= TEST_ELEMENT);
+}
+
+/* A value for a field of width bytes: mostly interesting, sometimes random. */
+static uint64_t test_fuzz_value(uint64_t *rng, unsigned width, uint64_t cur)
+{
+    uint64_t r = test_rand(rng);
+    uint64_t mask = (width >= 8) ? UINT64_MAX : ((UINT64_C(1) << (width * 8)) - 1);
+
+    switch ((r >> 56) % 10) {
+    case 0:  return 0;
+    case 1:  return mask;
+    case 2:  return (cur + 1) & mask;
+    case 3:  return (cur - 1) & mask;
+    case 4:  return (r & 0x1f) & mask;
+    case 5:  return ((r & 0xf) * 64) & mask;         /* frame-size-like */
+    case 6:  return (cur + ((r & 0xf) * 8)) & mask;  /* aligned nudge */
+    case 7:  return (mask - (r & 0x7f)) & mask;      /* near the top */
+    default: return r & mask;
+    }
+}
+
+static void test_fuzz_one(uint8_t *slot, const uint8_t *tmpl, uint32_t tmpl_size,
+                          uint64_t *rng, const tc_frame_expect_t *e,
+                          test_fuzz_stats_t *st)
+{
+    static const struct { size_t off; unsigned width; } fields[] = {
+        {offsetof(tc_frame_hdr_t, frame_size), 4},
+        {offsetof(tc_frame_hdr_t, seq), 4},
+        {offsetof(tc_frame_hdr_t, pkg_id), 4},
+        {offsetof(tc_frame_hdr_t, element), 2},
+        {offsetof(tc_frame_hdr_t, kind), 1},
+        {offsetof(tc_frame_hdr_t, flags), 1},
+        {offsetof(tc_frame_hdr_t, ack), 4},
+        {offsetof(tc_frame_hdr_t, payload_len), 4},
+        {offsetof(tc_frame_hdr_t, payload_off), 2},
+        {offsetof(tc_frame_hdr_t, args_len), 2},
+        {offsetof(tc_frame_hdr_t, got_count), 2},
+        {offsetof(tc_frame_hdr_t, code_len), 2},
+        {offsetof(tc_frame_hdr_t, ret), 8},
+        {offsetof(tc_frame_hdr_t, ret_seq), 4},
+        {offsetof(tc_frame_hdr_t, version), 2},
+        {offsetof(tc_frame_hdr_t, reserved), 1},
+        {offsetof(tc_frame_hdr_t, mag), 1},
+    };
+    const tc_frame_hdr_t *h = (const tc_frame_hdr_t *)slot;
+    unsigned n = 1 + (unsigned)(test_rand(rng) % 3), i;
+    uint64_t r, end, got_off, code_off, pay_off;
+    char reason[256];
+    tc_status_t status;
+
+    memcpy(slot, tmpl, TEST_SLOT_SIZE);
+    (void)tmpl_size;
+
+    for (i = 0; i < n; i++) {
+        r = test_rand(rng);
+        if ((r & 0xff) < 16) {
+            /* a random byte anywhere in the header */
+            slot[(r >> 8) % TC_FRAME_HDR_SIZE] = (uint8_t)(r >> 16);
+        } else {
+            size_t f = (size_t)((r >> 8) % TEST_ARRAY_SIZE(fields));
+            uint64_t cur = 0, v;
+
+            memcpy(&cur, slot + fields[f].off, fields[f].width);
+            v = test_fuzz_value(rng, fields[f].width, cur);
+            memcpy(slot + fields[f].off, &v, fields[f].width); /* little-endian */
+        }
+    }
+    /* Often re-seal where the new header says, so the later checks run. */
+    r = test_rand(rng);
+    if (((r & 3) != 0) && (h->frame_size >= TC_FRAME_SIG_SIZE) &&
+        (h->frame_size <= e->slot_size) && ((h->frame_size % 8) == 0)) {
+        test_set_sig(slot, h->frame_size, tc_frame_sig(h->seq));
+    } else if ((r & 0xf0) == 0) {
+        test_set_sig(slot, tmpl_size, test_rand(rng));
+    }
+
+    reason[0] = '\0';
+    status = tc_frame_validate(slot, e, reason, sizeof(reason));
+    if (status != TC_OK) {
+        assert_int_equal(status, TC_ERR_BAD_FRAME);
+        assert_true(reason[0] != '\0');
+        st->rejected++;
+        for (i = 0; i < TEST_ARRAY_SIZE(test_fuzz_words); i++) {
+            if (strstr(reason, test_fuzz_words[i]) != NULL) {
+                st->by_reason[i]++;
+                break;
+            }
+        }
+        assert_true(i < TEST_ARRAY_SIZE(test_fuzz_words)); /* a known reason */
+        return;
+    }
+
+    /* Accepted: the frame must be safe to use. */
+    st->accepted++;
+    assert_int_equal(h->mag, TC_FRAME_MAG);
+    assert_int_equal(h->version, TC_PROTO_VERSION);
+    assert_true(h->frame_size >= TC_FRAME_MIN_SIZE);
+    assert_true(h->frame_size <= e->slot_size);
+    assert_int_equal(h->frame_size % TC_FRAME_ALIGN, 0);
+    if (e->frame_size != 0) {
+        assert_int_equal(h->frame_size, e->frame_size);
+    }
+    assert_int_equal(h->seq, e->seq);
+    assert_true(test_sig_at(slot, h->frame_size) == tc_frame_sig(e->seq));
+    assert_true((h->kind >= 1) && (h->kind < TC_KIND_LAST));
+    assert_int_equal(h->flags & ~TC_FRAME_F_KNOWN, 0);
+    /* sections in order, inside the frame, SIG untouched by the payload */
+    got_off  = TC_FRAME_HDR_SIZE + (uint64_t)h->args_len;
+    got_off  = (got_off + 7) & ~UINT64_C(7);
+    code_off = (got_off + (uint64_t)h->got_count * 8 + 15) & ~UINT64_C(15);
+    pay_off  = (code_off + h->code_len + 7) & ~UINT64_C(7);
+    assert_int_equal(h->payload_off, pay_off);
+    end = (uint64_t)h->payload_off + h->payload_len + TC_FRAME_SIG_SIZE;
+    assert_true(end <= h->frame_size);
+    if (h->kind == TC_KIND_INJECTED) {
+        assert_true(h->code_len != 0);
+    } else {
+        assert_int_equal(h->got_count, 0);
+        assert_int_equal(h->code_len, 0);
+    }
+    if ((h->kind == TC_KIND_REPLY) || (h->kind == TC_KIND_NOP)) {
+        assert_int_equal(h->flags & TC_FRAME_F_WANT_REPLY, 0);
+    } else if (e->known != NULL) {
+        assert_true(e->known(e->known_arg, h->pkg_id, h->element, h->kind));
+    }
+}
+
+static void test_fuzz_header(void **state)
+{
+    static const uint8_t kinds[] = {TC_KIND_LOCAL, TC_KIND_INJECTED, TC_KIND_CACHED,
+                                    TC_KIND_REPLY, TC_KIND_NOP};
+    uint8_t tmpl[TEST_SLOT_SIZE];
+    uint8_t *slot = test_slot_alloc(TEST_SLOT_SIZE);
+    uint32_t sizes[TEST_ARRAY_SIZE(kinds)];
+    test_fuzz_stats_t st;
+    uint64_t rng = TEST_SEED;
+    uint32_t it;
+    size_t i;
+
+    (void)state;
+    memset(&st, 0, sizeof(st));
+    for (it = 0; it < TEST_FUZZ_ITERS; it++) {
+        size_t k = it % TEST_ARRAY_SIZE(kinds);
+        tc_frame_expect_t e;
+
+        memset(tmpl, 0, sizeof(tmpl));
+        sizes[k] = test_build_kind(tmpl, TEST_SLOT_SIZE, kinds[k],
+                                   (kinds[k] <= TC_KIND_CACHED) ? TC_FRAME_F_WANT_REPLY : 0,
+                                   TEST_SEQ);
+        test_expect_init(&e, TEST_SLOT_SIZE, TEST_SEQ);
+        if ((it / TEST_ARRAY_SIZE(kinds)) % 2) {
+            e.known = test_fuzz_known;
+        }
+        if ((it / TEST_ARRAY_SIZE(kinds)) % 3 == 0) {
+            e.frame_size = sizes[k];
+        }
+        test_fuzz_one(slot, tmpl, sizes[k], &rng, &e, &st);
+    }
+    free(slot);
+
+    print_message("fuzz: %u accepted, %u rejected;", st.accepted, st.rejected);
+    for (i = 0; i < TEST_ARRAY_SIZE(test_fuzz_words); i++) {
+        print_message(" %s=%u", test_fuzz_words[i], st.by_reason[i]);
+    }
+    print_message("\n");
+    assert_int_equal(st.accepted + st.rejected, TEST_FUZZ_ITERS);
+    /* the corruption must reach every check, and leave some frames valid */
+    assert_true(st.accepted >= TEST_FUZZ_ITERS / 50);
+    assert_true(st.rejected >= TEST_FUZZ_ITERS / 2);
+    for (i = 0; i < TEST_ARRAY_SIZE(test_fuzz_words); i++) {
+        assert_true(st.by_reason[i] > 0);
+    }
+}
+
+/* -------------------------------------------------------------------- main */
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_size_for),
+        cmocka_unit_test(test_size_for_matches_layout),
+        cmocka_unit_test(test_layout_example),
+        cmocka_unit_test(test_layout_properties),
+        cmocka_unit_test(test_layout_out_of_range),
+        cmocka_unit_test(test_write_hdr_fields),
+        cmocka_unit_test(test_sig_values),
+        cmocka_unit_test(test_valid_frames),
+        cmocka_unit_test(test_valid_frame_guarded),
+        cmocka_unit_test(test_valid_injected_with_got_code),
+        cmocka_unit_test(test_valid_fixed_padded),
+        cmocka_unit_test(test_payload_boundary),
+        cmocka_unit_test(test_kind_str),
+        cmocka_unit_test(test_reject_magic),
+        cmocka_unit_test(test_reject_version),
+        cmocka_unit_test(test_reject_size_not_multiple),
+        cmocka_unit_test(test_reject_size_zero),
+        cmocka_unit_test(test_reject_size_beyond_slot),
+        cmocka_unit_test(test_reject_size_not_fixed),
+        cmocka_unit_test(test_reject_seq),
+        cmocka_unit_test(test_reject_signal),
+        cmocka_unit_test(test_reject_kind),
+        cmocka_unit_test(test_reject_flags),
+        cmocka_unit_test(test_reject_payload_off),
+        cmocka_unit_test(test_reject_truncated),
+        cmocka_unit_test(test_reject_code_in_non_injected),
+        cmocka_unit_test(test_reject_injected_without_code),
+        cmocka_unit_test(test_reject_unknown_element),
+        cmocka_unit_test(test_known_not_consulted),
+        cmocka_unit_test(test_reject_reply_wants_reply),
+        cmocka_unit_test(test_reject_order),
+        cmocka_unit_test(test_hostile_values),
+        cmocka_unit_test(test_fuzz_header),
+    };
+
+    return cmocka_run_group_tests_name("frame", tests, NULL, NULL);
+}

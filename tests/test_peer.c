@@ -1,0 +1,570 @@
+/*
+ * Mailbox peers end to end over real UCX (loopback: two contexts in one
+ * process, shared-memory transports): every jam of the bench package, the
+ * ring and its credits, ordering over a small ring, reply values, variable
+ * frames, and malformed frames that must be rejected, counted and never run.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "twochains.h"
+#include "runtime.h"
+#include "frame.h"
+#include "clock.h"
+#include "bench_state.h"
+#include "log.h"
+
+typedef struct side {
+    tc_context_params_t params;
+    tc_boot_t          *boot;
+    tc_context_t       *ctx;
+    tc_peer_t          *peer;
+    tc_pkg_t           *pkg;
+    tc_status_t         status;
+} side_t;
+
+typedef struct pair {
+    side_t s[2]; /* s[0] receives, s[1] sends, unless a test says otherwise */
+} pair_t;
+
+static int quick(void)
+{
+    return getenv("TC_TEST_QUICK") != NULL;
+}
+
+static void *side_open(void *arg)
+{
+    side_t *side = arg;
+    char path[4096];
+
+    side->status = tc_pkg_default_path(path, sizeof(path));
+    if (side->status == TC_OK) {
+        side->status = tc_pkg_open(path, &side->pkg);
+    }
+    if (side->status == TC_OK) {
+        side->status = tc_context_create(&side->params, &side->ctx);
+    }
+    if (side->status == TC_OK) {
+        side->status = tc_context_add_pkg(side->ctx, side->pkg);
+    }
+    if (side->status == TC_OK) {
+        side->status = tc_peer_connect(side->ctx, side->boot, &side->peer);
+    }
+    return NULL;
+}
+
+static void pair_open(pair_t *pair, const tc_context_params_t *params)
+{
+    pthread_t thread;
+    int i;
+
+    memset(pair, 0, sizeof(*pair));
+    assert_int_equal(tc_boot_loopback_pair(5000, &pair->s[0].boot, &pair->s[1].boot), TC_OK);
+    for (i = 0; i < 2; ++i) {
+        pair->s[i].params      = *params;
+        pair->s[i].params.rank = (uint32_t)i;
+    }
+    assert_int_equal(pthread_create(&thread, NULL, side_open, &pair->s[0]), 0);
+    side_open(&pair->s[1]);
+    pthread_join(thread, NULL);
+    assert_int_equal(pair->s[0].status, TC_OK);
+    assert_int_equal(pair->s[1].status, TC_OK);
+}
+
+static void pair_close(pair_t *pair)
+{
+    int i;
+
+    for (i = 0; i < 2; ++i) {
+        tc_peer_destroy(pair->s[i].peer);
+        tc_context_destroy(pair->s[i].ctx);
+        tc_pkg_close(pair->s[i].pkg);
+        tc_boot_close(pair->s[i].boot);
+    }
+}
+
+static void default_params(tc_context_params_t *params, uint32_t slots)
+{
+    tc_context_params_init(params);
+    params->slots      = slots;
+    params->slot_size  = 4096;
+    params->timeout_ms = 5000;
+}
+
+static tc_bench_state_t *state_of(side_t *side)
+{
+    return tc_context_pkg_state(side->ctx, side->pkg);
+}
+
+static tc_jam_t jam_of(side_t *side, const char *name)
+{
+    tc_jam_t jam;
+    assert_int_equal(tc_pkg_jam(side->pkg, name, &jam), TC_OK);
+    return jam;
+}
+
+static void set_frames(pair_t *pair, uint32_t payload)
+{
+    assert_int_equal(tc_peer_set_frame_size(pair->s[0].peer, tc_frame_size_for(payload)), TC_OK);
+    assert_int_equal(tc_peer_set_frame_size(pair->s[1].peer, tc_frame_size_for(payload)), TC_OK);
+}
+
+/* A receiver thread: serve until `frames` frames (run or rejected) arrived. */
+typedef struct server_arg {
+    side_t  *side;
+    uint64_t frames;
+    unsigned delay_ms;
+    tc_status_t status;
+} server_arg_t;
+
+static void *server_thread(void *arg)
+{
+    server_arg_t *a = arg;
+    tc_peer_stats_t st;
+
+    if (a->delay_ms != 0) {
+        usleep(a->delay_ms * 1000u);
+    }
+    a->status = TC_OK;
+    for (;;) {
+        tc_peer_stats(a->side->peer, &st);
+        if (st.rx_frames + st.rx_rejected >= a->frames) {
+            break;
+        }
+        a->status = tc_peer_wait(a->side->peer, NULL);
+        if (a->status != TC_OK) {
+            return NULL;
+        }
+    }
+    a->status = tc_peer_flush(a->side->peer);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void test_connect_reports_transport(void **unused)
+{
+    tc_context_params_t params;
+    const char *why = NULL;
+    pair_t pair;
+
+    (void)unused;
+    default_params(&params, 8);
+    pair_open(&pair, &params);
+    assert_non_null(tc_peer_transports(pair.s[0].peer));
+    assert_true(strlen(tc_peer_transports(pair.s[0].peer)) > 0);
+    (void)tc_peer_progress_needed(pair.s[0].peer, &why);
+    assert_non_null(why);
+    assert_int_equal(tc_peer_check_alive(pair.s[0].peer), TC_OK);
+    pair_close(&pair);
+}
+
+static void test_server_sum_matches_local(void **unused)
+{
+    const uint64_t n = 5000;
+    int32_t payload[64];
+    tc_context_params_t params;
+    server_arg_t server;
+    int64_t expect = 0;
+    pthread_t thread;
+    tc_jam_t jam;
+    pair_t pair;
+    uint64_t i;
+    int k;
+
+    (void)unused;
+    default_params(&params, 16);
+    pair_open(&pair, &params);
+    set_frames(&pair, sizeof(payload));
+    jam = jam_of(&pair.s[1], "server_sum");
+
+    server = (server_arg_t){&pair.s[0], n, 0, TC_OK};
+    pthread_create(&thread, NULL, server_thread, &server);
+    for (i = 0; i < n; ++i) {
+        for (k = 0; k < 64; ++k) {
+            payload[k] = (int32_t)((i * 131 + (uint64_t)k * 7) % 20011) - 10000;
+            expect += payload[k];
+        }
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, payload, sizeof(payload), 0), TC_OK);
+    }
+    assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+
+    assert_int_equal(state_of(&pair.s[0])->sum, expect);
+    assert_int_equal(state_of(&pair.s[0])->calls, n);
+    assert_int_equal(state_of(&pair.s[1])->calls, 0); /* the sender ran nothing */
+    pair_close(&pair);
+}
+
+static void test_indirect_put_matches_local(void **unused)
+{
+    const uint64_t n = 3000, ints = 100;
+    int32_t *expect = calloc(TC_BENCH_ARRAY_LEN, sizeof(int32_t));
+    int32_t payload[100];
+    tc_context_params_t params;
+    tc_bench_state_t *st;
+    server_arg_t server;
+    pthread_t thread;
+    uint64_t i, k, cursor = 0;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)unused;
+    default_params(&params, 8);
+    pair_open(&pair, &params);
+    set_frames(&pair, sizeof(payload));
+    jam = jam_of(&pair.s[1], "indirect_put");
+
+    server = (server_arg_t){&pair.s[0], n, 0, TC_OK};
+    pthread_create(&thread, NULL, server_thread, &server);
+    for (i = 0; i < n; ++i) {
+        for (k = 0; k < ints; ++k) {
+            payload[k] = (int32_t)(i * 1000003u + k);
+            expect[tc_bench_index(cursor++)] = payload[k];
+        }
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, payload, sizeof(payload), 0), TC_OK);
+    }
+    assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+
+    st = state_of(&pair.s[0]);
+    assert_int_equal(st->cursor, n * ints);
+    assert_memory_equal(st->array, expect, TC_BENCH_ARRAY_LEN * sizeof(int32_t));
+    free(expect);
+    pair_close(&pair);
+}
+
+static void test_call_returns_result(void **unused)
+{
+    tc_context_params_t params;
+    server_arg_t server;
+    int32_t payload[4] = {1, 2, 3, 4};
+    pthread_t thread;
+    int64_t ret = 0;
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    default_params(&params, 4);
+    pair_open(&pair, &params);
+    set_frames(&pair, sizeof(payload));
+    jam = jam_of(&pair.s[1], "server_sum");
+
+    server = (server_arg_t){&pair.s[0], 100, 0, TC_OK};
+    pthread_create(&thread, NULL, server_thread, &server);
+    for (i = 1; i <= 100; ++i) {
+        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, payload, sizeof(payload), &ret),
+                         TC_OK);
+        assert_int_equal(ret, 10 * i); /* the running total after this call */
+    }
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+    pair_close(&pair);
+}
+
+/* Every sequence number runs exactly once, in order, through a 4-slot ring. */
+static void test_million_in_order_small_ring(void **unused)
+{
+    const uint64_t n = quick() ? 100000 : 1000000;
+    tc_context_params_t params;
+    tc_peer_stats_t tx, rx;
+    tc_bench_state_t *st;
+    server_arg_t server;
+    pthread_t thread;
+    tc_jam_t jam;
+    pair_t pair;
+    uint64_t i;
+
+    (void)unused;
+    default_params(&params, 4);
+    pair_open(&pair, &params);
+    set_frames(&pair, sizeof(uint64_t));
+    jam = jam_of(&pair.s[1], "seq");
+
+    server = (server_arg_t){&pair.s[0], n, 0, TC_OK};
+    pthread_create(&thread, NULL, server_thread, &server);
+    for (i = 0; i < n; ++i) {
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), 0), TC_OK);
+    }
+    assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+
+    st = state_of(&pair.s[0]);
+    tc_peer_stats(pair.s[1].peer, &tx);
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(st->seq_errors, 0);
+    assert_int_equal(st->seq_next, n);
+    assert_int_equal(st->calls, n);
+    assert_int_equal(tx.tx_frames, n);
+    assert_int_equal(rx.rx_frames, n);
+    assert_int_equal(rx.rx_rejected, 0);
+    assert_true(tx.credit_waits > 0); /* a 4-slot ring must have filled */
+    pair_close(&pair);
+}
+
+/* A full ring blocks the sender until the receiver frees slots; nothing is
+ * overwritten (the seq jam would count a skipped frame). */
+static void test_full_ring_blocks_sender(void **unused)
+{
+    const unsigned slots = 4, n = 64;
+    tc_context_params_t params;
+    tc_bench_state_t *st;
+    server_arg_t server;
+    pthread_t thread;
+    uint64_t i, t0, blocked_ns = 0;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)unused;
+    default_params(&params, slots);
+    pair_open(&pair, &params);
+    set_frames(&pair, sizeof(uint64_t));
+    jam = jam_of(&pair.s[1], "seq");
+
+    server = (server_arg_t){&pair.s[0], n, 300, TC_OK}; /* starts 300 ms late */
+    pthread_create(&thread, NULL, server_thread, &server);
+    t0 = tc_clock_mono_ns();
+    for (i = 0; i < n; ++i) {
+        uint64_t before = tc_clock_mono_ns();
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), 0), TC_OK);
+        if (i < slots) {
+            assert_true(tc_clock_mono_ns() - before < 100000000ull); /* no wait */
+        } else if (i == slots) {
+            blocked_ns = tc_clock_mono_ns() - t0;
+        }
+    }
+    assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+
+    assert_true(blocked_ns >= 200000000ull); /* the 5th send waited for the receiver */
+    st = state_of(&pair.s[0]);
+    assert_int_equal(st->seq_errors, 0);
+    assert_int_equal(st->seq_next, n);
+    pair_close(&pair);
+}
+
+static void test_variable_frames(void **unused)
+{
+    static int32_t payload[900];
+    tc_context_params_t params;
+    server_arg_t server;
+    pthread_t thread;
+    int64_t expect = 0;
+    tc_peer_stats_t rx;
+    tc_jam_t jam;
+    pair_t pair;
+    uint64_t i, n = 2000;
+    size_t len;
+
+    (void)unused;
+    default_params(&params, 8);
+    params.frames = TC_FRAMES_VARIABLE;
+    pair_open(&pair, &params);
+    jam = jam_of(&pair.s[1], "server_sum");
+    for (i = 0; i < 900; ++i) {
+        payload[i] = (int32_t)i - 450;
+    }
+
+    server = (server_arg_t){&pair.s[0], n, 0, TC_OK};
+    pthread_create(&thread, NULL, server_thread, &server);
+    for (i = 0; i < n; ++i) {
+        len = ((i * 37) % 900) * sizeof(int32_t); /* 0 .. 3596 bytes */
+        for (size_t k = 0; k < len / sizeof(int32_t); ++k) {
+            expect += payload[k];
+        }
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, payload, len, 0), TC_OK);
+    }
+    assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 0);
+    assert_int_equal(state_of(&pair.s[0])->sum, expect);
+    pair_close(&pair);
+}
+
+static void test_single_put_signalling(void **unused)
+{
+    tc_context_params_t params;
+    server_arg_t server;
+    pthread_t thread;
+    tc_jam_t jam;
+    pair_t pair;
+    uint64_t i, n = 20000;
+
+    (void)unused;
+    default_params(&params, 8);
+    params.signal = TC_SIGNAL_SINGLE_PUT;
+    pair_open(&pair, &params);
+    set_frames(&pair, sizeof(uint64_t));
+    jam = jam_of(&pair.s[1], "seq");
+
+    server = (server_arg_t){&pair.s[0], n, 0, TC_OK};
+    pthread_create(&thread, NULL, server_thread, &server);
+    for (i = 0; i < n; ++i) {
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), 0), TC_OK);
+    }
+    assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+    assert_int_equal(state_of(&pair.s[0])->seq_errors, 0);
+    assert_int_equal(state_of(&pair.s[0])->seq_next, n);
+    pair_close(&pair);
+}
+
+/* ------------------------------------------------------ malformed frames */
+
+/* A valid server_sum frame of `fsize` bytes for the sender's next seq. */
+static void build_frame(side_t *tx, char *frame, uint32_t fsize, int32_t value)
+{
+    tc_frame_layout_t layout = {0, 0, 0, sizeof(int32_t)};
+    tc_frame_offsets_t off;
+    tc_jam_t jam = jam_of(tx, "server_sum");
+
+    memset(frame, 0, fsize);
+    assert_int_equal(tc_frame_layout(&layout, fsize, &off), TC_OK);
+    off.frame_size = fsize;
+    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_LOCAL, 0, jam.pkg_id, jam.element,
+                       tx->peer->tx_seq);
+    memcpy(frame + off.payload_off, &value, sizeof(value));
+    tc_frame_seal(frame);
+}
+
+typedef void (*tamper_fn)(char *frame);
+
+static void tamper_magic(char *f)   { ((tc_frame_hdr_t *)f)->mag = 0x11; }
+static void tamper_size(char *f)    { ((tc_frame_hdr_t *)f)->frame_size = 1u << 20; }
+static void tamper_element(char *f) { ((tc_frame_hdr_t *)f)->element = 999; }
+static void tamper_package(char *f) { ((tc_frame_hdr_t *)f)->pkg_id ^= 0x5a5a5a5a; }
+static void tamper_trunc(char *f)   { ((tc_frame_hdr_t *)f)->payload_len = 4000; }
+static void tamper_kind(char *f)    { ((tc_frame_hdr_t *)f)->kind = 77; }
+static void tamper_seq(char *f)
+{
+    tc_frame_hdr_t *h = (tc_frame_hdr_t *)f;
+    h->seq += 5;
+    tc_frame_seal(f); /* a consistent frame, just not the one expected now */
+}
+static void tamper_sig(char *f)
+{
+    *tc_frame_sig_ptr(f, ((tc_frame_hdr_t *)f)->frame_size) ^= 0xff00;
+}
+
+static void test_malformed_frames_rejected(void **unused)
+{
+    static const struct {
+        tamper_fn   fn;
+        const char *reason;
+    } cases[] = {
+        {tamper_magic, "magic"},     {tamper_size, "exceeds the slot"},
+        {tamper_element, "unknown element"}, {tamper_package, "unknown element"},
+        {tamper_trunc, "truncated"}, {tamper_kind, "unknown kind"},
+        {tamper_seq, "sequence"},    {tamper_sig, "signal"},
+    };
+    const uint32_t fsize = tc_frame_size_for(sizeof(int32_t));
+    tc_context_params_t params;
+    tc_peer_stats_t rx;
+    char frame[256];
+    unsigned i, n;
+    int64_t sum = 0;
+    pair_t pair;
+
+    (void)unused;
+    default_params(&params, 4);
+    pair_open(&pair, &params);
+    set_frames(&pair, sizeof(int32_t));
+
+    /* one thread drives both sides: shared-memory puts land at once */
+    for (i = 0; i < TC_ARRAY_SIZE(cases); ++i) {
+        build_frame(&pair.s[1], frame, fsize, 1000 + (int32_t)i);
+        cases[i].fn(frame);
+        assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, fsize), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+        assert_int_equal(n, 1); /* consumed ... */
+        tc_peer_stats(pair.s[0].peer, &rx);
+        assert_int_equal(rx.rx_rejected, i + 1); /* ... rejected and counted */
+        assert_int_equal(rx.rx_frames, i);
+        assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), cases[i].reason));
+        assert_int_equal(state_of(&pair.s[0])->calls, i); /* never run */
+
+        /* the receiver keeps serving: the next valid frame runs */
+        build_frame(&pair.s[1], frame, fsize, (int32_t)i + 1);
+        sum += (int32_t)i + 1;
+        assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, fsize), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+        assert_int_equal(n, 1);
+        assert_int_equal(state_of(&pair.s[0])->calls, i + 1);
+        assert_int_equal(state_of(&pair.s[0])->sum, sum);
+        /* the sender learns about the freed slots */
+        assert_int_equal(tc_peer_flush(pair.s[0].peer), TC_OK);
+    }
+    pair_close(&pair);
+}
+
+/* A slot left behind by a consumed frame is never taken for a new one, even
+ * if its signal word is written again late (a transport may store a tail
+ * twice): the receiver waits for a different signal. */
+static void test_stale_signal_not_rerun(void **unused)
+{
+    const uint32_t fsize = tc_frame_size_for(sizeof(int32_t));
+    tc_context_params_t params;
+    tc_frame_hdr_t *hdr;
+    char frame[256];
+    unsigned n, i;
+    pair_t pair;
+    char *slot;
+
+    (void)unused;
+    default_params(&params, 2);
+    pair_open(&pair, &params);
+    set_frames(&pair, sizeof(int32_t));
+    build_frame(&pair.s[1], frame, fsize, 5);
+    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, fsize), TC_OK);
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+    assert_int_equal(n, 1);
+
+    /* replay the very same bytes into slot 0 again after one lap */
+    build_frame(&pair.s[1], frame, fsize, 6);
+    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, fsize), TC_OK);
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+    assert_int_equal(n, 1);
+    slot = pair.s[0].peer->rx_ring;
+    hdr  = (tc_frame_hdr_t *)slot;
+    for (i = 0; i < 1000; ++i) {
+        *tc_frame_sig_ptr(slot, fsize) = tc_frame_sig(hdr->seq); /* the late duplicate */
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+        assert_int_equal(n, 0);
+    }
+    assert_int_equal(state_of(&pair.s[0])->calls, 2);
+    assert_int_equal(state_of(&pair.s[0])->sum, 11);
+    pair_close(&pair);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_connect_reports_transport),
+        cmocka_unit_test(test_server_sum_matches_local),
+        cmocka_unit_test(test_indirect_put_matches_local),
+        cmocka_unit_test(test_call_returns_result),
+        cmocka_unit_test(test_million_in_order_small_ring),
+        cmocka_unit_test(test_full_ring_blocks_sender),
+        cmocka_unit_test(test_variable_frames),
+        cmocka_unit_test(test_single_put_signalling),
+        cmocka_unit_test(test_malformed_frames_rejected),
+        cmocka_unit_test(test_stale_signal_not_rerun),
+    };
+    return cmocka_run_group_tests_name("peer", tests, NULL, NULL);
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Every bad command line: one-line error naming what was wrong, usage, exit 2.
+. "$(dirname "$0")/lib.sh"
+check() { # expected-substring args...
+    local want=$1; shift
+    "$TC_PERF" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 2 ] || fail "tc-perf $* exited $rc, expected 2"
+    head -1 "$TMP/err" | grep -q -- "$want" || fail "tc-perf $*: first line '$(head -1 "$TMP/err")' lacks '$want'"
+    grep -q "^usage: tc-perf" "$TMP/err" || fail "tc-perf $*: no usage"
+}
+check "unknown option '--bogus'" --bogus
+check "unknown option '-x'" -x
+check "unknown test 'jam_foo'" -t jam_lat,jam_foo
+check "bad iteration count '0'" -n 0
+check "bad iteration count '-5'" -n -5
+check "bad iteration count '99999999999999999999999'" -n 99999999999999999999999
+check "bad warm-up count 'ten'" -w ten
+check "bad payload size '-1'" -s 8,-1
+check "bad payload size '8x'" -s 8x
+check "bad slot count '3'" -S 3
+check "bad slot size '100'" -z 100
+check "bad port '70000'" -p 70000
+check "bad signalling mode 'maybe'" -m maybe
+check "bad frame mode 'odd'" -F odd
+check "bad progress mode 'sometimes'" -P sometimes
+check "bad timeout '0'" -T 0
+check "needs a value" -t
+check "-l takes no HOST" -l somehost
+check "slot size 64 is below" -l -z 64 -s 1024
+check "unexpected argument 'b'" a b
+# an unknown jam is caught once the package is loaded: exit 1 with a reason
+"$TC_PERF" -l -j no_such_jam -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" != 0 ] || fail "unknown jam accepted"
+grep -q "no jam 'no_such_jam'" "$TMP/err" || fail "unknown jam: $(cat "$TMP/err")"
+"$TC_PERF" -h | grep -q "^usage: tc-perf" || fail "-h prints no usage"
+echo ok

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# tc-perf -l runs every test on one connection and writes CSV and JSON.
+. "$(dirname "$0")/lib.sh"
+"$TC_PERF" -l -t jam_lat,jam_rate,put_lat,put_rate,am_lat,am_rate -s 8,1024 -n 2000 -w 100 \
+    --csv "$TMP/r.csv" --json "$TMP/r.json" >"$TMP/out" 2>"$TMP/err" \
+    || fail "tc-perf -l failed: $(cat "$TMP/err")"
+head -1 "$TMP/r.csv" | grep -q '^test,jam,mode,payload_bytes,frame_bytes,iterations,min_us,p50_us,p90_us,p99_us,p999_us' \
+    || fail "csv header: $(head -1 "$TMP/r.csv")"
+[ "$(tail -n +2 "$TMP/r.csv" | wc -l)" = 12 ] || fail "expected 12 csv rows"
+for t in jam_lat jam_rate put_lat put_rate am_lat am_rate; do
+    grep -q "^$t," "$TMP/r.csv" || fail "no $t row"
+done
+# every latency is positive and percentiles are ordered
+awk -F, 'NR > 1 { if (!($7 > 0 && $7 <= $8 && $8 <= $9 && $9 <= $10 && $10 <= $11 && $11 <= $13)) { print "bad row: " $0; exit 1 } }' \
+    "$TMP/r.csv" || fail "percentiles not ordered"
+python3 -c "import json,sys; d=json.load(open('$TMP/r.json')); assert len(d['results']) == 12; assert d['ucx_version']; assert d['transports']" \
+    || fail "json"
+grep -q "jam_lat" "$TMP/out" || fail "no table"
+echo ok

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Two processes, server and client, over UCX_TLS=tcp: puts are emulated, so
+# the wait loops must progress the worker; tc-perf says so.
+. "$(dirname "$0")/lib.sh"
+port=$(free_port)
+UCX_TLS=tcp "$TC_PERF" -p "$port" -T 5000 >"$TMP/srv.out" 2>"$TMP/srv.err" &
+srv=$!
+UCX_TLS=tcp "$TC_PERF" 127.0.0.1 -p "$port" -T 5000 -t jam_lat,jam_rate,put_lat,am_lat -s 8,4096 \
+    -n 500 -w 50 --json "$TMP/r.json" >"$TMP/cli.out" 2>"$TMP/cli.err" \
+    || fail "client: $(cat "$TMP/cli.err")"
+wait "$srv" || fail "server: $(cat "$TMP/srv.err")"
+grep -q "tcp" "$TMP/cli.out" || fail "transports do not show tcp: $(grep transports "$TMP/cli.out")"
+grep -q "progress on" "$TMP/cli.out" || fail "progress not on over tcp"
+python3 -c "import json; d=json.load(open('$TMP/r.json')); assert d['progress'] is True; assert len(d['results']) == 8"
+echo ok
