@@ -36,7 +36,7 @@ static void perf_usage(FILE *out)
             "  -l          loopback: both sides in one process, two pinned threads\n"
             "  -S SLOTS    mailbox ring slots, a power of two (default 64)\n"
             "  -z BYTES    slot size, a multiple of 64 (default: fits the largest size)\n"
-            "  -m MODE     signalling: fenced (default) or single-put\n"
+            "  -m MODE     signalling: fenced (default), ordered or single-put\n"
             "  -F MODE     frames: fixed (default) or variable\n"
             "  -P MODE     worker progress in wait loops: auto (default), on, off\n"
             "  -T MS       timeout: longest silence from the peer (default 10000)\n"
@@ -224,8 +224,11 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
                 opts->signal = TC_SIGNAL_FENCED;
             } else if (!strcmp(optarg, "single-put")) {
                 opts->signal = TC_SIGNAL_SINGLE_PUT;
+            } else if (!strcmp(optarg, "ordered")) {
+                opts->signal = TC_SIGNAL_ORDERED;
             } else {
-                return perf_bad("bad signalling mode '%s' (fenced, single-put)", optarg);
+                return perf_bad("bad signalling mode '%s' (fenced, ordered, single-put)",
+                                optarg);
             }
             break;
         case 'F':

@@ -15,7 +15,7 @@
 #define TC_CFLAGS "unknown"
 #endif
 
-static const char *const perf_signal_names[] = {"fenced", "single-put"};
+static const char *const perf_signal_names[] = {"fenced", "single-put", "ordered"};
 static const char *const perf_frames_names[] = {"fixed", "variable"};
 static const char *const perf_progress_names[] = {"auto", "on", "off"};
 

@@ -45,7 +45,11 @@ static uint64_t tc_frame_offsets_calc(uint64_t args_len, uint64_t got_count,
 uint32_t tc_frame_size_for(uint32_t payload_len)
 {
     tc_frame_offsets_t offsets;
-    return (uint32_t)tc_frame_offsets_calc(0, 0, 0, payload_len, &offsets);
+    uint64_t size = tc_frame_offsets_calc(0, 0, 0, payload_len, &offsets);
+
+    /* no frame can carry it: UINT32_MAX is not a multiple of 64, so
+     * tc_peer_set_frame_size rejects it and any "<= slot_size" test fails */
+    return (size > UINT32_MAX) ? UINT32_MAX : (uint32_t)size;
 }
 
 tc_status_t tc_frame_layout(const tc_frame_layout_t *layout, uint32_t max_size,

@@ -525,7 +525,7 @@ static tc_status_t tc_peer_send_reply(tc_peer_t *peer);
  * so two peers that stream at each other cannot deadlock. */
 static tc_status_t tc_peer_wait_credit(tc_peer_t *peer)
 {
-    uint64_t start = tc_clock_mono_ns(), next_alive = start;
+    uint64_t start = 0, next_alive = 0;
     tc_status_t status;
     uint64_t iter = 0;
 
@@ -541,6 +541,9 @@ static tc_status_t tc_peer_wait_credit(tc_peer_t *peer)
             ucp_worker_progress(peer->ctx->worker);
         }
         if (TC_UNLIKELY((++iter % TC_CHECK_EVERY) == 0)) {
+            if (start == 0) {
+                start = next_alive = tc_clock_mono_ns(); /* clock only when it drags on */
+            }
             status = tc_peer_wait_check(peer, start, &next_alive, "credits");
             if (status != TC_OK) {
                 return status;
@@ -579,12 +582,14 @@ static tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
         status = tc_peer_put(peer, frame, size, raddr);
     } else {
         status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
-        if (TC_LIKELY(status == TC_OK)) {
+        if (TC_LIKELY(status == TC_OK) && (peer->ctx->params.signal == TC_SIGNAL_FENCED)) {
             ucs_status_t ucs = ucp_worker_fence(peer->ctx->worker);
             if (TC_UNLIKELY(ucs != UCS_OK)) {
                 tc_error("%s: ucp_worker_fence: %s", peer->name, ucs_status_string(ucs));
                 return TC_ERR_UCX;
             }
+        }
+        if (TC_LIKELY(status == TC_OK)) {
             status = tc_peer_put(peer, frame + size - TC_FRAME_SIG_SIZE,
                                  TC_FRAME_SIG_SIZE, raddr + size - TC_FRAME_SIG_SIZE);
         }

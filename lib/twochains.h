@@ -194,8 +194,12 @@ tc_status_t tc_pkg_default_path(char *buf, size_t len);
 /* -------------------------------------------------------------- the runtime */
 
 typedef enum {
-    TC_SIGNAL_FENCED     = 0, /* data put, fence, signal put: any transport */
-    TC_SIGNAL_SINGLE_PUT = 1  /* one put: only where a put lands in address order */
+    TC_SIGNAL_FENCED     = 0, /* data put, ucp_worker_fence, signal put: any transport */
+    TC_SIGNAL_SINGLE_PUT = 1, /* one put: only where a put's bytes land in address
+                               * order (RDMA NICs writing a frame front to back) */
+    TC_SIGNAL_ORDERED    = 2  /* data put, signal put, no fence: only where two puts
+                               * land in issue order (shared memory on x86-64 TSO,
+                               * one RC lane); saves the fence's store-buffer drain */
 } tc_signal_mode_t;
 
 typedef enum {
@@ -244,7 +248,8 @@ void        tc_peer_destroy(tc_peer_t *peer);
  * of 64, at most slot_size). Both sides must set the same value while the
  * ring is idle. */
 tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size);
-/* Bytes of the frame that carries a payload of len bytes. */
+/* Bytes of the frame that carries a payload of len bytes; UINT32_MAX when
+ * no frame can. */
 uint32_t    tc_frame_size_for(uint32_t payload_len);
 
 #define TC_SEND_WANT_REPLY 0x1u
