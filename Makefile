@@ -52,7 +52,7 @@ $(BUILD)/obj/%.o: %.c
 
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(LIB_SO): $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -103,9 +103,12 @@ struct tc_peer {
     int               reply_pending;
     int               in_progress;
 
-    /* dispatch scratch filled by the validator's lookup */
+    /* dispatch: filled by the validator's lookup, kept for the next frame
+     * (a stream of one jam looks its element up once) */
     const tc_pkg_element_t *disp_elem;
     void                   *disp_state;
+    uint32_t                disp_pkg_id;
+    uint32_t                disp_element; /* UINT32_MAX: nothing cached */
 
     tc_peer_stats_t   stats;
     char              last_reject[192];
