@@ -116,11 +116,19 @@ tc_status_t tc_frame_validate(const void *frame, const tc_frame_expect_t *expect
                               char *reason, size_t reason_len)
 {
     tc_frame_hdr_t hdr;
-    tc_frame_offsets_t offsets;
-    uint64_t sig, end;
 
     /* One copy: a peer still writing cannot change what we checked. */
     memcpy(&hdr, frame, sizeof(hdr));
+    return tc_frame_validate_hdr(&hdr, frame, expect, reason, reason_len);
+}
+
+tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
+                                  const tc_frame_expect_t *expect, char *reason,
+                                  size_t reason_len)
+{
+    const tc_frame_hdr_t hdr = *hdrp;
+    tc_frame_offsets_t offsets;
+    uint64_t sig, end;
 
     if (hdr.mag != TC_FRAME_MAG) {
         return tc_frame_reject(reason, reason_len, "bad magic 0x%02x (expected 0x%02x)",

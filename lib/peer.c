@@ -672,6 +672,15 @@ tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
         return TC_ERR_OUT_OF_RANGE;
     }
 
+    if (TC_LIKELY((jam->elem == peer->tx_tmpl_elem) && ((uint32_t)packed == peer->tx_tmpl_len) &&
+                  (flags == peer->tx_tmpl_flags) &&
+                  ((peer->ctx->params.frames != TC_FRAMES_FIXED) ||
+                   (peer->frame_size == peer->tx_tmpl_size)))) {
+        memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
+        ((tc_frame_hdr_t *)frame)->seq = peer->tx_seq;
+        return tc_peer_send_frame(peer, frame);
+    }
+
     layout.payload_len = (uint32_t)packed;
     status = tc_frame_layout(&layout, peer->tx_slot_size, &offsets);
     size   = (status == TC_OK) ? tc_peer_frame_size(peer, offsets.frame_size) : 0;
@@ -687,6 +696,11 @@ tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     tc_frame_write_hdr(frame, &offsets, &layout, TC_KIND_LOCAL,
                        (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
                        jam->pkg_id, jam->element, peer->tx_seq);
+    memcpy(&peer->tx_tmpl, frame, sizeof(peer->tx_tmpl));
+    peer->tx_tmpl_elem  = jam->elem;
+    peer->tx_tmpl_len   = (uint32_t)packed;
+    peer->tx_tmpl_flags = flags;
+    peer->tx_tmpl_size  = size;
     return tc_peer_send_frame(peer, frame);
 }
 
@@ -793,44 +807,54 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
 /* Validate and run (or reject) the frame, then give its slot back. */
 static tc_status_t tc_peer_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
 {
-    tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
     tc_frame_expect_t expect;
+    tc_frame_hdr_t hdr;
     char reason[160];
     tc_jam_ctx_t jctx;
-    tc_status_t status = TC_OK;
     int64_t ret;
+
+    /* one copy of the header: what is checked is what is used */
+    memcpy(&hdr, frame, sizeof(hdr));
+    if (TC_LIKELY((peer->ctx->params.frames == TC_FRAMES_FIXED) &&
+                  tc_frame_local_fast(&hdr, peer->frame_size, peer->rx_seq, seen) &&
+                  (hdr.pkg_id == peer->disp_pkg_id) && (hdr.element == peer->disp_element))) {
+        goto run; /* the common case: same jam as the last frame */
+    }
 
     expect.slot_size  = peer->rx_slot_size;
     expect.frame_size = (peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size : 0;
     expect.seq        = peer->rx_seq;
     expect.known      = tc_peer_known;
     expect.known_arg  = peer;
-
-    if (TC_UNLIKELY(tc_frame_validate(frame, &expect, reason, sizeof(reason)) != TC_OK)) {
+    if (TC_UNLIKELY(tc_frame_validate_hdr(&hdr, frame, &expect, reason, sizeof(reason)) !=
+                    TC_OK)) {
         tc_peer_reject(peer, reason);
         goto consumed;
     }
-
-    tc_peer_note_ack(peer, hdr->ack);
-    if (hdr->flags & TC_FRAME_F_HAS_RET) {
-        peer->stats.last_ret     = hdr->ret;
-        peer->stats.last_ret_seq = hdr->ret_seq;
+    if (hdr.kind != TC_KIND_LOCAL) {
+        goto bookkeeping; /* a reply: only its result and credits matter */
     }
 
-    if (hdr->kind == TC_KIND_LOCAL) {
-        jctx.state    = peer->disp_state;
-        jctx.origin   = peer->peer_rank;
-        jctx.seq      = hdr->seq;
-        jctx.args     = frame + TC_FRAME_HDR_SIZE;
-        jctx.args_len = hdr->args_len;
-        ret = peer->disp_elem->run(&jctx, frame + hdr->payload_off, hdr->payload_len);
-        peer->ran_ret = ret;
-        peer->ran_seq = hdr->seq;
-        peer->ran_has = 1;
-        peer->stats.rx_frames++;
-        if (hdr->flags & TC_FRAME_F_WANT_REPLY) {
-            peer->reply_pending = 1;
-        }
+run:
+    jctx.state    = peer->disp_state;
+    jctx.origin   = peer->peer_rank;
+    jctx.seq      = hdr.seq;
+    jctx.args     = frame + TC_FRAME_HDR_SIZE;
+    jctx.args_len = hdr.args_len;
+    ret = peer->disp_elem->run(&jctx, frame + hdr.payload_off, hdr.payload_len);
+    peer->ran_ret = ret;
+    peer->ran_seq = hdr.seq;
+    peer->ran_has = 1;
+    peer->stats.rx_frames++;
+    if (hdr.flags & TC_FRAME_F_WANT_REPLY) {
+        peer->reply_pending = 1;
+    }
+
+bookkeeping:
+    tc_peer_note_ack(peer, hdr.ack);
+    if (hdr.flags & TC_FRAME_F_HAS_RET) {
+        peer->stats.last_ret     = hdr.ret;
+        peer->stats.last_ret_seq = hdr.ret_seq;
     }
 
 consumed:
@@ -838,7 +862,7 @@ consumed:
     peer->rx_stale[peer->rx_seq & (peer->rx_slots - 1)] = seen;
     peer->rx_seq++;
     peer->idle_polls = 0;
-    return status;
+    return TC_OK;
 }
 
 tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)

@@ -93,6 +93,14 @@ struct tc_peer {
     uint64_t         *credit_src;    /* source of credit puts (monotonic) */
 
     uint32_t          frame_size;    /* fixed-frame mode */
+
+    /* header of the last jam frame sent: the next one of the same jam, size
+     * and flags copies it instead of laying the frame out again */
+    tc_frame_hdr_t          tx_tmpl;
+    const tc_pkg_element_t *tx_tmpl_elem;
+    uint32_t                tx_tmpl_len;
+    uint32_t                tx_tmpl_size;
+    unsigned                tx_tmpl_flags;
     int               progress;      /* wait loops progress the worker */
     const char       *progress_why;
 
