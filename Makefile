@@ -1,4 +1,5 @@
-# Two-Chains: make | make check | make figures | make deps | make install PREFIX=...
+# Two-Chains: make | make check | make bench | make deps | make install PREFIX=...
+# check and bench install what they need first (scripts/deps.sh).
 PREFIX    ?= /usr/local
 BUILD     ?= build
 CC        ?= gcc
@@ -31,19 +32,20 @@ PKG_DIR    := $(BUILD)/pkg/bench
 PKG_SO     := $(PKG_DIR)/libtc_bench.so
 PKG_OBJS   := $(patsubst jams/%,$(BUILD)/obj/jams/%.o,$(JAM_SRCS)) $(BUILD)/obj/pkg/tc_pkg_desc.o
 
-BENCH_SRCS := $(wildcard bench/*.c)
+PERF_SRCS  := $(wildcard bench/perf_*.c)
 TC_PERF    := $(BUILD)/bin/tc-perf
+TC_SOAK    := $(BUILD)/bin/tc-soak
 
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all lib pkg tools check deps install clean figures
+.PHONY: all lib pkg tools check check-run bench soak deps install clean fuzz
 .SECONDARY:
 all: lib pkg tools
 
 lib: $(LIB_A) $(LIB_SO)
 pkg: $(PKG_SO)
-tools: $(TC_PERF)
+tools: $(TC_PERF) $(TC_SOAK)
 
 $(BUILD)/obj/bench/%.o: CPPFLAGS += -DTC_CFLAGS='"$(CFLAGS_BASE)"'
 $(BUILD)/obj/%.o: %.c
@@ -57,6 +59,14 @@ $(LIB_A): $(LIB_OBJS)
 $(LIB_SO): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-soname,libtwochains.so.0 $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# Soak: SOAK_COUNT jams under stress-ng --class vm --all 1 (not part of check).
+SOAK_COUNT ?= 10000000
+SOAK_STRESS ?= stress-ng --class vm --all 1
+soak:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	scripts/soak.sh $(SOAK_COUNT) "$(SOAK_STRESS)"
 
 # --- the test package (interim rule; tc-pkg takes over with the toolchain)
 $(BUILD)/obj/jams/jam_%.amc.o: jams/jam_%.amc jams/tc_jam.h jams/bench_state.h lib/twochains.h
@@ -78,23 +88,55 @@ $(PKG_SO): $(PKG_OBJS)
 	$(CC) -shared $(LDFLAGS) -o $@ $^
 
 # --- tools
-$(TC_PERF): $(BENCH_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+$(TC_PERF): $(PERF_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/obj/bench/soak.o: CPPFLAGS += -Ijams
+$(TC_SOAK): $(BUILD)/obj/bench/soak.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # --- tests
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_A) | $(PKG_SO) $(TC_PERF)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_A) | $(PKG_SO) $(TC_PERF) $(TC_SOAK)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB_A) $(LIBS) -lcmocka
 
 $(BUILD)/obj/tests/%.o: CPPFLAGS += -Ijams -I$(PKG_DIR)
 $(BUILD)/obj/tests/%.o: | $(PKG_DIR)/tc_pkg_desc.c
 
-check: all $(TEST_BINS)
+check:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory check-run
+
+check-run: all $(TEST_BINS)
 	@BUILD=$(BUILD) VALGRIND=$(VALGRIND) SAN=$(SAN) tests/run-tests.sh
+
+# The main job for now: jams vs raw UCX, written to results/<platform>/.
+ROUNDS ?= 5
+ITERS  ?= 1000000
+bench:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	scripts/bench-foundation.sh $(ROUNDS) $(ITERS)
 
 deps:
 	@scripts/deps.sh
+
+# Frame fuzzing (libFuzzer): seeds valid frames of every kind, fuzzes for
+# FUZZ_SECONDS, merges what it found into the committed corpus; crash
+# reproducers land in tests/fuzz/frame-crashes/. make check replays both.
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS  := -g -O1 -Ilib -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+fuzz:
+	@scripts/deps.sh fuzz
+	@mkdir -p $(BUILD)/fuzz/new tests/fuzz/frame-corpus tests/fuzz/frame-crashes
+	clang $(FUZZ_CFLAGS) tests/fuzz/frame_target.c lib/frame.c lib/status.c -o $(BUILD)/fuzz/fuzz_frame
+	$(CC) -std=gnu11 -O2 -Ilib tests/fuzz/frame_seeds.c lib/frame.c lib/status.c -o $(BUILD)/fuzz/frame_seeds
+	$(BUILD)/fuzz/frame_seeds tests/fuzz/frame-corpus
+	$(BUILD)/fuzz/fuzz_frame -max_total_time=$(FUZZ_SECONDS) -max_len=1100 \
+	    -artifact_prefix=tests/fuzz/frame-crashes/ $(BUILD)/fuzz/new tests/fuzz/frame-corpus
+	$(BUILD)/fuzz/fuzz_frame -merge=1 tests/fuzz/frame-corpus $(BUILD)/fuzz/new
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
@@ -105,7 +147,7 @@ install: all
 	ln -sf libtwochains.so.0 $(DESTDIR)$(PREFIX)/lib/libtwochains.so
 	install -m 644 lib/twochains.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains_jam.h
-	install -m 755 $(TC_PERF) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TC_PERF) $(TC_SOAK) $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(PKG_SO) $(PKG_DIR)/bench.h $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' twochains.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/twochains.pc

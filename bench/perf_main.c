@@ -336,6 +336,57 @@ static tc_status_t perf_pin(int cpu)
     return TC_OK;
 }
 
+/* After each test both sides compare counts: every frame one side put must
+ * have run exactly once on the other, and none may have been rejected. */
+typedef struct perf_counts {
+    uint64_t tx, rx, rejected;
+} perf_counts_t;
+
+static void perf_counts_now(const perf_run_t *run, perf_counts_t *c)
+{
+    tc_peer_stats_t st;
+
+    tc_peer_stats(run->peer, &st);
+    c->tx       = st.tx_frames;
+    c->rx       = st.rx_frames;
+    c->rejected = st.rx_rejected;
+}
+
+static tc_status_t perf_check_delivery(perf_run_t *run, const char *test, uint32_t size,
+                                       const perf_counts_t *before)
+{
+    perf_counts_t now, mine, theirs;
+    size_t len = 0;
+    void *buf = NULL;
+    tc_status_t status;
+
+    perf_counts_now(run, &now);
+    mine.tx       = now.tx - before->tx;
+    mine.rx       = now.rx - before->rx;
+    mine.rejected = now.rejected - before->rejected;
+    status = tc_boot_exchange(run->boot, &mine, sizeof(mine), &buf, &len);
+    if (status != TC_OK) {
+        return status;
+    }
+    if (len != sizeof(theirs)) {
+        free(buf);
+        tc_error("%s: bad delivery report from the peer", test);
+        return TC_ERR_PROTOCOL;
+    }
+    memcpy(&theirs, buf, sizeof(theirs));
+    free(buf);
+    if ((theirs.rx != mine.tx) || (mine.rx != theirs.tx) || mine.rejected || theirs.rejected) {
+        tc_error("test %s, payload %u bytes: delivery mismatch: this side put %llu frames, "
+                 "the peer ran %llu and rejected %llu; the peer put %llu, this side ran %llu "
+                 "and rejected %llu", test, size, (unsigned long long)mine.tx,
+                 (unsigned long long)theirs.rx, (unsigned long long)theirs.rejected,
+                 (unsigned long long)theirs.tx, (unsigned long long)mine.rx,
+                 (unsigned long long)mine.rejected);
+        return TC_ERR_BAD_FRAME;
+    }
+    return TC_OK;
+}
+
 typedef struct perf_side {
     perf_opts_t   opts;
     perf_local_t *local;
@@ -472,12 +523,17 @@ static tc_status_t perf_run_side(perf_side_t *side)
         const perf_test_t *test = &perf_tests[side->opts.tests[t]];
         for (s = 0; (s < side->opts.n_sizes) && (status == TC_OK); ++s) {
             perf_result_t *r = &results[n_results];
+            perf_counts_t before;
             memset(r, 0, sizeof(*r));
             r->test = test->name;
             tc_hist_reset(run.hist);
+            perf_counts_now(&run, &before);
             status = tc_boot_barrier(side->boot);
             if (status == TC_OK) {
                 status = test->fn(&run, side->opts.sizes[s], r);
+            }
+            if (status == TC_OK) {
+                status = perf_check_delivery(&run, test->name, side->opts.sizes[s], &before);
             }
             if (status != TC_OK) {
                 tc_error("test %s, payload %u bytes: %s", test->name, side->opts.sizes[s],

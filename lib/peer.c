@@ -483,6 +483,8 @@ static tc_status_t tc_peer_wait_check(tc_peer_t *peer, uint64_t start_ns,
     if (now - start_ns > 1000000ull * (uint64_t)peer->ctx->params.timeout_ms) {
         tc_error("%s: nothing for %d ms while waiting for %s (peer hung or stopped?)",
                  peer->name, peer->ctx->params.timeout_ms, what);
+        /* the ring's state is unknown now: the peer is done for */
+        peer->failed = TC_ERR_TIMEOUT;
         return TC_ERR_TIMEOUT;
     }
     return TC_OK;

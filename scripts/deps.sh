@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages Two-Chains needs, when any is missing.
 set -euo pipefail
+# usage: deps.sh [fuzz]   (fuzz adds clang, for make fuzz)
 pkgs=(build-essential pkg-config libucx-dev ucx-utils libelf-dev stress-ng gnuplot-nox
-      hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc)
+      hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc python3)
+[ "${1:-}" = fuzz ] && pkgs+=(clang)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,13 +6,13 @@ set -u
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-export TC_BUILD="$top/$BUILD"
+export TC_BUILD="$top/$BUILD" TC_SRC="$top"
 pass=0 fail=0 skip=0 failed_names=()
 logdir="$TC_BUILD/test-logs"
 mkdir -p "$logdir"
 
 # pure modules: no UCX, so valgrind sees only our code
-pure="test_stats test_frame"
+pure="test_stats test_frame test_mcast"
 
 count_cmocka() { # log -> adds to pass/fail
     local log=$1 p f

@@ -273,6 +273,48 @@ static void test_call_returns_result(void **unused)
     pair_close(&pair);
 }
 
+/* Every jam of the package runs end to end and returns what it computed. */
+static void test_every_jam_returns(void **unused)
+{
+    int32_t ints[16];
+    uint64_t counter = 0;
+    tc_context_params_t params;
+    server_arg_t server;
+    pthread_t thread;
+    int64_t ret;
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    default_params(&params, 4);
+    params.frames = TC_FRAMES_VARIABLE; /* each jam its own frame size */
+    pair_open(&pair, &params);
+    for (i = 0; i < 16; ++i) {
+        ints[i] = i + 1;
+    }
+
+    server = (server_arg_t){&pair.s[0], 4, 0, TC_OK};
+    pthread_create(&thread, NULL, server_thread, &server);
+    jam = jam_of(&pair.s[1], "indirect_put");
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, sizeof(ints), &ret), TC_OK);
+    assert_int_equal(ret, 16);                 /* integers put */
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, sizeof(ints), &ret), TC_OK);
+    assert_int_equal(ret, 136);                /* 1 + ... + 16 */
+    jam = jam_of(&pair.s[1], "seq");
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &counter, sizeof(counter), &ret), TC_OK);
+    assert_int_equal(ret, 0);
+    jam = jam_of(&pair.s[1], "noop");
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, 40, &ret), TC_OK);
+    assert_int_equal(ret, 40);                 /* bytes it was given */
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+    assert_int_equal(state_of(&pair.s[0])->calls, 3); /* noop touches no state */
+    assert_int_equal(state_of(&pair.s[0])->array[tc_bench_index(15)], 16);
+    pair_close(&pair);
+}
+
 /* Every sequence number runs exactly once, in order, through a 4-slot ring. */
 static void test_million_in_order_small_ring(void **unused)
 {
@@ -559,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_server_sum_matches_local),
         cmocka_unit_test(test_indirect_put_matches_local),
         cmocka_unit_test(test_call_returns_result),
+        cmocka_unit_test(test_every_jam_returns),
         cmocka_unit_test(test_million_in_order_small_ring),
         cmocka_unit_test(test_full_ring_blocks_sender),
         cmocka_unit_test(test_variable_frames),

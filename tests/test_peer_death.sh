@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# A peer that dies (SIGKILL) or hangs (SIGSTOP) mid-run: the survivor exits
-# non-zero within seconds with a message naming the peer.
+# Faults between two tc-perf processes. The survivor must exit non-zero with
+# a message naming the peer and what happened, within 2 seconds of the fault
+# (a hung peer: within the -T silence), leaving no stray process and no
+# shared-memory segment behind.
 . "$(dirname "$0")/lib.sh"
-run_case() { # signal, max seconds to exit after it
+shm_count() { ls /dev/shm 2>/dev/null | wc -l; }
+sysv_count() { ipcs -m 2>/dev/null | grep -c '^0x' || true; }
+shm0=$(shm_count) sysv0=$(sysv_count)
+
+run_case() { # signal, max ms to exit after it
     local sig=$1 max_ms=$2 port srv cli t0 t1 rc
     port=$(free_port)
     "$TC_PERF" -p "$port" -T 1500 >"$TMP/srv.out" 2>"$TMP/srv.err" &
@@ -21,6 +27,42 @@ run_case() { # signal, max seconds to exit after it
     grep -q "peer 127.0.0.1" "$TMP/cli.err" || fail "$sig: message does not name the peer: $(cat "$TMP/cli.err")"
     echo "$sig: survivor exited rc=$rc after $((t1 - t0)) ms: $(head -1 "$TMP/cli.err")"
 }
-run_case KILL 3000
-run_case STOP 3000
+run_case KILL 2000
+run_case STOP 2000   # -T 1500: silence for 1.5 s is the verdict
+
+# the bootstrap peer never arrives: the client gives up at its timeout
+port=$(free_port)
+t0=$(now_ms)
+"$TC_PERF" 127.0.0.1 -p "$port" -T 800 -n 10 >"$TMP/cli.out" 2>"$TMP/cli.err"; rc=$?
+t1=$(now_ms)
+[ "$rc" != 0 ] || fail "no server: client exited 0"
+[ $((t1 - t0)) -le 2500 ] || fail "no server: client took $((t1 - t0)) ms"
+grep -q "127.0.0.1:$port" "$TMP/cli.err" || fail "no server: $(cat "$TMP/cli.err")"
+echo "no server: rc=$rc after $((t1 - t0)) ms: $(head -1 "$TMP/cli.err")"
+
+# the peer speaks another protocol version: both sides refuse, at once
+port=$(free_port)
+"$TC_PERF" -p "$port" -T 3000 >"$TMP/srv.out" 2>"$TMP/srv.err" &
+srv=$!
+sleep 0.2
+TC_BOOT_FAKE_VERSION=999 "$TC_PERF" 127.0.0.1 -p "$port" -T 3000 -n 10 >"$TMP/cli.out" 2>"$TMP/cli.err"; rc=$?
+wait "$srv"; src=$?
+[ "$rc" != 0 ] && [ "$src" != 0 ] || fail "version mismatch: client rc=$rc server rc=$src"
+grep -q "version" "$TMP/cli.err" || fail "version mismatch (client): $(cat "$TMP/cli.err")"
+grep -q "version" "$TMP/srv.err" || fail "version mismatch (server): $(cat "$TMP/srv.err")"
+echo "version mismatch: client: $(head -1 "$TMP/cli.err")"
+
+# a busy port is named
+port=$(free_port)
+"$TC_PERF" -p "$port" -T 3000 >/dev/null 2>&1 &
+srv=$!
+sleep 0.2
+"$TC_PERF" -p "$port" -T 500 >"$TMP/out" 2>"$TMP/err"; rc=$?
+kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null
+[ "$rc" != 0 ] && grep -q "port $port" "$TMP/err" || fail "busy port: rc=$rc $(cat "$TMP/err")"
+
+sleep 0.2
+pgrep -f "$TC_PERF" >/dev/null && fail "stray tc-perf processes: $(pgrep -af "$TC_PERF")"
+[ "$(shm_count)" -le "$shm0" ] || fail "shared-memory files left in /dev/shm: $(ls /dev/shm)"
+[ "$(sysv_count)" -le "$sysv0" ] || fail "SysV segments left: $(ipcs -m)"
 echo ok

@@ -1,0 +1,370 @@
+/*
+ * tc-soak: a long stream of jams through one mailbox ring with flow control,
+ * both sides in one process (two pinned threads, separate UCX contexts).
+ * Every frame carries a counter and the sender's cycle counter; the receiver
+ * checks the counters run exactly once in order, and its state is compared
+ * with a local computation at the end. Reports throughput and the one-way
+ * latency distribution (pack to run, queueing in the ring included).
+ * `make soak` runs it under stress-ng --class vm --all 1.
+ */
+#define _GNU_SOURCE
+#include "twochains.h"
+#include "clock.h"
+#include "log.h"
+#include "bench_state.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <hwloc.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct soak_opts {
+    uint64_t    count;
+    uint32_t    slots;
+    int         timeout_ms;
+    int         cpu[2];
+    tc_signal_mode_t signal;
+    const char *json_path;
+    const char *label;
+} soak_opts_t;
+
+typedef struct soak_side {
+    const soak_opts_t  *opts;
+    tc_boot_t          *boot;
+    tc_pkg_t           *pkg;
+    tc_context_t       *ctx;
+    tc_peer_t          *peer;
+    int                 cpu;
+    int                 receiver;
+    uint32_t           *lat;        /* receiver: latency samples, count of them */
+    tc_status_t         status;
+    uint64_t            elapsed_ns;
+} soak_side_t;
+
+static void soak_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tc-soak [options]\n"
+            "  -n COUNT    jams to stream (default 10000000)\n"
+            "  -S SLOTS    ring slots, a power of two (default 64)\n"
+            "  -m MODE     signalling: fenced (default), ordered, single-put\n"
+            "  -c A,B      cores of the sender and the receiver (default 0,1)\n"
+            "  -T MS       longest silence before giving up (default 10000)\n"
+            "  -L LABEL    what ran beside it, recorded in the JSON (e.g. the stress command)\n"
+            "  --json FILE write the result\n"
+            "  -h          this help\n");
+}
+
+static int soak_bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tc-soak: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    soak_usage(stderr);
+    return 2;
+}
+
+static int soak_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v_p)
+{
+    unsigned long long v;
+    char *end;
+
+    if ((s == NULL) || (*s < '0') || (*s > '9')) {
+        return -1;
+    }
+    errno = 0;
+    v     = strtoull(s, &end, 10);
+    if (errno || *end || (v < min) || (v > max)) {
+        return -1;
+    }
+    *v_p = v;
+    return 0;
+}
+
+static int soak_parse(int argc, char **argv, soak_opts_t *o)
+{
+    static const struct option long_opts[] = {
+        {"json", required_argument, NULL, 1},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    uint64_t v, w;
+    char *comma;
+    int c;
+
+    memset(o, 0, sizeof(*o));
+    o->count      = 10000000;
+    o->slots      = 64;
+    o->timeout_ms = 10000;
+    o->cpu[0]     = 0;
+    o->cpu[1]     = 1;
+    o->label      = "";
+    opterr        = 0;
+    while ((c = getopt_long(argc, argv, ":n:S:m:c:T:L:h", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            if (soak_u64(optarg, 1, 1ull << 40, &o->count)) {
+                return soak_bad("bad count '%s' (1..2^40)", optarg);
+            }
+            break;
+        case 'S':
+            if (soak_u64(optarg, 2, 1u << 20, &v) || (v & (v - 1))) {
+                return soak_bad("bad slot count '%s' (a power of two, 2..2^20)", optarg);
+            }
+            o->slots = (uint32_t)v;
+            break;
+        case 'm':
+            if (!strcmp(optarg, "fenced")) {
+                o->signal = TC_SIGNAL_FENCED;
+            } else if (!strcmp(optarg, "ordered")) {
+                o->signal = TC_SIGNAL_ORDERED;
+            } else if (!strcmp(optarg, "single-put")) {
+                o->signal = TC_SIGNAL_SINGLE_PUT;
+            } else {
+                return soak_bad("bad signalling mode '%s' (fenced, ordered, single-put)", optarg);
+            }
+            break;
+        case 'c':
+            comma = strchr(optarg, ',');
+            if ((comma == NULL) || (*comma = '\0', soak_u64(optarg, 0, 4095, &v)) ||
+                soak_u64(comma + 1, 0, 4095, &w)) {
+                if (comma != NULL) {
+                    *comma = ',';
+                }
+                return soak_bad("bad cores '%s' (A,B)", optarg);
+            }
+            o->cpu[0] = (int)v;
+            o->cpu[1] = (int)w;
+            break;
+        case 'T':
+            if (soak_u64(optarg, 1, 3600000, &v)) {
+                return soak_bad("bad timeout '%s' (1..3600000 ms)", optarg);
+            }
+            o->timeout_ms = (int)v;
+            break;
+        case 'L': o->label = optarg; break;
+        case 1: o->json_path = optarg; break;
+        case 'h': soak_usage(stdout); exit(0);
+        case ':': return soak_bad("option '%s' needs a value", argv[optind - 1]);
+        default: return soak_bad("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) {
+        return soak_bad("unexpected argument '%s'", argv[optind]);
+    }
+    return 0;
+}
+
+static void soak_pin(int cpu)
+{
+    hwloc_topology_t topo;
+    hwloc_bitmap_t set;
+
+    if ((cpu < 0) || (sysconf(_SC_NPROCESSORS_ONLN) < 2) || hwloc_topology_init(&topo)) {
+        return;
+    }
+    if (hwloc_topology_load(topo) == 0) {
+        set = hwloc_bitmap_alloc();
+        hwloc_bitmap_only(set, (unsigned)cpu);
+        if (hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD) != 0) {
+            tc_warn("cannot pin to cpu %d", cpu);
+        }
+        hwloc_bitmap_free(set);
+    }
+    hwloc_topology_destroy(topo);
+}
+
+static void *soak_side_run(void *arg)
+{
+    soak_side_t *side = arg;
+    tc_context_params_t params;
+    tc_bench_stamp_t stamp;
+    tc_peer_stats_t st;
+    uint64_t i, t0;
+    tc_jam_t jam;
+
+    soak_pin(side->cpu);
+    tc_context_params_init(&params);
+    params.slots      = side->opts->slots;
+    params.slot_size  = tc_frame_size_for(sizeof(stamp));
+    params.signal     = side->opts->signal;
+    params.timeout_ms = side->opts->timeout_ms;
+    params.rank       = (uint32_t)side->boot->rank;
+
+    side->status = tc_context_create(&params, &side->ctx);
+    if (side->status == TC_OK) {
+        side->status = tc_context_add_pkg(side->ctx, side->pkg);
+    }
+    if ((side->status == TC_OK) && side->receiver) {
+        tc_bench_state_t *st = tc_context_pkg_state(side->ctx, side->pkg);
+        st->lat_ticks = side->lat;
+        st->lat_cap   = side->opts->count;
+    }
+    if (side->status == TC_OK) {
+        side->status = tc_peer_connect(side->ctx, side->boot, &side->peer);
+    }
+    if (side->status == TC_OK) {
+        side->status = tc_peer_set_frame_size(side->peer, tc_frame_size_for(sizeof(stamp)));
+    }
+    if (side->status == TC_OK) {
+        side->status = tc_boot_barrier(side->boot); /* both sized before the first send */
+    }
+    if (side->status != TC_OK) {
+        return NULL;
+    }
+
+    t0 = tc_clock_mono_ns();
+    if (side->receiver) {
+        for (;;) {
+            tc_peer_stats(side->peer, &st);
+            if (st.rx_frames + st.rx_rejected >= side->opts->count) {
+                break;
+            }
+            side->status = tc_peer_wait(side->peer, NULL);
+            if (side->status != TC_OK) {
+                return NULL;
+            }
+        }
+        side->status = tc_peer_flush(side->peer);
+    } else {
+        side->status = tc_pkg_jam(side->pkg, "stamp", &jam);
+        for (i = 0; (i < side->opts->count) && (side->status == TC_OK); ++i) {
+            side->status = tc_jam_send(side->peer, &jam, &i, sizeof(i), 0);
+        }
+        if (side->status == TC_OK) {
+            side->status = tc_peer_drain(side->peer); /* the last credit is back */
+        }
+    }
+    side->elapsed_ns = tc_clock_mono_ns() - t0;
+    if (side->status == TC_OK) {
+        side->status = tc_boot_barrier(side->boot);
+    }
+    return NULL;
+}
+
+static int soak_cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    soak_opts_t opts;
+    soak_side_t side[2];
+    tc_bench_state_t *st;
+    tc_peer_stats_t tx, rx;
+    char pkg_path[PATH_MAX];
+    tc_clock_t clock;
+    pthread_t thread;
+    tc_pkg_t *pkg;
+    uint32_t *lat;
+    uint64_t expect_sum, i;
+    double rate, q[6];
+    static const double pct[6] = {50, 90, 99, 99.9, 99.99, 100};
+    int rc, failed = 0;
+    FILE *f;
+
+    rc = soak_parse(argc, argv, &opts);
+    if (rc != 0) {
+        return rc;
+    }
+    tc_clock_init(&clock);
+    if ((tc_pkg_default_path(pkg_path, sizeof(pkg_path)) != TC_OK) ||
+        (tc_pkg_open(pkg_path, &pkg) != TC_OK)) {
+        return 1;
+    }
+    lat = calloc(opts.count, sizeof(*lat));
+    if (lat == NULL) {
+        tc_error("no memory for %llu latency samples", (unsigned long long)opts.count);
+        return 1;
+    }
+
+    memset(side, 0, sizeof(side));
+    for (i = 0; i < 2; ++i) {
+        side[i].opts     = &opts;
+        side[i].pkg      = pkg;
+        side[i].cpu      = opts.cpu[i];
+        side[i].receiver = (i == 1);
+    }
+    side[1].lat = lat;
+    if (tc_boot_loopback_pair(opts.timeout_ms, &side[1].boot, &side[0].boot) != TC_OK) {
+        return 1;
+    }
+    pthread_create(&thread, NULL, soak_side_run, &side[1]);
+    soak_side_run(&side[0]);
+    if (side[0].status != TC_OK) {
+        tc_boot_close(side[0].boot); /* wakes a receiver stuck in a barrier */
+        side[0].boot = NULL;
+    }
+    pthread_join(thread, NULL);
+
+    if ((side[0].status != TC_OK) || (side[1].status != TC_OK)) {
+        tc_error("soak failed: sender %s, receiver %s", tc_status_str(side[0].status),
+                 tc_status_str(side[1].status));
+        return 1;
+    }
+
+    st = tc_context_pkg_state(side[1].ctx, pkg);
+    tc_peer_stats(side[0].peer, &tx);
+    tc_peer_stats(side[1].peer, &rx);
+    expect_sum = (opts.count % 2 == 0) ? (opts.count / 2) * (opts.count - 1) :
+                                         opts.count * ((opts.count - 1) / 2);
+    if ((st->seq_errors != 0) || (st->seq_next != opts.count) || (st->calls != opts.count) ||
+        (st->checksum != expect_sum) || (rx.rx_frames != opts.count) || (rx.rx_rejected != 0) ||
+        (tx.tx_frames != opts.count)) {
+        tc_error("delivery broken: sent %llu, ran %llu, rejected %llu, out of order %llu, "
+                 "next %llu, checksum %llu (expected %llu)",
+                 (unsigned long long)tx.tx_frames, (unsigned long long)st->calls,
+                 (unsigned long long)rx.rx_rejected, (unsigned long long)st->seq_errors,
+                 (unsigned long long)st->seq_next, (unsigned long long)st->checksum,
+                 (unsigned long long)expect_sum);
+        failed = 1;
+    }
+
+    qsort(lat, st->lat_n, sizeof(*lat), soak_cmp_u32);
+    for (i = 0; i < 6; ++i) {
+        uint64_t rank = (uint64_t)((pct[i] / 100.0) * (double)st->lat_n + 0.999999);
+        rank   = (rank == 0) ? 1 : (rank > st->lat_n ? st->lat_n : rank);
+        q[i]   = tc_clock_ticks_to_ns(&clock, lat[rank - 1]) / 1e3;
+    }
+    rate = (double)opts.count / ((double)side[0].elapsed_ns * 1e-9);
+    printf("tc-soak: %llu jams in %.2f s: %.0f msg/s; every counter ran once, in order: %s\n"
+           "one-way (pack to run, us): p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  p99.99 %.3f  max %.3f\n"
+           "credit waits %llu, credit puts %llu; beside: %s\n",
+           (unsigned long long)opts.count, side[0].elapsed_ns * 1e-9, rate,
+           failed ? "NO" : "yes", q[0], q[1], q[2], q[3], q[4], q[5],
+           (unsigned long long)tx.credit_waits, (unsigned long long)rx.credit_puts,
+           opts.label[0] ? opts.label : "nothing");
+
+    if (opts.json_path != NULL) {
+        f = fopen(opts.json_path, "w");
+        if (f == NULL) {
+            tc_error("cannot write %s: %m", opts.json_path);
+            return 1;
+        }
+        fprintf(f, "{\"tool\": \"tc-soak\", \"count\": %llu, \"slots\": %u, \"elapsed_s\": %.6f, "
+                   "\"rate_mps\": %.1f, \"in_order_exactly_once\": %s, \"p50_us\": %.4f, "
+                   "\"p90_us\": %.4f, \"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, "
+                   "\"max_us\": %.4f, \"credit_waits\": %llu, \"ucx_version\": \"%s\", "
+                   "\"transports\": \"%s\", \"beside\": \"%s\"}\n",
+                (unsigned long long)opts.count, opts.slots, side[0].elapsed_ns * 1e-9, rate,
+                failed ? "false" : "true", q[0], q[1], q[2], q[3], q[4], q[5],
+                (unsigned long long)tx.credit_waits, tc_ucx_version(),
+                tc_peer_transports(side[0].peer), opts.label);
+        fclose(f);
+    }
+
+    for (i = 0; i < 2; ++i) {
+        tc_peer_destroy(side[i].peer);
+        tc_context_destroy(side[i].ctx);
+        tc_boot_close(side[i].boot);
+    }
+    tc_pkg_close(pkg);
+    free(lat);
+    return failed;
+}
