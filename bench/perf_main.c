@@ -36,9 +36,9 @@ static void perf_usage(FILE *out)
             "  -l          loopback: both sides in one process, two pinned threads\n"
             "  -S SLOTS    mailbox ring slots, a power of two (default 64)\n"
             "  -z BYTES    slot size, a multiple of 64 (default: fits the largest size)\n"
-            "  -m MODE     signalling: fenced (default), ordered or single-put\n"
+            "  --signal M  fenced (default), ordered or single-put\n"
             "  -F MODE     frames: fixed (default) or variable\n"
-            "  -P MODE     worker progress in wait loops: auto (default), on, off\n"
+            "  --progress M  worker progress in wait loops: auto (default), on, off\n"
             "  -T MS       timeout: longest silence from the peer (default 10000)\n"
             "  -W N        stream tests: messages per histogram sample (default 64)\n"
             "  -k PATH     package library (default: the bench package of this build)\n"
@@ -150,6 +150,8 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     static const struct option long_opts[] = {
         {"csv", required_argument, NULL, 1},
         {"json", required_argument, NULL, 2},
+        {"signal", required_argument, NULL, 3},
+        {"progress", required_argument, NULL, 4},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -177,7 +179,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     local->argv       = argv;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":t:j:s:n:w:c:p:lS:z:m:F:P:T:W:k:qh", long_opts,
+    while ((c = getopt_long(argc, argv, ":t:j:s:n:w:c:p:lS:z:F:T:W:k:qh", long_opts,
                             NULL)) != -1) {
         rc = 0;
         switch (c) {
@@ -219,7 +221,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             }
             opts->slot_size = (uint32_t)v;
             break;
-        case 'm':
+        case 3:
             if (!strcmp(optarg, "fenced")) {
                 opts->signal = TC_SIGNAL_FENCED;
             } else if (!strcmp(optarg, "single-put")) {
@@ -240,7 +242,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
                 return perf_bad("bad frame mode '%s' (fixed, variable)", optarg);
             }
             break;
-        case 'P':
+        case 4:
             if (!strcmp(optarg, "auto")) {
                 opts->progress = TC_PROGRESS_AUTO;
             } else if (!strcmp(optarg, "on")) {

@@ -51,7 +51,7 @@ static void soak_usage(FILE *out)
             "usage: tc-soak [options]\n"
             "  -n COUNT    jams to stream (default 10000000)\n"
             "  -S SLOTS    ring slots, a power of two (default 64)\n"
-            "  -m MODE     signalling: fenced (default), ordered, single-put\n"
+            "  --signal M  signalling: fenced (default), ordered, single-put\n"
             "  -c A,B      cores of the sender and the receiver (default 0,1)\n"
             "  -T MS       longest silence before giving up (default 10000)\n"
             "  -L LABEL    what ran beside it, recorded in the JSON (e.g. the stress command)\n"
@@ -89,6 +89,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
 {
     static const struct option long_opts[] = {
         {"json", required_argument, NULL, 1},
+        {"signal", required_argument, NULL, 2},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -104,7 +105,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
     o->cpu[1]     = 1;
     o->label      = "";
     opterr        = 0;
-    while ((c = getopt_long(argc, argv, ":n:S:m:c:T:L:h", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":n:S:c:T:L:h", long_opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (soak_u64(optarg, 1, 1ull << 40, &o->count)) {
@@ -117,7 +118,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
             }
             o->slots = (uint32_t)v;
             break;
-        case 'm':
+        case 2:
             if (!strcmp(optarg, "fenced")) {
                 o->signal = TC_SIGNAL_FENCED;
             } else if (!strcmp(optarg, "ordered")) {

@@ -20,9 +20,9 @@ check "bad payload size '8x'" -s 8x
 check "bad slot count '3'" -S 3
 check "bad slot size '100'" -z 100
 check "bad port '70000'" -p 70000
-check "bad signalling mode 'maybe'" -m maybe
+check "bad signalling mode 'maybe'" --signal maybe
 check "bad frame mode 'odd'" -F odd
-check "bad progress mode 'sometimes'" -P sometimes
+check "bad progress mode 'sometimes'" --progress sometimes
 check "bad timeout '0'" -T 0
 check "needs a value" -t
 check "-l takes no HOST" -l somehost
