@@ -463,9 +463,21 @@ tc_status_t tc_peer_check_alive(tc_peer_t *peer)
     return peer->failed;
 }
 
-/* Called every TC_CHECK_EVERY wait-loop iterations: errors, liveness, deadline. */
-static tc_status_t tc_peer_wait_check(tc_peer_t *peer, uint64_t start_ns,
-                                      uint64_t *next_alive_ns, const char *what)
+/* The bookkeeping every wait loop shares: one call per iteration progresses
+ * the worker where puts need the target, and every TC_CHECK_EVERY calls
+ * delivers endpoint errors, checks the peer is alive (once a millisecond)
+ * and gives up after timeout_ms of waiting. The clock is read only once a
+ * wait drags on. */
+typedef struct tc_peer_waiter {
+    const char *what;
+    uint64_t    iter;
+    uint64_t    start_ns;
+    uint64_t    next_alive_ns;
+} tc_peer_waiter_t;
+
+#define TC_PEER_WAITER(_what) {(_what), 0, 0, 0}
+
+static tc_status_t tc_peer_waiter_check(tc_peer_t *peer, tc_peer_waiter_t *w)
 {
     uint64_t now;
 
@@ -474,18 +486,32 @@ static tc_status_t tc_peer_wait_check(tc_peer_t *peer, uint64_t start_ns,
         return peer->failed;
     }
     now = tc_clock_mono_ns();
-    if (now >= *next_alive_ns) {
-        *next_alive_ns = now + 1000000ull; /* liveness once a millisecond */
+    if (w->start_ns == 0) {
+        w->start_ns = w->next_alive_ns = now;
+    }
+    if (now >= w->next_alive_ns) {
+        w->next_alive_ns = now + 1000000ull;
         if (tc_peer_check_alive(peer) != TC_OK) {
             return peer->failed;
         }
     }
-    if (now - start_ns > 1000000ull * (uint64_t)peer->ctx->params.timeout_ms) {
+    if (now - w->start_ns > 1000000ull * (uint64_t)peer->ctx->params.timeout_ms) {
         tc_error("%s: nothing for %d ms while waiting for %s (peer hung or stopped?)",
-                 peer->name, peer->ctx->params.timeout_ms, what);
+                 peer->name, peer->ctx->params.timeout_ms, w->what);
         /* the ring's state is unknown now: the peer is done for */
         peer->failed = TC_ERR_TIMEOUT;
         return TC_ERR_TIMEOUT;
+    }
+    return TC_OK;
+}
+
+static inline tc_status_t tc_peer_waiter_spin(tc_peer_t *peer, tc_peer_waiter_t *w)
+{
+    if (peer->progress) {
+        ucp_worker_progress(peer->ctx->worker);
+    }
+    if (TC_UNLIKELY((++w->iter % TC_CHECK_EVERY) == 0)) {
+        return tc_peer_waiter_check(peer, w);
     }
     return TC_OK;
 }
@@ -528,32 +554,19 @@ static tc_status_t tc_peer_send_reply(tc_peer_t *peer);
  * so two peers that stream at each other cannot deadlock. */
 static tc_status_t tc_peer_wait_credit(tc_peer_t *peer)
 {
-    uint64_t start = 0, next_alive = 0;
-    tc_status_t status;
-    uint64_t iter = 0;
+    tc_peer_waiter_t w = TC_PEER_WAITER("credits");
+    tc_status_t status = TC_OK;
 
     peer->stats.credit_waits++;
-    while (tc_peer_tx_free(peer) == 0) {
+    while ((tc_peer_tx_free(peer) == 0) && (status == TC_OK)) {
         if (!peer->in_progress) {
             status = tc_peer_progress(peer, 0, NULL);
-            if (status != TC_OK) {
-                return status;
-            }
         }
-        if (peer->progress) {
-            ucp_worker_progress(peer->ctx->worker);
-        }
-        if (TC_UNLIKELY((++iter % TC_CHECK_EVERY) == 0)) {
-            if (start == 0) {
-                start = next_alive = tc_clock_mono_ns(); /* clock only when it drags on */
-            }
-            status = tc_peer_wait_check(peer, start, &next_alive, "credits");
-            if (status != TC_OK) {
-                return status;
-            }
+        if (status == TC_OK) {
+            status = tc_peer_waiter_spin(peer, &w);
         }
     }
-    return TC_OK;
+    return status;
 }
 
 /* ------------------------------------------------------------------ send */
@@ -915,10 +928,9 @@ static inline int tc_peer_rx_peek(const tc_peer_t *peer)
 
 tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
 {
-    uint64_t start = 0, next_alive = 0;
-    uint64_t iter = 0;
+    tc_peer_waiter_t w = TC_PEER_WAITER("a frame");
     tc_status_t status;
-    unsigned n;
+    unsigned n = 0;
 
     for (;;) {
         if (tc_peer_rx_peek(peer) || peer->reply_pending) {
@@ -926,15 +938,8 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
              * miss between this frame and whatever the caller sends next */
             status = tc_peer_progress(peer, 1, &n);
             if ((status != TC_OK) || (n > 0)) {
-                peer->stats.polls += iter + 1;
-                if ((status == TC_OK) && (n_p != NULL)) {
-                    *n_p = n;
-                }
-                return status;
+                break;
             }
-        }
-        if (peer->progress) {
-            ucp_worker_progress(peer->ctx->worker);
         }
         /* an idle receiver hands back what it consumed, so a sender
          * waiting for its last credits is not stuck behind the batch */
@@ -942,53 +947,41 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
                         (peer->rx_seq != peer->rx_reported))) {
             status = tc_peer_return_credits(peer);
             if (status != TC_OK) {
-                return status;
+                break;
             }
         }
-        if (TC_UNLIKELY((++iter % TC_CHECK_EVERY) == 0)) {
-            if (start == 0) {
-                start      = tc_clock_mono_ns();
-                next_alive = start;
-            }
-            status = tc_peer_wait_check(peer, start, &next_alive, "a frame");
-            if (status != TC_OK) {
-                peer->stats.polls += iter;
-                return status;
-            }
+        status = tc_peer_waiter_spin(peer, &w);
+        if (status != TC_OK) {
+            break;
         }
     }
+    peer->stats.polls += w.iter + 1;
+    if ((status == TC_OK) && (n_p != NULL)) {
+        *n_p = n;
+    }
+    return status;
 }
 
 tc_status_t tc_peer_drain(tc_peer_t *peer)
 {
-    uint64_t start = tc_clock_mono_ns(), next_alive = start;
-    uint64_t iter = 0;
-    tc_status_t status;
+    tc_peer_waiter_t w = TC_PEER_WAITER("the last credits");
+    tc_status_t status = TC_OK;
 
     for (;;) {
         tc_peer_note_ack(peer, (uint32_t)peer->ctrl->consumed);
-        if (peer->tx_acked == peer->tx_seq) {
-            return TC_OK;
-        }
-        status = tc_peer_progress(peer, 0, NULL);
-        if (status != TC_OK) {
+        if ((peer->tx_acked == peer->tx_seq) || (status != TC_OK)) {
             return status;
         }
-        if (peer->progress) {
-            ucp_worker_progress(peer->ctx->worker);
-        }
-        if (TC_UNLIKELY((++iter % TC_CHECK_EVERY) == 0)) {
-            status = tc_peer_wait_check(peer, start, &next_alive, "the last credits");
-            if (status != TC_OK) {
-                return status;
-            }
+        status = tc_peer_progress(peer, 0, NULL);
+        if (status == TC_OK) {
+            status = tc_peer_waiter_spin(peer, &w);
         }
     }
 }
 
 tc_status_t tc_peer_flush(tc_peer_t *peer)
 {
-    uint64_t start, next_alive, iter = 0;
+    tc_peer_waiter_t w = TC_PEER_WAITER("outgoing puts");
     tc_status_t status;
 
     status = tc_peer_progress(peer, 0, NULL);
@@ -1003,16 +996,10 @@ tc_status_t tc_peer_flush(tc_peer_t *peer)
      * it running until nothing of ours waits to go out. A worker flush would
      * also wait for the peer's acknowledgement, which a peer that has moved
      * on (to a barrier, say) does not send. */
-    start = next_alive = tc_clock_mono_ns();
-    while (ucp_worker_progress(peer->ctx->worker) != 0) {
-        if ((++iter % TC_CHECK_EVERY) == 0) {
-            status = tc_peer_wait_check(peer, start, &next_alive, "outgoing puts");
-            if (status != TC_OK) {
-                return status;
-            }
-        }
+    while ((status == TC_OK) && (ucp_worker_progress(peer->ctx->worker) != 0)) {
+        status = tc_peer_waiter_spin(peer, &w);
     }
-    return TC_OK;
+    return status;
 }
 
 tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
