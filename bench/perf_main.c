@@ -40,7 +40,7 @@ static void perf_usage(FILE *out)
             "  -F MODE     frames: fixed (default) or variable\n"
             "  --progress M  worker progress in wait loops: auto (default), on, off\n"
             "  -T MS       timeout: longest silence from the peer (default 10000)\n"
-            "  -W N        stream tests: messages per histogram sample (default 64)\n"
+            "  --window N  stream tests: messages per histogram sample (default 64)\n"
             "  -k PATH     package library (default: the bench package of this build)\n"
             "  --csv FILE  write one row per (test, size)\n"
             "  --json FILE write the run's configuration and results\n"
@@ -152,6 +152,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {"json", required_argument, NULL, 2},
         {"signal", required_argument, NULL, 3},
         {"progress", required_argument, NULL, 4},
+        {"window", required_argument, NULL, 5},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -179,7 +180,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     local->argv       = argv;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":t:j:s:n:w:c:p:lS:z:F:T:W:k:qh", long_opts,
+    while ((c = getopt_long(argc, argv, ":t:j:s:n:w:c:p:lS:z:F:T:k:qh", long_opts,
                             NULL)) != -1) {
         rc = 0;
         switch (c) {
@@ -259,7 +260,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             }
             local->timeout_ms = (int)v;
             break;
-        case 'W':
+        case 5:
             if (perf_parse_u64(optarg, 1, 1u << 20, &v)) {
                 return perf_bad("bad window '%s' (1..2^20)", optarg);
             }
