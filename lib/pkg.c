@@ -122,7 +122,10 @@ tc_status_t tc_pkg_jam(const tc_pkg_t *pkg, const char *name, tc_jam_t *jam_p)
 
 tc_status_t tc_pkg_default_path(char *buf, size_t len)
 {
+    static const char *const rel[] = {"../pkg/bench", "../share/twochains/pkg/bench"};
     char exe[PATH_MAX];
+    const char *dir;
+    unsigned i;
     const char *env = getenv("TC_PKG");
     ssize_t n;
     int rc;
@@ -132,12 +135,22 @@ tc_status_t tc_pkg_default_path(char *buf, size_t len)
         return ((rc < 0) || ((size_t)rc >= len)) ? TC_ERR_OUT_OF_RANGE : TC_OK;
     }
 
-    /* build/bin/tc-perf and build/tests/x find build/pkg/bench */
+    /* build/bin/tc-perf and build/tests/x find build/pkg/bench; an
+     * installed PREFIX/bin/tc-perf finds PREFIX/share/twochains/pkg/bench */
     n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (n < 0) {
         return TC_ERR_IO;
     }
     exe[n] = '\0';
-    rc = snprintf(buf, len, "%s/../pkg/bench/libtc_bench.so", dirname(exe));
-    return ((rc < 0) || ((size_t)rc >= len)) ? TC_ERR_OUT_OF_RANGE : TC_OK;
+    dir = dirname(exe);
+    for (i = 0; i < TC_ARRAY_SIZE(rel); ++i) {
+        rc = snprintf(buf, len, "%s/%s/libtc_bench.so", dir, rel[i]);
+        if ((rc < 0) || ((size_t)rc >= len)) {
+            return TC_ERR_OUT_OF_RANGE;
+        }
+        if (access(buf, R_OK) == 0) {
+            return TC_OK;
+        }
+    }
+    return TC_ERR_NOT_FOUND;
 }
