@@ -24,13 +24,18 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB_A     := $(BUILD)/lib/libtwochains.a
 LIB_SO    := $(BUILD)/lib/libtwochains.so
 
-# Jams build as Local Function entries now and as injectable blobs later:
-# the flags are the ones injection needs (DESIGN.md, Code that moves).
-JAM_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -fno-plt -fvisibility=hidden
-JAM_SRCS   := $(wildcard jams/jam_*.amc) $(wildcard jams/ried_*.rdc)
+# The bench package, built from jams/ by tc-pkg: Local Function library,
+# ried libraries, injectable jam blobs, header and manifest.
+TC_PKG     := $(BUILD)/bin/tc-pkg
+TOOL_SRCS  := $(wildcard tools/*.c)
+JAM_SRCS   := $(shell find jams -name 'jam_*.amc' -o -name 'ried_*.rdc')
 PKG_DIR    := $(BUILD)/pkg/bench
 PKG_SO     := $(PKG_DIR)/libtc_bench.so
-PKG_OBJS   := $(patsubst jams/%,$(BUILD)/obj/jams/%.o,$(JAM_SRCS)) $(BUILD)/obj/pkg/tc_pkg_desc.o
+PKG_OUT    := $(PKG_SO) $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm
+# Warnings for every element; sanitizers for the libraries only (a blob
+# carries no sanitizer runtime).
+PKG_FLAGS  := --cc "$(CC)" --include lib --include jams --cflags "-g -Wall -Wextra -Werror" \
+              --ldflags "$(LDFLAGS)" $(if $(SAN),--lib-cflags "-fsanitize=$(SAN)")
 
 PERF_SRCS  := $(wildcard bench/perf_*.c)
 TC_PERF    := $(BUILD)/bin/tc-perf
@@ -44,8 +49,8 @@ TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 all: lib pkg tools
 
 lib: $(LIB_A) $(LIB_SO)
-pkg: $(PKG_SO)
-tools: $(TC_PERF) $(TC_SOAK)
+pkg: $(PKG_OUT)
+tools: $(TC_PERF) $(TC_SOAK) $(TC_PKG)
 
 $(BUILD)/obj/bench/%.o: CPPFLAGS += -DTC_CFLAGS='"$(CFLAGS_BASE)"'
 $(BUILD)/obj/%.o: %.c
@@ -68,26 +73,16 @@ soak:
 	@$(MAKE) --no-print-directory all
 	scripts/soak.sh $(SOAK_COUNT) "$(SOAK_STRESS)"
 
-# --- the test package (interim rule; tc-pkg takes over with the toolchain)
-$(BUILD)/obj/jams/jam_%.amc.o: jams/jam_%.amc jams/tc_jam.h jams/bench_state.h lib/twochains.h
-	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Ijams $(JAM_CFLAGS) $(if $(SAN),-fsanitize=$(SAN)) -DTC_JAM_NAME=$* -x c -c $< -o $@
-
-$(BUILD)/obj/jams/ried_%.rdc.o: jams/ried_%.rdc jams/tc_jam.h jams/bench_state.h lib/twochains.h
-	@mkdir -p $(dir $@)
-	$(CC) -Ilib -Ijams $(JAM_CFLAGS) $(if $(SAN),-fsanitize=$(SAN)) -DTC_RIED_NAME=$* -x c -c $< -o $@
-
-$(PKG_DIR)/tc_pkg_desc.c: $(JAM_SRCS) scripts/gen-pkg.sh
-	scripts/gen-pkg.sh bench $(PKG_DIR) $(JAM_SRCS)
-
-$(BUILD)/obj/pkg/tc_pkg_desc.o: $(PKG_DIR)/tc_pkg_desc.c lib/twochains.h
-	@mkdir -p $(dir $@)
-	$(CC) -Ilib $(JAM_CFLAGS) -c $< -o $@
-
-$(PKG_SO): $(PKG_OBJS)
-	$(CC) -shared $(LDFLAGS) -o $@ $^
+# --- the test package
+$(PKG_OUT) &: $(JAM_SRCS) $(wildcard jams/*.h lib/*.h) $(TC_PKG)
+	$(TC_PKG) build jams --name bench --out $(PKG_DIR) $(PKG_FLAGS)
 
 # --- tools
+# tc-pkg needs only the pure modules of libtwochains (blob, manifest, status).
+$(TC_PKG): $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lelf
+
 $(TC_PERF): $(PERF_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
@@ -103,7 +98,10 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_A) | $(PKG_SO) $(TC_PERF) $(TC_SO
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB_A) $(LIBS) -lcmocka
 
 $(BUILD)/obj/tests/%.o: CPPFLAGS += -Ijams -I$(PKG_DIR)
-$(BUILD)/obj/tests/%.o: | $(PKG_DIR)/tc_pkg_desc.c
+$(BUILD)/obj/tests/%.o: | $(PKG_DIR)/bench.h
+
+# test_blob_exec fills GOT slots with dlsym(RTLD_DEFAULT, ...): export its symbols.
+$(BUILD)/tests/test_blob_exec: private LDFLAGS += -rdynamic
 
 check:
 	@scripts/deps.sh
@@ -147,8 +145,12 @@ install: all
 	ln -sf libtwochains.so.0 $(DESTDIR)$(PREFIX)/lib/libtwochains.so
 	install -m 644 lib/twochains.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains_jam.h
-	install -m 755 $(TC_PERF) $(TC_SOAK) $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(PKG_SO) $(PKG_DIR)/bench.h $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
+	install -d $(DESTDIR)$(PREFIX)/include/twochains
+	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains/
+	install -m 755 $(TC_PERF) $(TC_SOAK) $(TC_PKG) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(PKG_SO) $(PKG_DIR)/libried_*.so $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
+	install -m 644 $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm $(PKG_DIR)/jam_*.blob \
+	    $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' twochains.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/twochains.pc
 

@@ -52,6 +52,7 @@ typedef struct perf_local {
     const char *json_path;
     const char *pkg_path;
     int         quiet;
+    int         platform;    /* --platform: report and exit */
     int         argc;
     char      **argv;
 } perf_local_t;

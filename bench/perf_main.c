@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "perf.h"
 #include "log.h"
+#include "platform.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -44,6 +45,8 @@ static void perf_usage(FILE *out)
             "  -k PATH     package library (default: the bench package of this build)\n"
             "  --csv FILE  write one row per (test, size)\n"
             "  --json FILE write the run's configuration and results\n"
+            "  --platform  print what this host supports (wait strategies, placement,\n"
+            "              controls, PMU) and exit; with --json -: as JSON\n"
             "  -q          quiet: no table\n"
             "  -h          this help\n",
             PERF_DEFAULT_PORT);
@@ -153,6 +156,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {"signal", required_argument, NULL, 3},
         {"progress", required_argument, NULL, 4},
         {"window", required_argument, NULL, 5},
+        {"platform", no_argument, NULL, 6},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -268,6 +272,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             break;
         case 'k': local->pkg_path = optarg; break;
         case 'q': local->quiet = 1; break;
+        case 6: local->platform = 1; break;
         case 1: local->csv_path = optarg; break;
         case 2: local->json_path = optarg; break;
         case 'h': perf_usage(stdout); exit(0);
@@ -641,6 +646,9 @@ int main(int argc, char **argv)
     rc = perf_parse(argc, argv, &opts, &local);
     if (rc != 0) {
         return rc;
+    }
+    if (local.platform) {
+        return (tc_platform_report(stdout, (local.json_path != NULL)) == TC_OK) ? 0 : 1;
     }
     rc = perf_fix_slot_size(&opts);
     if (rc != 0) {

@@ -5,7 +5,6 @@
 
 #include <stdint.h>
 
-#include "clock.h" /* tc_clock_ticks: the cycle counter jam_stamp reads */
 
 #define TC_BENCH_ARRAY_LEN  (1u << 16)          /* power of two */
 #define TC_BENCH_INDEX_MULT 40503u              /* odd: i*M mod 2^k permutes */
@@ -34,6 +33,23 @@ typedef struct tc_bench_stamp {
 static inline uint32_t tc_bench_index(uint64_t i)
 {
     return (uint32_t)((i * TC_BENCH_INDEX_MULT) & (TC_BENCH_ARRAY_LEN - 1));
+}
+
+/* The cycle counter jam_stamp reads. A copy of lib/clock.h's on purpose:
+ * jams build against the installed headers alone (twochains.h, tc_jam.h). */
+static inline uint64_t tc_bench_ticks(void)
+{
+#if defined(__x86_64__)
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+    return v;
+#else
+    return 0;
+#endif
 }
 
 #endif

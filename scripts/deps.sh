@@ -3,7 +3,8 @@
 set -euo pipefail
 # usage: deps.sh [fuzz]   (fuzz adds clang, for make fuzz)
 pkgs=(build-essential pkg-config libucx-dev ucx-utils libelf-dev stress-ng gnuplot-nox
-      hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc python3)
+      hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc python3
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
 [ "${1:-}" = fuzz ] && pkgs+=(clang)
 missing=()
 for p in "${pkgs[@]}"; do

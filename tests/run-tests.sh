@@ -12,7 +12,7 @@ logdir="$TC_BUILD/test-logs"
 mkdir -p "$logdir"
 
 # pure modules: no UCX, so valgrind sees only our code
-pure="test_stats test_frame test_mcast"
+pure="test_stats test_frame test_mcast test_blob test_manifest"
 
 count_cmocka() { # log -> adds to pass/fail
     local log=$1 p f

@@ -1,0 +1,77 @@
+/*
+ * Package manifests (pure: no UCX). tc-pkg writes INSTALL_DIR/manifest.tcm
+ * next to the package's libraries and jam blobs; the runtime reads it to
+ * learn which blob and which ried library belong to which element.
+ *
+ * Line-based text, one record a line, fields separated by spaces or tabs;
+ * blank lines and lines starting with '#' are ignored:
+ *
+ *   twochains-package 1
+ *   name <pkg>
+ *   id 0x<8 hex>
+ *   arch x86_64|aarch64
+ *   library libtc_<pkg>.so
+ *   element <id> jam <name> blob <file> hash 0x<16 hex> code <n> got <n> entry <n>
+ *   element <id> ried <name> lib <file>
+ *
+ * The header line comes first; name, id, arch and library once each, before
+ * the elements; element ids count up from 0 in file order. Numbers are
+ * decimal without sign or leading zeros. Names are C identifiers; file names
+ * are plain names in the install directory (no '/', no leading '.').
+ */
+#ifndef TC_MANIFEST_H
+#define TC_MANIFEST_H
+
+#include "twochains.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TC_MANIFEST_FILE     "manifest.tcm"
+#define TC_MANIFEST_VERSION  1
+#define TC_MANIFEST_NAME_MAX 64   /* names, NUL included */
+#define TC_MANIFEST_FILE_MAX 128  /* file names, NUL included */
+#define TC_MANIFEST_MAX_ELEM 65536
+
+typedef struct tc_manifest_elem {
+    uint16_t id;
+    uint16_t kind;                        /* tc_elem_kind_t */
+    char     name[TC_MANIFEST_NAME_MAX];
+    char     file[TC_MANIFEST_FILE_MAX];  /* jam: its blob; ried: its library */
+    uint64_t hash;                        /* jams: the blob's content_hash */
+    uint32_t code_bytes;                  /* jams: image bytes, GOT slots included */
+    uint32_t got_slots;                   /* jams */
+    uint32_t entry_offset;                /* jams: image offset of the run entry */
+} tc_manifest_elem_t;
+
+typedef struct tc_manifest {
+    char                name[TC_MANIFEST_NAME_MAX];
+    uint32_t            id;               /* the package id (tc_pkg_desc_t.id) */
+    uint32_t            arch;             /* TC_BLOB_ARCH_* (ELF e_machine) */
+    char                library[TC_MANIFEST_FILE_MAX];
+    uint32_t            n_elements;
+    tc_manifest_elem_t *elements;         /* elements[i].id == i */
+} tc_manifest_t;
+
+/* Parse len bytes of manifest text. On failure logs one line naming the line
+ * number and returns TC_ERR_PROTOCOL (malformed), TC_ERR_VERSION_MISMATCH
+ * (another manifest version) or TC_ERR_NO_MEMORY. */
+tc_status_t tc_manifest_parse(const char *text, size_t len, tc_manifest_t **m_p);
+/* The same, but the reason goes to err (err_len bytes) instead of stderr. */
+tc_status_t tc_manifest_parse_err(const char *text, size_t len, char *err,
+                                  size_t err_len, tc_manifest_t **m_p);
+/* Read and parse dir/manifest.tcm; errors name the file. */
+tc_status_t tc_manifest_load(const char *dir, tc_manifest_t **m_p);
+void        tc_manifest_free(tc_manifest_t *m);
+
+/* Write m in the format above (what tc_manifest_parse reads back). */
+tc_status_t tc_manifest_write(const tc_manifest_t *m, FILE *f);
+
+/* The element called name, or NULL. */
+const tc_manifest_elem_t *tc_manifest_find(const tc_manifest_t *m, const char *name);
+/* "x86_64", "aarch64", or NULL for an unknown arch; and back (0: unknown). */
+const char *tc_manifest_arch_name(uint32_t arch);
+uint32_t    tc_manifest_arch_parse(const char *name);
+
+#endif

@@ -1,0 +1,351 @@
+/*
+ * Unit tests of the package manifest parser and writer (lib/manifest.c):
+ * a valid manifest parses into the right fields and writes back to the same
+ * text; each malformation is rejected with its status and a message naming
+ * the line.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "manifest.h"
+#include "blob.h"
+
+#define TEST_HEAD \
+    "twochains-package 1\n" \
+    "name bench\n" \
+    "id 0x1234abcd\n" \
+    "arch x86_64\n" \
+    "library libtc_bench.so\n"
+#define TEST_JAM0 \
+    "element 0 jam indirect_put blob jam_indirect_put.blob hash 0x0123456789abcdef " \
+    "code 152 got 1 entry 16\n"
+#define TEST_JAM1 \
+    "element 1 jam noop blob jam_noop.blob hash 0xFEDCBA9876543210 code 31 got 0 entry 0\n"
+#define TEST_RIED2 "element 2 ried bench lib libried_bench.so\n"
+
+static const char test_valid_text[] =
+    "# a comment first\n"
+    "\n"
+    TEST_HEAD
+    "   # an indented comment\n"
+    TEST_JAM0
+    TEST_JAM1
+    "\t\n"
+    TEST_RIED2;
+
+/* Parse text (its strlen), expect status; on failure the message names
+ * line and contains what. */
+static void test_expect(const char *text, tc_status_t want, unsigned line,
+                        const char *what)
+{
+    char err[256], prefix[32];
+    tc_manifest_t *m = (tc_manifest_t *)(uintptr_t)0x1;
+    tc_status_t status;
+
+    status = tc_manifest_parse_err(text, strlen(text), err, sizeof(err), &m);
+    if (status != want) {
+        fail_msg("status %d (%s), expected %d, for:\n%s", status, err, want, text);
+    }
+    if (want == TC_OK) {
+        tc_manifest_free(m);
+        return;
+    }
+    assert_ptr_equal(m, (tc_manifest_t *)(uintptr_t)0x1); /* untouched on failure */
+    snprintf(prefix, sizeof(prefix), "line %u: ", line);
+    if ((strncmp(err, prefix, strlen(prefix)) != 0) || (strstr(err, what) == NULL)) {
+        fail_msg("message '%s', expected '%s...%s'", err, prefix, what);
+    }
+}
+
+static void test_valid(void **state)
+{
+    const tc_manifest_elem_t *e;
+    tc_manifest_t *m;
+
+    (void)state;
+    assert_int_equal(tc_manifest_parse(test_valid_text, strlen(test_valid_text), &m),
+                     TC_OK);
+    assert_string_equal(m->name, "bench");
+    assert_int_equal(m->id, 0x1234abcdu);
+    assert_int_equal(m->arch, TC_BLOB_ARCH_X86_64);
+    assert_string_equal(m->library, "libtc_bench.so");
+    assert_int_equal(m->n_elements, 3);
+
+    e = &m->elements[0];
+    assert_int_equal(e->id, 0);
+    assert_int_equal(e->kind, TC_ELEM_JAM);
+    assert_string_equal(e->name, "indirect_put");
+    assert_string_equal(e->file, "jam_indirect_put.blob");
+    assert_true(e->hash == UINT64_C(0x0123456789abcdef));
+    assert_int_equal(e->code_bytes, 152);
+    assert_int_equal(e->got_slots, 1);
+    assert_int_equal(e->entry_offset, 16);
+
+    e = &m->elements[1];
+    assert_true(e->hash == UINT64_C(0xfedcba9876543210));
+    assert_int_equal(e->got_slots, 0);
+
+    e = tc_manifest_find(m, "bench");
+    assert_non_null(e);
+    assert_int_equal(e->id, 2);
+    assert_int_equal(e->kind, TC_ELEM_RIED);
+    assert_string_equal(e->file, "libried_bench.so");
+    assert_null(tc_manifest_find(m, "nope"));
+    tc_manifest_free(m);
+}
+
+static void test_valid_variants(void **state)
+{
+    (void)state;
+    /* no trailing newline, no elements, aarch64, tabs */
+    test_expect(TEST_HEAD "element 0 ried r lib libried_r.so", TC_OK, 0, "");
+    test_expect(TEST_HEAD, TC_OK, 0, "");
+    test_expect("twochains-package\t1\nname\tp\nid\t0x00000000\narch aarch64\n"
+                "library libtc_p.so\n", TC_OK, 0, "");
+    /* header keys in any order */
+    test_expect("twochains-package 1\nlibrary l.so\narch x86_64\nid 0x00000001\nname p\n",
+                TC_OK, 0, "");
+}
+
+/* What tc_manifest_write writes, tc_manifest_parse reads back the same. */
+static void test_roundtrip(void **state)
+{
+    tc_manifest_t *m, *m2;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f;
+
+    (void)state;
+    assert_int_equal(tc_manifest_parse(test_valid_text, strlen(test_valid_text), &m),
+                     TC_OK);
+    f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(tc_manifest_write(m, f), TC_OK);
+    fclose(f);
+    assert_int_equal(tc_manifest_parse(text, len, &m2), TC_OK);
+    assert_string_equal(m2->name, m->name);
+    assert_int_equal(m2->id, m->id);
+    assert_int_equal(m2->arch, m->arch);
+    assert_int_equal(m2->n_elements, m->n_elements);
+    assert_memory_equal(m2->elements, m->elements, m->n_elements * sizeof(*m->elements));
+    assert_non_null(strstr(text, "element 0 jam indirect_put blob jam_indirect_put.blob "
+                                 "hash 0x0123456789abcdef code 152 got 1 entry 16\n"));
+    assert_non_null(strstr(text, "\nid 0x1234abcd\n"));
+    free(text);
+    tc_manifest_free(m);
+    tc_manifest_free(m2);
+}
+
+static void test_header_line(void **state)
+{
+    (void)state;
+    test_expect("", TC_ERR_PROTOCOL, 0, "no 'twochains-package'");
+    test_expect("# only a comment\n", TC_ERR_PROTOCOL, 1, "no 'twochains-package'");
+    test_expect("name bench\n", TC_ERR_PROTOCOL, 1, "expected 'twochains-package 1'");
+    test_expect("twochains-package\n", TC_ERR_PROTOCOL, 1, "expected");
+    test_expect("twochains-package 1 2\n", TC_ERR_PROTOCOL, 1, "expected");
+    test_expect("twochains-package 2\n", TC_ERR_VERSION_MISMATCH, 1, "version 2");
+    test_expect("twochains-package x\n", TC_ERR_PROTOCOL, 1, "bad manifest version");
+    test_expect(TEST_HEAD "twochains-package 1\n", TC_ERR_PROTOCOL, 6, "twice");
+}
+
+static void test_unknown_keyword(void **state)
+{
+    (void)state;
+    test_expect(TEST_HEAD "version 3\n", TC_ERR_PROTOCOL, 6, "unknown keyword 'version'");
+    test_expect(TEST_HEAD "Element 0 ried r lib l.so\n", TC_ERR_PROTOCOL, 6,
+                "unknown keyword");
+    /* a comment must start its line */
+    test_expect(TEST_HEAD "element 0 ried r lib l.so # note\n", TC_ERR_PROTOCOL, 6,
+                "fields");
+}
+
+static void test_missing_lines(void **state)
+{
+    (void)state;
+    test_expect("twochains-package 1\nid 0x00000001\narch x86_64\nlibrary l.so\n",
+                TC_ERR_PROTOCOL, 4, "no 'name'");
+    test_expect("twochains-package 1\nname p\narch x86_64\nlibrary l.so\n",
+                TC_ERR_PROTOCOL, 4, "no 'id'");
+    test_expect("twochains-package 1\nname p\nid 0x00000001\nlibrary l.so\n",
+                TC_ERR_PROTOCOL, 4, "no 'arch'");
+    test_expect("twochains-package 1\nname p\nid 0x00000001\narch x86_64\n",
+                TC_ERR_PROTOCOL, 4, "no 'library'");
+    /* elements need the whole header first */
+    test_expect("twochains-package 1\nname p\nid 0x00000001\narch x86_64\n"
+                "element 0 ried r lib l.so\nlibrary l.so\n",
+                TC_ERR_PROTOCOL, 5, "element before");
+    test_expect(TEST_RIED2, TC_ERR_PROTOCOL, 1, "expected 'twochains-package");
+}
+
+static void test_header_values(void **state)
+{
+    (void)state;
+    test_expect(TEST_HEAD "name other\n", TC_ERR_PROTOCOL, 6, "'name' given twice");
+    test_expect(TEST_HEAD TEST_JAM0 "arch x86_64\n", TC_ERR_PROTOCOL, 7, "twice");
+    test_expect("twochains-package 1\nname 9lives\n", TC_ERR_PROTOCOL, 2, "C identifier");
+    test_expect("twochains-package 1\nname a-b\n", TC_ERR_PROTOCOL, 2, "C identifier");
+    test_expect("twochains-package 1\nname\n", TC_ERR_PROTOCOL, 2, "one value");
+    test_expect("twochains-package 1\nname a b\n", TC_ERR_PROTOCOL, 2, "one value");
+    test_expect("twochains-package 1\nid 1234abcd\n", TC_ERR_PROTOCOL, 2, "package id");
+    test_expect("twochains-package 1\nid 0x1234abc\n", TC_ERR_PROTOCOL, 2, "package id");
+    test_expect("twochains-package 1\nid 0x1234abcde\n", TC_ERR_PROTOCOL, 2, "package id");
+    test_expect("twochains-package 1\nid 0x1234abcg\n", TC_ERR_PROTOCOL, 2, "package id");
+    test_expect("twochains-package 1\narch riscv64\n", TC_ERR_PROTOCOL, 2, "unknown arch");
+    test_expect("twochains-package 1\nlibrary ../evil.so\n", TC_ERR_PROTOCOL, 2,
+                "bad library");
+    test_expect("twochains-package 1\nlibrary /lib/x.so\n", TC_ERR_PROTOCOL, 2,
+                "bad library");
+    test_expect("twochains-package 1\nlibrary .hidden\n", TC_ERR_PROTOCOL, 2,
+                "bad library");
+}
+
+static void test_bad_numbers(void **state)
+{
+    (void)state;
+    test_expect(TEST_HEAD "element x ried r lib l.so\n", TC_ERR_PROTOCOL, 6,
+                "bad element id");
+    test_expect(TEST_HEAD "element -0 ried r lib l.so\n", TC_ERR_PROTOCOL, 6,
+                "bad element id");
+    test_expect(TEST_HEAD "element 00 ried r lib l.so\n", TC_ERR_PROTOCOL, 6,
+                "bad element id");
+    test_expect(TEST_HEAD "element 99999999999999999999 ried r lib l.so\n",
+                TC_ERR_PROTOCOL, 6, "bad element id");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123 code 1 got 0 entry 0\n",
+                TC_ERR_PROTOCOL, 6, "hash");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdeZ code 1 "
+                "got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "hash");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 0 "
+                "got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "code size");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code "
+                "65536 got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "code size");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 1k "
+                "got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "code size");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 4097 entry 0\n", TC_ERR_PROTOCOL, 6, "GOT slot count");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 0 entry 64\n", TC_ERR_PROTOCOL, 6, "entry offset");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 2 entry 8\n", TC_ERR_PROTOCOL, 6, "entry offset");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 0 entry +1\n", TC_ERR_PROTOCOL, 6, "entry offset");
+}
+
+static void test_element_order_and_names(void **state)
+{
+    (void)state;
+    test_expect(TEST_HEAD TEST_JAM1, TC_ERR_PROTOCOL, 6, "out of order (expected 0)");
+    test_expect(TEST_HEAD TEST_JAM0 TEST_RIED2, TC_ERR_PROTOCOL, 7,
+                "out of order (expected 1)");
+    test_expect(TEST_HEAD TEST_JAM0 TEST_JAM0, TC_ERR_PROTOCOL, 7, "out of order");
+    test_expect(TEST_HEAD TEST_JAM0
+                "element 1 ried indirect_put lib libried_x.so\n",
+                TC_ERR_PROTOCOL, 7, "'indirect_put' already used by element 0");
+    test_expect(TEST_HEAD "element 0 ried 1x lib l.so\n", TC_ERR_PROTOCOL, 6,
+                "not a C identifier");
+    test_expect(TEST_HEAD "element 0 thing r lib l.so\n", TC_ERR_PROTOCOL, 6,
+                "unknown element kind");
+}
+
+static void test_element_fields(void **state)
+{
+    (void)state;
+    test_expect(TEST_HEAD "element 0 ried\n", TC_ERR_PROTOCOL, 6, "fields");
+    test_expect(TEST_HEAD "element 0 ried r lib\n", TC_ERR_PROTOCOL, 6, "expected 6");
+    test_expect(TEST_HEAD "element 0 ried r lib a.so b.so\n", TC_ERR_PROTOCOL, 6,
+                "expected 6");
+    test_expect(TEST_HEAD "element 0 ried r library l.so\n", TC_ERR_PROTOCOL, 6,
+                "expected 'lib'");
+    test_expect(TEST_HEAD "element 0 ried r lib ../l.so\n", TC_ERR_PROTOCOL, 6,
+                "bad ried library");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 0\n", TC_ERR_PROTOCOL, 6, "expected 14");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob code 64 hash 0x0123456789abcdef "
+                "got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "expected 'hash'");
+    test_expect(TEST_HEAD "element 0 jam j blob sub/j.blob hash 0x0123456789abcdef "
+                "code 64 got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "bad blob file");
+    test_expect(TEST_HEAD "element 0 a b c d e f g h i j k l m n o p q\n",
+                TC_ERR_PROTOCOL, 6, "more than 16 fields");
+}
+
+static void test_bad_bytes(void **state)
+{
+    static const char with_nul[] = TEST_HEAD "element 0 ried r\0 lib l.so\n";
+    char err[256];
+    tc_manifest_t *m;
+
+    (void)state;
+    assert_int_equal(tc_manifest_parse_err(with_nul, sizeof(with_nul) - 1, err,
+                                           sizeof(err), &m), TC_ERR_PROTOCOL);
+    assert_non_null(strstr(err, "line 6: NUL"));
+    /* a CRLF file: the carriage return is part of the last field */
+    test_expect("twochains-package 1\r\n", TC_ERR_PROTOCOL, 1, "version");
+    assert_int_equal(tc_manifest_parse_err(NULL, 0, err, sizeof(err), &m),
+                     TC_ERR_PROTOCOL);
+    assert_int_equal(tc_manifest_parse_err(NULL, 1, err, sizeof(err), &m),
+                     TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_manifest_parse_err("x", 1, err, sizeof(err), NULL),
+                     TC_ERR_INVALID_PARAM);
+}
+
+static void test_arch_names(void **state)
+{
+    (void)state;
+    assert_string_equal(tc_manifest_arch_name(TC_BLOB_ARCH_X86_64), "x86_64");
+    assert_string_equal(tc_manifest_arch_name(TC_BLOB_ARCH_AARCH64), "aarch64");
+    assert_null(tc_manifest_arch_name(3));
+    assert_int_equal(tc_manifest_arch_parse("aarch64"), TC_BLOB_ARCH_AARCH64);
+    assert_int_equal(tc_manifest_arch_parse("arm64"), 0);
+}
+
+/* Elements up to the limit grow the array; ids keep counting. */
+static void test_many_elements(void **state)
+{
+    char *text = NULL;
+    size_t len = 0;
+    tc_manifest_t *m;
+    unsigned i;
+    FILE *f;
+
+    (void)state;
+    f = open_memstream(&text, &len);
+    assert_non_null(f);
+    fputs(TEST_HEAD, f);
+    for (i = 0; i < 1000; ++i) {
+        fprintf(f, "element %u ried r%u lib libried_r%u.so\n", i, i, i);
+    }
+    fclose(f);
+    assert_int_equal(tc_manifest_parse(text, len, &m), TC_OK);
+    assert_int_equal(m->n_elements, 1000);
+    assert_string_equal(m->elements[999].name, "r999");
+    tc_manifest_free(m);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid),
+        cmocka_unit_test(test_valid_variants),
+        cmocka_unit_test(test_roundtrip),
+        cmocka_unit_test(test_header_line),
+        cmocka_unit_test(test_unknown_keyword),
+        cmocka_unit_test(test_missing_lines),
+        cmocka_unit_test(test_header_values),
+        cmocka_unit_test(test_bad_numbers),
+        cmocka_unit_test(test_element_order_and_names),
+        cmocka_unit_test(test_element_fields),
+        cmocka_unit_test(test_bad_bytes),
+        cmocka_unit_test(test_arch_names),
+        cmocka_unit_test(test_many_elements),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

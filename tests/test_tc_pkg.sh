@@ -1,0 +1,365 @@
+#!/usr/bin/env bash
+# tc-pkg as a user drives it: usage errors, the jams/ package (inspect,
+# header, blobs that run), jams using string literals, a switch jump table,
+# a static const table, a static helper, libc calls, pointer tables and a
+# ried function (built, injected and compared with the Local Function
+# library), jams that cannot be injected (TLS, COMMON, large code model,
+# hidden undefined symbol, constructor: each error names the jam, the
+# section, the symbol and the fix), and --arch aarch64 (blobs run under
+# qemu-aarch64-static with the same results as here, where the cross tools
+# are installed).
+. "$(dirname "$0")/lib.sh"
+TC_SRC=${TC_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+TC_PKG="$TC_BUILD/bin/tc-pkg"
+[ -x "$TC_PKG" ] || fail "$TC_PKG not built (make tools)"
+CC=${CC:-cc}
+skipped=()
+
+# --- usage: one line saying what is wrong, the synopsis, exit 2
+usage_case() { # expected-text args...
+    local want=$1; shift
+    "$TC_PKG" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 2 ] || fail "tc-pkg $*: exit $rc, expected 2"
+    head -1 "$TMP/err" | grep -q "^tc-pkg: .*$want" ||
+        fail "tc-pkg $*: first line '$(head -1 "$TMP/err")' lacks '$want'"
+    grep -q "^usage: tc-pkg build" "$TMP/err" || fail "tc-pkg $*: no usage"
+}
+usage_case "command is needed"
+usage_case "unknown command 'frob'" frob
+usage_case "needs SRC_DIR" build --name x --out "$TMP/x"
+usage_case "needs --name" build jams --out "$TMP/x"
+usage_case "needs --out" build jams --name x
+usage_case "unknown option '--frob'" build jams --name x --out "$TMP/x" --frob
+usage_case "needs a value" build jams --name x --out
+usage_case "unknown --arch 'sparc'" build jams --name x --out "$TMP/x" --arch sparc
+usage_case "extra argument" build jams more --name x --out "$TMP/x"
+usage_case "one INSTALL_DIR" inspect
+usage_case "one INSTALL_DIR" inspect a b
+"$TC_PKG" --help | grep -q "^inspect" || fail "--help"
+
+# --- the jams/ package, built the way the Makefile does but elsewhere
+# (default header directories: the source tree next to the binary)
+"$TC_PKG" build "$TC_SRC/jams" --name bench --out "$TMP/bench" >"$TMP/build.log" 2>&1 ||
+    { cat "$TMP/build.log"; fail "building jams/"; }
+for f in bench.h libtc_bench.so libried_bench.so manifest.tcm; do
+    [ -s "$TMP/bench/$f" ] || fail "no $f"
+done
+"$TC_PKG" inspect "$TMP/bench" >"$TMP/inspect" 2>&1 || { cat "$TMP/inspect"; fail "inspect"; }
+grep -q "^package bench: id 0x[0-9a-f]\{8\}, arch x86_64, library libtc_bench.so" "$TMP/inspect" ||
+    [ "$(uname -m)" != x86_64 ] || fail "inspect header line: $(head -1 "$TMP/inspect")"
+njams=0
+for src in "$TC_SRC"/jams/jam_*.amc; do
+    j=$(basename "$src" .amc); j=${j#jam_}
+    grep -Eq "^element [0-9]+ jam $j: blob jam_$j.blob, code [0-9]+ bytes, [0-9]+ GOT slots, [0-9]+ fixups" \
+        "$TMP/inspect" || fail "inspect does not list jam $j"
+    [ -s "$TMP/bench/jam_$j.blob" ] || fail "no blob for $j"
+    njams=$((njams + 1))
+done
+grep -q "^element [0-9]* ried bench: lib libried_bench.so" "$TMP/inspect" || fail "inspect: ried"
+grep -A1 "jam indirect_put:" "$TMP/inspect" | grep -q "got\[0\] memcpy" ||
+    fail "indirect_put's GOT slot is not memcpy"
+code=$(sed -n 's/^element [0-9]* jam indirect_put: .*code \([0-9]*\) bytes.*/\1/p' "$TMP/inspect")
+echo "indirect_put: $code code bytes (the paper: 1408)"
+
+# the header: same ids as the manifest, and the same as the Makefile's build
+while read -r _ id kind name _; do
+    up=$(echo "$name" | tr '[:lower:]' '[:upper:]')
+    grep -qx "#define TC_PKG_BENCH_$up $id" "$TMP/bench/bench.h" || fail "bench.h: $name is not $id"
+done < <(grep '^element ' "$TMP/bench/manifest.tcm")
+pid=$(sed -n 's/^id //p' "$TMP/bench/manifest.tcm")
+grep -qx "#define TC_PKG_BENCH_ID $pid" "$TMP/bench/bench.h" || fail "bench.h: package id"
+grep -qx "#define TC_PKG_BENCH_N_ELEMENTS $(grep -c '^element ' "$TMP/bench/manifest.tcm")" \
+    "$TMP/bench/bench.h" || fail "bench.h: element count"
+grep -q "^#define TC_PKG_BENCH_INDIRECT_PUT_CODE_BYTES $code$" "$TMP/bench/bench.h" ||
+    fail "bench.h: code bytes"
+if [ -f "$TC_BUILD/pkg/bench/bench.h" ]; then
+    cmp -s "$TMP/bench/bench.h" "$TC_BUILD/pkg/bench/bench.h" ||
+        fail "the same sources gave another header than build/pkg/bench's"
+fi
+
+# a corrupted blob is caught by inspect
+cp -r "$TMP/bench" "$TMP/bad"
+printf '\x01' | dd of="$TMP/bad/jam_noop.blob" bs=1 seek=70 conv=notrunc status=none
+"$TC_PKG" inspect "$TMP/bad" >/dev/null 2>"$TMP/err" && fail "inspect accepted a corrupted blob"
+grep -q "jam_noop.blob: not a valid blob" "$TMP/err" || fail "corrupted blob: $(cat "$TMP/err")"
+
+# the blobs run, injected, with the Local Function library's results
+"$CC" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$TC_SRC/lib" -I"$TC_SRC/jams" \
+    "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/blob.c" "$TC_SRC/lib/manifest.c" \
+    "$TC_SRC/lib/status.c" -ldl -o "$TMP/blob_run" || fail "building blob_run"
+"$TMP/blob_run" "$TMP/bench" >"$TMP/run.native" 2>&1 || { cat "$TMP/run.native"; fail "bench blobs"; }
+[ "$(grep -c ' ok$' "$TMP/run.native")" = "$njams" ] || fail "not every jam ran"
+
+# --- jams that use what C programs use
+mkdir -p "$TMP/extra/sub"
+cat >"$TMP/extra/jam_strings.amc" <<'EOF'
+#include <string.h>
+#include "tc_jam.h"
+int64_t TC_JAM_RUN(tc_jam_ctx_t *ctx, void *payload, size_t len)
+{
+    static const char greet[] = "hello from an injected jam";
+    const char *msg = (len & 4) ? "four is set" : "four is clear, and this is longer";
+    (void)ctx; (void)payload;
+    return msg[len % 11] * 1000 + greet[len % (sizeof(greet) - 1)];
+}
+int64_t TC_JAM_PACK(void *dst, size_t cap, const void *src, size_t len)
+{ if (len > cap) return -1; memcpy(dst, src, len); return (int64_t)len; }
+EOF
+cat >"$TMP/extra/jam_switch.amc" <<'EOF'
+#include <string.h>
+#include "tc_jam.h"
+__attribute__((noinline)) static int64_t op(unsigned k, int64_t v)
+{
+    switch (k) { /* dense: a jump table */
+    case 0: return v + 11;      case 1: return v * 7;     case 2: return v - 5;
+    case 3: return v ^ 0x55;    case 4: return v << 2;    case 5: return v / 3;
+    case 6: return -v;          case 7: return v * v;     case 8: return v | 0x100;
+    case 9: return v & 0xff;    default: return 0;
+    }
+}
+int64_t TC_JAM_RUN(tc_jam_ctx_t *ctx, void *payload, size_t len)
+{
+    const uint8_t *p = payload; int64_t acc = 1; size_t i;
+    (void)ctx;
+    for (i = 0; i < len; ++i) acc = op(p[i] % 11, acc) & 0xffffff;
+    return acc;
+}
+int64_t TC_JAM_PACK(void *dst, size_t cap, const void *src, size_t len)
+{ if (len > cap) return -1; memcpy(dst, src, len); return (int64_t)len; }
+EOF
+cat >"$TMP/extra/sub/jam_table.amc" <<'EOF'
+#include <string.h>
+#include "tc_jam.h"
+static const uint32_t weights[16] __attribute__((aligned(64))) = {
+    3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3 };
+int64_t TC_JAM_RUN(tc_jam_ctx_t *ctx, void *payload, size_t len)
+{
+    const uint8_t *p = payload; int64_t s = 0; size_t i;
+    (void)ctx;
+    for (i = 0; i < len; ++i) s += weights[p[i] & 15] * (int64_t)(i + 1);
+    return s;
+}
+int64_t TC_JAM_PACK(void *dst, size_t cap, const void *src, size_t len)
+{ if (len > cap) return -1; memcpy(dst, src, len); return (int64_t)len; }
+EOF
+cat >"$TMP/extra/jam_helper.amc" <<'EOF'
+#include <string.h>
+#include "tc_jam.h"
+static uint64_t scratch[8]; /* .bss, in the image */
+__attribute__((noinline)) static uint64_t mix(uint64_t h, uint8_t b)
+{ return (h ^ b) * 0x100000001b3ull; }
+int64_t TC_JAM_RUN(tc_jam_ctx_t *ctx, void *payload, size_t len)
+{
+    const uint8_t *p = payload; uint64_t h = 0xcbf29ce484222325ull; size_t i;
+    (void)ctx;
+    for (i = 0; i < len; ++i) h = mix(h, p[i]);
+    scratch[len & 7] += h; /* lives as long as the image does */
+    return (int64_t)(scratch[0] >> 2) + (int64_t)(h & 0xffff);
+}
+int64_t TC_JAM_PACK(void *dst, size_t cap, const void *src, size_t len)
+{ if (len > cap) return -1; memcpy(dst, src, len); return (int64_t)len; }
+EOF
+cat >"$TMP/extra/jam_libc.amc" <<'EOF'
+#include <string.h>
+#include "tc_jam.h"
+int64_t TC_JAM_RUN(tc_jam_ctx_t *ctx, void *payload, size_t len)
+{
+    char buf[64]; size_t n = (len < sizeof(buf) - 1) ? len : sizeof(buf) - 1;
+    (void)ctx;
+    memset(buf, 0, sizeof(buf));
+    memcpy(buf, payload, n);
+    return (int64_t)strlen(buf) * 100 + (int64_t)n;
+}
+int64_t TC_JAM_PACK(void *dst, size_t cap, const void *src, size_t len)
+{ if (len > cap) return -1; memcpy(dst, src, len); return (int64_t)len; }
+EOF
+cat >"$TMP/extra/jam_ptrtab.amc" <<'EOF'
+#include <string.h>
+#include "tc_jam.h"
+static int64_t add(int64_t a) { return a + 100; }
+static int64_t dbl(int64_t a) { return a * 2; }
+static int64_t neg(int64_t a) { return -a; }
+static int64_t (*const ops[])(int64_t) = { add, dbl, neg, add };   /* code pointers */
+static const char *const words[] = { "alpha", "be", "gam", "delta" }; /* data pointers */
+int64_t TC_JAM_RUN(tc_jam_ctx_t *ctx, void *payload, size_t len)
+{
+    const uint8_t *p = payload; int64_t v = (int64_t)len; size_t i;
+    (void)ctx;
+    for (i = 0; i < len; ++i) v = ops[p[i] & 3](v) + words[(p[i] >> 2) & 3][0];
+    return v;
+}
+int64_t TC_JAM_PACK(void *dst, size_t cap, const void *src, size_t len)
+{ if (len > cap) return -1; memcpy(dst, src, len); return (int64_t)len; }
+EOF
+cat >"$TMP/extra/jam_riedcall.amc" <<'EOF'
+#include <string.h>
+#include "tc_jam.h"
+extern int64_t demo_scale(int64_t v); /* the package's ried exports it */
+int64_t TC_JAM_RUN(tc_jam_ctx_t *ctx, void *payload, size_t len)
+{
+    int64_t *acc = ctx->state;
+    (void)payload;
+    *acc += demo_scale((int64_t)len);
+    return *acc;
+}
+int64_t TC_JAM_PACK(void *dst, size_t cap, const void *src, size_t len)
+{ if (len > cap) return -1; memcpy(dst, src, len); return (int64_t)len; }
+EOF
+# GOT references to what the jam itself defines (default visibility):
+# relaxed to PC-relative at build time, no slot
+cat >"$TMP/extra/jam_exported.amc" <<'EOF'
+#include <string.h>
+#include "tc_jam.h"
+__attribute__((visibility("default"))) int64_t exported_base = 40;
+__attribute__((visibility("default"), noinline)) int64_t exported_twice(int64_t v)
+{ return 2 * v; }
+int64_t TC_JAM_RUN(tc_jam_ctx_t *ctx, void *payload, size_t len)
+{
+    (void)ctx; (void)payload;
+    exported_base += 1;
+    return exported_twice((int64_t)len) + exported_base;
+}
+int64_t TC_JAM_PACK(void *dst, size_t cap, const void *src, size_t len)
+{ if (len > cap) return -1; memcpy(dst, src, len); return (int64_t)len; }
+EOF
+cat >"$TMP/extra/sub/ried_demo.rdc" <<'EOF'
+#include <stdlib.h>
+#include "tc_jam.h"
+__attribute__((visibility("default"))) int64_t demo_scale(int64_t v) { return 3 * v + 1; }
+int TC_RIED_INIT(void **state_p)
+{ int64_t *s = calloc(1, sizeof(*s)); if (s == NULL) return -1; *state_p = s; return 0; }
+void TC_RIED_FINI(void *state) { free(state); }
+EOF
+"$TC_PKG" build "$TMP/extra" --name extra --out "$TMP/extra.out" --cflags "-Wall -Wextra -Werror" \
+    >"$TMP/build.log" 2>&1 || { cat "$TMP/build.log"; fail "building the extra jams"; }
+"$TC_PKG" inspect "$TMP/extra.out" >"$TMP/inspect" 2>&1 || { cat "$TMP/inspect"; fail "inspect extra"; }
+# ids: jams sorted by name, then the ried
+[ "$(grep '^element' "$TMP/extra.out/manifest.tcm" | awk '{print $4}' | tr '\n' ' ')" = \
+  "exported helper libc ptrtab riedcall strings switch table demo " ] || fail "element order"
+grep -A3 "jam libc:" "$TMP/inspect" | grep -q "got\[.\] strlen" || fail "libc: no strlen slot"
+grep -A3 "jam riedcall:" "$TMP/inspect" | grep -q "got\[0\] demo_scale" || fail "riedcall: no demo_scale slot"
+grep -Eq "jam ptrtab: .*, [1-9][0-9]* fixups" "$TMP/inspect" || fail "ptrtab: no fixups"
+grep -Eq "jam helper: .*, bss [1-9]" "$TMP/inspect" || fail "helper: no .bss"
+"$TMP/blob_run" "$TMP/extra.out" >"$TMP/extra.native" 2>&1 || { cat "$TMP/extra.native"; fail "extra blobs"; }
+[ "$(grep -c ' ok$' "$TMP/extra.native")" = 8 ] || fail "not every extra jam ran"
+grep -A1 "jam exported:" "$TMP/inspect" | grep -q "got\[.\] exported_" &&
+    fail "exported: a GOT slot for a symbol the jam defines"
+
+# --- jams that cannot be injected
+reject() { # name cflags source want...
+    local name=$1 flags=$2 src=$3; shift 3
+    rm -rf "$TMP/rej"; mkdir -p "$TMP/rej"
+    printf '%s\n' "$src" >"$TMP/rej/jam_$name.amc"
+    "$TC_PKG" build "$TMP/rej" --name rej --out "$TMP/rej.out" --cflags "$flags" \
+        >"$TMP/out" 2>"$TMP/err" && fail "jam '$name' was accepted"
+    for w in "jam '$name'" "$@"; do
+        grep -qF -- "$w" "$TMP/err" || fail "jam '$name': no '$w' in: $(cat "$TMP/err")"
+    done
+    [ -e "$TMP/rej.out/manifest.tcm" ] && fail "jam '$name': a manifest was written"
+    sed 's/^/rejected as expected: /' "$TMP/err"
+    return 0
+}
+PACK='int64_t TC_JAM_PACK(void *d, size_t c, const void *s, size_t l) { (void)d; (void)s; return l <= c ? (int64_t)l : -1; }'
+reject tls "" "#include \"tc_jam.h\"
+__thread int64_t counter;
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; counter += l; return counter; }
+$PACK" ".text:" "'counter'" "thread-local" "keep state in a ried"
+reject common "-fcommon" "#include \"tc_jam.h\"
+int64_t total;
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; total += l; return total; }
+$PACK" ".text:" "'total'" "common symbol" "-fno-common"
+reject large "-mcmodel=large" "#include <string.h>
+#include \"tc_jam.h\"
+static const char *const w[] = {\"a\", \"bb\"};
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return (int64_t)strlen(w[l & 1]); }
+$PACK" ".text:" "against '" "large code model" "-mcmodel=large"
+reject hidden "" "#include \"tc_jam.h\"
+extern int64_t secret __attribute__((visibility(\"hidden\")));
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return secret + (int64_t)l; }
+$PACK" ".text:" "'secret'" "non-GOT reference to an undefined symbol" "-fno-plt"
+reject ctor "" "#include \"tc_jam.h\"
+static int64_t base;
+__attribute__((constructor)) static void setup(void) { base = 7; }
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return base + (int64_t)l; }
+$PACK" ".init_array:" "'setup'" "ried's init"
+reject big "" "#include \"tc_jam.h\"
+static const char big[70000] = {1};
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return big[l % sizeof(big)]; }
+$PACK" ".rodata:" "'big'" "65535 bytes" "move data into a ried"
+reject aligned "" "#include \"tc_jam.h\"
+static const char t[128] __attribute__((aligned(128))) = {1};
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return t[l & 127]; }
+$PACK" ".rodata:" "'t'" "at most 64-byte alignment"
+reject norun "" "#include \"tc_jam.h\"
+$PACK" "tc_jam_run_norun" "TC_JAM_RUN"
+
+# source tree mistakes
+rm -rf "$TMP/dup"; mkdir -p "$TMP/dup/a" "$TMP/dup/b"
+cp "$TMP/extra/jam_libc.amc" "$TMP/dup/a/"; cp "$TMP/extra/jam_libc.amc" "$TMP/dup/b/"
+"$TC_PKG" build "$TMP/dup" --name d --out "$TMP/d" 2>"$TMP/err" && fail "duplicate names accepted"
+grep -q "'libc' used twice" "$TMP/err" || fail "duplicates: $(cat "$TMP/err")"
+rm -rf "$TMP/dup/b"; cp "$TMP/extra/jam_libc.amc" "$TMP/dup/a/jam_bad-name.amc"
+"$TC_PKG" build "$TMP/dup" --name d --out "$TMP/d" 2>"$TMP/err" && fail "bad name accepted"
+grep -q "'bad-name' is not a C identifier" "$TMP/err" || fail "bad name: $(cat "$TMP/err")"
+mkdir -p "$TMP/empty"
+"$TC_PKG" build "$TMP/empty" --name e --out "$TMP/e" 2>"$TMP/err" && fail "empty tree accepted"
+"$TC_PKG" build "$TMP/extra" --name 9x --out "$TMP/e" 2>"$TMP/err" && fail "bad package name accepted"
+"$TC_PKG" build "$TMP/extra" --name e --out "$TMP/e" --cc /nonexistent/cc 2>"$TMP/err" &&
+    fail "missing compiler accepted"
+grep -q "compiler '/nonexistent/cc' for .* not found" "$TMP/err" || fail "missing cc: $(cat "$TMP/err")"
+
+# --- aarch64
+A64CC=aarch64-linux-gnu-gcc
+if ! command -v "$A64CC" >/dev/null; then
+    skipped+=("aarch64: $A64CC not installed (scripts/deps.sh installs gcc-aarch64-linux-gnu)")
+else
+    for pkg in bench extra; do
+        src="$TC_SRC/jams"; [ "$pkg" = extra ] && src="$TMP/extra"
+        "$TC_PKG" build "$src" --name "$pkg" --out "$TMP/$pkg.a64" --arch aarch64 \
+            --cflags "-Wall -Wextra -Werror" >"$TMP/build.log" 2>&1 ||
+            { cat "$TMP/build.log"; fail "aarch64 build of $pkg"; }
+        grep "jam " "$TMP/build.log" | sed 's/^ */aarch64 /'
+        "$TC_PKG" inspect "$TMP/$pkg.a64" >"$TMP/inspect" 2>&1 || fail "aarch64 inspect $pkg"
+        grep -q "arch aarch64" "$TMP/inspect" || fail "aarch64 manifest arch"
+        for b in "$TMP/$pkg.a64"/jam_*.blob; do
+            arch=$(od -An -tu4 -j12 -N4 "$b" | tr -d ' ')
+            [ "$arch" = 183 ] || fail "$b: arch $arch, expected 183"
+        done
+        file "$TMP/$pkg.a64/libtc_$pkg.so" 2>/dev/null | grep -q "aarch64" ||
+            ! command -v file >/dev/null || fail "libtc_$pkg.so is not aarch64"
+    done
+    # the small code model is refused with the fix
+    rm -rf "$TMP/rej"; mkdir -p "$TMP/rej"
+    printf '%s\n' "#include \"tc_jam.h\"
+static const int64_t t[4] = {1, 2, 3, 4};
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return t[l & 3]; }
+$PACK" >"$TMP/rej/jam_small.amc"
+    "$TC_PKG" build "$TMP/rej" --name r --out "$TMP/r" --arch aarch64 --cflags -mcmodel=small \
+        2>"$TMP/err" && fail "aarch64 small code model accepted"
+    grep -q "jam 'small': .text: relocation R_AARCH64_ADR_PREL_PG_HI21 against .*-mcmodel=tiny" \
+        "$TMP/err" || fail "aarch64 small model: $(cat "$TMP/err")"
+
+    # run them: a receiver-side executor for aarch64 under qemu
+    SYSROOT=/usr/aarch64-linux-gnu
+    if ! command -v qemu-aarch64-static >/dev/null; then
+        skipped+=("aarch64 run: qemu-aarch64-static not installed (qemu-user-static)")
+    elif [ ! -e "$SYSROOT/lib/ld-linux-aarch64.so.1" ]; then
+        skipped+=("aarch64 run: no aarch64 libc in $SYSROOT (libc6-dev-arm64-cross)")
+    else
+        "$A64CC" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$TC_SRC/lib" -I"$TC_SRC/jams" \
+            "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/blob.c" "$TC_SRC/lib/manifest.c" \
+            "$TC_SRC/lib/status.c" -ldl -o "$TMP/blob_run.a64" || fail "building blob_run for aarch64"
+        for pkg in bench extra; do
+            native="$TMP/run.native"; [ "$pkg" = extra ] && native="$TMP/extra.native"
+            qemu-aarch64-static -L "$SYSROOT" "$TMP/blob_run.a64" "$TMP/$pkg.a64" \
+                >"$TMP/run.a64" 2>&1 || { cat "$TMP/run.a64"; fail "aarch64 $pkg blobs under qemu"; }
+            # same results on both architectures (code sizes differ)
+            diff <(grep -v ' code=' "$native") <(grep -v ' code=' "$TMP/run.a64") >"$TMP/diff" ||
+                { cat "$TMP/diff"; fail "aarch64 $pkg results differ from $(uname -m)'s"; }
+        done
+        echo "aarch64: every blob ran under qemu-aarch64-static with this machine's results"
+    fi
+fi
+
+for s in "${skipped[@]}"; do echo "skipped: $s"; done
+echo "ok"

@@ -1,0 +1,315 @@
+/*
+ * tc-pkg: builds a Two-Chains package (Local Function library, ried
+ * libraries, injectable jam blobs, header, manifest) and shows what is in
+ * one.
+ *
+ *   tc-pkg build SRC_DIR --name PKG --out INSTALL_DIR [options]
+ *   tc-pkg inspect INSTALL_DIR
+ *
+ * Exit status: 0 done, 1 the build or the package is bad, 2 bad usage.
+ */
+#define _GNU_SOURCE
+#include "tc_pkg.h"
+
+#include <libgen.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void tc_pkg_synopsis(FILE *f)
+{
+    fprintf(f,
+            "usage: tc-pkg build SRC_DIR --name PKG --out INSTALL_DIR [--arch x86_64|aarch64]\n"
+            "                    [--cc CC] [--cflags FLAGS] [--lib-cflags FLAGS]\n"
+            "                    [--ldflags FLAGS] [--include DIR]... [--keep-tmp]\n"
+            "       tc-pkg inspect INSTALL_DIR\n");
+}
+
+static void tc_pkg_usage(FILE *f)
+{
+    tc_pkg_synopsis(f);
+    fprintf(f,
+            "\n"
+            "build   compiles every jam_<name>.amc and ried_<name>.rdc under SRC_DIR into\n"
+            "        INSTALL_DIR: PKG.h, libtc_PKG.so (Local Function library),\n"
+            "        libried_<name>.so, jam_<name>.blob (injectable), manifest.tcm\n"
+            "  --arch        target (default: this machine's); aarch64 uses\n"
+            "                aarch64-linux-gnu-gcc unless --cc names a compiler\n"
+            "  --cflags      extra compiler flags for every element\n"
+            "  --lib-cflags  extra flags for the shared libraries only (e.g. sanitizers);\n"
+            "                jams are then compiled a second time for their blobs\n"
+            "  --ldflags     extra flags for linking the shared libraries\n"
+            "  --include     header directory (repeatable); default: the source tree's\n"
+            "                lib/ and jams/, or the installed include directory\n"
+            "  --keep-tmp    keep the object files and say where\n"
+            "inspect prints each element: kind, code bytes, GOT slots with names,\n"
+            "        fixups, entry offset, hash (blobs checked against the manifest)\n");
+}
+
+/* One line saying what is wrong, then the usage: exit status 2. */
+static int tc_pkg_bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int tc_pkg_bad_usage(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "tc-pkg: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    tc_pkg_synopsis(stderr);
+    fprintf(stderr, "       tc-pkg --help\n");
+    return 2;
+}
+
+/* Header directories when none are given: next to a build tree binary
+ * (build/bin/../../lib, ../../jams) or an installed one (bin/../include). */
+static tc_status_t tc_pkg_default_includes(tc_pkg_strv_t *inc)
+{
+    char exe[PATH_MAX], probe[PATH_MAX + 64];
+    const char *bin;
+    tc_status_t status;
+    ssize_t n;
+
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n < 0) {
+        tc_pkg_err("cannot find the tc-pkg binary; pass --include");
+        return TC_ERR_NOT_FOUND;
+    }
+    exe[n] = '\0';
+    bin    = dirname(exe);
+
+    snprintf(probe, sizeof(probe), "%s/../../lib/twochains.h", bin);
+    if (access(probe, R_OK) == 0) {
+        status = tc_pkg_strv_addf(inc, "%s/../../lib", bin);
+        if (status == TC_OK) {
+            status = tc_pkg_strv_addf(inc, "%s/../../jams", bin);
+        }
+        return status;
+    }
+    snprintf(probe, sizeof(probe), "%s/../include/twochains.h", bin);
+    if (access(probe, R_OK) == 0) {
+        status = tc_pkg_strv_addf(inc, "%s/../include", bin);
+        if (status == TC_OK) {
+            status = tc_pkg_strv_addf(inc, "%s/../include/twochains", bin);
+        }
+        return status;
+    }
+    tc_pkg_err("cannot find twochains.h next to %s; pass --include", bin);
+    return TC_ERR_NOT_FOUND;
+}
+
+static int tc_pkg_cmd_build(int argc, char **argv)
+{
+    static const char *const valued[] = {"--name", "--out", "--arch", "--cc", "--cflags",
+                                         "--lib-cflags", "--ldflags", "--include"};
+    tc_pkg_build_opts_t o;
+    const char *key, *val;
+    tc_status_t status;
+    size_t klen, k;
+    int i, rc = 2;
+
+    memset(&o, 0, sizeof(o));
+#if defined(__aarch64__)
+    o.arch = TC_BLOB_ARCH_AARCH64;
+#else
+    o.arch = TC_BLOB_ARCH_X86_64;
+#endif
+    for (i = 0; i < argc; ++i) {
+        key = argv[i];
+        if (strcmp(key, "--keep-tmp") == 0) {
+            o.keep_tmp = 1;
+            continue;
+        }
+        if ((key[0] != '-') || (key[1] != '-')) {
+            if (o.src_dir != NULL) {
+                rc = tc_pkg_bad_usage("build takes one SRC_DIR (extra argument '%s')", key);
+                goto out;
+            }
+            o.src_dir = key;
+            continue;
+        }
+        /* --key VALUE or --key=VALUE */
+        klen = strcspn(key, "=");
+        for (k = 0; k < TC_ARRAY_SIZE(valued); ++k) {
+            if ((strlen(valued[k]) == klen) && (strncmp(key, valued[k], klen) == 0)) {
+                break;
+            }
+        }
+        if (k == TC_ARRAY_SIZE(valued)) {
+            rc = tc_pkg_bad_usage("unknown option '%s'", key);
+            goto out;
+        }
+        if (key[klen] == '=') {
+            val = key + klen + 1;
+        } else if (i + 1 < argc) {
+            val = argv[++i];
+        } else {
+            rc = tc_pkg_bad_usage("option '%s' needs a value", key);
+            goto out;
+        }
+        switch (k) {
+        case 0: o.name = val; break;
+        case 1: o.out_dir = val; break;
+        case 2:
+            o.arch = tc_manifest_arch_parse(val);
+            if (o.arch == 0) {
+                rc = tc_pkg_bad_usage("unknown --arch '%s' (x86_64 or aarch64)", val);
+                goto out;
+            }
+            break;
+        case 3: o.cc = val; break;
+        case 4: o.cflags = val; break;
+        case 5: o.lib_cflags = val; break;
+        case 6: o.ldflags = val; break;
+        default:
+            if (*val == '\0') {
+                rc = tc_pkg_bad_usage("--include needs a directory");
+                goto out;
+            }
+            if (tc_pkg_strv_add(&o.includes, val) != TC_OK) {
+                rc = 1;
+                goto out;
+            }
+            break;
+        }
+    }
+    if (o.src_dir == NULL) {
+        rc = tc_pkg_bad_usage("build needs SRC_DIR");
+        goto out;
+    }
+    if ((o.name == NULL) || (*o.name == '\0')) {
+        rc = tc_pkg_bad_usage("build needs --name PKG");
+        goto out;
+    }
+    if ((o.out_dir == NULL) || (*o.out_dir == '\0')) {
+        rc = tc_pkg_bad_usage("build needs --out INSTALL_DIR");
+        goto out;
+    }
+    if ((o.includes.len == 0) && (tc_pkg_default_includes(&o.includes) != TC_OK)) {
+        rc = 1;
+        goto out;
+    }
+    status = tc_pkg_build(&o);
+    rc     = (status == TC_OK) ? 0 : 1;
+out:
+    tc_pkg_strv_free(&o.includes);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- inspect */
+
+static tc_status_t tc_pkg_inspect_jam(const char *dir, const tc_manifest_t *m,
+                                      const tc_manifest_elem_t *e, FILE *out)
+{
+    char path[TC_PKG_PATH_MAX];
+    const tc_blob_file_hdr_t *h;
+    tc_status_t status;
+    tc_blob_t blob;
+    size_t len;
+    void *buf;
+    uint32_t i;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, e->file);
+    status = tc_pkg_read_file(path, &buf, &len);
+    if (status != TC_OK) {
+        return status;
+    }
+    status = tc_blob_parse(buf, len, &blob);
+    if (status != TC_OK) {
+        tc_pkg_err("%s: not a valid blob (%s)", path, tc_status_str(status));
+        goto out;
+    }
+    h = blob.hdr;
+    fprintf(out, "element %u jam %s: blob %s, code %u bytes, %u GOT slots, %u fixups, "
+                 "bss %u, entry %u, pack %u, hash 0x%016llx\n",
+            e->id, e->name, e->file, h->image_size, h->got_count, h->fixup_count,
+            h->bss_size, h->entry_offset, h->pack_offset,
+            (unsigned long long)h->content_hash);
+    for (i = 0; i < h->got_count; ++i) {
+        fprintf(out, "    got[%u] %s\n", i, tc_blob_slot_name(&blob, i));
+    }
+    for (i = 0; i < h->fixup_count; ++i) {
+        fprintf(out, "    fixup[%u] offset %u = base + %lld\n", i, blob.fixups[i].offset,
+                (long long)blob.fixups[i].addend);
+    }
+    if ((h->arch != m->arch) || (h->content_hash != e->hash) ||
+        (h->image_size != e->code_bytes) || (h->got_count != e->got_slots) ||
+        (h->entry_offset != e->entry_offset)) {
+        tc_pkg_err("%s does not match the manifest (arch, hash, code, got or entry): "
+                   "rebuild the package", path);
+        status = TC_ERR_PROTOCOL;
+    }
+out:
+    free(buf);
+    return status;
+}
+
+tc_status_t tc_pkg_inspect(const char *dir, FILE *out)
+{
+    tc_status_t status, worst = TC_OK;
+    char path[TC_PKG_PATH_MAX];
+    const tc_manifest_elem_t *e;
+    tc_manifest_t *m;
+    struct stat st;
+    uint32_t i;
+
+    status = tc_manifest_load(dir, &m);
+    if (status != TC_OK) {
+        return status;
+    }
+    fprintf(out, "package %s: id 0x%08x, arch %s, library %s, %u elements\n", m->name,
+            m->id, tc_manifest_arch_name(m->arch), m->library, m->n_elements);
+    snprintf(path, sizeof(path), "%s/%s", dir, m->library);
+    if (stat(path, &st) != 0) {
+        tc_pkg_err("%s is missing", path);
+        worst = TC_ERR_NOT_FOUND;
+    }
+    for (i = 0; i < m->n_elements; ++i) {
+        e = &m->elements[i];
+        if (e->kind == TC_ELEM_JAM) {
+            status = tc_pkg_inspect_jam(dir, m, e, out);
+        } else {
+            snprintf(path, sizeof(path), "%s/%s", dir, e->file);
+            if (stat(path, &st) == 0) {
+                fprintf(out, "element %u ried %s: lib %s, %lld bytes\n", e->id, e->name,
+                        e->file, (long long)st.st_size);
+                status = TC_OK;
+            } else {
+                tc_pkg_err("%s is missing", path);
+                status = TC_ERR_NOT_FOUND;
+            }
+        }
+        if (status != TC_OK) {
+            worst = status;
+        }
+    }
+    tc_manifest_free(m);
+    return worst;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        return tc_pkg_bad_usage("a command is needed");
+    }
+    if ((strcmp(argv[1], "-h") == 0) || (strcmp(argv[1], "--help") == 0) ||
+        (strcmp(argv[1], "help") == 0)) {
+        tc_pkg_usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "build") == 0) {
+        return tc_pkg_cmd_build(argc - 2, argv + 2);
+    }
+    if (strcmp(argv[1], "inspect") == 0) {
+        if (argc != 3) {
+            return tc_pkg_bad_usage("inspect takes one INSTALL_DIR");
+        }
+        return (tc_pkg_inspect(argv[2], stdout) == TC_OK) ? 0 : 1;
+    }
+    return tc_pkg_bad_usage("unknown command '%s'", argv[1]);
+}
