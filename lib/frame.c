@@ -1,6 +1,7 @@
 /* Frame layout: encode and validate. Pure: no UCX, no runtime state. */
 #include "frame.h"
 #include "log.h"
+#include "blob.h"
 
 #include <stdarg.h>
 
@@ -15,6 +16,8 @@ static const char *const tc_frame_kind_names[TC_KIND_LAST] = {
     [TC_KIND_CACHED]   = "cached",
     [TC_KIND_REPLY]    = "reply",
     [TC_KIND_NOP]      = "nop",
+    [TC_KIND_SYNC_REQ] = "sync-request",
+    [TC_KIND_SYNC_REP] = "sync-reply",
 };
 
 const char *tc_frame_kind_str(uint8_t kind)
@@ -28,7 +31,12 @@ static uint64_t tc_frame_offsets_calc(uint64_t args_len, uint64_t got_count,
                                       tc_frame_offsets_t *offsets)
 {
     uint64_t args_off    = TC_FRAME_HDR_SIZE;
-    uint64_t got_off     = TC_ALIGN_UP(args_off + args_len, TC_FRAME_GOT_ALIGN);
+    /* A frame that carries code puts the image (GOTP + CODE) at a 64-byte
+     * boundary: the blob keeps its sections' alignment relative to it, and
+     * CODE sits at the same distance from GOTP as in the blob. */
+    uint64_t got_off     = TC_ALIGN_UP(args_off + args_len,
+                                       (got_count || code_len) ? TC_BLOB_IMAGE_ALIGN :
+                                                                 TC_FRAME_GOT_ALIGN);
     uint64_t code_off    = TC_ALIGN_UP(got_off + got_count * 8, TC_FRAME_CODE_ALIGN);
     uint64_t payload_off = TC_ALIGN_UP(code_off + code_len, TC_FRAME_USR_ALIGN);
     uint64_t size        = TC_ALIGN_UP(payload_off + payload_len + TC_FRAME_SIG_SIZE,
@@ -193,8 +201,15 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
     if ((hdr.kind == TC_KIND_INJECTED) && (hdr.code_len == 0)) {
         return tc_frame_reject(reason, reason_len, "injected frame without code");
     }
+    if ((hdr.kind == TC_KIND_CACHED) && (hdr.args_len != sizeof(uint64_t))) {
+        return tc_frame_reject(reason, reason_len, "cached frame without its code hash");
+    }
+    if ((hdr.flags & TC_FRAME_F_CACHE) && (hdr.kind != TC_KIND_INJECTED)) {
+        return tc_frame_reject(reason, reason_len, "%s frame asks to cache code",
+                               tc_frame_kind_str(hdr.kind));
+    }
     if ((hdr.kind == TC_KIND_LOCAL) || (hdr.kind == TC_KIND_INJECTED) ||
-        (hdr.kind == TC_KIND_CACHED)) {
+        (hdr.kind == TC_KIND_CACHED) || (hdr.kind == TC_KIND_SYNC_REQ)) {
         if ((expect->known != NULL) &&
             !expect->known(expect->known_arg, hdr.pkg_id, hdr.element, hdr.kind)) {
             return tc_frame_reject(reason, reason_len,

@@ -3,6 +3,10 @@
  *
  *   | HDR 48 B (MAG is its last byte) | ARGS | GOTP (8 B x n) | CODE | USR payload | pad | SIG 8 B |
  *
+ * GOTP starts 8-aligned, or 64-aligned when the frame carries code (GOTP +
+ * CODE are then a blob image, CODE at align16(8 n) from GOTP as in the blob);
+ * CODE 16-aligned; the payload 8-aligned.
+ *
  * Every field little-endian (the hosts we target are); a frame is a multiple
  * of 64 B. SIG is the frame's last 8 bytes: nonzero once the frame has landed,
  * and equal to tc_frame_sig(seq) for a genuine frame.
@@ -25,15 +29,18 @@
 typedef enum {
     TC_KIND_LOCAL    = 1, /* run vector[element] of a loaded package */
     TC_KIND_INJECTED = 2, /* run the CODE carried in the frame (next issue) */
-    TC_KIND_CACHED   = 3, /* run the receiver's cached copy of the code */
+    TC_KIND_CACHED   = 3, /* run the receiver's cached copy (ARGS: the 8 B content hash) */
     TC_KIND_REPLY    = 4, /* carries a jam's result back; nothing runs */
     TC_KIND_NOP      = 5, /* carries only piggybacked credits/result */
+    TC_KIND_SYNC_REQ = 6, /* namespace sync: resolve element's GOT slot names */
+    TC_KIND_SYNC_REP = 7, /* the resolved addresses (payload: 8 B each); ret < 0: failed */
     TC_KIND_LAST
 } tc_frame_kind_t;
 
 #define TC_FRAME_F_WANT_REPLY 0x01u /* sender waits for the jam's result */
 #define TC_FRAME_F_HAS_RET    0x02u /* ret/ret_seq hold a result */
-#define TC_FRAME_F_KNOWN      0x03u
+#define TC_FRAME_F_CACHE      0x04u /* injected: keep the code, later frames come CACHED */
+#define TC_FRAME_F_KNOWN      0x07u
 
 typedef struct __attribute__((packed, aligned(8))) tc_frame_hdr {
     uint32_t frame_size;   /* whole frame, SIG included */

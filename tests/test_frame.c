@@ -138,6 +138,9 @@ static uint32_t test_build_kind(void *slot, uint32_t slot_size, uint8_t kind,
     if ((kind == TC_KIND_REPLY) || (kind == TC_KIND_NOP)) {
         return test_build(slot, slot_size, 0, 0, 0, 0, kind, flags, seq);
     }
+    if (kind == TC_KIND_CACHED) { /* ARGS: the 8-byte code hash */
+        return test_build(slot, slot_size, 8, 0, 0, 40, kind, flags, seq);
+    }
     return test_build(slot, slot_size, 12, 0, 0, 40, kind, flags, seq);
 }
 
@@ -295,18 +298,25 @@ static void test_layout_example(void **state)
     (void)state;
     assert_int_equal(tc_frame_layout(&layout, 4096, &off), TC_OK);
     assert_int_equal(off.args_off, 48);
-    assert_int_equal(off.got_off, 56);     /* 48 + 5 -> 8-aligned */
-    assert_int_equal(off.code_off, 80);    /* 56 + 24, already 16-aligned */
-    assert_int_equal(off.payload_off, 88); /* 80 + 7 -> 8-aligned */
-    assert_int_equal(off.frame_size, 128); /* 88 + 10 + 8 = 106 -> 128 */
+    assert_int_equal(off.got_off, 64);      /* 48 + 5 -> 64-aligned: it carries code */
+    assert_int_equal(off.code_off, 96);     /* 64 + 24 -> 16-aligned */
+    assert_int_equal(off.payload_off, 104); /* 96 + 7 -> 8-aligned */
+    assert_int_equal(off.frame_size, 128);  /* 104 + 10 + 8 = 122 -> 128 */
 
     /* GOTP end not 16-aligned: CODE moves up */
     layout = (tc_frame_layout_t){8, 1, 1, 0};
     assert_int_equal(tc_frame_layout(&layout, 4096, &off), TC_OK);
+    assert_int_equal(off.got_off, 64);
+    assert_int_equal(off.code_off, 80);
+    assert_int_equal(off.payload_off, 88);
+    assert_int_equal(off.frame_size, 128);
+
+    /* no code: GOTP need only be 8-aligned */
+    layout = (tc_frame_layout_t){5, 0, 0, 10};
+    assert_int_equal(tc_frame_layout(&layout, 4096, &off), TC_OK);
     assert_int_equal(off.got_off, 56);
     assert_int_equal(off.code_off, 64);
-    assert_int_equal(off.payload_off, 72);
-    assert_int_equal(off.frame_size, 128);
+    assert_int_equal(off.payload_off, 64);
 
     /* empty: header and signal only */
     layout = (tc_frame_layout_t){0, 0, 0, 0};
@@ -332,7 +342,8 @@ static void test_layout_properties(void **state)
             for (c = 0; c < TEST_ARRAY_SIZE(codes); c++) {
                 for (p = 0; p < TEST_ARRAY_SIZE(pays); p++) {
                     tc_frame_layout_t layout = {args[a], gots[g], codes[c], pays[p]};
-                    uint32_t got_off  = test_align_up(48 + args[a], 8);
+                    uint32_t got_off  = test_align_up(48 + args[a],
+                                                      (gots[g] || codes[c]) ? 64 : 8);
                     uint32_t code_off = test_align_up(got_off + gots[g] * 8, 16);
                     uint32_t pay_off  = test_align_up(code_off + codes[c], 8);
                     uint32_t size     = test_align_up(pay_off + pays[p] + 8, 64);
@@ -414,7 +425,7 @@ static void test_layout_out_of_range(void **state)
     layout = (tc_frame_layout_t){65472, 0, 0, 0};
     assert_int_equal(tc_frame_layout(&layout, UINT32_MAX, &off), TC_OK);
     assert_int_equal(off.payload_off, 65520);
-    layout = (tc_frame_layout_t){0, 0, 65535 - 48 - 7, 0}; /* 65480 -> 65528 */
+    layout = (tc_frame_layout_t){0, 0, 65535 - 64 - 7, 0}; /* CODE at 64: 65464 -> 65528 */
     assert_int_equal(tc_frame_layout(&layout, UINT32_MAX, &off), TC_OK);
     assert_int_equal(off.payload_off, 65528);
     /* largest frame that fits 32 bits */
@@ -446,7 +457,7 @@ static void test_write_hdr_fields(void **state)
     assert_int_equal(h->flags, TC_FRAME_F_WANT_REPLY);
     assert_int_equal(h->ack, 0);
     assert_int_equal(h->payload_len, 10);
-    assert_int_equal(h->payload_off, 88);
+    assert_int_equal(h->payload_off, 104);
     assert_int_equal(h->args_len, 5);
     assert_int_equal(h->got_count, 3);
     assert_int_equal(h->code_len, 7);
@@ -833,7 +844,7 @@ static void test_reject_kind(void **state)
 
 static void test_reject_flags(void **state)
 {
-    static const uint8_t flags[] = {0x04, 0x08, 0x80, 0xFF, 0x07};
+    static const uint8_t flags[] = {0x08, 0x10, 0x80, 0xFF, 0x0F};
     size_t i;
 
     (void)state;
@@ -1135,14 +1146,14 @@ static void test_hostile_values(void **state)
 
 typedef struct {
     uint32_t accepted, rejected;
-    uint32_t by_reason[16];
+    uint32_t by_reason[17];
 } test_fuzz_stats_t;
 
 static const char *const test_fuzz_words[] = {
     /* "signal" first: its reason also mentions the sequence */
     "magic", "version", "multiple", "slot", "fixed", "signal", "wrong sequence",
     "kind", "flags", "offset", "truncated", "carries code", "without code",
-    "unknown element", "asks for a reply"
+    "unknown element", "asks for a reply", "code hash", "asks to cache"
 };
 
 static int test_fuzz_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t kind)
@@ -1221,7 +1232,9 @@ static void test_fuzz_one(uint8_t *slot, const uint8_t *tmpl, uint32_t tmpl_size
      * matches the (corrupted) section lengths, so the later checks run. */
     r = test_rand(rng);
     if ((r & 1) != 0) {
-        got_off  = (TC_FRAME_HDR_SIZE + (uint64_t)h->args_len + 7) & ~UINT64_C(7);
+        got_off  = (h->got_count || h->code_len) ?
+                       ((TC_FRAME_HDR_SIZE + (uint64_t)h->args_len + 63) & ~UINT64_C(63)) :
+                       ((TC_FRAME_HDR_SIZE + (uint64_t)h->args_len + 7) & ~UINT64_C(7));
         code_off = (got_off + (uint64_t)h->got_count * 8 + 15) & ~UINT64_C(15);
         pay_off  = (code_off + h->code_len + 7) & ~UINT64_C(7);
         if (pay_off <= UINT16_MAX) {
@@ -1271,7 +1284,8 @@ static void test_fuzz_one(uint8_t *slot, const uint8_t *tmpl, uint32_t tmpl_size
     assert_int_equal(h->flags & ~TC_FRAME_F_KNOWN, 0);
     /* sections in order, inside the frame, SIG untouched by the payload */
     got_off  = TC_FRAME_HDR_SIZE + (uint64_t)h->args_len;
-    got_off  = (got_off + 7) & ~UINT64_C(7);
+    got_off  = (h->got_count || h->code_len) ? ((got_off + 63) & ~UINT64_C(63)) :
+                                               ((got_off + 7) & ~UINT64_C(7));
     code_off = (got_off + (uint64_t)h->got_count * 8 + 15) & ~UINT64_C(15);
     pay_off  = (code_off + h->code_len + 7) & ~UINT64_C(7);
     assert_int_equal(h->payload_off, pay_off);
@@ -1283,7 +1297,8 @@ static void test_fuzz_one(uint8_t *slot, const uint8_t *tmpl, uint32_t tmpl_size
         assert_int_equal(h->got_count, 0);
         assert_int_equal(h->code_len, 0);
     }
-    if ((h->kind == TC_KIND_REPLY) || (h->kind == TC_KIND_NOP)) {
+    if ((h->kind == TC_KIND_REPLY) || (h->kind == TC_KIND_NOP) ||
+        (h->kind == TC_KIND_SYNC_REP)) {
         assert_int_equal(h->flags & TC_FRAME_F_WANT_REPLY, 0);
     } else if (e->known != NULL) {
         assert_true(e->known(e->known_arg, h->pkg_id, h->element, h->kind));

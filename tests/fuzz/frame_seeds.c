@@ -33,7 +33,10 @@ int main(int argc, char **argv)
         {"local-args", TC_KIND_LOCAL, TC_FRAME_F_WANT_REPLY, 0, 12, 0, 0, 100},
         {"local-var-600", TC_KIND_LOCAL, TC_FRAME_F_HAS_RET, 0, 0, 0, 0, 600},
         {"injected", TC_KIND_INJECTED, 0, 0, 0, 3, 200, 64},
-        {"cached", TC_KIND_CACHED, 0, 0, 0, 0, 0, 32},
+        {"cached", TC_KIND_CACHED, 0, 0, 8, 0, 0, 32},
+        {"injected-cache", TC_KIND_INJECTED, TC_FRAME_F_CACHE, 0, 0, 1, 120, 8},
+        {"sync-request", TC_KIND_SYNC_REQ, 0, 1, 0, 0, 0, 0},
+        {"sync-reply", TC_KIND_SYNC_REP, TC_FRAME_F_HAS_RET, 0, 0, 0, 0, 16},
         {"reply", TC_KIND_REPLY, TC_FRAME_F_HAS_RET, 1, 0, 0, 0, 0},
         {"nop", TC_KIND_NOP, 0, 0, 0, 0, 0, 0},
     };
@@ -56,7 +59,8 @@ int main(int argc, char **argv)
             off.frame_size = 128;
         }
         tc_frame_write_hdr(frame, &off, &layout, seeds[i].kind, seeds[i].flags,
-                           (seeds[i].kind == TC_KIND_REPLY || seeds[i].kind == TC_KIND_NOP) ?
+                           (seeds[i].kind == TC_KIND_REPLY || seeds[i].kind == TC_KIND_NOP ||
+                            seeds[i].kind == TC_KIND_SYNC_REP) ?
                                0 : 0x40a180b8u,
                            (uint16_t)(i % 4), 7);
         memset(frame + off.payload_off, 0x5a, seeds[i].payload);

@@ -63,11 +63,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_REQUIRE(*tc_frame_sig_ptr(slot, hdr->frame_size) == tc_frame_sig(FUZZ_SEQ));
         FUZZ_REQUIRE((hdr->kind > 0) && (hdr->kind < TC_KIND_LAST));
         if ((hdr->kind == TC_KIND_LOCAL) || (hdr->kind == TC_KIND_INJECTED) ||
-            (hdr->kind == TC_KIND_CACHED)) {
+            (hdr->kind == TC_KIND_CACHED) || (hdr->kind == TC_KIND_SYNC_REQ)) {
             FUZZ_REQUIRE(fuzz_known(NULL, hdr->pkg_id, hdr->element, hdr->kind));
         }
         if (hdr->kind != TC_KIND_INJECTED) {
             FUZZ_REQUIRE((hdr->got_count == 0) && (hdr->code_len == 0));
+            FUZZ_REQUIRE(!(hdr->flags & TC_FRAME_F_CACHE));
+        }
+        if (hdr->kind == TC_KIND_CACHED) {
+            FUZZ_REQUIRE(hdr->args_len == sizeof(uint64_t));
         }
         if (expect.frame_size != 0) {
             FUZZ_REQUIRE(hdr->frame_size == expect.frame_size);
