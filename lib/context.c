@@ -15,6 +15,8 @@ void tc_context_params_init(tc_context_params_t *params)
     params->progress   = TC_PROGRESS_AUTO;
     params->timeout_ms = 10000;
     params->enable_am  = 0;
+    params->exec       = TC_EXEC_ALLOWLIST;
+    params->code_cache = 1u << 20;
     params->rank       = 0;
 }
 

@@ -137,6 +137,7 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
     const tc_frame_hdr_t hdr = *hdrp;
     tc_frame_offsets_t offsets;
     uint64_t sig, end;
+    int carries_code;
 
     if (hdr.mag != TC_FRAME_MAG) {
         return tc_frame_reject(reason, reason_len, "bad magic 0x%02x (expected 0x%02x)",
@@ -194,17 +195,23 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
                                "truncated: sections need %llu bytes, frame has %u",
                                (unsigned long long)end, hdr.frame_size);
     }
-    if ((hdr.kind != TC_KIND_INJECTED) && ((hdr.got_count != 0) || (hdr.code_len != 0))) {
+    /* code travels in injected frames, and in a sync request that asks the
+     * receiver to cache it */
+    carries_code = (hdr.kind == TC_KIND_INJECTED) ||
+                   ((hdr.kind == TC_KIND_SYNC_REQ) && (hdr.flags & TC_FRAME_F_CACHE));
+    if (!carries_code && ((hdr.got_count != 0) || (hdr.code_len != 0))) {
         return tc_frame_reject(reason, reason_len, "%s frame carries code",
                                tc_frame_kind_str(hdr.kind));
     }
-    if ((hdr.kind == TC_KIND_INJECTED) && (hdr.code_len == 0)) {
-        return tc_frame_reject(reason, reason_len, "injected frame without code");
+    if (carries_code && (hdr.code_len == 0)) {
+        return tc_frame_reject(reason, reason_len, "%s frame without code",
+                               tc_frame_kind_str(hdr.kind));
     }
     if ((hdr.kind == TC_KIND_CACHED) && (hdr.args_len != sizeof(uint64_t))) {
         return tc_frame_reject(reason, reason_len, "cached frame without its code hash");
     }
-    if ((hdr.flags & TC_FRAME_F_CACHE) && (hdr.kind != TC_KIND_INJECTED)) {
+    if ((hdr.flags & TC_FRAME_F_CACHE) && (hdr.kind != TC_KIND_INJECTED) &&
+        (hdr.kind != TC_KIND_SYNC_REQ)) {
         return tc_frame_reject(reason, reason_len, "%s frame asks to cache code",
                                tc_frame_kind_str(hdr.kind));
     }

@@ -411,6 +411,7 @@ void tc_peer_destroy(tc_peer_t *peer)
     ucp_rkey_destroy(peer->rkey);
     tc_peer_close_ep(peer);
     ucp_mem_unmap(peer->ctx->ucp, peer->mbox_memh);
+    tc_inj_cleanup(peer);
     free(peer->rx_stale);
     free(peer);
 }
@@ -657,8 +658,8 @@ static uint32_t tc_peer_frame_size(const tc_peer_t *peer, uint32_t needed)
     return needed;
 }
 
-tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                        size_t len, unsigned flags)
+static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                                     size_t len, unsigned flags)
 {
     tc_frame_layout_t layout = {0, 0, 0, 0};
     tc_frame_offsets_t offsets;
@@ -719,6 +720,205 @@ tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     return tc_peer_send_frame(peer, frame);
 }
 
+tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                        size_t len, unsigned flags)
+{
+    return tc_jam_send_local(peer, jam, src, len, flags);
+}
+
+/* ------------------------------------------------------- injected, cached */
+
+static tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode,
+                                       uint32_t payload_len)
+{
+    tc_frame_layout_t layout = {0, 0, 0, payload_len};
+
+    if (mode == TC_MODE_INJECTED) {
+        layout.got_count = blob->hdr->got_count;
+        layout.code_len  = blob->hdr->image_size - blob->hdr->code_offset;
+    } else if (mode == TC_MODE_CACHED) {
+        layout.args_len = sizeof(uint64_t); /* the code's content hash */
+    }
+    return layout;
+}
+
+uint32_t tc_jam_frame_size(const tc_jam_t *jam, tc_mode_t mode, uint32_t len)
+{
+    const tc_blob_t *blob = tc_pkg_blob(jam->pkg, jam->element);
+    tc_frame_layout_t layout;
+    tc_frame_offsets_t off;
+
+    if (mode == TC_MODE_LOCAL) {
+        return tc_frame_size_for(len);
+    }
+    if (blob == NULL) {
+        return UINT32_MAX;
+    }
+    layout = tc_jam_layout(blob, mode, len);
+    return (tc_frame_layout(&layout, UINT32_MAX, &off) == TC_OK) ? off.frame_size : UINT32_MAX;
+}
+
+uint32_t tc_jam_prepare_size(const tc_jam_t *jam, tc_mode_t mode)
+{
+    const tc_blob_t *blob = tc_pkg_blob(jam->pkg, jam->element);
+    tc_frame_layout_t layout;
+    tc_frame_offsets_t off;
+    uint32_t req, rep;
+
+    if ((mode == TC_MODE_LOCAL) || (blob == NULL)) {
+        return TC_FRAME_MIN_SIZE;
+    }
+    /* the request carries the code when it is to be cached */
+    layout = tc_jam_layout(blob, (mode == TC_MODE_CACHED) ? TC_MODE_INJECTED : TC_MODE_LOCAL, 0);
+    req    = (tc_frame_layout(&layout, UINT32_MAX, &off) == TC_OK) ? off.frame_size : UINT32_MAX;
+    rep    = tc_frame_size_for(8u + 8u * blob->hdr->got_count);
+    return (req > rep) ? req : rep;
+}
+
+tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 0};
+    const tc_blob_t *blob;
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    tc_inj_t *inj;
+    char *frame;
+    int cache;
+
+    if (mode == TC_MODE_LOCAL) {
+        return TC_OK;
+    }
+    blob = tc_pkg_blob(jam->pkg, jam->element);
+    inj  = (blob != NULL) ? tc_inj_get(peer, jam) : NULL;
+    if (inj == NULL) {
+        tc_error("%s: jam '%s' cannot go %s: its package has no blob for it (build it "
+                 "with tc-pkg)", peer->name, jam->elem->name, tc_mode_str(mode));
+        return TC_ERR_UNSUPPORTED;
+    }
+    cache = (mode == TC_MODE_CACHED) && !inj->tx_cached;
+    if (inj->tx_synced && !cache) {
+        return TC_OK;
+    }
+
+    if (tc_peer_tx_free(peer) == 0) {
+        status = tc_peer_wait_credit(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    if (cache) {
+        layout = tc_jam_layout(blob, TC_MODE_INJECTED, 0);
+    }
+    status         = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+    if (off.frame_size == 0) {
+        tc_error("%s: the sync of jam '%s' needs %u-byte frames (frames are %u bytes, "
+                 "slots %u)", peer->name, jam->elem->name, tc_jam_prepare_size(jam, mode),
+                 peer->frame_size, peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    frame = tc_peer_tx_frame(peer);
+    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_SYNC_REQ, cache ? TC_FRAME_F_CACHE : 0,
+                       jam->pkg_id, jam->element, peer->tx_seq);
+    if (cache) {
+        /* GOTP is the peer's to fill; the code is the image after it */
+        memset(frame + off.got_off, 0, 8u * layout.got_count);
+        memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
+    }
+    inj->tx_sync_wait   = 1;
+    inj->tx_sync_status = 0;
+    status = tc_peer_send_frame(peer, frame);
+    while ((status == TC_OK) && inj->tx_sync_wait) {
+        status = tc_peer_wait(peer, NULL);
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    if (inj->tx_sync_status < 0) {
+        if (inj->tx_sync_status == TC_SYNC_BAD_CODE) {
+            tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->name,
+                     jam->elem->name);
+        } else if (-inj->tx_sync_status - 1 < blob->hdr->got_count) {
+            tc_error("%s cannot resolve '%s' for jam '%s': load the ried that exports it",
+                     peer->name, tc_blob_slot_name(blob, (uint32_t)(-inj->tx_sync_status - 1)),
+                     jam->elem->name);
+        } else {
+            tc_error("%s: namespace sync of jam '%s' failed", peer->name, jam->elem->name);
+        }
+        return TC_ERR_NOT_FOUND;
+    }
+    if (cache && !inj->tx_cached) {
+        tc_error("%s did not cache the code of jam '%s'", peer->name, jam->elem->name);
+        return TC_ERR_PROTOCOL;
+    }
+    return TC_OK;
+}
+
+tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                             size_t len, tc_mode_t mode, unsigned flags)
+{
+    tc_frame_layout_t layout;
+    const tc_blob_t *blob;
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    int64_t packed;
+    tc_inj_t *inj;
+    char *frame;
+
+    if (mode == TC_MODE_LOCAL) {
+        return tc_jam_send_local(peer, jam, src, len, flags);
+    }
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    status = tc_jam_prepare(peer, jam, mode);
+    if (status != TC_OK) {
+        return status;
+    }
+    inj  = tc_inj_find(peer, jam->pkg_id, jam->element);
+    blob = inj->blob;
+    if (TC_UNLIKELY(tc_peer_tx_free(peer) == 0)) {
+        status = tc_peer_wait_credit(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+
+    /* where the payload goes follows from the sections in front of it */
+    frame  = tc_peer_tx_frame(peer);
+    layout = tc_jam_layout(blob, mode, 0);
+    status = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    packed = (status == TC_OK) ?
+                 jam->elem->pack(frame + off.payload_off,
+                                 peer->tx_slot_size - off.payload_off - TC_FRAME_SIG_SIZE, src,
+                                 len) :
+                 -1;
+    if (packed >= 0) {
+        layout.payload_len = (uint32_t)packed;
+        status             = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+        off.frame_size     = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+    }
+    if (TC_UNLIKELY((packed < 0) || (off.frame_size == 0))) {
+        tc_error("%s: jam '%s' %s with %zu payload bytes needs a %u-byte frame; slots are "
+                 "%u bytes, fixed frames %u", peer->name, jam->elem->name, tc_mode_str(mode),
+                 len, tc_jam_frame_size(jam, mode, (uint32_t)len), peer->tx_slot_size,
+                 (peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size : 0);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+
+    tc_frame_write_hdr(frame, &off, &layout,
+                       (mode == TC_MODE_CACHED) ? TC_KIND_CACHED : TC_KIND_INJECTED,
+                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
+                       jam->element, peer->tx_seq);
+    if (mode == TC_MODE_CACHED) {
+        memcpy(frame + TC_FRAME_HDR_SIZE, &blob->hdr->content_hash, sizeof(uint64_t));
+    } else {
+        memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
+        memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
+    }
+    return tc_peer_send_frame(peer, frame);
+}
+
 /* A frame that only carries the latest result (and credits). Never waits:
  * without a free slot the reply stays pending and goes later. */
 static tc_status_t tc_peer_send_reply(tc_peer_t *peer)
@@ -749,7 +949,9 @@ static int tc_peer_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t k
     const tc_pkg_element_t *elem;
 
     if (kind != TC_KIND_LOCAL) {
-        return 0; /* injected and cached frames arrive with the package toolchain */
+        /* injected, cached, sync: a jam of an accepted package with a blob */
+        entry = tc_context_find_pkg(peer->ctx, pkg_id);
+        return (entry != NULL) && (tc_pkg_blob(entry->pkg, element) != NULL);
     }
     if ((pkg_id == peer->disp_pkg_id) && (element == peer->disp_element)) {
         return 1;
@@ -820,12 +1022,108 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
 }
 
 /* Validate and run (or reject) the frame, then give its slot back. */
+/* Frames that carry or name code: check them against the manifest and the
+ * namespace sync; return why not, or NULL and what to run (NULL for sync
+ * traffic, which runs nothing). */
+static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
+                                   tc_jam_run_fn *run_p, void **state_p)
+{
+    tc_frame_layout_t layout = {hdr->args_len, hdr->got_count, hdr->code_len,
+                                hdr->payload_len};
+    tc_frame_offsets_t off;
+    const int64_t *status;
+    uint64_t hash;
+    const char *why;
+    tc_inj_t *inj;
+
+    (void)tc_frame_layout(&layout, UINT32_MAX, &off); /* the validator checked it */
+    if (hdr->kind == TC_KIND_SYNC_REP) {
+        inj = tc_inj_find(peer, hdr->pkg_id, hdr->element);
+        if ((inj == NULL) || !inj->tx_sync_wait) {
+            return "sync reply nobody asked for";
+        }
+        status = (const int64_t *)(frame + off.payload_off);
+        if ((hdr->payload_len != 8u + 8u * inj->blob->hdr->got_count) || (*status < 0)) {
+            inj->tx_sync_status = (hdr->payload_len >= 8) ? *status : -1;
+        } else {
+            inj->tx_sync_status = *status;
+            free(inj->tx_gotp);
+            inj->tx_gotp = malloc(8u * inj->blob->hdr->got_count + 8u);
+            if (inj->tx_gotp == NULL) {
+                inj->tx_sync_status = -1;
+            } else {
+                memcpy(inj->tx_gotp, status + 1, 8u * inj->blob->hdr->got_count);
+                inj->tx_synced = 1;
+                inj->tx_cached = (*status == TC_SYNC_CACHED) || inj->tx_cached;
+            }
+        }
+        inj->tx_sync_wait = 0;
+        *run_p = NULL;
+        return NULL;
+    }
+
+    inj = tc_inj_find(peer, hdr->pkg_id, hdr->element);
+    if (inj == NULL) {
+        tc_jam_t jam = {NULL, NULL, hdr->pkg_id, hdr->element};
+        inj = tc_inj_get(peer, &jam);
+        if (inj == NULL) {
+            return "no room for another injected jam";
+        }
+    }
+    *state_p = inj->state;
+
+    switch (hdr->kind) {
+    case TC_KIND_SYNC_REQ:
+        inj->rx_sync_status = tc_inj_resolve(peer, inj);
+        if ((inj->rx_sync_status == TC_SYNC_OK) && (hdr->flags & TC_FRAME_F_CACHE)) {
+            why = tc_inj_verify(peer, inj, hdr, NULL, (const uint8_t *)frame + off.code_off, 0);
+            if (why != NULL) {
+                tc_peer_reject(peer, why);
+                inj->rx_sync_status = TC_SYNC_BAD_CODE;
+            } else if ((inj->cache_run == NULL) &&
+                       (tc_inj_cache(peer, inj, (const uint8_t *)frame + off.code_off) != TC_OK)) {
+                inj->rx_sync_status = TC_SYNC_BAD_CODE;
+            } else {
+                inj->rx_sync_status = TC_SYNC_CACHED;
+            }
+        }
+        inj->rx_sync_reply       = 1;
+        peer->sync_reply_pending = 1;
+        *run_p = NULL;
+        return NULL;
+    case TC_KIND_INJECTED:
+        why = tc_inj_verify(peer, inj, hdr, (const uint8_t *)frame + off.got_off,
+                            (const uint8_t *)frame + off.code_off, 1);
+        if (why != NULL) {
+            return why;
+        }
+        *run_p = tc_inj_link(inj->blob, (uint8_t *)frame + off.got_off); /* runs in place */
+        return NULL;
+    default: /* TC_KIND_CACHED */
+        if (peer->ctx->params.exec == TC_EXEC_LOCAL_ONLY) {
+            return "this receiver runs no injected code (local-only policy)";
+        }
+        memcpy(&hash, frame + TC_FRAME_HDR_SIZE, sizeof(hash));
+        if (inj->cache_run == NULL) {
+            return "cached frame for code this receiver does not hold";
+        }
+        if (hash != inj->blob->hdr->content_hash) {
+            return "cached frame names other code than the cache holds";
+        }
+        *run_p = inj->cache_run;
+        return NULL;
+    }
+}
+
 static tc_status_t tc_peer_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
 {
     tc_frame_expect_t expect;
+    tc_jam_run_fn run_fn = NULL;
+    void *state = NULL;
     tc_frame_hdr_t hdr;
     char reason[160];
     tc_jam_ctx_t jctx;
+    const char *why;
     int64_t ret;
 
     /* one copy of the header: what is checked is what is used */
@@ -846,17 +1144,35 @@ static tc_status_t tc_peer_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen
         tc_peer_reject(peer, reason);
         goto consumed;
     }
-    if (hdr.kind != TC_KIND_LOCAL) {
+    run_fn = NULL;
+    switch (hdr.kind) {
+    case TC_KIND_LOCAL:
+        break;
+    case TC_KIND_INJECTED:
+    case TC_KIND_CACHED:
+    case TC_KIND_SYNC_REQ:
+    case TC_KIND_SYNC_REP:
+        why = tc_peer_rx_code(peer, frame, &hdr, &run_fn, &state);
+        if (why != NULL) {
+            tc_peer_reject(peer, why);
+            goto consumed;
+        }
+        if (run_fn == NULL) {
+            goto bookkeeping; /* sync traffic: nothing runs */
+        }
+        break;
+    default:
         goto bookkeeping; /* a reply: only its result and credits matter */
     }
 
 run:
-    jctx.state    = peer->disp_state;
+    jctx.state    = (run_fn != NULL) ? state : peer->disp_state;
     jctx.origin   = peer->peer_rank;
     jctx.seq      = hdr.seq;
     jctx.args     = frame + TC_FRAME_HDR_SIZE;
     jctx.args_len = hdr.args_len;
-    ret = peer->disp_elem->run(&jctx, frame + hdr.payload_off, hdr.payload_len);
+    ret = ((run_fn != NULL) ? run_fn : peer->disp_elem->run)(&jctx, frame + hdr.payload_off,
+                                                              hdr.payload_len);
     peer->ran_ret = ret;
     peer->ran_seq = hdr.seq;
     peer->ran_has = 1;
@@ -880,6 +1196,53 @@ consumed:
     return TC_OK;
 }
 
+/* Answer the peer's namespace syncs: status, then the addresses resolved
+ * for it. Never waits: without a free slot the answer goes later. */
+static tc_status_t tc_peer_send_sync_replies(tc_peer_t *peer)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 0};
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    unsigned i;
+    char *frame;
+
+    for (i = 0; i < peer->n_inj; ++i) {
+        tc_inj_t *inj = &peer->inj[i];
+        uint32_t n    = inj->blob->hdr->got_count;
+
+        if (!inj->rx_sync_reply) {
+            continue;
+        }
+        if (tc_peer_tx_free(peer) == 0) {
+            return TC_OK; /* still pending */
+        }
+        layout.payload_len = 8u + 8u * n;
+        status = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+        off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+        if (off.frame_size == 0) {
+            tc_error("%s: a %u-slot sync reply does not fit the %u-byte frames", peer->name, n,
+                     peer->frame_size);
+            return TC_ERR_OUT_OF_RANGE;
+        }
+        frame = tc_peer_tx_frame(peer);
+        tc_frame_write_hdr(frame, &off, &layout, TC_KIND_SYNC_REP, 0, inj->pkg_id,
+                           inj->element, peer->tx_seq);
+        memcpy(frame + off.payload_off, &inj->rx_sync_status, 8);
+        if (inj->rx_resolved) {
+            memcpy(frame + off.payload_off + 8, inj->rx_gotp, 8u * n);
+        } else {
+            memset(frame + off.payload_off + 8, 0, 8u * n);
+        }
+        status = tc_peer_send_frame(peer, frame);
+        if (status != TC_OK) {
+            return status;
+        }
+        inj->rx_sync_reply = 0;
+    }
+    peer->sync_reply_pending = 0;
+    return TC_OK;
+}
+
 tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
 {
     tc_status_t status = TC_OK;
@@ -900,6 +1263,9 @@ tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
     }
     if ((status == TC_OK) && peer->reply_pending) {
         status = tc_peer_send_reply(peer);
+    }
+    if ((status == TC_OK) && peer->sync_reply_pending) {
+        status = tc_peer_send_sync_replies(peer);
     }
     if ((status == TC_OK) && (peer->rx_seq - peer->rx_reported >= peer->credit_batch)) {
         status = tc_peer_return_credits(peer);
@@ -1005,10 +1371,16 @@ tc_status_t tc_peer_flush(tc_peer_t *peer)
 tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                         size_t len, int64_t *ret_p)
 {
+    return tc_jam_call_mode(peer, jam, src, len, TC_MODE_LOCAL, ret_p);
+}
+
+tc_status_t tc_jam_call_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                             size_t len, tc_mode_t mode, int64_t *ret_p)
+{
     tc_status_t status;
     uint32_t seq;
 
-    status = tc_jam_send(peer, jam, src, len, TC_SEND_WANT_REPLY);
+    status = tc_jam_send_mode(peer, jam, src, len, mode, TC_SEND_WANT_REPLY);
     if (status != TC_OK) {
         return status;
     }

@@ -7,7 +7,9 @@
 #define TC_RUNTIME_H
 
 #include "twochains.h"
+#include "blob.h"
 #include "frame.h"
+#include "manifest.h"
 
 #include <ucp/api/ucp.h>
 
@@ -15,11 +17,25 @@
 #define TC_REJECT_LOG_MAX  8     /* rejections logged per peer, the rest only counted */
 #define TC_CHECK_EVERY     1024  /* wait-loop iterations between deadline checks */
 
+/* One jam's injectable blob, read from the package directory. */
+typedef struct tc_pkg_blob {
+    void     *file;     /* the blob file's bytes; blob views into them */
+    tc_blob_t blob;
+} tc_pkg_blob_t;
+
 struct tc_pkg {
     void                *handle;   /* dlopen */
     const tc_pkg_desc_t *desc;
     char                *path;
+    tc_manifest_t       *manifest; /* NULL: built without tc-pkg, local mode only */
+    tc_pkg_blob_t       *blobs;    /* per element; file NULL for rieds */
 };
+
+static inline const tc_blob_t *tc_pkg_blob(const tc_pkg_t *pkg, uint16_t element)
+{
+    return ((pkg->blobs != NULL) && (element < pkg->desc->n_elements) &&
+            (pkg->blobs[element].file != NULL)) ? &pkg->blobs[element].blob : NULL;
+}
 
 typedef struct tc_ctx_pkg {
     const tc_pkg_t *pkg;
@@ -32,7 +48,37 @@ struct tc_context {
     ucp_worker_h        worker;
     tc_ctx_pkg_t        pkgs[TC_MAX_PKGS];
     unsigned            n_pkgs;
+    uint8_t            *code_cache;      /* RWX, mapped at the first cached jam */
+    size_t              code_cache_used;
 };
+
+#define TC_MAX_INJ 64
+
+/* What one side knows about one (package, jam) with one peer. */
+typedef struct tc_inj {
+    uint32_t          pkg_id;
+    uint16_t          element;
+    const tc_blob_t  *blob;         /* this side's blob of the jam */
+    void             *state;        /* the package's state here (receiver) */
+    void             *lib;          /* the package's library handle (receiver) */
+    /* as sender */
+    uint64_t         *tx_gotp;      /* the peer's addresses for the slots */
+    int               tx_synced;
+    int               tx_cached;    /* the peer keeps our code */
+    int64_t           tx_sync_status;
+    int               tx_sync_wait;
+    /* as receiver */
+    uint64_t         *rx_gotp;      /* what we resolved for the peer */
+    int               rx_resolved;
+    int               rx_sync_reply; /* a sync reply is owed to the peer */
+    int64_t           rx_sync_status;
+    uint8_t          *cache_image;  /* our cached, linked copy */
+    tc_jam_run_fn     cache_run;
+} tc_inj_t;
+
+#define TC_SYNC_OK        0
+#define TC_SYNC_CACHED    1
+#define TC_SYNC_BAD_CODE  (-100000) /* < 0 otherwise: -(slot + 1) did not resolve */
 
 /* The mailbox memory each side registers for its peer. The peer writes the
  * ctrl line (credits) and the ring; the raw area is for reference puts. */
@@ -118,11 +164,35 @@ struct tc_peer {
     uint32_t                disp_pkg_id;
     uint32_t                disp_element; /* UINT32_MAX: nothing cached */
 
+    /* injection: per (package, jam) sync and cache state */
+    tc_inj_t          inj[TC_MAX_INJ];
+    unsigned          n_inj;
+    tc_inj_t         *inj_last;     /* the last entry looked up */
+    int               sync_reply_pending;
+
     tc_peer_stats_t   stats;
     char              last_reject[192];
     char              name[128];
     char              transports[128];
 };
+
+/* inject.c */
+tc_inj_t   *tc_inj_find(tc_peer_t *peer, uint32_t pkg_id, uint16_t element);
+tc_inj_t   *tc_inj_get(tc_peer_t *peer, const tc_jam_t *jam);
+void        tc_inj_cleanup(tc_peer_t *peer);
+/* Receiver: resolve the slot names of inj's jam for the peer; returns
+ * TC_SYNC_OK or -(slot + 1) for the first name that did not resolve. */
+int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
+/* Receiver: check a frame's image (GOTP at got, CODE at code) against the
+ * manifest and the sync; NULL if it may run, else why not. check_gotp is 0
+ * for a sync request (its GOTP is not filled in yet). */
+const char *tc_inj_verify(tc_peer_t *peer, const tc_inj_t *inj, const tc_frame_hdr_t *hdr,
+                          const uint8_t *got, const uint8_t *code, int check_gotp);
+/* Receiver: link an image that sits at base (fixups, i-cache) and return
+ * its entry. */
+tc_jam_run_fn tc_inj_link(const tc_blob_t *blob, uint8_t *base);
+/* Receiver: keep a linked copy of the jam in the context's code cache. */
+tc_status_t tc_inj_cache(tc_peer_t *peer, tc_inj_t *inj, const uint8_t *code);
 
 /* Tests only: put len bytes of frame, as they are (no stamping, no seal),
  * into the peer's next slot with the configured signalling; the caller

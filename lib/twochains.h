@@ -188,6 +188,10 @@ tc_status_t tc_pkg_open(const char *path, tc_pkg_t **pkg_p);
 void        tc_pkg_close(tc_pkg_t *pkg);
 const tc_pkg_desc_t *tc_pkg_desc(const tc_pkg_t *pkg);
 tc_status_t tc_pkg_jam(const tc_pkg_t *pkg, const char *name, tc_jam_t *jam_p);
+/* The jam's injectable image: bytes (GOT slots included) and GOT slots.
+ * TC_ERR_UNSUPPORTED when its package was not built by tc-pkg. */
+tc_status_t tc_jam_code_info(const tc_jam_t *jam, uint32_t *code_bytes_p,
+                             uint32_t *got_slots_p);
 /* Path of the test package built next to the running binary (build/lib). */
 tc_status_t tc_pkg_default_path(char *buf, size_t len);
 
@@ -213,6 +217,23 @@ typedef enum {
     TC_PROGRESS_NEVER  = 2
 } tc_progress_mode_t;
 
+/* How a jam reaches the peer. */
+typedef enum {
+    TC_MODE_LOCAL    = 0, /* by element id: the peer runs its own Local Function */
+    TC_MODE_INJECTED = 1, /* the code travels in every frame, GOTP in front of it */
+    TC_MODE_CACHED   = 2  /* the code travels once (at sync); frames carry its hash */
+} tc_mode_t;
+
+const char *tc_mode_str(tc_mode_t mode);
+
+/* What a receiver agrees to run. */
+typedef enum {
+    TC_EXEC_ALLOWLIST  = 0, /* injected code must be byte-identical to a jam of an
+                             * accepted package (default) */
+    TC_EXEC_ANY        = 1, /* any code whose layout fits (loud warning) */
+    TC_EXEC_LOCAL_ONLY = 2  /* no injected or cached code at all */
+} tc_exec_policy_t;
+
 typedef struct tc_context_params {
     uint32_t           slots;       /* ring slots per peer (power of two) */
     uint32_t           slot_size;   /* bytes, multiple of 64 */
@@ -221,6 +242,8 @@ typedef struct tc_context_params {
     tc_progress_mode_t progress;
     int                timeout_ms;  /* longest silence before a wait fails */
     int                enable_am;   /* also set up UCX active messages (reference tests) */
+    tc_exec_policy_t   exec;        /* what injected code this side runs */
+    uint32_t           code_cache;  /* bytes of executable code cache (cached mode) */
     uint32_t           rank;        /* this process' rank (shown as jam origin) */
 } tc_context_params_t;
 
@@ -259,9 +282,23 @@ uint32_t    tc_frame_size_for(uint32_t payload_len);
  * the ring is full; fails with TC_ERR_TIMEOUT/TC_ERR_PEER_FAILED. */
 tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                         size_t len, unsigned flags);
+/* The same in a given mode. INJECTED and CACHED first run the namespace
+ * sync with the peer (once per peer and jam; see tc_jam_prepare). */
+tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                             size_t len, tc_mode_t mode, unsigned flags);
+/* Namespace sync now rather than at the first send: the peer resolves the
+ * jam's GOT slot names against what it has loaded and returns the
+ * addresses; for CACHED the code goes along and the peer keeps it. In
+ * fixed-frame mode the frame size must hold tc_jam_prepare_size() bytes. */
+tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode);
+uint32_t    tc_jam_prepare_size(const tc_jam_t *jam, tc_mode_t mode);
+/* Bytes of the frame that carries this jam with a payload of len bytes. */
+uint32_t    tc_jam_frame_size(const tc_jam_t *jam, tc_mode_t mode, uint32_t len);
 /* Send with TC_SEND_WANT_REPLY and wait for the int64 the jam returned. */
 tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                         size_t len, int64_t *ret_p);
+tc_status_t tc_jam_call_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                             size_t len, tc_mode_t mode, int64_t *ret_p);
 
 /* Run whatever has arrived from the peer (at most max frames; 0 = all
  * ready). Never blocks. */

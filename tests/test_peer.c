@@ -315,6 +315,66 @@ static void test_every_jam_returns(void **unused)
     pair_close(&pair);
 }
 
+/* The same jam source runs identically as Local Function, Injected Function
+ * and from the receiver's code cache: same results, same receiver state. */
+static void test_modes_agree(void **unused)
+{
+    static const char *const jams[] = {"indirect_put", "server_sum", "noop"};
+    static const uint32_t sizes[]   = {4, 64, 1024, 3600};
+    static const tc_mode_t modes[]  = {TC_MODE_LOCAL, TC_MODE_INJECTED, TC_MODE_CACHED};
+    int32_t payload[1000];
+    tc_context_params_t params;
+    int64_t ret[3];
+    server_arg_t server;
+    pthread_t thread;
+    tc_peer_stats_t rx;
+    tc_bench_state_t *st;
+    int64_t sum[3];
+    uint64_t cursor[3];
+    unsigned j, z, m, i;
+    tc_jam_t jam;
+    pair_t pair[3];
+
+    (void)unused;
+    for (i = 0; i < 1000; ++i) {
+        payload[i] = (int32_t)(i * 7919) - 5000;
+    }
+    /* one connection per mode, so each receiver state sees one mode only */
+    for (m = 0; m < 3; ++m) {
+        default_params(&params, 8);
+        params.frames = TC_FRAMES_VARIABLE;
+        pair_open(&pair[m], &params);
+        /* sync traffic runs nothing: only the jams count */
+        server = (server_arg_t){&pair[m].s[0], TC_ARRAY_SIZE(jams) * TC_ARRAY_SIZE(sizes), 0,
+                                TC_OK};
+        pthread_create(&thread, NULL, server_thread, &server);
+        for (j = 0; j < TC_ARRAY_SIZE(jams); ++j) {
+            jam = jam_of(&pair[m].s[1], jams[j]);
+            for (z = 0; z < TC_ARRAY_SIZE(sizes); ++z) {
+                assert_int_equal(tc_jam_call_mode(pair[m].s[1].peer, &jam, payload, sizes[z],
+                                                  modes[m], &ret[m]), TC_OK);
+            }
+        }
+        pthread_join(thread, NULL);
+        assert_int_equal(server.status, TC_OK);
+        tc_peer_stats(pair[m].s[0].peer, &rx);
+        assert_int_equal(rx.rx_rejected, 0);
+        st        = state_of(&pair[m].s[0]);
+        sum[m]    = st->sum;
+        cursor[m] = st->cursor;
+        if (m > 0) {
+            assert_int_equal(sum[m], sum[0]);
+            assert_int_equal(cursor[m], cursor[0]);
+            assert_int_equal(ret[m], ret[0]);
+            assert_memory_equal(st->array, state_of(&pair[0].s[0])->array,
+                                TC_BENCH_ARRAY_LEN * sizeof(int32_t));
+        }
+    }
+    for (m = 0; m < 3; ++m) {
+        pair_close(&pair[m]);
+    }
+}
+
 /* Every sequence number runs exactly once, in order, through a 4-slot ring. */
 static void test_million_in_order_small_ring(void **unused)
 {
@@ -602,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_indirect_put_matches_local),
         cmocka_unit_test(test_call_returns_result),
         cmocka_unit_test(test_every_jam_returns),
+        cmocka_unit_test(test_modes_agree),
         cmocka_unit_test(test_million_in_order_small_ring),
         cmocka_unit_test(test_full_ring_blocks_sender),
         cmocka_unit_test(test_variable_frames),
