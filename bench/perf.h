@@ -39,6 +39,8 @@ typedef struct perf_opts {
     uint32_t frames;                    /* tc_frame_mode_t */
     uint32_t progress;                  /* tc_progress_mode_t */
     uint32_t window;                    /* stream tests: histogram window */
+    uint32_t n_modes;
+    uint32_t modes[3];                  /* tc_mode_t, for the jam tests */
 } perf_opts_t;
 
 /* Options that stay local to one side. */
@@ -50,7 +52,9 @@ typedef struct perf_local {
     int         timeout_ms;
     const char *csv_path;
     const char *json_path;
-    const char *pkg_path;
+    const char *pkg_path;    /* -k: the package library */
+    const char *pkg_dir;     /* -P: a tc-pkg install directory */
+    tc_pkg_t   *pkg;         /* opened once, shared by both sides of -l */
     int         quiet;
     int         platform;    /* --platform: report and exit */
     int         argc;
@@ -59,6 +63,9 @@ typedef struct perf_local {
 
 typedef struct perf_result {
     const char       *test;
+    const char       *mode;         /* jam tests: local, injected, cached; else raw */
+    uint32_t          code_bytes;   /* injected image (0: none) */
+    uint32_t          got_slots;
     uint32_t          payload;
     uint32_t          frame_bytes;
     uint64_t          iters;
@@ -79,6 +86,8 @@ typedef struct perf_run {
     tc_peer_t          *peer;
     tc_pkg_t           *pkg;
     tc_jam_t            jam;
+    tc_mode_t           mode;       /* of the jam test running now */
+    int                 prepared[3]; /* namespace sync done, per mode */
     tc_clock_t          clock;
     tc_hist_t          *hist;
     char               *src;        /* payload source, slot_size bytes */

@@ -7,6 +7,7 @@
 #include "perf.h"
 #include "log.h"
 #include "platform.h"
+#include "manifest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -29,6 +30,8 @@ static void perf_usage(FILE *out)
     }
     fprintf(out,
             "  -j JAM      jam for jam_* tests (default indirect_put)\n"
+            "  -m MODES    jam invocation, comma list: local (default), injected, cached\n"
+            "  -P DIR      package install directory (tc-pkg build --out DIR)\n"
             "  -s SIZES    payload bytes, comma list (default 8)\n"
             "  -n ITERS    measured iterations (default 1000000)\n"
             "  -w WARMUP   warm-up iterations (default 10000)\n"
@@ -97,6 +100,30 @@ static int perf_parse_tests(const char *arg, perf_opts_t *opts)
     }
     if ((rc == 0) && (opts->n_tests == 0)) {
         rc = perf_bad("no test in '%s'", arg);
+    }
+    free(copy);
+    return rc;
+}
+
+static int perf_parse_modes(const char *arg, perf_opts_t *opts)
+{
+    static const char *const names[] = {"local", "injected", "cached"};
+    char *copy = strdup(arg), *tok, *save = NULL;
+    unsigned i;
+    int rc = 0;
+
+    opts->n_modes = 0;
+    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        for (i = 0; (i < 3) && strcmp(names[i], tok); ++i) {
+        }
+        if ((i == 3) || (opts->n_modes == 3)) {
+            rc = perf_bad("unknown mode '%s' (local, injected, cached)", tok);
+            break;
+        }
+        opts->modes[opts->n_modes++] = i;
+    }
+    if ((rc == 0) && (opts->n_modes == 0)) {
+        rc = perf_bad("no mode in '%s'", arg);
     }
     free(copy);
     return rc;
@@ -175,6 +202,8 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     opts->warmup   = 10000;
     opts->slots    = 64;
     opts->window   = 64;
+    opts->n_modes  = 1;
+    opts->modes[0] = TC_MODE_LOCAL;
     snprintf(opts->jam, sizeof(opts->jam), "indirect_put");
     local->port       = PERF_DEFAULT_PORT;
     local->cpu[0]     = -1;
@@ -184,7 +213,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     local->argv       = argv;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":t:j:s:n:w:c:p:lS:z:F:T:k:qh", long_opts,
+    while ((c = getopt_long(argc, argv, ":t:j:m:P:s:n:w:c:p:lS:z:F:T:k:qh", long_opts,
                             NULL)) != -1) {
         rc = 0;
         switch (c) {
@@ -196,6 +225,8 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             snprintf(opts->jam, sizeof(opts->jam), "%s", optarg);
             break;
         case 's': rc = perf_parse_sizes(optarg, opts); break;
+        case 'm': rc = perf_parse_modes(optarg, opts); break;
+        case 'P': local->pkg_dir = optarg; break;
         case 'n':
             if (perf_parse_u64(optarg, 1, 1ull << 40, &opts->iters)) {
                 return perf_bad("bad iteration count '%s' (1..2^40)", optarg);
@@ -296,13 +327,59 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     return 0;
 }
 
-/* The slot must hold the largest frame; 0 asks for the smallest that does. */
-static int perf_fix_slot_size(perf_opts_t *opts)
+/* Open the package the jams come from: -P DIR (its manifest names the
+ * library), -k PATH, or the bench package of this build. */
+static tc_status_t perf_open_pkg(perf_local_t *local)
 {
-    uint32_t need = 0, i;
+    char path[PATH_MAX];
+    tc_manifest_t *m;
+    tc_status_t status;
 
+    if (local->pkg_dir != NULL) {
+        status = tc_manifest_load(local->pkg_dir, &m);
+        if (status != TC_OK) {
+            tc_error("-P %s: no usable tc-pkg manifest there", local->pkg_dir);
+            return status;
+        }
+        snprintf(path, sizeof(path), "%s/%s", local->pkg_dir, m->library);
+        tc_manifest_free(m);
+    } else if (local->pkg_path != NULL) {
+        snprintf(path, sizeof(path), "%s", local->pkg_path);
+    } else if (tc_pkg_default_path(path, sizeof(path)) != TC_OK) {
+        tc_error("cannot locate the bench package (set TC_PKG, -k or -P)");
+        return TC_ERR_NOT_FOUND;
+    }
+    return tc_pkg_open(path, &local->pkg);
+}
+
+/* The slot must hold the largest frame of any size and mode, and the
+ * namespace sync; 0 asks for the smallest that does. */
+static int perf_fix_slot_size(perf_opts_t *opts, const tc_pkg_t *pkg)
+{
+    uint32_t need = 0, i, m, f;
+    tc_jam_t jam;
+
+    if (tc_pkg_jam(pkg, opts->jam, &jam) != TC_OK) {
+        fprintf(stderr, "tc-perf: package '%s' has no jam '%s'\n", tc_pkg_desc(pkg)->name,
+                opts->jam);
+        return 1;
+    }
+    for (m = 0; m < opts->n_modes; ++m) {
+        if ((opts->modes[m] != TC_MODE_LOCAL) && (tc_jam_frame_size(&jam, opts->modes[m], 0) ==
+                                                  UINT32_MAX)) {
+            fprintf(stderr, "tc-perf: jam '%s' cannot run %s: its package has no blob "
+                            "(build it with tc-pkg)\n", opts->jam, tc_mode_str(opts->modes[m]));
+            return 1;
+        }
+        f    = tc_jam_prepare_size(&jam, opts->modes[m]);
+        need = (f > need) ? f : need;
+        for (i = 0; i < opts->n_sizes; ++i) {
+            f    = tc_jam_frame_size(&jam, opts->modes[m], opts->sizes[i]);
+            need = (f > need) ? f : need;
+        }
+    }
     for (i = 0; i < opts->n_sizes; ++i) {
-        uint32_t f = tc_frame_size_for(opts->sizes[i]);
+        f    = tc_frame_size_for(opts->sizes[i]);
         need = (f > need) ? f : need;
     }
     if (opts->slot_size == 0) {
@@ -355,7 +432,7 @@ static void perf_counts_now(const perf_run_t *run, perf_counts_t *c)
     tc_peer_stats_t st;
 
     tc_peer_stats(run->peer, &st);
-    c->tx       = st.tx_frames;
+    c->tx       = st.tx_jams;
     c->rx       = st.rx_frames;
     c->rejected = st.rx_rejected;
 }
@@ -436,10 +513,9 @@ static tc_status_t perf_swap_opts(perf_side_t *side)
 
 static tc_status_t perf_run_side(perf_side_t *side)
 {
-    perf_result_t results[PERF_MAX_TESTS * PERF_MAX_SIZES];
+    perf_result_t results[PERF_MAX_TESTS * PERF_MAX_SIZES * 3];
     tc_context_params_t params;
-    char pkg_path[PATH_MAX];
-    unsigned n_results = 0, t, s;
+    unsigned n_results = 0, t, s, m, n_modes;
     volatile int am_count = 0;
     perf_run_t run;
     tc_status_t status;
@@ -471,25 +547,15 @@ static tc_status_t perf_run_side(perf_side_t *side)
     params.enable_am  = 1;
     params.rank       = (uint32_t)side->boot->rank;
 
-    if (side->local->pkg_path != NULL) {
-        snprintf(pkg_path, sizeof(pkg_path), "%s", side->local->pkg_path);
-    } else if (tc_pkg_default_path(pkg_path, sizeof(pkg_path)) != TC_OK) {
-        tc_error("cannot locate the bench package (set TC_PKG or -k)");
-        return TC_ERR_NOT_FOUND;
-    }
-
-    status = tc_pkg_open(pkg_path, &run.pkg);
-    if (status != TC_OK) {
-        return status;
-    }
-    status = tc_pkg_jam(run.pkg, side->opts.jam, &run.jam);
+    run.pkg = side->local->pkg;
+    status  = tc_pkg_jam(run.pkg, side->opts.jam, &run.jam);
     if (status != TC_OK) {
         tc_error("package '%s' has no jam '%s'", tc_pkg_desc(run.pkg)->name, side->opts.jam);
-        goto out_close_pkg;
+        return status;
     }
     status = tc_hist_create(1000000000000ull, &run.hist); /* up to 1000 s */
     if (status != TC_OK) {
-        goto out_close_pkg;
+        return status;
     }
     run.src = aligned_alloc(64, (size_t)(side->opts.slots + 2) * side->opts.slot_size);
     if (run.src == NULL) {
@@ -529,30 +595,38 @@ static tc_status_t perf_run_side(perf_side_t *side)
 
     for (t = 0; (t < side->opts.n_tests) && (status == TC_OK); ++t) {
         const perf_test_t *test = &perf_tests[side->opts.tests[t]];
-        for (s = 0; (s < side->opts.n_sizes) && (status == TC_OK); ++s) {
-            perf_result_t *r = &results[n_results];
-            perf_counts_t before;
-            memset(r, 0, sizeof(*r));
-            r->test = test->name;
-            tc_hist_reset(run.hist);
-            perf_counts_now(&run, &before);
-            status = tc_boot_barrier(side->boot);
-            if (status == TC_OK) {
-                status = test->fn(&run, side->opts.sizes[s], r);
-            }
-            if (status == TC_OK) {
-                status = perf_check_delivery(&run, test->name, side->opts.sizes[s], &before);
-            }
-            if (status != TC_OK) {
-                tc_error("test %s, payload %u bytes: %s", test->name, side->opts.sizes[s],
-                         tc_status_str(status));
-                break;
-            }
-            if (run.initiator) {
-                if (!side->local->quiet) {
-                    perf_print_row(r);
+        n_modes = test->uses_jam ? side->opts.n_modes : 1;
+        for (m = 0; (m < n_modes) && (status == TC_OK); ++m) {
+            run.mode = test->uses_jam ? (tc_mode_t)side->opts.modes[m] : TC_MODE_LOCAL;
+            for (s = 0; (s < side->opts.n_sizes) && (status == TC_OK); ++s) {
+                perf_result_t *r = &results[n_results];
+                perf_counts_t before;
+                memset(r, 0, sizeof(*r));
+                r->test = test->name;
+                r->mode = test->uses_jam ? tc_mode_str(run.mode) : "raw";
+                if (test->uses_jam && (run.mode != TC_MODE_LOCAL)) {
+                    (void)tc_jam_code_info(&run.jam, &r->code_bytes, &r->got_slots);
                 }
-                ++n_results;
+                tc_hist_reset(run.hist);
+                perf_counts_now(&run, &before);
+                status = tc_boot_barrier(side->boot);
+                if (status == TC_OK) {
+                    status = test->fn(&run, side->opts.sizes[s], r);
+                }
+                if (status == TC_OK) {
+                    status = perf_check_delivery(&run, test->name, side->opts.sizes[s], &before);
+                }
+                if (status != TC_OK) {
+                    tc_error("test %s (%s), payload %u bytes: %s", test->name, r->mode,
+                             side->opts.sizes[s], tc_status_str(status));
+                    break;
+                }
+                if (run.initiator) {
+                    if (!side->local->quiet) {
+                        perf_print_row(r);
+                    }
+                    ++n_results;
+                }
             }
         }
     }
@@ -584,8 +658,6 @@ out_free_src:
     free(run.src);
 out_destroy_hist:
     tc_hist_destroy(run.hist);
-out_close_pkg:
-    tc_pkg_close(run.pkg);
     return status;
 }
 
@@ -650,12 +722,17 @@ int main(int argc, char **argv)
     if (local.platform) {
         return (tc_platform_report(stdout, (local.json_path != NULL)) == TC_OK) ? 0 : 1;
     }
-    rc = perf_fix_slot_size(&opts);
+    if (perf_open_pkg(&local) != TC_OK) {
+        return 1;
+    }
+    rc = perf_fix_slot_size(&opts, local.pkg);
     if (rc != 0) {
         return rc;
     }
     if (local.loopback) {
-        return perf_loopback(&opts, &local);
+        rc = perf_loopback(&opts, &local);
+        tc_pkg_close(local.pkg);
+        return rc;
     }
 
     memset(&side, 0, sizeof(side));
@@ -670,9 +747,11 @@ int main(int argc, char **argv)
         status = tc_boot_tcp_server(local.port, local.timeout_ms * 6, &side.boot);
     }
     if (status != TC_OK) {
+        tc_pkg_close(local.pkg);
         return 1;
     }
     status = perf_run_side(&side);
     tc_boot_close(side.boot);
+    tc_pkg_close(local.pkg);
     return (status == TC_OK) ? 0 : 1;
 }

@@ -102,16 +102,60 @@ static tc_status_t perf_put(ucp_ep_h ep, const void *buf, size_t len, uint64_t r
 
 /* ------------------------------------------------------------------ jams */
 
-static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
+/* Injected and cached modes sync once per mode: with frames big enough for
+ * the sync (and the code, for cached), each side prepares while the other
+ * serves, between barriers. */
+static tc_status_t perf_prepare(perf_run_t *run)
 {
-    uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
-    uint32_t frame = tc_frame_size_for(payload);
-    tc_status_t status;
+    tc_status_t status = TC_OK;
+    int turn;
 
-    status = tc_peer_set_frame_size(run->peer, frame);
+    if ((run->mode == TC_MODE_LOCAL) || run->prepared[run->mode]) {
+        return TC_OK;
+    }
+    status = tc_peer_set_frame_size(run->peer, tc_jam_prepare_size(&run->jam, run->mode));
+    if (status == TC_OK) {
+        status = tc_boot_barrier(run->boot);
+    }
+    for (turn = 0; (turn < 2) && (status == TC_OK); ++turn) {
+        if (run->initiator == (turn == 0)) {
+            status = tc_jam_prepare(run->peer, &run->jam, run->mode);
+        } else {
+            status = tc_peer_wait(run->peer, NULL); /* answers the sync */
+            if (status == TC_OK) {
+                status = tc_peer_flush(run->peer);
+            }
+        }
+        if (status == TC_OK) {
+            status = tc_boot_barrier(run->boot);
+        }
+    }
+    run->prepared[run->mode] = (status == TC_OK);
+    return status;
+}
+
+static tc_status_t perf_jam_size_frames(perf_run_t *run, uint32_t payload, uint32_t *frame_p)
+{
+    tc_status_t status = perf_prepare(run);
+    uint32_t frame     = tc_jam_frame_size(&run->jam, run->mode, payload);
+
+    if (status == TC_OK) {
+        status = tc_peer_set_frame_size(run->peer, frame);
+    }
     if (status == TC_OK) {
         status = tc_boot_barrier(run->boot); /* both sides sized before any send */
     }
+    *frame_p = frame;
+    return status;
+}
+
+static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
+    tc_status_t status;
+    uint32_t frame;
+
+    status = perf_jam_size_frames(run, payload, &frame);
     if (status != TC_OK) {
         return status;
     }
@@ -123,7 +167,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
                 start = tc_clock_ticks();
             }
             t0     = tc_clock_ticks();
-            status = tc_jam_send(run->peer, &run->jam, run->src, payload, 0);
+            status = tc_jam_send_mode(run->peer, &run->jam, run->src, payload, run->mode, 0);
             if (status == TC_OK) {
                 status = tc_peer_wait(run->peer, NULL); /* the answer ran here */
             }
@@ -134,7 +178,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
         } else {
             status = tc_peer_wait(run->peer, NULL);
             if (status == TC_OK) {
-                status = tc_jam_send(run->peer, &run->jam, run->src, payload, 0);
+                status = tc_jam_send_mode(run->peer, &run->jam, run->src, payload, run->mode, 0);
             }
         }
         if (status != TC_OK) {
@@ -163,7 +207,7 @@ static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t c
     if (run->initiator) {
         tw = tc_clock_ticks();
         for (i = 0; i < count; ++i) {
-            status = tc_jam_send(run->peer, &run->jam, run->src, payload, 0);
+            status = tc_jam_send_mode(run->peer, &run->jam, run->src, payload, run->mode, 0);
             if (status != TC_OK) {
                 return status;
             }
@@ -190,14 +234,11 @@ static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t c
 
 static tc_status_t perf_jam_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
-    uint32_t frame = tc_frame_size_for(payload);
     tc_status_t status;
     uint64_t t0, t1;
+    uint32_t frame;
 
-    status = tc_peer_set_frame_size(run->peer, frame);
-    if (status == TC_OK) {
-        status = tc_boot_barrier(run->boot); /* both sides sized before any send */
-    }
+    status = perf_jam_size_frames(run, payload, &frame);
     if (status == TC_OK) {
         status = perf_jam_stream(run, payload, run->opts->warmup, 0);
     }

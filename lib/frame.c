@@ -207,9 +207,6 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
         return tc_frame_reject(reason, reason_len, "%s frame without code",
                                tc_frame_kind_str(hdr.kind));
     }
-    if ((hdr.kind == TC_KIND_CACHED) && (hdr.args_len != sizeof(uint64_t))) {
-        return tc_frame_reject(reason, reason_len, "cached frame without its code hash");
-    }
     if ((hdr.flags & TC_FRAME_F_CACHE) && (hdr.kind != TC_KIND_INJECTED) &&
         (hdr.kind != TC_KIND_SYNC_REQ)) {
         return tc_frame_reject(reason, reason_len, "%s frame asks to cache code",

@@ -29,7 +29,7 @@
 typedef enum {
     TC_KIND_LOCAL    = 1, /* run vector[element] of a loaded package */
     TC_KIND_INJECTED = 2, /* run the CODE carried in the frame (next issue) */
-    TC_KIND_CACHED   = 3, /* run the receiver's cached copy (ARGS: the 8 B content hash) */
+    TC_KIND_CACHED   = 3, /* run the receiver's cached copy, named by package and element */
     TC_KIND_REPLY    = 4, /* carries a jam's result back; nothing runs */
     TC_KIND_NOP      = 5, /* carries only piggybacked credits/result */
     TC_KIND_SYNC_REQ = 6, /* namespace sync: resolve element's GOT slot names */

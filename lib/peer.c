@@ -616,6 +616,8 @@ static tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
     }
     peer->tx_seq++;
     peer->stats.tx_frames++;
+    peer->stats.tx_jams += (hdr->kind == TC_KIND_LOCAL) || (hdr->kind == TC_KIND_INJECTED) ||
+                           (hdr->kind == TC_KIND_CACHED);
     return TC_OK;
 }
 
@@ -736,8 +738,6 @@ static tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode,
     if (mode == TC_MODE_INJECTED) {
         layout.got_count = blob->hdr->got_count;
         layout.code_len  = blob->hdr->image_size - blob->hdr->code_offset;
-    } else if (mode == TC_MODE_CACHED) {
-        layout.args_len = sizeof(uint64_t); /* the code's content hash */
     }
     return layout;
 }
@@ -910,9 +910,7 @@ tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *s
                        (mode == TC_MODE_CACHED) ? TC_KIND_CACHED : TC_KIND_INJECTED,
                        (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
                        jam->element, peer->tx_seq);
-    if (mode == TC_MODE_CACHED) {
-        memcpy(frame + TC_FRAME_HDR_SIZE, &blob->hdr->content_hash, sizeof(uint64_t));
-    } else {
+    if (mode == TC_MODE_INJECTED) {
         memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
         memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
     }
@@ -1032,7 +1030,6 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
                                 hdr->payload_len};
     tc_frame_offsets_t off;
     const int64_t *status;
-    uint64_t hash;
     const char *why;
     tc_inj_t *inj;
 
@@ -1103,12 +1100,10 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
         if (peer->ctx->params.exec == TC_EXEC_LOCAL_ONLY) {
             return "this receiver runs no injected code (local-only policy)";
         }
-        memcpy(&hash, frame + TC_FRAME_HDR_SIZE, sizeof(hash));
+        /* package id and element name the code: the cache holds the copy
+         * the sender pushed at sync, checked against our manifest then */
         if (inj->cache_run == NULL) {
             return "cached frame for code this receiver does not hold";
-        }
-        if (hash != inj->blob->hdr->content_hash) {
-            return "cached frame names other code than the cache holds";
         }
         *run_p = inj->cache_run;
         return NULL;
@@ -1333,12 +1328,20 @@ tc_status_t tc_peer_drain(tc_peer_t *peer)
     tc_peer_waiter_t w = TC_PEER_WAITER("the last credits");
     tc_status_t status = TC_OK;
 
+    /* the peer may be draining towards us at the same time: what we owe it
+     * goes back first, or both wait for each other */
+    if (peer->rx_seq != peer->rx_reported) {
+        status = tc_peer_return_credits(peer);
+    }
     for (;;) {
         tc_peer_note_ack(peer, (uint32_t)peer->ctrl->consumed);
         if ((peer->tx_acked == peer->tx_seq) || (status != TC_OK)) {
             return status;
         }
         status = tc_peer_progress(peer, 0, NULL);
+        if ((status == TC_OK) && (peer->rx_seq != peer->rx_reported)) {
+            status = tc_peer_return_credits(peer);
+        }
         if (status == TC_OK) {
             status = tc_peer_waiter_spin(peer, &w);
         }

@@ -310,6 +310,7 @@ tc_status_t tc_peer_drain(tc_peer_t *peer);
 
 typedef struct tc_peer_stats {
     uint64_t tx_frames;      /* frames put into the peer's mailbox */
+    uint64_t tx_jams;        /* of those, jams to run (not replies or sync) */
     uint64_t rx_frames;      /* frames from the peer that ran */
     uint64_t rx_rejected;    /* frames from the peer rejected, never run */
     uint64_t credit_waits;   /* sends that found the ring full */

@@ -375,6 +375,98 @@ static void test_modes_agree(void **unused)
     }
 }
 
+/* Injected frames with a flipped byte in the code, the GOTP or the header
+ * are rejected, counted and never run; a local-only receiver refuses code. */
+static tc_status_t send_tampered(pair_t *pair, const tc_jam_t *jam, int32_t value,
+                                 size_t where, int policy_case)
+{
+    char frame[4096];
+    tc_peer_t *tx = pair->s[1].peer;
+    tc_inj_t *inj = tc_inj_find(tx, jam->pkg_id, jam->element);
+    const tc_blob_t *blob = inj->blob;
+    tc_frame_layout_t layout = {0, blob->hdr->got_count,
+                                blob->hdr->image_size - blob->hdr->code_offset, sizeof(value)};
+    tc_frame_offsets_t off;
+    uint32_t size;
+
+    (void)policy_case;
+    assert_int_equal(tc_frame_layout(&layout, sizeof(frame), &off), TC_OK);
+    size = off.frame_size;
+    memset(frame, 0, size);
+    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_INJECTED, 0, jam->pkg_id, jam->element,
+                       tx->tx_seq);
+    memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
+    memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
+    memcpy(frame + off.payload_off, &value, sizeof(value));
+    if (where != 0) {
+        frame[where] ^= 0x40;
+    }
+    tc_frame_seal(frame);
+    return tc_peer_send_raw_frame(tx, frame, size);
+}
+
+static void test_injected_tampering_rejected(void **unused)
+{
+    tc_context_params_t params;
+    tc_frame_offsets_t off;
+    tc_frame_layout_t layout;
+    tc_peer_stats_t rx;
+    tc_inj_t *inj;
+    unsigned n, i;
+    tc_jam_t jam;
+    pair_t pair;
+    struct { size_t where; const char *why; } cases[3];
+
+    (void)unused;
+    default_params(&params, 4);
+    params.frames = TC_FRAMES_VARIABLE;
+    pair_open(&pair, &params);
+    jam = jam_of(&pair.s[1], "server_sum");
+
+    /* sync by hand, both sides driven from this thread */
+    {
+        server_arg_t server = {&pair.s[0], 1, 0, TC_OK};
+        pthread_t thread;
+        int64_t ret;
+        int32_t one = 1;
+        pthread_create(&thread, NULL, server_thread, &server);
+        assert_int_equal(tc_jam_call_mode(pair.s[1].peer, &jam, &one, sizeof(one),
+                                          TC_MODE_INJECTED, &ret), TC_OK);
+        pthread_join(thread, NULL);
+        assert_int_equal(ret, 1);
+    }
+    inj    = tc_inj_find(pair.s[1].peer, jam.pkg_id, jam.element);
+    layout = (tc_frame_layout_t){0, inj->blob->hdr->got_count,
+                                 inj->blob->hdr->image_size - inj->blob->hdr->code_offset, 4};
+    assert_int_equal(tc_frame_layout(&layout, 4096, &off), TC_OK);
+    cases[0].where = off.code_off + 3;  cases[0].why = "code differs";
+    cases[1].where = off.got_off + 1;   cases[1].why = "GOTP differs";
+    cases[2].where = offsetof(tc_frame_hdr_t, code_len); cases[2].why = "";
+
+    for (i = 0; i < 3; ++i) {
+        assert_int_equal(send_tampered(&pair, &jam, 100, cases[i].where, 0), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+        assert_int_equal(n, 1);
+        tc_peer_stats(pair.s[0].peer, &rx);
+        assert_int_equal(rx.rx_rejected, i + 1);
+        assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), cases[i].why));
+        assert_int_equal(state_of(&pair.s[0])->sum, 1 + 10 * (int64_t)i); /* never ran */
+        /* an untampered frame still runs */
+        assert_int_equal(send_tampered(&pair, &jam, 10, 0, 0), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+        assert_int_equal(state_of(&pair.s[0])->sum, 1 + 10 * (int64_t)(i + 1));
+        assert_int_equal(tc_peer_flush(pair.s[0].peer), TC_OK);
+    }
+
+    /* the same receiver turned local-only refuses it */
+    pair.s[0].ctx->params.exec = TC_EXEC_LOCAL_ONLY;
+    assert_int_equal(send_tampered(&pair, &jam, 10, 0, 0), TC_OK);
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+    assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), "local-only"));
+    assert_int_equal(state_of(&pair.s[0])->sum, 31);
+    pair_close(&pair);
+}
+
 /* Every sequence number runs exactly once, in order, through a 4-slot ring. */
 static void test_million_in_order_small_ring(void **unused)
 {
@@ -663,6 +755,7 @@ int main(void)
         cmocka_unit_test(test_call_returns_result),
         cmocka_unit_test(test_every_jam_returns),
         cmocka_unit_test(test_modes_agree),
+        cmocka_unit_test(test_injected_tampering_rejected),
         cmocka_unit_test(test_million_in_order_small_ring),
         cmocka_unit_test(test_full_ring_blocks_sender),
         cmocka_unit_test(test_variable_frames),

@@ -33,7 +33,7 @@ int main(int argc, char **argv)
         {"local-args", TC_KIND_LOCAL, TC_FRAME_F_WANT_REPLY, 0, 12, 0, 0, 100},
         {"local-var-600", TC_KIND_LOCAL, TC_FRAME_F_HAS_RET, 0, 0, 0, 0, 600},
         {"injected", TC_KIND_INJECTED, 0, 0, 0, 3, 200, 64},
-        {"cached", TC_KIND_CACHED, 0, 0, 8, 0, 0, 32},
+        {"cached", TC_KIND_CACHED, 0, 0, 0, 0, 0, 32},
         {"injected-cache", TC_KIND_INJECTED, TC_FRAME_F_CACHE, 0, 0, 1, 120, 8},
         {"sync-request", TC_KIND_SYNC_REQ, 0, 1, 0, 0, 0, 0},
         {"sync-reply", TC_KIND_SYNC_REP, TC_FRAME_F_HAS_RET, 0, 0, 0, 0, 16},

@@ -73,9 +73,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if ((hdr->kind != TC_KIND_INJECTED) && (hdr->kind != TC_KIND_SYNC_REQ)) {
             FUZZ_REQUIRE(!(hdr->flags & TC_FRAME_F_CACHE));
         }
-        if (hdr->kind == TC_KIND_CACHED) {
-            FUZZ_REQUIRE(hdr->args_len == sizeof(uint64_t));
-        }
         if (expect.frame_size != 0) {
             FUZZ_REQUIRE(hdr->frame_size == expect.frame_size);
         }
