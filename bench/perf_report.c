@@ -169,7 +169,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
-                   "%s,%s,%u,%u\n",
+                   "%s,\"%s\",%u,%u\n",
                 r->test, t->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                 r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
