@@ -220,9 +220,11 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
         goto err_free;
     }
     /* Injected code runs in place in the slot (the paper's RWX mailbox). */
-    if (mprotect(peer->mbox, peer->mbox_len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) {
-        tc_warn("%s: mailbox cannot be made executable (%m); injected frames will fail",
-                peer->name);
+    peer->mbox_exec = (mprotect(peer->mbox, peer->mbox_len,
+                                PROT_READ | PROT_WRITE | PROT_EXEC) == 0);
+    if (!peer->mbox_exec) {
+        tc_warn("%s: mailbox cannot be made executable (%m); injected frames will be "
+                "rejected", peer->name);
     }
     /* A consumed slot is never cleared: a transport may store a signal word
      * more than once (memcpy writes overlapping tails), so a clear can be
@@ -1089,6 +1091,9 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
         *run_p = NULL;
         return NULL;
     case TC_KIND_INJECTED:
+        if (!peer->mbox_exec) {
+            return "the mailbox is not executable on this host (RWX refused)";
+        }
         why = tc_inj_verify(peer, inj, hdr, (const uint8_t *)frame + off.got_off,
                             (const uint8_t *)frame + off.code_off, 1);
         if (why != NULL) {

@@ -117,6 +117,7 @@ struct tc_peer {
     tc_mbox_ctrl_t   *ctrl;
     char             *rx_ring;
     char             *raw;
+    int               mbox_exec;     /* the mailbox could be made executable */
     uint32_t          rx_slots;
     uint32_t          rx_slot_size;
     uint64_t         *rx_stale;      /* per slot: what the last frame left behind */
