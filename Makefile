@@ -37,7 +37,7 @@ PKG_OUT    := $(PKG_SO) $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm
 PKG_FLAGS  := --cc "$(CC)" --include lib --include jams --cflags "-g -Wall -Wextra -Werror" \
               --ldflags "$(LDFLAGS)" $(if $(SAN),--lib-cflags "-fsanitize=$(SAN)")
 
-PERF_SRCS  := $(wildcard bench/perf_*.c)
+PERF_SRCS  := $(wildcard bench/perf_*.c) bench/tool.c
 TC_PERF    := $(BUILD)/bin/tc-perf
 TC_SOAK    := $(BUILD)/bin/tc-soak
 
@@ -88,7 +88,7 @@ $(TC_PERF): $(PERF_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(BUILD)/obj/bench/soak.o: CPPFLAGS += -Ijams
-$(TC_SOAK): $(BUILD)/obj/bench/soak.o $(LIB_A)
+$(TC_SOAK): $(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/tool.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 

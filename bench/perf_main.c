@@ -6,16 +6,16 @@
 #define _GNU_SOURCE
 #include "perf.h"
 #include "log.h"
+#include "tool.h"
 #include "platform.h"
 #include "manifest.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <hwloc.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void perf_usage(FILE *out)
 {
@@ -62,24 +62,6 @@ static int perf_bad(const char *fmt, const char *arg)
     fprintf(stderr, "\n");
     perf_usage(stderr);
     return 2;
-}
-
-/* Strict unsigned parse: digits only, no overflow, within [min, max]. */
-static int perf_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *val_p)
-{
-    unsigned long long v;
-    char *end;
-
-    if ((s == NULL) || (*s < '0') || (*s > '9')) {
-        return -1;
-    }
-    errno = 0;
-    v     = strtoull(s, &end, 10);
-    if ((errno != 0) || (*end != '\0') || (v < min) || (v > max)) {
-        return -1;
-    }
-    *val_p = v;
-    return 0;
 }
 
 static int perf_parse_tests(const char *arg, perf_opts_t *opts)
@@ -137,7 +119,7 @@ static int perf_parse_sizes(const char *arg, perf_opts_t *opts)
 
     opts->n_sizes = 0;
     for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        if (perf_parse_u64(tok, 0, 1u << 30, &v) || (opts->n_sizes == PERF_MAX_SIZES)) {
+        if (tc_tool_parse_u64(tok, 0, 1u << 30, &v) || (opts->n_sizes == PERF_MAX_SIZES)) {
             rc = perf_bad("bad payload size '%s' (0..1073741824, at most 64 sizes)", tok);
             break;
         }
@@ -159,12 +141,12 @@ static int perf_parse_cpus(const char *arg, perf_local_t *local)
     if (comma != NULL) {
         *comma = '\0';
     }
-    if (perf_parse_u64(copy, 0, 4095, &v)) {
+    if (tc_tool_parse_u64(copy, 0, 4095, &v)) {
         rc = perf_bad("bad cpu '%s'", arg);
     } else {
         local->cpu[0] = (int)v;
         if (comma != NULL) {
-            if (perf_parse_u64(comma + 1, 0, 4095, &v)) {
+            if (tc_tool_parse_u64(comma + 1, 0, 4095, &v)) {
                 rc = perf_bad("bad cpu '%s'", arg);
             } else {
                 local->cpu[1] = (int)v;
@@ -228,31 +210,31 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         case 'm': rc = perf_parse_modes(optarg, opts); break;
         case 'P': local->pkg_dir = optarg; break;
         case 'n':
-            if (perf_parse_u64(optarg, 1, 1ull << 40, &opts->iters)) {
+            if (tc_tool_parse_u64(optarg, 1, 1ull << 40, &opts->iters)) {
                 return perf_bad("bad iteration count '%s' (1..2^40)", optarg);
             }
             break;
         case 'w':
-            if (perf_parse_u64(optarg, 0, 1ull << 40, &opts->warmup)) {
+            if (tc_tool_parse_u64(optarg, 0, 1ull << 40, &opts->warmup)) {
                 return perf_bad("bad warm-up count '%s' (0..2^40)", optarg);
             }
             break;
         case 'c': rc = perf_parse_cpus(optarg, local); break;
         case 'p':
-            if (perf_parse_u64(optarg, 1, 65535, &v)) {
+            if (tc_tool_parse_u64(optarg, 1, 65535, &v)) {
                 return perf_bad("bad port '%s' (1..65535)", optarg);
             }
             local->port = (uint16_t)v;
             break;
         case 'l': local->loopback = 1; break;
         case 'S':
-            if (perf_parse_u64(optarg, 2, 1u << 20, &v) || (v & (v - 1))) {
+            if (tc_tool_parse_u64(optarg, 2, 1u << 20, &v) || (v & (v - 1))) {
                 return perf_bad("bad slot count '%s' (a power of two, 2..2^20)", optarg);
             }
             opts->slots = (uint32_t)v;
             break;
         case 'z':
-            if (perf_parse_u64(optarg, 64, 1u << 30, &v) || (v % 64)) {
+            if (tc_tool_parse_u64(optarg, 64, 1u << 30, &v) || (v % 64)) {
                 return perf_bad("bad slot size '%s' (a multiple of 64, 64..2^30)", optarg);
             }
             opts->slot_size = (uint32_t)v;
@@ -290,13 +272,13 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             }
             break;
         case 'T':
-            if (perf_parse_u64(optarg, 1, 3600000, &v)) {
+            if (tc_tool_parse_u64(optarg, 1, 3600000, &v)) {
                 return perf_bad("bad timeout '%s' (1..3600000 ms)", optarg);
             }
             local->timeout_ms = (int)v;
             break;
         case 5:
-            if (perf_parse_u64(optarg, 1, 1u << 20, &v)) {
+            if (tc_tool_parse_u64(optarg, 1, 1u << 20, &v)) {
                 return perf_bad("bad window '%s' (1..2^20)", optarg);
             }
             opts->window = (uint32_t)v;
@@ -391,34 +373,6 @@ static int perf_fix_slot_size(perf_opts_t *opts, const tc_pkg_t *pkg)
         return 2;
     }
     return 0;
-}
-
-static tc_status_t perf_pin(int cpu)
-{
-    hwloc_topology_t topo;
-    hwloc_bitmap_t set;
-    int rc;
-
-    if (cpu < 0) {
-        return TC_OK;
-    }
-    if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
-        tc_error("hwloc topology failed");
-        return TC_ERR_IO;
-    }
-    set = hwloc_bitmap_alloc();
-    hwloc_bitmap_only(set, (unsigned)cpu);
-    rc = hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD | HWLOC_CPUBIND_STRICT);
-    if (rc != 0) {
-        rc = hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD);
-    }
-    hwloc_bitmap_free(set);
-    hwloc_topology_destroy(topo);
-    if (rc != 0) {
-        tc_error("cannot pin to cpu %d: %s", cpu, strerror(errno));
-        return TC_ERR_INVALID_PARAM;
-    }
-    return TC_OK;
 }
 
 /* After each test both sides compare counts: every frame one side put must
@@ -521,7 +475,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
     tc_status_t status;
 
     memset(&run, 0, sizeof(run));
-    status = perf_pin(side->cpu);
+    status = tc_tool_pin(side->cpu);
     if (status != TC_OK) {
         return status;
     }

@@ -12,10 +12,9 @@
 #include "clock.h"
 #include "log.h"
 #include "bench_state.h"
+#include "tool.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <hwloc.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -68,23 +67,6 @@ static int soak_bad(const char *fmt, const char *arg)
     return 2;
 }
 
-static int soak_u64(const char *s, uint64_t min, uint64_t max, uint64_t *v_p)
-{
-    unsigned long long v;
-    char *end;
-
-    if ((s == NULL) || (*s < '0') || (*s > '9')) {
-        return -1;
-    }
-    errno = 0;
-    v     = strtoull(s, &end, 10);
-    if (errno || *end || (v < min) || (v > max)) {
-        return -1;
-    }
-    *v_p = v;
-    return 0;
-}
-
 static int soak_parse(int argc, char **argv, soak_opts_t *o)
 {
     static const struct option long_opts[] = {
@@ -108,12 +90,12 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
     while ((c = getopt_long(argc, argv, ":n:S:c:T:L:h", long_opts, NULL)) != -1) {
         switch (c) {
         case 'n':
-            if (soak_u64(optarg, 1, 1ull << 40, &o->count)) {
+            if (tc_tool_parse_u64(optarg, 1, 1ull << 40, &o->count)) {
                 return soak_bad("bad count '%s' (1..2^40)", optarg);
             }
             break;
         case 'S':
-            if (soak_u64(optarg, 2, 1u << 20, &v) || (v & (v - 1))) {
+            if (tc_tool_parse_u64(optarg, 2, 1u << 20, &v) || (v & (v - 1))) {
                 return soak_bad("bad slot count '%s' (a power of two, 2..2^20)", optarg);
             }
             o->slots = (uint32_t)v;
@@ -131,8 +113,8 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
             break;
         case 'c':
             comma = strchr(optarg, ',');
-            if ((comma == NULL) || (*comma = '\0', soak_u64(optarg, 0, 4095, &v)) ||
-                soak_u64(comma + 1, 0, 4095, &w)) {
+            if ((comma == NULL) || (*comma = '\0', tc_tool_parse_u64(optarg, 0, 4095, &v)) ||
+                tc_tool_parse_u64(comma + 1, 0, 4095, &w)) {
                 if (comma != NULL) {
                     *comma = ',';
                 }
@@ -142,7 +124,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
             o->cpu[1] = (int)w;
             break;
         case 'T':
-            if (soak_u64(optarg, 1, 3600000, &v)) {
+            if (tc_tool_parse_u64(optarg, 1, 3600000, &v)) {
                 return soak_bad("bad timeout '%s' (1..3600000 ms)", optarg);
             }
             o->timeout_ms = (int)v;
@@ -160,25 +142,6 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
     return 0;
 }
 
-static void soak_pin(int cpu)
-{
-    hwloc_topology_t topo;
-    hwloc_bitmap_t set;
-
-    if ((cpu < 0) || (sysconf(_SC_NPROCESSORS_ONLN) < 2) || hwloc_topology_init(&topo)) {
-        return;
-    }
-    if (hwloc_topology_load(topo) == 0) {
-        set = hwloc_bitmap_alloc();
-        hwloc_bitmap_only(set, (unsigned)cpu);
-        if (hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_THREAD) != 0) {
-            tc_warn("cannot pin to cpu %d", cpu);
-        }
-        hwloc_bitmap_free(set);
-    }
-    hwloc_topology_destroy(topo);
-}
-
 static void *soak_side_run(void *arg)
 {
     soak_side_t *side = arg;
@@ -188,7 +151,9 @@ static void *soak_side_run(void *arg)
     uint64_t i, t0;
     tc_jam_t jam;
 
-    soak_pin(side->cpu);
+    if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+        (void)tc_tool_pin(side->cpu); /* a failed pin is logged; the soak still runs */
+    }
     tc_context_params_init(&params);
     params.slots      = side->opts->slots;
     params.slot_size  = tc_frame_size_for(sizeof(stamp));
