@@ -681,6 +681,7 @@ int main(int argc, char **argv)
     }
     rc = perf_fix_slot_size(&opts, local.pkg);
     if (rc != 0) {
+        tc_pkg_close(local.pkg);
         return rc;
     }
     if (local.loopback) {
