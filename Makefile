@@ -40,6 +40,7 @@ PKG_FLAGS  := --cc "$(CC)" --include lib --include jams --cflags "-g -Wall -Wext
 PERF_SRCS  := $(wildcard bench/perf_*.c) bench/tool.c
 TC_PERF    := $(BUILD)/bin/tc-perf
 TC_SOAK    := $(BUILD)/bin/tc-soak
+TC_RUN     := $(BUILD)/bin/tc-run
 
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
@@ -50,7 +51,7 @@ all: lib pkg tools
 
 lib: $(LIB_A) $(LIB_SO)
 pkg: $(PKG_OUT)
-tools: $(TC_PERF) $(TC_SOAK) $(TC_PKG)
+tools: $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG)
 
 $(BUILD)/obj/bench/%.o: CPPFLAGS += -DTC_CFLAGS='"$(CFLAGS_BASE)"'
 $(BUILD)/obj/%.o: %.c
@@ -87,13 +88,17 @@ $(TC_PERF): $(PERF_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/obj/bench/soak.o: CPPFLAGS += -Ijams
+$(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/tc_run.o: CPPFLAGS += -Ijams
+$(TC_RUN): $(BUILD)/obj/bench/tc_run.o $(BUILD)/obj/bench/tool.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
 $(TC_SOAK): $(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/tool.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # --- tests
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_A) | $(PKG_SO) $(TC_PERF) $(TC_SOAK)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_A) | $(PKG_SO) $(TC_PERF) $(TC_SOAK) $(TC_RUN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB_A) $(LIBS) -lcmocka
 
@@ -147,7 +152,7 @@ install: all
 	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains_jam.h
 	install -d $(DESTDIR)$(PREFIX)/include/twochains
 	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains/
-	install -m 755 $(TC_PERF) $(TC_SOAK) $(TC_PKG) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(PKG_SO) $(PKG_DIR)/libried_*.so $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
 	install -m 644 $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm $(PKG_DIR)/jam_*.blob \
 	    $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/

@@ -1,0 +1,252 @@
+/*
+ * tc-run: run one jam once on a peer and show what it did, for people
+ * trying a jam. Both sides live in this process (loopback, two threads, two
+ * UCX contexts), so the receiver's state can be shown after the call.
+ */
+#define _GNU_SOURCE
+#include "twochains.h"
+#include "log.h"
+#include "manifest.h"
+#include "tool.h"
+#include "bench_state.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_MAX_PAYLOAD 65536
+
+typedef struct run_side {
+    tc_boot_t    *boot;
+    tc_pkg_t     *pkg;
+    tc_context_t *ctx;
+    tc_peer_t    *peer;
+    tc_status_t   status;
+    int           serve;   /* receiver: handle frames until told to stop */
+    volatile int  stop;
+} run_side_t;
+
+static void run_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tc-run -j JAM [-P DIR] [-m local|injected|cached] [payload]\n"
+            "  -P DIR      package install directory (default: the bench package of this build)\n"
+            "  -j JAM      the jam to run\n"
+            "  -m MODE     local (default), injected or cached\n"
+            "  payload, one of:\n"
+            "    --ints A,B,...   int32 values\n"
+            "    --u32 A,B,...    uint32 values\n"
+            "    --u64 N          one uint64\n"
+            "    --text STRING    the bytes of STRING\n"
+            "  -h          this help\n"
+            "Runs the jam once on a peer in this process and prints result=<int64> and\n"
+            "the receiver-side effect.\n");
+}
+
+static int run_bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tc-run: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    run_usage(stderr);
+    return 2;
+}
+
+/* A comma list of numbers into buf as int32/uint32 (width 4) values. */
+static int run_parse_list(const char *arg, int is_signed, uint8_t *buf, size_t *len_p)
+{
+    char *copy = strdup(arg), *tok, *save = NULL;
+    size_t len = 0;
+    uint64_t v;
+    int rc = 0;
+
+    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        int neg = is_signed && (tok[0] == '-');
+        if ((len + 4 > RUN_MAX_PAYLOAD) ||
+            tc_tool_parse_u64(tok + neg, 0, neg ? 2147483648ull :
+                                           (is_signed ? INT32_MAX : UINT32_MAX), &v)) {
+            rc = run_bad("bad number '%s'", tok);
+            break;
+        }
+        uint32_t w = neg ? (uint32_t)(-(int64_t)v) : (uint32_t)v;
+        memcpy(buf + len, &w, 4);
+        len += 4;
+    }
+    free(copy);
+    *len_p = len;
+    return rc;
+}
+
+static void *run_side(void *arg)
+{
+    run_side_t *side = arg;
+    tc_context_params_t params;
+    unsigned n;
+
+    tc_context_params_init(&params);
+    params.slots      = 4;
+    params.slot_size  = 4u * RUN_MAX_PAYLOAD;
+    params.frames     = TC_FRAMES_VARIABLE;
+    params.timeout_ms = 5000;
+    params.rank       = (uint32_t)side->boot->rank;
+    side->status      = tc_context_create(&params, &side->ctx);
+    if (side->status == TC_OK) {
+        side->status = tc_context_add_pkg(side->ctx, side->pkg);
+    }
+    if (side->status == TC_OK) {
+        side->status = tc_peer_connect(side->ctx, side->boot, &side->peer);
+    }
+    while ((side->status == TC_OK) && side->serve && !side->stop) {
+        side->status = tc_peer_progress(side->peer, 0, &n);
+    }
+    return NULL;
+}
+
+static tc_status_t run_open_pkg(const char *dir, tc_pkg_t **pkg_p)
+{
+    char path[PATH_MAX];
+    tc_manifest_t *m;
+    tc_status_t status;
+
+    if (dir == NULL) {
+        status = tc_pkg_default_path(path, sizeof(path));
+    } else {
+        status = tc_manifest_load(dir, &m);
+        if (status == TC_OK) {
+            snprintf(path, sizeof(path), "%s/%s", dir, m->library);
+            tc_manifest_free(m);
+        }
+    }
+    return (status == TC_OK) ? tc_pkg_open(path, pkg_p) : status;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option long_opts[] = {
+        {"ints", required_argument, NULL, 1}, {"u32", required_argument, NULL, 2},
+        {"u64", required_argument, NULL, 3},  {"text", required_argument, NULL, 4},
+        {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0},
+    };
+    static uint8_t payload[RUN_MAX_PAYLOAD];
+    const char *dir = NULL, *jam_name = NULL;
+    tc_mode_t mode = TC_MODE_LOCAL;
+    run_side_t rx, tx;
+    size_t len = 0;
+    pthread_t thread;
+    tc_bench_state_t *st;
+    tc_status_t status;
+    int64_t result = 0;
+    tc_jam_t jam;
+    uint64_t v;
+    int c, rc;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":P:j:m:h", long_opts, NULL)) != -1) {
+        rc = 0;
+        switch (c) {
+        case 'P': dir = optarg; break;
+        case 'j': jam_name = optarg; break;
+        case 'm':
+            if (!strcmp(optarg, "local")) {
+                mode = TC_MODE_LOCAL;
+            } else if (!strcmp(optarg, "injected")) {
+                mode = TC_MODE_INJECTED;
+            } else if (!strcmp(optarg, "cached")) {
+                mode = TC_MODE_CACHED;
+            } else {
+                return run_bad("unknown mode '%s' (local, injected, cached)", optarg);
+            }
+            break;
+        case 1: rc = run_parse_list(optarg, 1, payload, &len); break;
+        case 2: rc = run_parse_list(optarg, 0, payload, &len); break;
+        case 3:
+            if (tc_tool_parse_u64(optarg, 0, UINT64_MAX, &v)) {
+                return run_bad("bad number '%s'", optarg);
+            }
+            memcpy(payload, &v, sizeof(v));
+            len = sizeof(v);
+            break;
+        case 4:
+            len = strlen(optarg);
+            if (len > RUN_MAX_PAYLOAD) {
+                return run_bad("text longer than %s bytes", "65536");
+            }
+            memcpy(payload, optarg, len);
+            break;
+        case 'h': run_usage(stdout); return 0;
+        case ':': return run_bad("option '%s' needs a value", argv[optind - 1]);
+        default: return run_bad("unknown option '%s'", argv[optind - 1]);
+        }
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    if (optind < argc) {
+        return run_bad("unexpected argument '%s'", argv[optind]);
+    }
+    if (jam_name == NULL) {
+        return run_bad("%s", "which jam? (-j JAM)");
+    }
+
+    memset(&rx, 0, sizeof(rx));
+    memset(&tx, 0, sizeof(tx));
+    if (run_open_pkg(dir, &rx.pkg) != TC_OK) {
+        return 1;
+    }
+    tx.pkg = rx.pkg;
+    if (tc_pkg_jam(rx.pkg, jam_name, &jam) != TC_OK) {
+        fprintf(stderr, "tc-run: package '%s' has no jam '%s'\n", tc_pkg_desc(rx.pkg)->name,
+                jam_name);
+        tc_pkg_close(rx.pkg);
+        return 2;
+    }
+    if (tc_boot_loopback_pair(5000, &rx.boot, &tx.boot) != TC_OK) {
+        tc_pkg_close(rx.pkg);
+        return 1;
+    }
+
+    rx.serve = 1;
+    pthread_create(&thread, NULL, run_side, &rx);
+    run_side(&tx);
+    status = tx.status;
+    if (status == TC_OK) {
+        status = tc_jam_call_mode(tx.peer, &jam, payload, len, mode, &result);
+    }
+    rx.stop = 1;
+    pthread_join(thread, NULL);
+    if ((status == TC_OK) && (rx.status != TC_OK)) {
+        status = rx.status;
+    }
+
+    if (status == TC_OK) {
+        uint32_t code = 0, slots = 0;
+        printf("jam=%s mode=%s payload_bytes=%zu\n", jam_name, tc_mode_str(mode), len);
+        if (tc_jam_code_info(&jam, &code, &slots) == TC_OK) {
+            printf("code_bytes=%u got_slots=%u\n", code, slots);
+        }
+        printf("result=%lld\n", (long long)result);
+        st = tc_context_pkg_state(rx.ctx, rx.pkg);
+        if (strcmp(tc_pkg_desc(rx.pkg)->name, "bench") == 0) {
+            printf("effect: calls=%llu sum=%lld puts=%llu next_seq=%llu out_of_order=%llu\n",
+                   (unsigned long long)st->calls, (long long)st->sum,
+                   (unsigned long long)st->cursor, (unsigned long long)st->seq_next,
+                   (unsigned long long)st->seq_errors);
+        } else {
+            printf("effect: package '%s' keeps its own state (not shown)\n",
+                   tc_pkg_desc(rx.pkg)->name);
+        }
+    } else {
+        fprintf(stderr, "tc-run: %s\n", tc_status_str(status));
+    }
+
+    tc_peer_destroy(tx.peer);
+    tc_peer_destroy(rx.peer);
+    tc_context_destroy(tx.ctx);
+    tc_context_destroy(rx.ctx);
+    tc_boot_close(tx.boot);
+    tc_boot_close(rx.boot);
+    tc_pkg_close(rx.pkg);
+    return (status == TC_OK) ? 0 : 1;
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# tc-run runs one jam once in each mode with the same result and effect;
+# bad command lines exit 2 with usage.
+. "$(dirname "$0")/lib.sh"
+RUN="$TC_BUILD/bin/tc-run"
+for m in local injected cached; do
+    "$RUN" -P "$TC_BUILD/pkg/bench" -j server_sum -m "$m" --ints 5,-2,40 >"$TMP/$m" 2>"$TMP/err" \
+        || fail "tc-run $m: $(cat "$TMP/err")"
+    grep -q "^result=43$" "$TMP/$m" || fail "tc-run $m: $(cat "$TMP/$m")"
+    grep -q "effect: calls=1 sum=43" "$TMP/$m" || fail "tc-run $m effect: $(cat "$TMP/$m")"
+done
+grep -q "code_bytes=[1-9]" "$TMP/injected" || fail "no code size shown"
+"$RUN" -j seq --u64 0 | grep -q "^result=0$" || fail "seq"
+for args in "-j server_sum -m remote" "-j server_sum --ints 1,x" "-j server_sum --bogus" "--ints 1" "-j server_sum extra"; do
+    "$RUN" $args >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 2 ] || fail "tc-run $args exited $rc"
+    grep -q "^usage: tc-run" "$TMP/err" || fail "tc-run $args: no usage"
+done
+"$RUN" -j no_such_jam >/dev/null 2>"$TMP/err"; rc=$?
+[ "$rc" = 2 ] && grep -q "no jam 'no_such_jam'" "$TMP/err" || fail "unknown jam: rc=$rc $(cat "$TMP/err")"
+echo ok
