@@ -6,6 +6,7 @@
 #include "perf.h"
 #include "log.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <ucp/api/ucp.h>
 
@@ -108,6 +109,8 @@ static tc_status_t perf_put(ucp_ep_h ep, const void *buf, size_t len, uint64_t r
 static tc_status_t perf_prepare(perf_run_t *run)
 {
     tc_status_t status = TC_OK;
+    uint8_t need, *peer_need;
+    size_t len;
     int turn;
 
     if ((run->mode == TC_MODE_LOCAL) || run->prepared[run->mode]) {
@@ -118,14 +121,24 @@ static tc_status_t perf_prepare(perf_run_t *run)
         status = tc_boot_barrier(run->boot);
     }
     for (turn = 0; (turn < 2) && (status == TC_OK); ++turn) {
-        if (run->initiator == (turn == 0)) {
+        int active = (run->initiator == (turn == 0));
+        /* the active side says first whether it has a sync to send (an
+         * earlier mode may have done it), so the other knows to serve */
+        need      = active && !tc_jam_is_prepared(run->peer, &run->jam, run->mode);
+        peer_need = NULL;
+        status    = tc_boot_exchange(run->boot, &need, 1, (void **)&peer_need, &len);
+        if ((status == TC_OK) && (len != 1)) {
+            status = TC_ERR_PROTOCOL;
+        }
+        if ((status == TC_OK) && active && need) {
             status = tc_jam_prepare(run->peer, &run->jam, run->mode);
-        } else {
+        } else if ((status == TC_OK) && !active && *peer_need) {
             status = tc_peer_wait(run->peer, NULL); /* answers the sync */
             if (status == TC_OK) {
                 status = tc_peer_flush(run->peer);
             }
         }
+        free(peer_need);
         if (status == TC_OK) {
             status = tc_boot_barrier(run->boot);
         }

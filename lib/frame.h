@@ -131,15 +131,17 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdr, const void *frame,
                                   const tc_frame_expect_t *expect, char *reason,
                                   size_t reason_len);
 
-/* The common case in a handful of compares: a fixed-size LOCAL frame with
- * no ARGS, the expected sequence number and its signal. Anything else goes
- * through tc_frame_validate_hdr, which also names what is wrong. */
-static inline int tc_frame_local_fast(const tc_frame_hdr_t *hdr, uint32_t fixed_size,
-                                      uint32_t seq, uint64_t sig)
+/* The common case in a handful of compares: a fixed-size LOCAL or CACHED
+ * frame (kind) with no ARGS or code, the expected sequence number and its
+ * signal. Anything else goes through tc_frame_validate_hdr, which also
+ * names what is wrong. */
+static inline int tc_frame_fast(const tc_frame_hdr_t *hdr, uint8_t kind, uint32_t fixed_size,
+                                uint32_t seq, uint64_t sig)
 {
     return (hdr->mag == TC_FRAME_MAG) && (hdr->seq == seq) &&
            (hdr->frame_size == fixed_size) && (sig == tc_frame_sig(seq)) &&
-           (hdr->kind == TC_KIND_LOCAL) && !(hdr->flags & ~TC_FRAME_F_KNOWN) &&
+           (hdr->kind == kind) && !(hdr->flags & ~TC_FRAME_F_KNOWN) &&
+           !(hdr->flags & TC_FRAME_F_CACHE) &&
            (hdr->version == TC_PROTO_VERSION) && (hdr->args_len == 0) &&
            (hdr->got_count == 0) && (hdr->code_len == 0) &&
            (hdr->payload_off == TC_FRAME_HDR_SIZE) &&

@@ -777,6 +777,17 @@ uint32_t tc_jam_prepare_size(const tc_jam_t *jam, tc_mode_t mode)
     return (req > rep) ? req : rep;
 }
 
+int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
+{
+    const tc_inj_t *inj;
+
+    if (mode == TC_MODE_LOCAL) {
+        return 1;
+    }
+    inj = tc_inj_find(peer, jam->pkg_id, jam->element);
+    return (inj != NULL) && inj->tx_synced && ((mode != TC_MODE_CACHED) || inj->tx_cached);
+}
+
 tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
 {
     tc_frame_layout_t layout = {0, 0, 0, 0};
@@ -1110,7 +1121,8 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
         if (inj->cache_run == NULL) {
             return "cached frame for code this receiver does not hold";
         }
-        *run_p = inj->cache_run;
+        peer->disp_cached = inj;
+        *run_p            = inj->cache_run;
         return NULL;
     }
 }
@@ -1128,10 +1140,21 @@ static tc_status_t tc_peer_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen
 
     /* one copy of the header: what is checked is what is used */
     memcpy(&hdr, frame, sizeof(hdr));
-    if (TC_LIKELY((peer->ctx->params.frames == TC_FRAMES_FIXED) &&
-                  tc_frame_local_fast(&hdr, peer->frame_size, peer->rx_seq, seen) &&
-                  (hdr.pkg_id == peer->disp_pkg_id) && (hdr.element == peer->disp_element))) {
-        goto run; /* the common case: same jam as the last frame */
+    if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
+        /* the common cases: the same jam as the last frame, local or cached */
+        if (TC_LIKELY(tc_frame_fast(&hdr, TC_KIND_LOCAL, peer->frame_size, peer->rx_seq,
+                                    seen) &&
+                      (hdr.pkg_id == peer->disp_pkg_id) && (hdr.element == peer->disp_element))) {
+            goto run;
+        }
+        if ((peer->disp_cached != NULL) && (peer->ctx->params.exec != TC_EXEC_LOCAL_ONLY) &&
+            tc_frame_fast(&hdr, TC_KIND_CACHED, peer->frame_size, peer->rx_seq, seen) &&
+            (hdr.pkg_id == peer->disp_cached->pkg_id) &&
+            (hdr.element == peer->disp_cached->element)) {
+            run_fn = peer->disp_cached->cache_run;
+            state  = peer->disp_cached->state;
+            goto run;
+        }
     }
 
     expect.slot_size  = peer->rx_slot_size;

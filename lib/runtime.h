@@ -164,6 +164,7 @@ struct tc_peer {
     void                   *disp_state;
     uint32_t                disp_pkg_id;
     uint32_t                disp_element; /* UINT32_MAX: nothing cached */
+    tc_inj_t               *disp_cached;  /* the last cached jam run */
 
     /* injection: per (package, jam) sync and cache state */
     tc_inj_t          inj[TC_MAX_INJ];

@@ -292,6 +292,8 @@ tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *s
  * fixed-frame mode the frame size must hold tc_jam_prepare_size() bytes. */
 tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode);
 uint32_t    tc_jam_prepare_size(const tc_jam_t *jam, tc_mode_t mode);
+/* Nonzero when tc_jam_prepare has nothing left to do for this peer. */
+int         tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode);
 /* Bytes of the frame that carries this jam with a payload of len bytes. */
 uint32_t    tc_jam_frame_size(const tc_jam_t *jam, tc_mode_t mode, uint32_t len);
 /* Send with TC_SEND_WANT_REPLY and wait for the int64 the jam returned. */
