@@ -687,8 +687,8 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
                              peer->tx_slot_size - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE,
                              src, len);
     if (TC_UNLIKELY(packed < 0)) {
-        tc_error("%s: jam '%s' could not pack %zu bytes into a %u-byte slot", peer->name,
-                 jam->elem->name, len, peer->tx_slot_size);
+        tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1; "
+                 "slots are %u bytes)", peer->name, jam->elem->name, len, peer->tx_slot_size);
         return TC_ERR_OUT_OF_RANGE;
     }
 
@@ -911,7 +911,12 @@ tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *s
         status             = tc_frame_layout(&layout, peer->tx_slot_size, &off);
         off.frame_size     = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
     }
-    if (TC_UNLIKELY((packed < 0) || (off.frame_size == 0))) {
+    if (TC_UNLIKELY(packed < 0)) {
+        tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
+                 peer->name, jam->elem->name, len);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    if (TC_UNLIKELY(off.frame_size == 0)) {
         tc_error("%s: jam '%s' %s with %zu payload bytes needs a %u-byte frame; slots are "
                  "%u bytes, fixed frames %u", peer->name, jam->elem->name, tc_mode_str(mode),
                  len, tc_jam_frame_size(jam, mode, (uint32_t)len), peer->tx_slot_size,
