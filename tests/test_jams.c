@@ -26,116 +26,19 @@ static const tc_mode_t modes[N_MODES] = {TC_MODE_LOCAL, TC_MODE_INJECTED, TC_MOD
 
 /* ------------------------------------------------ a loopback pair of peers */
 
-typedef struct side {
-    tc_context_params_t params;
-    tc_boot_t          *boot;
-    tc_context_t       *ctx;
-    tc_peer_t          *peer;
-    tc_pkg_t           *pkg;
-    tc_status_t         status;
-} side_t;
-
-typedef struct pair {
-    side_t s[2]; /* s[0] receives and runs the jams, s[1] sends */
-} pair_t;
-
-static void *side_open(void *arg)
-{
-    side_t *side = arg;
-    char path[4096];
-
-    side->status = tc_pkg_default_path(path, sizeof(path));
-    if (side->status == TC_OK) {
-        side->status = tc_pkg_open(path, &side->pkg);
-    }
-    if (side->status == TC_OK) {
-        side->status = tc_context_create(&side->params, &side->ctx);
-    }
-    if (side->status == TC_OK) {
-        side->status = tc_context_add_pkg(side->ctx, side->pkg);
-    }
-    if (side->status == TC_OK) {
-        side->status = tc_peer_connect(side->ctx, side->boot, &side->peer);
-    }
-    return NULL;
-}
+#include "loop_pair.h"
 
 /* Variable frames: every jam and mode gets the frame its payload needs. */
-static void pair_open(pair_t *pair)
+static void pair_open_variable(pair_t *pair)
 {
-    pthread_t thread;
-    int i;
+    tc_context_params_t params;
 
-    memset(pair, 0, sizeof(*pair));
-    assert_int_equal(tc_boot_loopback_pair(5000, &pair->s[0].boot, &pair->s[1].boot), TC_OK);
-    for (i = 0; i < 2; ++i) {
-        tc_context_params_init(&pair->s[i].params);
-        pair->s[i].params.slots      = 8;
-        pair->s[i].params.slot_size  = 4096;
-        pair->s[i].params.timeout_ms = 5000;
-        pair->s[i].params.frames     = TC_FRAMES_VARIABLE;
-        pair->s[i].params.rank       = (uint32_t)i;
-    }
-    assert_int_equal(pthread_create(&thread, NULL, side_open, &pair->s[0]), 0);
-    side_open(&pair->s[1]);
-    pthread_join(thread, NULL);
-    assert_int_equal(pair->s[0].status, TC_OK);
-    assert_int_equal(pair->s[1].status, TC_OK);
-}
-
-static void pair_close(pair_t *pair)
-{
-    int i;
-
-    for (i = 0; i < 2; ++i) {
-        tc_peer_destroy(pair->s[i].peer);
-        tc_context_destroy(pair->s[i].ctx);
-        tc_pkg_close(pair->s[i].pkg);
-        tc_boot_close(pair->s[i].boot);
-    }
-}
-
-static tc_bench_state_t *state_of(const side_t *side)
-{
-    tc_bench_state_t *st = tc_context_pkg_state(side->ctx, side->pkg);
-
-    assert_non_null(st);
-    return st;
-}
-
-static tc_jam_t jam_of(const side_t *side, const char *name)
-{
-    tc_jam_t jam;
-
-    assert_int_equal(tc_pkg_jam(side->pkg, name, &jam), TC_OK);
-    return jam;
-}
-
-/* The receiver: serve until `frames` jam frames (run or rejected) arrived. */
-typedef struct server_arg {
-    side_t     *side;
-    uint64_t    frames;
-    tc_status_t status;
-} server_arg_t;
-
-static void *server_thread(void *arg)
-{
-    server_arg_t *a = arg;
-    tc_peer_stats_t st;
-
-    a->status = TC_OK;
-    for (;;) {
-        tc_peer_stats(a->side->peer, &st);
-        if (st.rx_frames + st.rx_rejected >= a->frames) {
-            break;
-        }
-        a->status = tc_peer_wait(a->side->peer, NULL);
-        if (a->status != TC_OK) {
-            return NULL;
-        }
-    }
-    a->status = tc_peer_flush(a->side->peer);
-    return NULL;
+    tc_context_params_init(&params);
+    params.slots      = 8;
+    params.slot_size  = 4096;
+    params.timeout_ms = 5000;
+    params.frames     = TC_FRAMES_VARIABLE;
+    pair_open(pair, &params);
 }
 
 /* ------------------------------------------------------ calls in one mode */
@@ -159,7 +62,7 @@ static void call_all(pair_t *pair, const char *name, tc_mode_t mode, const call_
     size_t k;
 
     tc_peer_stats(pair->s[0].peer, &before);
-    server = (server_arg_t){&pair->s[0], before.rx_frames + before.rx_rejected + n, TC_OK};
+    server = (server_arg_t){&pair->s[0], before.rx_frames + before.rx_rejected + n, 0, TC_OK};
     assert_int_equal(pthread_create(&thread, NULL, server_thread, &server), 0);
     for (k = 0; (k < n) && (status == TC_OK); ++k) {
         status = tc_jam_call_mode(pair->s[1].peer, &jam, calls[k].src, calls[k].len, mode,
@@ -324,7 +227,7 @@ static void test_append(void **unused)
     assert_int_equal(calls[n - 1].expect, (int64_t)TC_BENCH_LOG_CAP);
 
     for (m = 0; m < N_MODES; ++m) { /* one connection per mode: one state each */
-        pair_open(&pair[m]);
+        pair_open_variable(&pair[m]);
         st = state_of(&pair[m].s[0]);
         assert_int_equal(st->log_cap, TC_BENCH_LOG_CAP);
         assert_int_equal(st->log_len, 0);
@@ -409,7 +312,7 @@ static void test_kv_get(void **unused)
     for (m = 0; m < N_MODES; ++m) {
         ret[m] = calloc(n, sizeof(int64_t));
         assert_non_null(ret[m]);
-        pair_open(&pair[m]);
+        pair_open_variable(&pair[m]);
         st = state_of(&pair[m].s[0]);
 
         /* the table the ried built: every key, each with its value */
@@ -486,7 +389,7 @@ static void test_pointer_chase(void **unused)
     assert_int_equal(tc_bench_chase_expect(5, 0), 16);
 
     for (m = 0; m < N_MODES; ++m) {
-        pair_open(&pair[m]);
+        pair_open_variable(&pair[m]);
         st = state_of(&pair[m].s[0]);
 
         /* the list the ried built is the one the helpers describe */

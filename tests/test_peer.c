@@ -22,73 +22,11 @@
 #include "bench_state.h"
 #include "log.h"
 
-typedef struct side {
-    tc_context_params_t params;
-    tc_boot_t          *boot;
-    tc_context_t       *ctx;
-    tc_peer_t          *peer;
-    tc_pkg_t           *pkg;
-    tc_status_t         status;
-} side_t;
-
-typedef struct pair {
-    side_t s[2]; /* s[0] receives, s[1] sends, unless a test says otherwise */
-} pair_t;
+#include "loop_pair.h"
 
 static int quick(void)
 {
     return getenv("TC_TEST_QUICK") != NULL;
-}
-
-static void *side_open(void *arg)
-{
-    side_t *side = arg;
-    char path[4096];
-
-    side->status = tc_pkg_default_path(path, sizeof(path));
-    if (side->status == TC_OK) {
-        side->status = tc_pkg_open(path, &side->pkg);
-    }
-    if (side->status == TC_OK) {
-        side->status = tc_context_create(&side->params, &side->ctx);
-    }
-    if (side->status == TC_OK) {
-        side->status = tc_context_add_pkg(side->ctx, side->pkg);
-    }
-    if (side->status == TC_OK) {
-        side->status = tc_peer_connect(side->ctx, side->boot, &side->peer);
-    }
-    return NULL;
-}
-
-static void pair_open(pair_t *pair, const tc_context_params_t *params)
-{
-    pthread_t thread;
-    int i;
-
-    memset(pair, 0, sizeof(*pair));
-    assert_int_equal(tc_boot_loopback_pair(5000, &pair->s[0].boot, &pair->s[1].boot), TC_OK);
-    for (i = 0; i < 2; ++i) {
-        pair->s[i].params      = *params;
-        pair->s[i].params.rank = (uint32_t)i;
-    }
-    assert_int_equal(pthread_create(&thread, NULL, side_open, &pair->s[0]), 0);
-    side_open(&pair->s[1]);
-    pthread_join(thread, NULL);
-    assert_int_equal(pair->s[0].status, TC_OK);
-    assert_int_equal(pair->s[1].status, TC_OK);
-}
-
-static void pair_close(pair_t *pair)
-{
-    int i;
-
-    for (i = 0; i < 2; ++i) {
-        tc_peer_destroy(pair->s[i].peer);
-        tc_context_destroy(pair->s[i].ctx);
-        tc_pkg_close(pair->s[i].pkg);
-        tc_boot_close(pair->s[i].boot);
-    }
 }
 
 static void default_params(tc_context_params_t *params, uint32_t slots)
@@ -99,53 +37,10 @@ static void default_params(tc_context_params_t *params, uint32_t slots)
     params->timeout_ms = 5000;
 }
 
-static tc_bench_state_t *state_of(side_t *side)
-{
-    return tc_context_pkg_state(side->ctx, side->pkg);
-}
-
-static tc_jam_t jam_of(side_t *side, const char *name)
-{
-    tc_jam_t jam;
-    assert_int_equal(tc_pkg_jam(side->pkg, name, &jam), TC_OK);
-    return jam;
-}
-
 static void set_frames(pair_t *pair, uint32_t payload)
 {
     assert_int_equal(tc_peer_set_frame_size(pair->s[0].peer, tc_frame_size_for(payload)), TC_OK);
     assert_int_equal(tc_peer_set_frame_size(pair->s[1].peer, tc_frame_size_for(payload)), TC_OK);
-}
-
-/* A receiver thread: serve until `frames` frames (run or rejected) arrived. */
-typedef struct server_arg {
-    side_t  *side;
-    uint64_t frames;
-    unsigned delay_ms;
-    tc_status_t status;
-} server_arg_t;
-
-static void *server_thread(void *arg)
-{
-    server_arg_t *a = arg;
-    tc_peer_stats_t st;
-
-    if (a->delay_ms != 0) {
-        usleep(a->delay_ms * 1000u);
-    }
-    a->status = TC_OK;
-    for (;;) {
-        tc_peer_stats(a->side->peer, &st);
-        if (st.rx_frames + st.rx_rejected >= a->frames) {
-            break;
-        }
-        a->status = tc_peer_wait(a->side->peer, NULL);
-        if (a->status != TC_OK) {
-            return NULL;
-        }
-    }
-    a->status = tc_peer_flush(a->side->peer);
-    return NULL;
 }
 
 /* ---------------------------------------------------------------- tests */
