@@ -27,6 +27,7 @@ typedef struct soak_opts {
     int         timeout_ms;
     int         cpu[2];
     tc_signal_mode_t signal;
+    tc_mode_t   mode;
     const char *json_path;
     const char *label;
 } soak_opts_t;
@@ -51,6 +52,7 @@ static void soak_usage(FILE *out)
             "  -n COUNT    jams to stream (default 10000000)\n"
             "  -S SLOTS    ring slots, a power of two (default 64)\n"
             "  --signal M  signalling: fenced (default), ordered, single-put\n"
+            "  -m MODE     jam invocation: local (default), injected, cached\n"
             "  -c A,B      cores of the sender and the receiver (default 0,1)\n"
             "  -T MS       longest silence before giving up (default 10000)\n"
             "  -L LABEL    what ran beside it, recorded in the JSON (e.g. the stress command)\n"
@@ -87,7 +89,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
     o->cpu[1]     = 1;
     o->label      = "";
     opterr        = 0;
-    while ((c = getopt_long(argc, argv, ":n:S:c:T:L:h", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":n:S:m:c:T:L:h", long_opts, NULL)) != -1) {
         switch (c) {
         case 'n':
             if (tc_tool_parse_u64(optarg, 1, 1ull << 40, &o->count)) {
@@ -129,6 +131,17 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
             }
             o->timeout_ms = (int)v;
             break;
+        case 'm':
+            if (!strcmp(optarg, "local")) {
+                o->mode = TC_MODE_LOCAL;
+            } else if (!strcmp(optarg, "injected")) {
+                o->mode = TC_MODE_INJECTED;
+            } else if (!strcmp(optarg, "cached")) {
+                o->mode = TC_MODE_CACHED;
+            } else {
+                return soak_bad("unknown mode '%s' (local, injected, cached)", optarg);
+            }
+            break;
         case 'L': o->label = optarg; break;
         case 1: o->json_path = optarg; break;
         case 'h': soak_usage(stdout); exit(0);
@@ -154,9 +167,20 @@ static void *soak_side_run(void *arg)
     if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
         (void)tc_tool_pin(side->cpu); /* a failed pin is logged; the soak still runs */
     }
+    side->status = tc_pkg_jam(side->pkg, "stamp", &jam);
+    if (side->status != TC_OK) {
+        return NULL;
+    }
     tc_context_params_init(&params);
     params.slots      = side->opts->slots;
     params.slot_size  = tc_frame_size_for(sizeof(stamp));
+    if (side->opts->mode != TC_MODE_LOCAL) {
+        /* code in the frames (or once, at sync): frames as big as each needs */
+        uint32_t f       = tc_jam_frame_size(&jam, side->opts->mode, sizeof(stamp));
+        uint32_t p       = tc_jam_prepare_size(&jam, side->opts->mode);
+        params.slot_size = (f > p) ? f : p;
+        params.frames    = TC_FRAMES_VARIABLE;
+    }
     params.signal     = side->opts->signal;
     params.timeout_ms = side->opts->timeout_ms;
     params.rank       = (uint32_t)side->boot->rank;
@@ -173,7 +197,7 @@ static void *soak_side_run(void *arg)
     if (side->status == TC_OK) {
         side->status = tc_peer_connect(side->ctx, side->boot, &side->peer);
     }
-    if (side->status == TC_OK) {
+    if ((side->status == TC_OK) && (side->opts->mode == TC_MODE_LOCAL)) {
         side->status = tc_peer_set_frame_size(side->peer, tc_frame_size_for(sizeof(stamp)));
     }
     if (side->status == TC_OK) {
@@ -197,9 +221,8 @@ static void *soak_side_run(void *arg)
         }
         side->status = tc_peer_flush(side->peer);
     } else {
-        side->status = tc_pkg_jam(side->pkg, "stamp", &jam);
         for (i = 0; (i < side->opts->count) && (side->status == TC_OK); ++i) {
-            side->status = tc_jam_send(side->peer, &jam, &i, sizeof(i), 0);
+            side->status = tc_jam_send_mode(side->peer, &jam, &i, sizeof(i), side->opts->mode, 0);
         }
         if (side->status == TC_OK) {
             side->status = tc_peer_drain(side->peer); /* the last credit is back */
@@ -282,10 +305,10 @@ int main(int argc, char **argv)
                                          opts.count * ((opts.count - 1) / 2);
     if ((st->seq_errors != 0) || (st->seq_next != opts.count) || (st->calls != opts.count) ||
         (st->checksum != expect_sum) || (rx.rx_frames != opts.count) || (rx.rx_rejected != 0) ||
-        (tx.tx_frames != opts.count)) {
+        (tx.tx_jams != opts.count)) {
         tc_error("delivery broken: sent %llu, ran %llu, rejected %llu, out of order %llu, "
                  "next %llu, checksum %llu (expected %llu)",
-                 (unsigned long long)tx.tx_frames, (unsigned long long)st->calls,
+                 (unsigned long long)tx.tx_jams, (unsigned long long)st->calls,
                  (unsigned long long)rx.rx_rejected, (unsigned long long)st->seq_errors,
                  (unsigned long long)st->seq_next, (unsigned long long)st->checksum,
                  (unsigned long long)expect_sum);
@@ -299,10 +322,10 @@ int main(int argc, char **argv)
         q[i]   = tc_clock_ticks_to_ns(&clock, lat[rank - 1]) / 1e3;
     }
     rate = (double)opts.count / ((double)side[0].elapsed_ns * 1e-9);
-    printf("tc-soak: %llu jams in %.2f s: %.0f msg/s; every counter ran once, in order: %s\n"
+    printf("tc-soak: %llu jams (%s) in %.2f s: %.0f msg/s; every counter ran once, in order: %s\n"
            "one-way (pack to run, us): p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  p99.99 %.3f  max %.3f\n"
            "credit waits %llu, credit puts %llu; beside: %s\n",
-           (unsigned long long)opts.count, side[0].elapsed_ns * 1e-9, rate,
+           (unsigned long long)opts.count, tc_mode_str(opts.mode), side[0].elapsed_ns * 1e-9, rate,
            failed ? "NO" : "yes", q[0], q[1], q[2], q[3], q[4], q[5],
            (unsigned long long)tx.credit_waits, (unsigned long long)rx.credit_puts,
            opts.label[0] ? opts.label : "nothing");
@@ -313,12 +336,14 @@ int main(int argc, char **argv)
             tc_error("cannot write %s: %m", opts.json_path);
             return 1;
         }
-        fprintf(f, "{\"tool\": \"tc-soak\", \"count\": %llu, \"slots\": %u, \"elapsed_s\": %.6f, "
+        fprintf(f, "{\"tool\": \"tc-soak\", \"mode\": \"%s\", \"count\": %llu, \"slots\": %u, "
+                   "\"elapsed_s\": %.6f, "
                    "\"rate_mps\": %.1f, \"in_order_exactly_once\": %s, \"p50_us\": %.4f, "
                    "\"p90_us\": %.4f, \"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, "
                    "\"max_us\": %.4f, \"credit_waits\": %llu, \"ucx_version\": \"%s\", "
                    "\"transports\": \"%s\", \"beside\": \"%s\"}\n",
-                (unsigned long long)opts.count, opts.slots, side[0].elapsed_ns * 1e-9, rate,
+                tc_mode_str(opts.mode), (unsigned long long)opts.count, opts.slots,
+                side[0].elapsed_ns * 1e-9, rate,
                 failed ? "false" : "true", q[0], q[1], q[2], q[3], q[4], q[5],
                 (unsigned long long)tx.credit_waits, tc_ucx_version(),
                 tc_peer_transports(side[0].peer), opts.label);

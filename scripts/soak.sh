@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make soak: tc-soak streams COUNT jams while STRESS loads the machine; the
-# result goes to results/<platform>/soak.json. stress-ng is always stopped.
+# make soak: tc-soak streams COUNT jams in each mode (local, injected,
+# cached) while STRESS loads the machine; results go to
+# results/<platform>/soak-<mode>.json. stress-ng is always stopped.
 # usage: scripts/soak.sh COUNT "STRESS COMMAND"
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,5 +18,8 @@ if [ -n "$stress" ]; then
     sleep 2
     kill -0 "$stress_pid" 2>/dev/null || { echo "soak: '$stress' did not start" >&2; exit 1; }
 fi
-"$top/build/bin/tc-soak" -n "$count" -T 60000 -L "$stress" --json "$out/soak.json"
-echo "wrote $out/soak.json"
+# every invocation mode under the same load
+for mode in local injected cached; do
+    "$top/build/bin/tc-soak" -n "$count" -m "$mode" -T 60000 -L "$stress" --json "$out/soak-$mode.json"
+done
+echo "wrote $out/soak-{local,injected,cached}.json"

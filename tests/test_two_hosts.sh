@@ -27,7 +27,8 @@ port=$(free_port)
 ip netns exec "$nsA" env UCX_TLS=tcp "$TC_PERF" -p "$port" -T 5000 >"$TMP/srv.out" 2>"$TMP/srv.err" &
 srv=$!
 ip netns exec "$nsB" env UCX_TLS=tcp "$TC_PERF" "${net}1" -p "$port" -T 5000 \
-    -t jam_lat,jam_rate -s 8,4096 -n 3000 -w 100 --json "$TMP/r.json" >"$TMP/cli.out" 2>"$TMP/cli.err" \
+    -t jam_lat,jam_rate -m local,injected,cached -s 8,4096 -n 3000 -w 100 --json "$TMP/r.json" \
+    >"$TMP/cli.out" 2>"$TMP/cli.err" \
     || fail "client across namespaces: $(cat "$TMP/cli.err")"
 wait "$srv" || fail "server across namespaces: $(cat "$TMP/srv.err")"
 grep -q "peer ${net}1" "$TMP/cli.out" || fail "client did not talk to ${net}1"
