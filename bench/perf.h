@@ -39,6 +39,7 @@ typedef struct perf_opts {
     uint32_t frames;                    /* tc_frame_mode_t */
     uint32_t progress;                  /* tc_progress_mode_t */
     uint32_t window;                    /* stream tests: histogram window */
+    uint32_t wx;                        /* receivers run injected code W^X */
     uint32_t n_modes;
     uint32_t modes[3];                  /* tc_mode_t, for the jam tests */
 } perf_opts_t;

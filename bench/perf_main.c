@@ -32,6 +32,8 @@ static void perf_usage(FILE *out)
             "  -j JAM      jam for jam_* tests (default indirect_put)\n"
             "  -m MODES    jam invocation, comma list: local (default), injected, cached\n"
             "  -P DIR      package install directory (tc-pkg build --out DIR)\n"
+            "  --wx        W^X: mailboxes stay RW, injected code runs from a copy in an\n"
+            "              RX view of the code cache\n"
             "  -s SIZES    payload bytes, comma list (default 8)\n"
             "  -n ITERS    measured iterations (default 1000000)\n"
             "  -w WARMUP   warm-up iterations (default 10000)\n"
@@ -166,6 +168,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {"progress", required_argument, NULL, 4},
         {"window", required_argument, NULL, 5},
         {"platform", no_argument, NULL, 6},
+        {"wx", no_argument, NULL, 7},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -286,6 +289,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         case 'k': local->pkg_path = optarg; break;
         case 'q': local->quiet = 1; break;
         case 6: local->platform = 1; break;
+        case 7: opts->wx = 1; break;
         case 1: local->csv_path = optarg; break;
         case 2: local->json_path = optarg; break;
         case 'h': perf_usage(stdout); exit(0);
@@ -499,6 +503,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
     params.progress   = (tc_progress_mode_t)side->opts.progress;
     params.timeout_ms = side->local->timeout_ms;
     params.enable_am  = 1;
+    params.wx         = (int)side->opts.wx;
     params.rank       = (uint32_t)side->boot->rank;
 
     run.pkg = side->local->pkg;

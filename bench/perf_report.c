@@ -239,9 +239,9 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
             tc_peer_progress_needed(run->peer, &why) ? "true" : "false");
     perf_json_str(f, why);
     fprintf(f, ",\n  \"signalling\": \"%s\",\n  \"frames\": \"%s\",\n  \"progress_mode\": \"%s\","
-               "\n  \"git_rev\": \"%s\",\n  \"cflags\": ",
+               "\n  \"wx\": %s,\n  \"git_rev\": \"%s\",\n  \"cflags\": ",
             perf_signal_names[o->signal], perf_frames_names[o->frames],
-            perf_progress_names[o->progress], TC_GIT_REV);
+            perf_progress_names[o->progress], o->wx ? "true" : "false", TC_GIT_REV);
     perf_json_str(f, TC_CFLAGS);
     fprintf(f, ",\n  \"clock\": {\"source\": \"%s\", \"ns_per_tick\": %.6f},\n",
             run->clock.source, run->clock.ns_per_tick);

@@ -17,6 +17,7 @@ void tc_context_params_init(tc_context_params_t *params)
     params->enable_am  = 0;
     params->exec       = TC_EXEC_ALLOWLIST;
     params->code_cache = 1u << 20;
+    params->wx         = 0;
     params->rank       = 0;
 }
 
@@ -123,6 +124,7 @@ void tc_context_destroy(tc_context_t *ctx)
             }
         }
     }
+    tc_inj_cache_unmap(ctx);
     ucp_worker_destroy(ctx->worker);
     ucp_cleanup(ctx->ucp);
     free(ctx);

@@ -220,9 +220,9 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
         goto err_free;
     }
     /* Injected code runs in place in the slot (the paper's RWX mailbox). */
-    peer->mbox_exec = (mprotect(peer->mbox, peer->mbox_len,
-                                PROT_READ | PROT_WRITE | PROT_EXEC) == 0);
-    if (!peer->mbox_exec) {
+    peer->mbox_exec = !params->wx && (mprotect(peer->mbox, peer->mbox_len,
+                                               PROT_READ | PROT_WRITE | PROT_EXEC) == 0);
+    if (!peer->mbox_exec && !params->wx) {
         tc_warn("%s: mailbox cannot be made executable (%m); injected frames will be "
                 "rejected", peer->name);
     }
@@ -1107,13 +1107,18 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
         *run_p = NULL;
         return NULL;
     case TC_KIND_INJECTED:
-        if (!peer->mbox_exec) {
+        if (!peer->mbox_exec && !peer->ctx->params.wx) {
             return "the mailbox is not executable on this host (RWX refused)";
         }
         why = tc_inj_verify(peer, inj, hdr, (const uint8_t *)frame + off.got_off,
                             (const uint8_t *)frame + off.code_off, 1);
         if (why != NULL) {
             return why;
+        }
+        if (peer->ctx->params.wx) {
+            /* W^X: run a checked copy from the RX view, never the RW slot */
+            *run_p = tc_inj_transit(peer, inj, (const uint8_t *)frame + off.got_off);
+            return (*run_p != NULL) ? NULL : "no executable memory for the W^X copy";
         }
         *run_p = tc_inj_link(inj->blob, (uint8_t *)frame + off.got_off); /* runs in place */
         return NULL;

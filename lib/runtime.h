@@ -48,8 +48,11 @@ struct tc_context {
     ucp_worker_h        worker;
     tc_ctx_pkg_t        pkgs[TC_MAX_PKGS];
     unsigned            n_pkgs;
-    uint8_t            *code_cache;      /* RWX, mapped at the first cached jam */
-    size_t              code_cache_used;
+    uint8_t            *code_cache;      /* RWX, or the RW view under W^X; mapped at first use */
+    uint8_t            *code_cache_rx;   /* the view code runs from (== code_cache unless W^X) */
+    size_t              code_cache_used; /* after the transit area (W^X) */
+    const void         *transit_inj;     /* W^X: whose image the transit area holds */
+    tc_jam_run_fn       transit_run;
 };
 
 #define TC_MAX_INJ 64
@@ -195,6 +198,11 @@ const char *tc_inj_verify(tc_peer_t *peer, const tc_inj_t *inj, const tc_frame_h
 tc_jam_run_fn tc_inj_link(const tc_blob_t *blob, uint8_t *base);
 /* Receiver: keep a linked copy of the jam in the context's code cache. */
 tc_status_t tc_inj_cache(tc_peer_t *peer, tc_inj_t *inj, const uint8_t *code);
+/* Receiver, W^X: copy an injected frame's image (GOTP + CODE at got) into
+ * the cache's transit area, link it there and return its entry in the RX
+ * view. */
+tc_jam_run_fn tc_inj_transit(tc_peer_t *peer, const tc_inj_t *inj, const uint8_t *got);
+void        tc_inj_cache_unmap(tc_context_t *ctx);
 
 /* Tests only: put len bytes of frame, as they are (no stamping, no seal),
  * into the peer's next slot with the configured signalling; the caller

@@ -244,6 +244,9 @@ typedef struct tc_context_params {
     int                enable_am;   /* also set up UCX active messages (reference tests) */
     tc_exec_policy_t   exec;        /* what injected code this side runs */
     uint32_t           code_cache;  /* bytes of executable code cache (cached mode) */
+    int                wx;          /* W^X: the mailbox stays RW; injected code is copied
+                                     * into a code cache mapped twice (RW view, RX view)
+                                     * and runs from the RX view */
     uint32_t           rank;        /* this process' rank (shown as jam origin) */
 } tc_context_params_t;
 

@@ -212,7 +212,7 @@ static void test_every_jam_returns(void **unused)
 
 /* The same jam source runs identically as Local Function, Injected Function
  * and from the receiver's code cache: same results, same receiver state. */
-static void test_modes_agree(void **unused)
+static void modes_agree(int wx)
 {
     static const char *const jams[] = {"indirect_put", "server_sum", "noop"};
     static const uint32_t sizes[]   = {4, 64, 1024, 3600};
@@ -230,7 +230,6 @@ static void test_modes_agree(void **unused)
     tc_jam_t jam;
     pair_t pair[3];
 
-    (void)unused;
     for (i = 0; i < 1000; ++i) {
         payload[i] = (int32_t)(i * 7919) - 5000;
     }
@@ -238,7 +237,9 @@ static void test_modes_agree(void **unused)
     for (m = 0; m < 3; ++m) {
         default_params(&params, 8);
         params.frames = TC_FRAMES_VARIABLE;
+        params.wx     = wx;
         pair_open(&pair[m], &params);
+        assert_int_equal(pair[m].s[0].peer->mbox_exec, !wx); /* W^X: no executable mailbox */
         /* sync traffic runs nothing: only the jams count */
         server = (server_arg_t){&pair[m].s[0], TC_ARRAY_SIZE(jams) * TC_ARRAY_SIZE(sizes), 0,
                                 TC_OK};
@@ -268,6 +269,20 @@ static void test_modes_agree(void **unused)
     for (m = 0; m < 3; ++m) {
         pair_close(&pair[m]);
     }
+}
+
+static void test_modes_agree(void **unused)
+{
+    (void)unused;
+    modes_agree(0);
+}
+
+/* W^X: the mailbox stays RW; injected code runs from the RX view of the
+ * code cache. Results must not change. */
+static void test_modes_agree_wx(void **unused)
+{
+    (void)unused;
+    modes_agree(1);
 }
 
 /* Injected frames with a flipped byte in the code, the GOTP or the header
@@ -650,6 +665,7 @@ int main(void)
         cmocka_unit_test(test_call_returns_result),
         cmocka_unit_test(test_every_jam_returns),
         cmocka_unit_test(test_modes_agree),
+        cmocka_unit_test(test_modes_agree_wx),
         cmocka_unit_test(test_injected_tampering_rejected),
         cmocka_unit_test(test_million_in_order_small_ring),
         cmocka_unit_test(test_full_ring_blocks_sender),
