@@ -777,6 +777,19 @@ uint32_t tc_jam_prepare_size(const tc_jam_t *jam, tc_mode_t mode)
     return (req > rep) ? req : rep;
 }
 
+void tc_peer_forget_code(tc_peer_t *peer)
+{
+    unsigned i;
+
+    /* the bytes stay in the context's cache (a bump allocator); only the
+     * link to them goes */
+    for (i = 0; i < peer->n_inj; ++i) {
+        peer->inj[i].cache_image = NULL;
+        peer->inj[i].cache_run   = NULL;
+    }
+    peer->disp_cached = NULL;
+}
+
 int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
 {
     const tc_inj_t *inj;
@@ -1053,11 +1066,16 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
 
     (void)tc_frame_layout(&layout, UINT32_MAX, &off); /* the validator checked it */
     if (hdr->kind == TC_KIND_SYNC_REP) {
-        inj = tc_inj_find(peer, hdr->pkg_id, hdr->element);
+        inj    = tc_inj_find(peer, hdr->pkg_id, hdr->element);
+        status = (const int64_t *)(frame + off.payload_off);
+        if ((inj != NULL) && (hdr->payload_len >= 8) && (*status == TC_SYNC_MISS)) {
+            inj->tx_cached = 0; /* the peer lost our code: the next cached send pushes it */
+            *run_p = NULL;
+            return NULL;
+        }
         if ((inj == NULL) || !inj->tx_sync_wait) {
             return "sync reply nobody asked for";
         }
-        status = (const int64_t *)(frame + off.payload_off);
         if ((hdr->payload_len != 8u + 8u * inj->blob->hdr->got_count) || (*status < 0)) {
             inj->tx_sync_status = (hdr->payload_len >= 8) ? *status : -1;
         } else {
@@ -1128,8 +1146,16 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
         }
         /* package id and element name the code: the cache holds the copy
          * the sender pushed at sync, checked against our manifest then */
+        if ((inj->cache_run == NULL) && (peer->ctx->params.exec == TC_EXEC_ALLOWLIST) &&
+            inj->rx_resolved) {
+            /* lost it: the allow-list means it was our own blob, relink that */
+            (void)tc_inj_cache(peer, inj, inj->blob->image + inj->blob->hdr->code_offset);
+        }
         if (inj->cache_run == NULL) {
-            return "cached frame for code this receiver does not hold";
+            inj->rx_sync_status      = TC_SYNC_MISS; /* tell the sender */
+            inj->rx_sync_reply       = 1;
+            peer->sync_reply_pending = 1;
+            return "cached frame for code this receiver does not hold (sender told)";
         }
         peer->disp_cached = inj;
         *run_p            = inj->cache_run;

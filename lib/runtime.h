@@ -82,6 +82,7 @@ typedef struct tc_inj {
 #define TC_SYNC_OK        0
 #define TC_SYNC_CACHED    1
 #define TC_SYNC_BAD_CODE  (-100000) /* < 0 otherwise: -(slot + 1) did not resolve */
+#define TC_SYNC_MISS      (-200000) /* unasked: "I no longer hold your code" */
 
 /* The mailbox memory each side registers for its peer. The peer writes the
  * ctrl line (credits) and the ring; the raw area is for reference puts. */

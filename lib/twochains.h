@@ -295,6 +295,11 @@ tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *s
  * fixed-frame mode the frame size must hold tc_jam_prepare_size() bytes. */
 tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode);
 uint32_t    tc_jam_prepare_size(const tc_jam_t *jam, tc_mode_t mode);
+/* Forget the code this side cached for the peer (memory pressure, tests).
+ * A later cached frame is relinked from this side's own blob where the
+ * policy is allowlist; otherwise it is rejected and the peer told, which
+ * then sends the code again with its next cached jam. */
+void        tc_peer_forget_code(tc_peer_t *peer);
 /* Nonzero when tc_jam_prepare has nothing left to do for this peer. */
 int         tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode);
 /* Bytes of the frame that carries this jam with a payload of len bytes. */

@@ -377,6 +377,81 @@ static void test_injected_tampering_rejected(void **unused)
     pair_close(&pair);
 }
 
+/* A receiver that lost its cached code: under the allow-list it relinks its
+ * own blob and nothing is lost; under policy `any` it rejects the frame,
+ * tells the sender, and the sender's next cached jam carries the code. */
+static void test_cache_loss(void **unused)
+{
+    tc_context_params_t params;
+    tc_peer_stats_t rx;
+    int32_t v = 5;
+    unsigned n, k;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)unused;
+    default_params(&params, 4);
+    params.frames = TC_FRAMES_VARIABLE;
+    pair_open(&pair, &params);
+    jam = jam_of(&pair.s[1], "server_sum");
+
+    /* one thread drives both sides; the sync needs the receiver to answer */
+    {
+        server_arg_t server = {&pair.s[0], 1, 0, TC_OK};
+        pthread_t thread;
+        int64_t ret;
+        pthread_create(&thread, NULL, server_thread, &server);
+        assert_int_equal(tc_jam_call_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED,
+                                          &ret), TC_OK);
+        pthread_join(thread, NULL);
+        assert_int_equal(ret, 5);
+    }
+
+    /* allow-list: relinked from the receiver's own blob */
+    tc_peer_forget_code(pair.s[0].peer);
+    assert_int_equal(tc_jam_send_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED, 0),
+                     TC_OK);
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(state_of(&pair.s[0])->sum, 10);
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 0);
+
+    /* policy any: rejected, the sender told, the code goes again */
+    pair.s[0].ctx->params.exec = TC_EXEC_ANY;
+    tc_peer_forget_code(pair.s[0].peer);
+    assert_int_equal(tc_jam_send_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED, 0),
+                     TC_OK);
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK); /* rejects, tells */
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 1);
+    assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), "does not hold"));
+    assert_int_equal(state_of(&pair.s[0])->sum, 10);
+    assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, &n), TC_OK); /* hears it */
+    assert_false(tc_jam_is_prepared(pair.s[1].peer, &jam, TC_MODE_CACHED));
+    {
+        /* so far 2 ran and 1 was rejected: serve until one more */
+        server_arg_t server = {&pair.s[0], 4, 0, TC_OK};
+        pthread_t thread;
+        int64_t ret;
+        pthread_create(&thread, NULL, server_thread, &server);
+        assert_int_equal(tc_jam_call_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED,
+                                          &ret), TC_OK);
+        pthread_join(thread, NULL);
+        assert_int_equal(ret, 15);
+    }
+    for (k = 0; k < 3; ++k) { /* and it stays cached */
+        assert_int_equal(tc_jam_send_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED,
+                                          0), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+        assert_int_equal(tc_peer_flush(pair.s[0].peer), TC_OK);
+    }
+    assert_int_equal(state_of(&pair.s[0])->sum, 30);
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 1);
+    pair_close(&pair);
+}
+
 /* Every sequence number runs exactly once, in order, through a 4-slot ring. */
 static void test_million_in_order_small_ring(void **unused)
 {
@@ -667,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_modes_agree),
         cmocka_unit_test(test_modes_agree_wx),
         cmocka_unit_test(test_injected_tampering_rejected),
+        cmocka_unit_test(test_cache_loss),
         cmocka_unit_test(test_million_in_order_small_ring),
         cmocka_unit_test(test_full_ring_blocks_sender),
         cmocka_unit_test(test_variable_frames),
