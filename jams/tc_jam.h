@@ -23,8 +23,14 @@
 #define TC_JAM_PACK TC_JAM_CAT(tc_jam_pack_, TC_JAM_NAME)
 #endif
 
+/* Packages build with -fvisibility=hidden: what a ried offers to the
+ * process it is shipped to (its init and fini, and anything jams call
+ * through GOT slots) is marked TC_RIED_EXPORT. */
+#define TC_RIED_EXPORT __attribute__((visibility("default")))
+
 #ifdef TC_RIED_NAME
-/* int TC_RIED_INIT(void **state_p); void TC_RIED_FINI(void *state) */
+/* TC_RIED_EXPORT int TC_RIED_INIT(void **state_p);
+ * TC_RIED_EXPORT void TC_RIED_FINI(void *state) */
 #define TC_RIED_INIT TC_JAM_CAT(tc_ried_init_, TC_RIED_NAME)
 #define TC_RIED_FINI TC_JAM_CAT(tc_ried_fini_, TC_RIED_NAME)
 #endif

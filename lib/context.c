@@ -115,6 +115,7 @@ void tc_context_destroy(tc_context_t *ctx)
     if (ctx == NULL) {
         return;
     }
+    tc_ried_unload_all(ctx);
     for (i = ctx->n_pkgs; i-- > 0;) {
         const tc_pkg_desc_t *desc = ctx->pkgs[i].pkg->desc;
         for (e = desc->n_elements; e-- > 0;) {

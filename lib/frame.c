@@ -18,6 +18,8 @@ static const char *const tc_frame_kind_names[TC_KIND_LAST] = {
     [TC_KIND_NOP]      = "nop",
     [TC_KIND_SYNC_REQ] = "sync-request",
     [TC_KIND_SYNC_REP] = "sync-reply",
+    [TC_KIND_RIED]     = "ried",
+    [TC_KIND_RIED_REP] = "ried-reply",
 };
 
 const char *tc_frame_kind_str(uint8_t kind)
@@ -210,6 +212,11 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
     if ((hdr.flags & TC_FRAME_F_CACHE) && (hdr.kind != TC_KIND_INJECTED) &&
         (hdr.kind != TC_KIND_SYNC_REQ)) {
         return tc_frame_reject(reason, reason_len, "%s frame asks to cache code",
+                               tc_frame_kind_str(hdr.kind));
+    }
+    if (((hdr.kind == TC_KIND_RIED) || (hdr.kind == TC_KIND_RIED_REP)) &&
+        (hdr.args_len != sizeof(tc_ried_args_t))) {
+        return tc_frame_reject(reason, reason_len, "%s frame without its arguments",
                                tc_frame_kind_str(hdr.kind));
     }
     if ((hdr.kind == TC_KIND_LOCAL) || (hdr.kind == TC_KIND_INJECTED) ||

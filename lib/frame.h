@@ -34,6 +34,8 @@ typedef enum {
     TC_KIND_NOP      = 5, /* carries only piggybacked credits/result */
     TC_KIND_SYNC_REQ = 6, /* namespace sync: resolve element's GOT slot names */
     TC_KIND_SYNC_REP = 7, /* the resolved addresses (payload: 8 B each); ret < 0: failed */
+    TC_KIND_RIED     = 8, /* a ried shipped to the receiver, in chunks (ARGS: tc_ried_args_t) */
+    TC_KIND_RIED_REP = 9, /* its load result: ARGS as asked, payload the export table or error */
     TC_KIND_LAST
 } tc_frame_kind_t;
 
@@ -63,6 +65,21 @@ typedef struct __attribute__((packed, aligned(8))) tc_frame_hdr {
 } tc_frame_hdr_t;
 
 _Static_assert(sizeof(tc_frame_hdr_t) == TC_FRAME_HDR_SIZE, "header is 48 bytes");
+
+/* ARGS of a ried frame. */
+#define TC_RIED_NAME_MAX 48
+#define TC_RIED_OP_CHUNK  0 /* payload: bytes [offset, offset + len) of the library */
+#define TC_RIED_OP_UNLOAD 1
+
+typedef struct __attribute__((packed)) tc_ried_args {
+    uint32_t id;        /* the sender's number for this ried */
+    uint32_t op;
+    uint32_t total;     /* library size */
+    uint32_t offset;
+    int32_t  status;    /* replies: 0 loaded/unloaded, < 0 failed (payload says why) */
+    uint32_t reserved;
+    char     name[TC_RIED_NAME_MAX]; /* NUL-terminated: ried_<name> */
+} tc_ried_args_t;
 
 /* What the encoder needs to lay a frame out. */
 typedef struct tc_frame_layout {

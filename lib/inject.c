@@ -100,9 +100,13 @@ int64_t tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj)
     }
     for (i = 0; i < n; ++i) {
         /* the package's library first (its rieds, then what it links:
-         * libc), then everything loaded globally (libtwochains) */
+         * libc), then rieds shipped here, then everything loaded globally
+         * (libtwochains) */
         name = tc_blob_slot_name(inj->blob, i);
         addr = dlsym(inj->lib, name);
+        if (addr == NULL) {
+            addr = tc_ried_lookup(peer->ctx, name); /* rieds peers shipped here */
+        }
         if (addr == NULL) {
             addr = dlsym(RTLD_DEFAULT, name);
         }

@@ -42,8 +42,24 @@ typedef struct tc_ctx_pkg {
     void           *state;
 } tc_ctx_pkg_t;
 
+#define TC_MAX_RIEDS 16
+
+/* A ried a peer shipped to this process, loaded from a memfd. */
+typedef struct tc_ctx_ried {
+    void            *handle;   /* NULL: free entry */
+    int              fd;       /* its memfd, open while loaded: dlopen knows a
+                                * library by path, and /proc/self/fd/N must not
+                                * name a previous ried when N is reused */
+    void            *state;
+    tc_ried_fini_fn  fini;
+    const tc_peer_t *owner;    /* who shipped it, and */
+    uint32_t         id;       /* its number for it */
+    char             name[TC_RIED_NAME_MAX];
+} tc_ctx_ried_t;
+
 struct tc_context {
     tc_context_params_t params;
+    tc_ctx_ried_t       rieds[TC_MAX_RIEDS];
     ucp_context_h       ucp;
     ucp_worker_h        worker;
     tc_ctx_pkg_t        pkgs[TC_MAX_PKGS];
@@ -176,6 +192,24 @@ struct tc_peer {
     tc_inj_t         *inj_last;     /* the last entry looked up */
     int               sync_reply_pending;
 
+    /* rieds: the one being received, and the answer the sender waits for */
+    struct {
+        uint32_t id, total, received;
+        uint8_t *buf;
+        char     name[TC_RIED_NAME_MAX];
+        int      reply_pending;
+        int32_t  reply_status;
+        uint32_t reply_op;
+        char     reply_text[1024];
+    } ried_rx;
+    struct {
+        uint32_t next_id;
+        uint32_t wait_id;
+        int      done;
+        int32_t  status;
+        char     text[1024];
+    } ried_tx;
+
     tc_peer_stats_t   stats;
     char              last_reject[192];
     char              name[128];
@@ -204,6 +238,14 @@ tc_status_t tc_inj_cache(tc_peer_t *peer, tc_inj_t *inj, const uint8_t *code);
  * view. */
 tc_jam_run_fn tc_inj_transit(tc_peer_t *peer, const tc_inj_t *inj, const uint8_t *got);
 void        tc_inj_cache_unmap(tc_context_t *ctx);
+
+/* ried.c */
+/* Receiver: a ried frame from the peer (a chunk, or an unload). */
+void        tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data,
+                       uint32_t len);
+/* Receiver: the rieds peers shipped, searched when slot names resolve. */
+void       *tc_ried_lookup(const tc_context_t *ctx, const char *name);
+void        tc_ried_unload_all(tc_context_t *ctx);
 
 /* Tests only: put len bytes of frame, as they are (no stamping, no seal),
  * into the peer's next slot with the configured signalling; the caller

@@ -197,6 +197,19 @@ tc_status_t tc_pkg_default_path(char *buf, size_t len);
 
 /* -------------------------------------------------------------- the runtime */
 
+typedef struct tc_peer tc_peer_t;
+
+/* Rieds over the wire: send the shared library at path (ried_<name>.so or
+ * libried_<name>.so) to the peer, which loads it from a memfd, runs its
+ * initialiser (tc_ried_init_<name>) and answers with its export table
+ * (newline-separated symbol names, written to exports if not NULL). Jams
+ * injected afterwards resolve their slots against it. A library the peer
+ * cannot load is reported with the peer's dlerror text; the peer keeps
+ * serving. */
+tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, char *exports, size_t exports_len,
+                         uint32_t *ried_id_p);
+tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id);
+
 typedef enum {
     TC_SIGNAL_FENCED     = 0, /* data put, ucp_worker_fence, signal put: any transport */
     TC_SIGNAL_SINGLE_PUT = 1, /* one put: only where a put's bytes land in address
@@ -253,7 +266,6 @@ typedef struct tc_context_params {
 void tc_context_params_init(tc_context_params_t *params);
 
 typedef struct tc_context tc_context_t;
-typedef struct tc_peer    tc_peer_t;
 
 tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **ctx_p);
 void        tc_context_destroy(tc_context_t *ctx);

@@ -1143,14 +1143,14 @@ static void test_hostile_values(void **state)
 
 typedef struct {
     uint32_t accepted, rejected;
-    uint32_t by_reason[16];
+    uint32_t by_reason[17];
 } test_fuzz_stats_t;
 
 static const char *const test_fuzz_words[] = {
     /* "signal" first: its reason also mentions the sequence */
     "magic", "version", "multiple", "slot", "fixed", "signal", "wrong sequence",
     "kind", "flags", "offset", "truncated", "carries code", "without code",
-    "unknown element", "asks for a reply", "asks to cache"
+    "unknown element", "asks for a reply", "asks to cache", "without its arguments"
 };
 
 static int test_fuzz_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t kind)
@@ -1295,7 +1295,8 @@ static void test_fuzz_one(uint8_t *slot, const uint8_t *tmpl, uint32_t tmpl_size
         assert_int_equal(h->code_len, 0);
     }
     if ((h->kind == TC_KIND_REPLY) || (h->kind == TC_KIND_NOP) ||
-        (h->kind == TC_KIND_SYNC_REP)) {
+        (h->kind == TC_KIND_SYNC_REP) || (h->kind == TC_KIND_RIED) ||
+        (h->kind == TC_KIND_RIED_REP)) {
         assert_int_equal(h->flags & TC_FRAME_F_WANT_REPLY, 0);
     } else if (e->known != NULL) {
         assert_true(e->known(e->known_arg, h->pkg_id, h->element, h->kind));

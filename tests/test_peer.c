@@ -452,6 +452,83 @@ static void test_cache_loss(void **unused)
     pair_close(&pair);
 }
 
+/* A ried shipped over the wire is loaded from a memfd on the peer,
+ * initialised, and answers with its exports; slot names then resolve
+ * against it. A library that cannot load is reported with the peer's
+ * dlerror and the peer keeps serving; an unloaded ried is gone. */
+typedef struct ship_arg {
+    side_t     *side;
+    volatile int stop;
+    tc_status_t status;
+} ship_arg_t;
+
+static void *serve_until_stopped(void *arg)
+{
+    ship_arg_t *a = arg;
+    unsigned n;
+
+    a->status = TC_OK;
+    while (!a->stop && (a->status == TC_OK)) {
+        a->status = tc_peer_progress(a->side->peer, 0, &n);
+    }
+    return NULL;
+}
+
+static void test_ried_over_the_wire(void **unused)
+{
+    char path[4096], exports[1024], bogus[] = "/tmp/tc-test-ried-XXXXXX";
+    tc_context_params_t params;
+    ship_arg_t server;
+    pthread_t thread;
+    uint32_t id = 0, id2 = 0;
+    int64_t ret;
+    int32_t v = 7;
+    tc_jam_t jam;
+    pair_t pair;
+    int fd;
+
+    (void)unused;
+    default_params(&params, 4);
+    params.frames    = TC_FRAMES_VARIABLE;
+    params.slot_size = 4096; /* the library goes in many chunks */
+    pair_open(&pair, &params);
+    assert_int_equal(tc_pkg_default_path(path, sizeof(path)), TC_OK);
+    strcpy(strrchr(path, '/') + 1, "libried_bench.so");
+
+    server = (ship_arg_t){&pair.s[0], 0, TC_OK};
+    pthread_create(&thread, NULL, serve_until_stopped, &server);
+
+    assert_int_equal(tc_ried_ship(pair.s[1].peer, path, exports, sizeof(exports), &id), TC_OK);
+    assert_true(id != 0);
+    assert_non_null(strstr(exports, "tc_ried_init_bench"));
+
+    /* not a shared library: the peer says why and keeps serving */
+    fd = mkstemp(bogus);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "not an ELF file", 15), 15);
+    close(fd);
+    assert_int_equal(tc_ried_ship(pair.s[1].peer, bogus, NULL, 0, &id2), TC_ERR_IO);
+    unlink(bogus);
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &v, sizeof(v), &ret), TC_OK);
+    assert_int_equal(ret, 7);
+
+    server.stop = 1;
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+    /* the receiver resolves names against it (what namespace sync uses) */
+    assert_non_null(tc_ried_lookup(pair.s[0].ctx, "tc_ried_init_bench"));
+
+    server = (ship_arg_t){&pair.s[0], 0, TC_OK};
+    pthread_create(&thread, NULL, serve_until_stopped, &server);
+    assert_int_equal(tc_ried_unload(pair.s[1].peer, id), TC_OK);
+    assert_int_equal(tc_ried_unload(pair.s[1].peer, id), TC_ERR_NOT_FOUND);
+    server.stop = 1;
+    pthread_join(thread, NULL);
+    assert_null(tc_ried_lookup(pair.s[0].ctx, "tc_ried_init_bench"));
+    pair_close(&pair);
+}
+
 /* Every sequence number runs exactly once, in order, through a 4-slot ring. */
 static void test_million_in_order_small_ring(void **unused)
 {
@@ -743,6 +820,7 @@ int main(void)
         cmocka_unit_test(test_modes_agree_wx),
         cmocka_unit_test(test_injected_tampering_rejected),
         cmocka_unit_test(test_cache_loss),
+        cmocka_unit_test(test_ried_over_the_wire),
         cmocka_unit_test(test_million_in_order_small_ring),
         cmocka_unit_test(test_full_ring_blocks_sender),
         cmocka_unit_test(test_variable_frames),

@@ -1,0 +1,247 @@
+/*
+ * Rieds over the wire, receiver side: chunks of a shared library arrive in
+ * ried frames; the whole library is written to a memfd, dlopen'ed from
+ * /proc/self/fd, initialised, and its exports listed for the answer. The
+ * sending side (tc_ried_ship) is in peer.c, next to the other senders.
+ */
+#define _GNU_SOURCE
+#include "runtime.h"
+#include "log.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define TC_RIED_MAX_BYTES (64u << 20)
+
+/* The defined global symbols of an ELF64 shared object in memory, from its
+ * .dynsym: the ried's export table. Every offset is checked against len. */
+static void tc_ried_exports(const uint8_t *buf, size_t len, char *out, size_t out_len)
+{
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
+    const Elf64_Shdr *sh, *dynsym = NULL, *strtab;
+    size_t used = 0, i, n;
+
+    out[0] = '\0';
+    if ((len < sizeof(*eh)) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+        (eh->e_ident[EI_CLASS] != ELFCLASS64) || (eh->e_shentsize != sizeof(Elf64_Shdr)) ||
+        (eh->e_shoff > len) || ((uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff)) {
+        return;
+    }
+    sh = (const Elf64_Shdr *)(buf + eh->e_shoff);
+    for (i = 0; i < eh->e_shnum; ++i) {
+        if (sh[i].sh_type == SHT_DYNSYM) {
+            dynsym = &sh[i];
+        }
+    }
+    if ((dynsym == NULL) || (dynsym->sh_link >= eh->e_shnum) ||
+        (dynsym->sh_offset > len) || (dynsym->sh_size > len - dynsym->sh_offset)) {
+        return;
+    }
+    strtab = &sh[dynsym->sh_link];
+    if ((strtab->sh_offset > len) || (strtab->sh_size > len - strtab->sh_offset)) {
+        return;
+    }
+    n = dynsym->sh_size / sizeof(Elf64_Sym);
+    for (i = 1; i < n; ++i) {
+        const Elf64_Sym *sym = (const Elf64_Sym *)(buf + dynsym->sh_offset) + i;
+        unsigned bind = ELF64_ST_BIND(sym->st_info), type = ELF64_ST_TYPE(sym->st_info);
+        const char *name;
+
+        if ((sym->st_shndx == SHN_UNDEF) || ((bind != STB_GLOBAL) && (bind != STB_WEAK)) ||
+            ((type != STT_FUNC) && (type != STT_OBJECT)) || (sym->st_name >= strtab->sh_size)) {
+            continue;
+        }
+        name = (const char *)buf + strtab->sh_offset + sym->st_name;
+        if (memchr(name, '\0', strtab->sh_size - sym->st_name) == NULL) {
+            continue;
+        }
+        used += (size_t)snprintf(out + used, (used < out_len) ? out_len - used : 0, "%s%s",
+                                 used ? "\n" : "", name);
+        if (used >= out_len) {
+            out[out_len - 1] = '\0';
+            return;
+        }
+    }
+}
+
+static void tc_ried_answer(tc_peer_t *peer, uint32_t op, int32_t status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void tc_ried_answer(tc_peer_t *peer, uint32_t op, int32_t status, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(peer->ried_rx.reply_text, sizeof(peer->ried_rx.reply_text), fmt, ap);
+    va_end(ap);
+    if (status != 0) {
+        tc_warn("%s: ried '%s': %s", peer->name, peer->ried_rx.name, peer->ried_rx.reply_text);
+    }
+    peer->ried_rx.reply_status  = status;
+    peer->ried_rx.reply_op      = op;
+    peer->ried_rx.reply_pending = 1;
+}
+
+/* Load the received library; answer with its exports or why not. */
+static void tc_ried_load(tc_peer_t *peer)
+{
+    tc_context_t *ctx = peer->ctx;
+    char path[64], sym[TC_RIED_NAME_MAX + 32];
+    tc_ctx_ried_t *slot = NULL;
+    tc_ried_init_fn init;
+    const char *name;
+    unsigned i;
+    void *h;
+    int fd, rc;
+
+    for (i = 0; (i < TC_MAX_RIEDS) && (slot == NULL); ++i) {
+        slot = (ctx->rieds[i].handle == NULL) ? &ctx->rieds[i] : NULL;
+    }
+    if (slot == NULL) {
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "no room for another ried (%d)", TC_MAX_RIEDS);
+        return;
+    }
+    fd = memfd_create(peer->ried_rx.name, MFD_CLOEXEC);
+    if ((fd < 0) ||
+        (write(fd, peer->ried_rx.buf, peer->ried_rx.total) != (ssize_t)peer->ried_rx.total)) {
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "memfd: %m");
+        if (fd >= 0) {
+            close(fd);
+        }
+        return;
+    }
+    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        close(fd);
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "dlopen: %s", dlerror());
+        return;
+    }
+
+    /* ried_<name> (or libried_<name>) has tc_ried_init_<name> */
+    name = peer->ried_rx.name;
+    name = (strncmp(name, "lib", 3) == 0) ? name + 3 : name;
+    name = (strncmp(name, "ried_", 5) == 0) ? name + 5 : name;
+    memset(slot, 0, sizeof(*slot));
+    snprintf(sym, sizeof(sym), "tc_ried_init_%s", name);
+    init = (tc_ried_init_fn)dlsym(h, sym);
+    snprintf(sym, sizeof(sym), "tc_ried_fini_%s", name);
+    slot->fini = (tc_ried_fini_fn)dlsym(h, sym);
+    if (init != NULL) {
+        rc = init(&slot->state);
+        if (rc != 0) {
+            dlclose(h);
+            close(fd);
+            tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "tc_ried_init_%s failed (%d)", name, rc);
+            return;
+        }
+    }
+    slot->handle = h;
+    slot->fd     = fd;
+    slot->owner  = peer;
+    slot->id     = peer->ried_rx.id;
+    snprintf(slot->name, sizeof(slot->name), "%s", peer->ried_rx.name);
+    tc_ried_exports(peer->ried_rx.buf, peer->ried_rx.total, peer->ried_rx.reply_text,
+                    sizeof(peer->ried_rx.reply_text));
+    peer->ried_rx.reply_status  = 0;
+    peer->ried_rx.reply_op      = TC_RIED_OP_CHUNK;
+    peer->ried_rx.reply_pending = 1;
+}
+
+static void tc_ried_unload_slot(tc_ctx_ried_t *slot)
+{
+    if (slot->fini != NULL) {
+        slot->fini(slot->state);
+    }
+    dlclose(slot->handle);
+    close(slot->fd);
+    memset(slot, 0, sizeof(*slot));
+}
+
+void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data, uint32_t len)
+{
+    tc_context_t *ctx = peer->ctx;
+    unsigned i;
+
+    if (args->op == TC_RIED_OP_UNLOAD) {
+        for (i = 0; i < TC_MAX_RIEDS; ++i) {
+            if ((ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner == peer) &&
+                (ctx->rieds[i].id == args->id)) {
+                snprintf(peer->ried_rx.name, sizeof(peer->ried_rx.name), "%s", ctx->rieds[i].name);
+                tc_ried_unload_slot(&ctx->rieds[i]);
+                peer->ried_rx.id = args->id;
+                tc_ried_answer(peer, TC_RIED_OP_UNLOAD, 0, "unloaded");
+                return;
+            }
+        }
+        peer->ried_rx.id = args->id;
+        snprintf(peer->ried_rx.name, sizeof(peer->ried_rx.name), "#%u", args->id);
+        tc_ried_answer(peer, TC_RIED_OP_UNLOAD, -1, "no ried %u from this peer", args->id);
+        return;
+    }
+
+    if (args->offset == 0) { /* a new library begins */
+        free(peer->ried_rx.buf);
+        memset(&peer->ried_rx, 0, offsetof(__typeof__(peer->ried_rx), reply_pending));
+        peer->ried_rx.id = args->id;
+        snprintf(peer->ried_rx.name, sizeof(peer->ried_rx.name), "%.*s",
+                 (int)strnlen(args->name, sizeof(args->name)), args->name);
+        if ((args->total == 0) || (args->total > TC_RIED_MAX_BYTES)) {
+            tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "size %u out of range", args->total);
+            return;
+        }
+        peer->ried_rx.buf = malloc(args->total);
+        if (peer->ried_rx.buf == NULL) {
+            tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "no memory for %u bytes", args->total);
+            return;
+        }
+        peer->ried_rx.total = args->total;
+    }
+    if ((peer->ried_rx.buf == NULL) || (args->id != peer->ried_rx.id) ||
+        (args->total != peer->ried_rx.total) || (args->offset != peer->ried_rx.received) ||
+        (len > peer->ried_rx.total - peer->ried_rx.received)) {
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "chunk out of order (offset %u)", args->offset);
+        free(peer->ried_rx.buf);
+        peer->ried_rx.buf = NULL;
+        return;
+    }
+    memcpy(peer->ried_rx.buf + args->offset, data, len);
+    peer->ried_rx.received += len;
+    if (peer->ried_rx.received == peer->ried_rx.total) {
+        tc_ried_load(peer);
+        free(peer->ried_rx.buf);
+        peer->ried_rx.buf = NULL;
+    }
+}
+
+void *tc_ried_lookup(const tc_context_t *ctx, const char *name)
+{
+    unsigned i;
+    void *addr;
+
+    for (i = 0; i < TC_MAX_RIEDS; ++i) {
+        if ((ctx->rieds[i].handle != NULL) &&
+            ((addr = dlsym(ctx->rieds[i].handle, name)) != NULL)) {
+            return addr;
+        }
+    }
+    return NULL;
+}
+
+void tc_ried_unload_all(tc_context_t *ctx)
+{
+    unsigned i;
+
+    for (i = 0; i < TC_MAX_RIEDS; ++i) {
+        if (ctx->rieds[i].handle != NULL) {
+            tc_ried_unload_slot(&ctx->rieds[i]);
+        }
+    }
+}
