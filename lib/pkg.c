@@ -48,7 +48,7 @@ static tc_status_t tc_pkg_check_desc(const char *path, const tc_pkg_desc_t *desc
 #define TC_PKG_HOST_ARCH 0
 #endif
 
-static void *tc_pkg_read_file(const char *path, size_t *len_p)
+void *tc_read_file(const char *path, size_t *len_p)
 {
     FILE *f = fopen(path, "rb");
     long len;
@@ -130,7 +130,7 @@ static tc_status_t tc_pkg_load_blobs(tc_pkg_t *pkg)
             continue;
         }
         snprintf(file, sizeof(file), "%s/%s", dir, me->file);
-        pkg->blobs[e].file = tc_pkg_read_file(file, &len);
+        pkg->blobs[e].file = tc_read_file(file, &len);
         if (pkg->blobs[e].file == NULL) {
             tc_error("cannot read %s: %m", file);
             status = TC_ERR_IO;

@@ -89,6 +89,50 @@ static void tc_ried_answer(tc_peer_t *peer, uint32_t op, int32_t status, const c
     peer->ried_rx.reply_pending = 1;
 }
 
+/* The allow-list for rieds, as for injected code: a shipped library runs
+ * only if it is byte-identical to a ried of a package this side accepted.
+ * NULL if it may load, else why not. */
+static const char *tc_ried_allowed(const tc_peer_t *peer, const char *name)
+{
+    const tc_context_t *ctx = peer->ctx;
+    char path[4096 + TC_MANIFEST_FILE_MAX];
+    const tc_manifest_elem_t *me;
+    unsigned p, e;
+    size_t len;
+    void *own;
+    int same;
+
+    if (ctx->params.exec == TC_EXEC_LOCAL_ONLY) {
+        return "this receiver loads no shipped code (local-only policy)";
+    }
+    if (ctx->params.exec == TC_EXEC_ANY) {
+        return NULL;
+    }
+    for (p = 0; p < ctx->n_pkgs; ++p) {
+        const tc_pkg_t *pkg = ctx->pkgs[p].pkg;
+        if (pkg->manifest == NULL) {
+            continue;
+        }
+        for (e = 0; e < pkg->manifest->n_elements; ++e) {
+            me = &pkg->manifest->elements[e];
+            if ((me->kind != TC_ELEM_RIED) || strcmp(me->name, name)) {
+                continue;
+            }
+            snprintf(path, sizeof(path), "%s", pkg->path);
+            snprintf(strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
+                     TC_MANIFEST_FILE_MAX, "%s", me->file);
+            own  = tc_read_file(path, &len);
+            same = (own != NULL) && (len == peer->ried_rx.total) &&
+                   (memcmp(own, peer->ried_rx.buf, len) == 0);
+            free(own);
+            if (same) {
+                return NULL;
+            }
+        }
+    }
+    return "not a ried of a package this receiver accepted (allow-list)";
+}
+
 /* Load the received library; answer with its exports or why not. */
 static void tc_ried_load(tc_peer_t *peer)
 {
@@ -101,6 +145,16 @@ static void tc_ried_load(tc_peer_t *peer)
     void *h;
     int fd, rc;
 
+    const char *why;
+
+    name = peer->ried_rx.name;
+    name = (strncmp(name, "lib", 3) == 0) ? name + 3 : name;
+    name = (strncmp(name, "ried_", 5) == 0) ? name + 5 : name;
+    why  = tc_ried_allowed(peer, name);
+    if (why != NULL) {
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "%s", why);
+        return;
+    }
     for (i = 0; (i < TC_MAX_RIEDS) && (slot == NULL); ++i) {
         slot = (ctx->rieds[i].handle == NULL) ? &ctx->rieds[i] : NULL;
     }
@@ -126,9 +180,6 @@ static void tc_ried_load(tc_peer_t *peer)
     }
 
     /* ried_<name> (or libried_<name>) has tc_ried_init_<name> */
-    name = peer->ried_rx.name;
-    name = (strncmp(name, "lib", 3) == 0) ? name + 3 : name;
-    name = (strncmp(name, "ried_", 5) == 0) ? name + 5 : name;
     memset(slot, 0, sizeof(*slot));
     snprintf(sym, sizeof(sym), "tc_ried_init_%s", name);
     init = (tc_ried_init_fn)dlsym(h, sym);

@@ -239,6 +239,9 @@ tc_status_t tc_inj_cache(tc_peer_t *peer, tc_inj_t *inj, const uint8_t *code);
 tc_jam_run_fn tc_inj_transit(tc_peer_t *peer, const tc_inj_t *inj, const uint8_t *got);
 void        tc_inj_cache_unmap(tc_context_t *ctx);
 
+/* pkg.c: a whole file in memory (malloc'd; NULL if unreadable). */
+void       *tc_read_file(const char *path, size_t *len_p);
+
 /* ried.c */
 /* Receiver: a ried frame from the peer (a chunk, or an unload). */
 void        tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data,

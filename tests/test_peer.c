@@ -502,13 +502,24 @@ static void test_ried_over_the_wire(void **unused)
     assert_true(id != 0);
     assert_non_null(strstr(exports, "tc_ried_init_bench"));
 
-    /* not a shared library: the peer says why and keeps serving */
+    /* not a ried of an accepted package: the allow-list refuses it */
     fd = mkstemp(bogus);
     assert_true(fd >= 0);
     assert_int_equal(write(fd, "not an ELF file", 15), 15);
     close(fd);
     assert_int_equal(tc_ried_ship(pair.s[1].peer, bogus, NULL, 0, &id2), TC_ERR_IO);
+    assert_non_null(strstr(pair.s[1].peer->ried_tx.text, "allow-list"));
+
+    /* a receiver that accepts any code tries it: dlopen says why */
+    server.stop = 1;
+    pthread_join(thread, NULL);
+    pair.s[0].ctx->params.exec = TC_EXEC_ANY;
+    server = (ship_arg_t){&pair.s[0], 0, TC_OK};
+    pthread_create(&thread, NULL, serve_until_stopped, &server);
+    assert_int_equal(tc_ried_ship(pair.s[1].peer, bogus, NULL, 0, &id2), TC_ERR_IO);
+    assert_non_null(strstr(pair.s[1].peer->ried_tx.text, "dlopen"));
     unlink(bogus);
+    /* ... and keeps serving */
     jam = jam_of(&pair.s[1], "server_sum");
     assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &v, sizeof(v), &ret), TC_OK);
     assert_int_equal(ret, 7);
