@@ -12,7 +12,7 @@ perf="$top/build/bin/tc-perf"
 platform=$("$top/scripts/platform-id.sh")
 out="$top/results/$platform"
 tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 port=$((20000 + RANDOM % 20000))
 ncpu=$(nproc)

@@ -10,7 +10,7 @@ rounds=${1:-3} iters=${2:-200000} jam=${3:-indirect_put}
 perf="$top/build/bin/tc-perf"
 out="$top/results/$("$top/scripts/platform-id.sh")"
 tmp=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 mkdir -p "$out"
 sizes=4,16,64,256,1024,4096,16384
 for r in $(seq "$rounds"); do

@@ -9,7 +9,10 @@ count=${1:-10000000} stress=${2:-stress-ng --class vm --all 1}
 out="$top/results/$("$top/scripts/platform-id.sh")"
 mkdir -p "$out"
 stress_pid=
-cleanup() { [ -n "$stress_pid" ] && kill -- -"$stress_pid" 2>/dev/null; wait 2>/dev/null || true; }
+cleanup() {
+    if [ -n "$stress_pid" ]; then kill -- -"$stress_pid" 2>/dev/null || true; fi
+    wait 2>/dev/null || true
+}
 trap cleanup EXIT INT TERM
 if [ -n "$stress" ]; then
     # its own process group, so every stressor it forks goes with it
