@@ -1,6 +1,7 @@
 /* UCX context and worker, and the packages loaded into them. */
 #include "runtime.h"
 #include "log.h"
+#include "platform.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,9 @@ void tc_context_params_init(tc_context_params_t *params)
     params->exec       = TC_EXEC_ALLOWLIST;
     params->code_cache = 1u << 20;
     params->wx         = 0;
+    params->wait       = TC_WAIT_POLL;
+    params->events     = 0;
+    params->spin_ns    = 20000;
     params->rank       = 0;
 }
 
@@ -41,6 +45,53 @@ static tc_status_t tc_context_check_params(const tc_context_params_t *params)
     if (params->timeout_ms <= 0) {
         tc_error("timeout must be positive (got %d ms)", params->timeout_ms);
         return TC_ERR_INVALID_PARAM;
+    }
+    return TC_OK;
+}
+
+static ucs_status_t tc_context_doorbell(void *arg, const void *header, size_t header_length,
+                                        void *data, size_t length,
+                                        const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    (void)header;
+    (void)header_length;
+    (void)data;
+    (void)length;
+    (void)param;
+    return UCS_OK;
+}
+
+static const char *const tc_wait_names[] = {"poll", "pause", "wfe", "umwait", "mwaitx",
+                                            "event", "adaptive"};
+
+const char *tc_wait_str(tc_wait_t wait)
+{
+    return ((unsigned)wait < TC_ARRAY_SIZE(tc_wait_names)) ? tc_wait_names[wait] : "unknown";
+}
+
+tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait)
+{
+    tc_platform_t platform;
+    char have[128];
+
+    if ((unsigned)wait >= TC_ARRAY_SIZE(tc_wait_names)) {
+        tc_error("unknown wait strategy %d", (int)wait);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (wait == TC_WAIT_POLL) {
+        return TC_OK;
+    }
+    if (((wait == TC_WAIT_EVENT) || (wait == TC_WAIT_ADAPTIVE)) && !ctx->params.events) {
+        tc_error("wait strategy %s needs UCX wake-ups: create the context with events",
+                 tc_wait_str(wait));
+        return TC_ERR_INVALID_PARAM;
+    }
+    if ((tc_platform_probe(&platform) == TC_OK) && !platform.wait[wait].supported) {
+        tc_platform_wait_available(&platform, have, sizeof(have));
+        tc_error("wait strategy %s: %s (this host has: %s)", tc_wait_str(wait),
+                 platform.wait[wait].status, have);
+        return TC_ERR_UNSUPPORTED;
     }
     return TC_OK;
 }
@@ -74,9 +125,12 @@ tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **
 
     memset(&ucp_params, 0, sizeof(ucp_params));
     ucp_params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
-    ucp_params.features   = UCP_FEATURE_RMA;
-    if (params->enable_am) {
-        ucp_params.features |= UCP_FEATURE_AM;
+    /* AM always: a peer that waits on events needs our doorbells */
+    ucp_params.features   = UCP_FEATURE_RMA | UCP_FEATURE_AM;
+    if (params->events || (params->wait == TC_WAIT_EVENT) ||
+        (params->wait == TC_WAIT_ADAPTIVE)) {
+        ucp_params.features |= UCP_FEATURE_WAKEUP;
+        ctx->params.events = 1;
     }
     ucp_params.mt_workers_shared = 0;
 
@@ -98,9 +152,37 @@ tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **
         goto err_cleanup_ucp;
     }
 
+    ctx->efd = -1;
+    if (ctx->params.events) {
+        ucp_am_handler_param_t am;
+        ucs = ucp_worker_get_efd(ctx->worker, &ctx->efd);
+        if (ucs != UCS_OK) {
+            tc_error("ucp_worker_get_efd: %s", ucs_status_string(ucs));
+            status = TC_ERR_UCX;
+            goto err_destroy_worker;
+        }
+        /* the doorbell carries nothing: its arrival is the wake-up */
+        memset(&am, 0, sizeof(am));
+        am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB;
+        am.id         = TC_AM_DOORBELL;
+        am.cb         = tc_context_doorbell;
+        ucs = ucp_worker_set_am_recv_handler(ctx->worker, &am);
+        if (ucs != UCS_OK) {
+            tc_error("doorbell handler: %s", ucs_status_string(ucs));
+            status = TC_ERR_UCX;
+            goto err_destroy_worker;
+        }
+    }
+    status = tc_context_check_wait(ctx, params->wait);
+    if (status != TC_OK) {
+        goto err_destroy_worker;
+    }
+
     *ctx_p = ctx;
     return TC_OK;
 
+err_destroy_worker:
+    ucp_worker_destroy(ctx->worker);
 err_cleanup_ucp:
     ucp_cleanup(ctx->ucp);
 err_free:

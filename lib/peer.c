@@ -7,7 +7,9 @@
 #include "runtime.h"
 #include "clock.h"
 #include "log.h"
+#include "wait_arch.h"
 
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -255,6 +257,7 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
     memset(&wire, 0, sizeof(wire));
     wire.proto           = TC_PROTO_VERSION;
     wire.rank            = params->rank;
+    wire.wait            = (uint32_t)params->wait;
     wire.slots           = params->slots;
     wire.slot_size       = params->slot_size;
     wire.mbox_base       = (uintptr_t)peer->mbox;
@@ -301,6 +304,8 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
         goto err_free_blob;
     }
     peer->peer_rank    = remote.rank;
+    peer->wait         = params->wait;
+    peer->doorbell     = (remote.wait == TC_WAIT_EVENT) || (remote.wait == TC_WAIT_ADAPTIVE);
     peer->tx_slots     = remote.slots;
     peer->tx_slot_size = remote.slot_size;
     peer->remote_base  = remote.mbox_base;
@@ -580,6 +585,38 @@ static inline char *tc_peer_tx_frame(tc_peer_t *peer)
     return peer->tx_ring + (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
 }
 
+/* A peer that blocks in its worker's fd wakes on an active message: a
+ * zero-byte doorbell after the frame's puts (which it cannot see land). */
+static tc_status_t tc_peer_ring(tc_peer_t *peer)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t sp;
+
+    param.op_attr_mask = 0;
+    sp = ucp_am_send_nbx(peer->ep, TC_AM_DOORBELL, NULL, 0, NULL, 0, &param);
+    if (UCS_PTR_IS_ERR(sp)) {
+        tc_error("%s: doorbell: %s", peer->name, ucs_status_string(UCS_PTR_STATUS(sp)));
+        peer->failed = TC_ERR_PEER_FAILED;
+        return TC_ERR_PEER_FAILED;
+    }
+    if (sp != NULL) {
+        ucp_request_free(sp);
+    }
+    return TC_OK;
+}
+
+tc_status_t tc_peer_set_wait(tc_peer_t *peer, tc_wait_t mine, tc_wait_t theirs)
+{
+    tc_status_t status = tc_context_check_wait(peer->ctx, mine);
+
+    if (status != TC_OK) {
+        return status;
+    }
+    peer->wait     = mine;
+    peer->doorbell = (theirs == TC_WAIT_EVENT) || (theirs == TC_WAIT_ADAPTIVE);
+    return TC_OK;
+}
+
 /* Stamp credits and the latest result, seal, and put the frame into the
  * peer's slot for tx_seq. */
 static tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
@@ -613,6 +650,9 @@ static tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
             status = tc_peer_put(peer, frame + size - TC_FRAME_SIG_SIZE,
                                  TC_FRAME_SIG_SIZE, raddr + size - TC_FRAME_SIG_SIZE);
         }
+    }
+    if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
+        status = tc_peer_ring(peer);
     }
     if (TC_UNLIKELY(status != TC_OK)) {
         return status;
@@ -1521,6 +1561,84 @@ tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
     return status;
 }
 
+static inline int tc_peer_rx_peek(const tc_peer_t *peer);
+
+/* The word whose change announces the next frame: SIG of the next slot for
+ * fixed frames, the header's last word (MAG) for variable ones. */
+static inline volatile uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint64_t *old_p)
+{
+    uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
+    char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
+    volatile uint64_t *word;
+
+    word = (peer->ctx->params.frames == TC_FRAMES_FIXED) ?
+               tc_frame_sig_ptr(slot, peer->frame_size) :
+               (volatile uint64_t *)(slot + TC_FRAME_HDR_SIZE - sizeof(uint64_t));
+    *old_p = *word;
+    return word;
+}
+
+/* One idle step of the wait strategy. Returns 1 if it may have blocked for
+ * a while (the caller then checks its deadline at once). */
+static int tc_peer_idle(tc_peer_t *peer, tc_peer_waiter_t *w)
+{
+    volatile uint64_t *word;
+    struct pollfd pfd;
+    uint64_t old;
+
+    switch (peer->wait) {
+    case TC_WAIT_PAUSE:
+        tc_arch_pause();
+        return 0;
+#if defined(__aarch64__)
+    case TC_WAIT_WFE:
+        word = tc_peer_watch_word(peer, &old);
+        (void)tc_arch_wfe_wait_u64_until(word, old, tc_arch_cntvct() + 100000);
+        return 1;
+#endif
+#if defined(__x86_64__)
+    case TC_WAIT_UMWAIT:
+        word = tc_peer_watch_word(peer, &old);
+        (void)tc_arch_umwait_u64(word, old, tc_clock_ticks() + 200000);
+        return 1;
+    case TC_WAIT_MWAITX:
+        word = tc_peer_watch_word(peer, &old);
+        (void)tc_arch_mwaitx_u64(word, old, 200000);
+        return 1;
+#endif
+    case TC_WAIT_ADAPTIVE:
+        if (w->start_ns == 0) {
+            w->start_ns = w->next_alive_ns = tc_clock_mono_ns();
+        }
+        if (tc_clock_mono_ns() - w->start_ns < peer->ctx->params.spin_ns) {
+            return 0;
+        }
+        /* spun long enough: block as event does */
+        __attribute__((fallthrough));
+    case TC_WAIT_EVENT:
+        /* arm, then look again: a frame that landed before the arm would
+         * otherwise sleep until the next doorbell */
+        if (ucp_worker_arm(peer->ctx->worker) != UCS_OK) {
+            ucp_worker_progress(peer->ctx->worker); /* busy: events pending */
+            return 0;
+        }
+        if (tc_peer_rx_peek(peer)) {
+            return 0;
+        }
+        pfd.fd      = peer->ctx->efd;
+        pfd.events  = POLLIN;
+        pfd.revents = 0;
+        (void)poll(&pfd, 1, 100); /* bounded: liveness checks keep running */
+        ucp_worker_progress(peer->ctx->worker);
+        peer->stats.wakeups++;
+        return 1;
+    default:
+        (void)word;
+        (void)old;
+        return 0;
+    }
+}
+
 /* Has the next frame (or something to reject) landed? The wait loop's only
  * work per iteration, so it stays a couple of loads. */
 static inline int tc_peer_rx_peek(const tc_peer_t *peer)
@@ -1558,6 +1676,17 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
             status = tc_peer_return_credits(peer);
             if (status != TC_OK) {
                 break;
+            }
+        }
+        if (peer->wait != TC_WAIT_POLL) {
+            int blocked = tc_peer_idle(peer, &w);
+            if (blocked) {
+                /* a blocking wait may last long: check deadlines every time */
+                status = tc_peer_waiter_check(peer, &w);
+                if (status != TC_OK) {
+                    break;
+                }
+                continue;
             }
         }
         status = tc_peer_waiter_spin(peer, &w);

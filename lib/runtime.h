@@ -64,6 +64,7 @@ struct tc_context {
     ucp_worker_h        worker;
     tc_ctx_pkg_t        pkgs[TC_MAX_PKGS];
     unsigned            n_pkgs;
+    int                 efd;             /* the worker's wake-up fd (events), else -1 */
     uint8_t            *code_cache;      /* RWX, or the RW view under W^X; mapped at first use */
     uint8_t            *code_cache_rx;   /* the view code runs from (== code_cache unless W^X) */
     size_t              code_cache_used; /* after the transit area (W^X) */
@@ -112,6 +113,7 @@ typedef struct tc_mbox_ctrl {
 typedef struct tc_peer_wire {
     uint32_t proto;
     uint32_t rank;
+    uint32_t wait;          /* how the sender of this blob waits (tc_wait_t) */
     uint32_t slots;
     uint32_t slot_size;
     uint64_t mbox_base;
@@ -169,6 +171,8 @@ struct tc_peer {
     uint32_t                tx_tmpl_size;
     unsigned                tx_tmpl_flags;
     int               progress;      /* wait loops progress the worker */
+    tc_wait_t         wait;          /* how this side waits for the peer's frames */
+    int               doorbell;      /* the peer blocks: ring it after each frame */
     const char       *progress_why;
 
     /* results */
@@ -254,6 +258,12 @@ void        tc_ried_unload_all(tc_context_t *ctx);
  * into the peer's next slot with the configured signalling; the caller
  * writes a valid or a deliberately broken frame. */
 tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t len);
+
+/* context.c: is this wait strategy usable here (events set up, host
+ * support)? TC_OK, or TC_ERR_UNSUPPORTED after logging why. */
+tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait);
+
+#define TC_AM_DOORBELL 31 /* active-message id of the event doorbell */
 
 /* Context helpers used by the peer. */
 const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id);

@@ -247,6 +247,20 @@ typedef enum {
     TC_EXEC_LOCAL_ONLY = 2  /* no injected or cached code at all */
 } tc_exec_policy_t;
 
+/* How a receiver waits for the next frame (lib/platform reports which this
+ * host supports). Same order as tc_platform_wait_t. */
+typedef enum {
+    TC_WAIT_POLL     = 0, /* plain loads */
+    TC_WAIT_PAUSE    = 1, /* x86 PAUSE / aarch64 YIELD between loads */
+    TC_WAIT_WFE      = 2, /* aarch64: exclusive load of the signal, WFE until it changes */
+    TC_WAIT_UMWAIT   = 3, /* x86 WAITPKG: UMONITOR the signal, UMWAIT with a deadline */
+    TC_WAIT_MWAITX   = 4, /* AMD MONITORX/MWAITX */
+    TC_WAIT_EVENT    = 5, /* block on the UCX worker's fd; the sender rings a doorbell AM */
+    TC_WAIT_ADAPTIVE = 6  /* poll for spin_ns, then as event */
+} tc_wait_t;
+
+const char *tc_wait_str(tc_wait_t wait);
+
 typedef struct tc_context_params {
     uint32_t           slots;       /* ring slots per peer (power of two) */
     uint32_t           slot_size;   /* bytes, multiple of 64 */
@@ -257,6 +271,9 @@ typedef struct tc_context_params {
     int                enable_am;   /* also set up UCX active messages (reference tests) */
     tc_exec_policy_t   exec;        /* what injected code this side runs */
     uint32_t           code_cache;  /* bytes of executable code cache (cached mode) */
+    tc_wait_t          wait;        /* how this side waits (tc_peer_set_wait changes it) */
+    int                events;      /* set up UCX wake-ups (needed for event, adaptive) */
+    uint32_t           spin_ns;     /* adaptive: spin this long before blocking */
     int                wx;          /* W^X: the mailbox stays RW; injected code is copied
                                      * into a code cache mapped twice (RW view, RX view)
                                      * and runs from the RX view */
@@ -281,6 +298,13 @@ const char *tc_ucx_version(void);
 tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer_p);
 /* Flush outstanding puts and close the endpoint. */
 void        tc_peer_destroy(tc_peer_t *peer);
+
+/* Change how this side waits (mine) and what the peer does (theirs: a peer
+ * that blocks in event or adaptive mode gets a doorbell active message after
+ * every frame). Both sides call it with mirrored arguments while the ring
+ * is idle. A strategy this host lacks fails with TC_ERR_UNSUPPORTED and a
+ * message naming the reason and the strategies it has. */
+tc_status_t tc_peer_set_wait(tc_peer_t *peer, tc_wait_t mine, tc_wait_t theirs);
 
 /* Fixed-frame mode: the frame size both sides use from now on (a multiple
  * of 64, at most slot_size). Both sides must set the same value while the
@@ -337,6 +361,7 @@ typedef struct tc_peer_stats {
     uint64_t rx_rejected;    /* frames from the peer rejected, never run */
     uint64_t credit_waits;   /* sends that found the ring full */
     uint64_t polls;          /* wait-loop iterations */
+    uint64_t wakeups;        /* blocking waits (event, adaptive) */
     uint64_t credit_puts;    /* explicit credit returns */
     int64_t  last_ret;       /* latest jam result the peer returned */
     uint32_t last_ret_seq;

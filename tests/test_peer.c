@@ -540,6 +540,64 @@ static void test_ried_over_the_wire(void **unused)
     pair_close(&pair);
 }
 
+/* Every wait strategy this host has delivers every frame, in order; one it
+ * lacks is refused at context creation with the reason. */
+static void test_wait_strategies(void **unused)
+{
+    static const tc_wait_t waits[] = {TC_WAIT_POLL, TC_WAIT_PAUSE, TC_WAIT_WFE,
+                                      TC_WAIT_UMWAIT, TC_WAIT_MWAITX, TC_WAIT_EVENT,
+                                      TC_WAIT_ADAPTIVE};
+    const uint64_t n = quick() ? 20000 : 200000;
+    tc_context_params_t params;
+    tc_bench_state_t *st;
+    tc_peer_stats_t rx;
+    server_arg_t server;
+    pthread_t thread;
+    tc_context_t *ctx;
+    tc_status_t status;
+    unsigned w, ran = 0;
+    tc_jam_t jam;
+    uint64_t i;
+    pair_t pair;
+
+    (void)unused;
+    for (w = 0; w < TC_ARRAY_SIZE(waits); ++w) {
+        default_params(&params, 16);
+        params.events = 1;
+        params.wait   = waits[w];
+        status        = tc_context_create(&params, &ctx);
+        if (status != TC_OK) {
+            assert_int_equal(status, TC_ERR_UNSUPPORTED); /* and the log says why */
+            print_message("wait %s: unsupported here\n", tc_wait_str(waits[w]));
+            continue;
+        }
+        tc_context_destroy(ctx);
+
+        pair_open(&pair, &params); /* both sides wait so; each rings the other */
+        set_frames(&pair, sizeof(uint64_t));
+        jam    = jam_of(&pair.s[1], "seq");
+        server = (server_arg_t){&pair.s[0], n, 0, TC_OK};
+        pthread_create(&thread, NULL, server_thread, &server);
+        for (i = 0; i < n; ++i) {
+            assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), 0), TC_OK);
+        }
+        assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+        pthread_join(thread, NULL);
+        assert_int_equal(server.status, TC_OK);
+        st = state_of(&pair.s[0]);
+        tc_peer_stats(pair.s[0].peer, &rx);
+        assert_int_equal(st->seq_errors, 0);
+        assert_int_equal(st->seq_next, n);
+        assert_int_equal(rx.rx_rejected, 0);
+        print_message("wait %s: %llu frames in order, %llu blocking waits\n",
+                      tc_wait_str(waits[w]), (unsigned long long)n,
+                      (unsigned long long)rx.wakeups);
+        pair_close(&pair);
+        ++ran;
+    }
+    assert_true(ran >= 4); /* poll, pause, event, adaptive run everywhere */
+}
+
 /* Every sequence number runs exactly once, in order, through a 4-slot ring. */
 static void test_million_in_order_small_ring(void **unused)
 {
@@ -832,6 +890,7 @@ int main(void)
         cmocka_unit_test(test_injected_tampering_rejected),
         cmocka_unit_test(test_cache_loss),
         cmocka_unit_test(test_ried_over_the_wire),
+        cmocka_unit_test(test_wait_strategies),
         cmocka_unit_test(test_million_in_order_small_ring),
         cmocka_unit_test(test_full_ring_blocks_sender),
         cmocka_unit_test(test_variable_frames),
