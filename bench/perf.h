@@ -40,6 +40,8 @@ typedef struct perf_opts {
     uint32_t progress;                  /* tc_progress_mode_t */
     uint32_t window;                    /* stream tests: histogram window */
     uint32_t wx;                        /* receivers run injected code W^X */
+    uint32_t n_waits;
+    uint32_t waits[7];                  /* tc_wait_t, each run in turn */
     uint32_t n_modes;
     uint32_t modes[3];                  /* tc_mode_t, for the jam tests */
 } perf_opts_t;
@@ -65,6 +67,9 @@ typedef struct perf_local {
 typedef struct perf_result {
     const char       *test;
     const char       *mode;         /* jam tests: local, injected, cached; else raw */
+    const char       *wait;         /* how both sides waited */
+    double            cpu_ns_per_msg;  /* this side's thread CPU time per message */
+    double            polls_per_msg;   /* this side's wait-loop iterations per message */
     uint32_t          code_bytes;   /* injected image (0: none) */
     uint32_t          got_slots;
     uint32_t          payload;

@@ -31,6 +31,8 @@ static void perf_usage(FILE *out)
     fprintf(out,
             "  -j JAM      jam for jam_* tests (default indirect_put)\n"
             "  -m MODES    jam invocation, comma list: local (default), injected, cached\n"
+            "  -W WAITS    how receivers wait, comma list: poll (default), pause, wfe, umwait,\n"
+            "              mwaitx, event, adaptive (tc-perf --platform says which this host has)\n"
             "  -P DIR      package install directory (tc-pkg build --out DIR)\n"
             "  --wx        W^X: mailboxes stay RW, injected code runs from a copy in an\n"
             "              RX view of the code cache\n"
@@ -113,6 +115,32 @@ static int perf_parse_modes(const char *arg, perf_opts_t *opts)
     return rc;
 }
 
+static int perf_parse_waits(const char *arg, perf_opts_t *opts)
+{
+    static const char *const names[] = {"poll", "pause", "wfe", "umwait", "mwaitx", "event",
+                                        "adaptive"};
+    char *copy = strdup(arg), *tok, *save = NULL;
+    unsigned i;
+    int rc = 0;
+
+    opts->n_waits = 0;
+    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        for (i = 0; (i < 7) && strcmp(names[i], tok); ++i) {
+        }
+        if ((i == 7) || (opts->n_waits == 7)) {
+            rc = perf_bad("unknown wait strategy '%s' (poll, pause, wfe, umwait, mwaitx, "
+                          "event, adaptive)", tok);
+            break;
+        }
+        opts->waits[opts->n_waits++] = i;
+    }
+    if ((rc == 0) && (opts->n_waits == 0)) {
+        rc = perf_bad("no wait strategy in '%s'", arg);
+    }
+    free(copy);
+    return rc;
+}
+
 static int perf_parse_sizes(const char *arg, perf_opts_t *opts)
 {
     char *copy = strdup(arg), *tok, *save = NULL;
@@ -189,6 +217,8 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     opts->window   = 64;
     opts->n_modes  = 1;
     opts->modes[0] = TC_MODE_LOCAL;
+    opts->n_waits  = 1;
+    opts->waits[0] = TC_WAIT_POLL;
     snprintf(opts->jam, sizeof(opts->jam), "indirect_put");
     local->port       = PERF_DEFAULT_PORT;
     local->cpu[0]     = -1;
@@ -198,7 +228,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     local->argv       = argv;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":t:j:m:P:s:n:w:c:p:lS:z:F:T:k:qh", long_opts,
+    while ((c = getopt_long(argc, argv, ":t:j:m:P:W:s:n:w:c:p:lS:z:F:T:k:qh", long_opts,
                             NULL)) != -1) {
         rc = 0;
         switch (c) {
@@ -211,6 +241,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             break;
         case 's': rc = perf_parse_sizes(optarg, opts); break;
         case 'm': rc = perf_parse_modes(optarg, opts); break;
+        case 'W': rc = perf_parse_waits(optarg, opts); break;
         case 'P': local->pkg_dir = optarg; break;
         case 'n':
             if (tc_tool_parse_u64(optarg, 1, 1ull << 40, &opts->iters)) {
@@ -471,9 +502,9 @@ static tc_status_t perf_swap_opts(perf_side_t *side)
 
 static tc_status_t perf_run_side(perf_side_t *side)
 {
-    perf_result_t results[PERF_MAX_TESTS * PERF_MAX_SIZES * 3];
+    perf_result_t *results; /* one side's rows; both sides of -l run at once */
     tc_context_params_t params;
-    unsigned n_results = 0, t, s, m, n_modes;
+    unsigned n_results = 0, t, s, m, n_modes, wi;
     volatile int am_count = 0;
     perf_run_t run;
     tc_status_t status;
@@ -504,6 +535,10 @@ static tc_status_t perf_run_side(perf_side_t *side)
     params.timeout_ms = side->local->timeout_ms;
     params.enable_am  = 1;
     params.wx         = (int)side->opts.wx;
+    for (t = 0; t < side->opts.n_waits; ++t) {
+        params.events |= (side->opts.waits[t] == TC_WAIT_EVENT) ||
+                         (side->opts.waits[t] == TC_WAIT_ADAPTIVE);
+    }
     params.rank       = (uint32_t)side->boot->rank;
 
     run.pkg = side->local->pkg;
@@ -512,8 +547,13 @@ static tc_status_t perf_run_side(perf_side_t *side)
         tc_error("package '%s' has no jam '%s'", tc_pkg_desc(run.pkg)->name, side->opts.jam);
         return status;
     }
+    results = calloc((size_t)PERF_MAX_TESTS * PERF_MAX_SIZES * 3 * 7, sizeof(*results));
+    if (results == NULL) {
+        return TC_ERR_NO_MEMORY;
+    }
     status = tc_hist_create(1000000000000ull, &run.hist); /* up to 1000 s */
     if (status != TC_OK) {
+        free(results);
         return status;
     }
     run.src = aligned_alloc(64, (size_t)(side->opts.slots + 2) * side->opts.slot_size);
@@ -552,6 +592,12 @@ static tc_status_t perf_run_side(perf_side_t *side)
         perf_print_table_head();
     }
 
+    for (wi = 0; (wi < side->opts.n_waits) && (status == TC_OK); ++wi) {
+    tc_wait_t wait = (tc_wait_t)side->opts.waits[wi];
+    status = tc_peer_set_wait(run.peer, wait, wait);
+    if (status == TC_OK) {
+        status = tc_boot_barrier(side->boot);
+    }
     for (t = 0; (t < side->opts.n_tests) && (status == TC_OK); ++t) {
         const perf_test_t *test = &perf_tests[side->opts.tests[t]];
         n_modes = test->uses_jam ? side->opts.n_modes : 1;
@@ -563,14 +609,28 @@ static tc_status_t perf_run_side(perf_side_t *side)
                 memset(r, 0, sizeof(*r));
                 r->test = test->name;
                 r->mode = test->uses_jam ? tc_mode_str(run.mode) : "raw";
+                r->wait = tc_wait_str(wait);
                 if (test->uses_jam && (run.mode != TC_MODE_LOCAL)) {
                     (void)tc_jam_code_info(&run.jam, &r->code_bytes, &r->got_slots);
                 }
                 tc_hist_reset(run.hist);
                 perf_counts_now(&run, &before);
                 status = tc_boot_barrier(side->boot);
-                if (status == TC_OK) {
-                    status = test->fn(&run, side->opts.sizes[s], r);
+                {
+                    tc_peer_stats_t ps0, ps1;
+                    struct timespec c0, c1;
+                    tc_peer_stats(run.peer, &ps0);
+                    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+                    if (status == TC_OK) {
+                        status = test->fn(&run, side->opts.sizes[s], r);
+                    }
+                    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+                    tc_peer_stats(run.peer, &ps1);
+                    /* warm-up included, as in the paper */
+                    r->cpu_ns_per_msg = ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) /
+                                        (double)(side->opts.iters + side->opts.warmup);
+                    r->polls_per_msg  = (double)(ps1.polls - ps0.polls) /
+                                        (double)(side->opts.iters + side->opts.warmup);
                 }
                 if (status == TC_OK) {
                     status = perf_check_delivery(&run, test->name, side->opts.sizes[s], &before);
@@ -590,6 +650,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
         }
     }
 
+    }
     if (status == TC_OK) {
         status = tc_boot_barrier(side->boot);
     }
@@ -617,6 +678,7 @@ out_free_src:
     free(run.src);
 out_destroy_hist:
     tc_hist_destroy(run.hist);
+    free(results);
     return status;
 }
 

@@ -119,9 +119,9 @@ void perf_print_header(const perf_run_t *run)
 
 void perf_print_table_head(void)
 {
-    printf("%-9s %-8s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s\n", "test", "mode",
-           "payload", "frame", "min us", "p50 us", "p99 us", "p99.9 us", "max us", "mean us",
-           "spread%", "rate msg/s", "MB/s");
+    printf("%-9s %-8s %-8s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
+           "test", "mode", "wait", "payload", "frame", "min us", "p50 us", "p99 us", "p99.9 us",
+           "max us", "mean us", "spread%", "rate msg/s", "MB/s", "cpu ns/msg");
 }
 
 static double perf_tail_spread(const perf_result_t *r)
@@ -133,10 +133,11 @@ static double perf_tail_spread(const perf_result_t *r)
 
 void perf_print_row(const perf_result_t *r)
 {
-    printf("%-9s %-8s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f\n",
-           r->test, r->mode, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
+    printf("%-9s %-8s %-8s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
+           " | %9.1f\n",
+           r->test, r->mode, r->wait, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
            r->lat.p99 / 1e3, r->lat.p999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
-           perf_tail_spread(r), r->rate_mps, r->bw_mbs);
+           perf_tail_spread(r), r->rate_mps, r->bw_mbs, r->cpu_ns_per_msg);
     fflush(stdout);
 }
 
@@ -164,19 +165,20 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
     }
     fprintf(f, "test,jam,mode,payload_bytes,frame_bytes,iterations,min_us,p50_us,p90_us,"
                "p99_us,p999_us,p9999_us,max_us,mean_us,tail_spread_pct,rate_mps,bw_mbs,"
-               "signal,transports,code_bytes,got_slots\n");
+               "signal,transports,code_bytes,got_slots,wait,cpu_ns_per_msg,polls_per_msg,"
+               "cycles,cycles_source\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
-                   "%s,\"%s\",%u,%u\n",
+                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,,thread-cputime\n",
                 r->test, t->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                 r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
                 r->lat.p9999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
                 perf_tail_spread(r), r->rate_mps, r->bw_mbs,
                 perf_signal_names[run->opts->signal], tc_peer_transports(run->peer),
-                r->code_bytes, r->got_slots);
+                r->code_bytes, r->got_slots, r->wait, r->cpu_ns_per_msg, r->polls_per_msg);
     }
     if (fclose(f) != 0) {
         tc_error("cannot write %s: %m", path);
@@ -259,13 +261,15 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     fprintf(f, "],\n  \"results\": [\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
-        fprintf(f, "    {\"test\": \"%s\", \"mode\": \"%s\", \"code_bytes\": %u, "
+        fprintf(f, "    {\"test\": \"%s\", \"mode\": \"%s\", \"wait\": \"%s\", "
+                   "\"cpu_ns_per_msg\": %.1f, \"code_bytes\": %u, "
                    "\"got_slots\": %u, \"payload_bytes\": %u, \"frame_bytes\": %u, "
                    "\"iterations\": %llu, \"min_us\": %.4f, \"p50_us\": %.4f, \"p90_us\": %.4f, "
                    "\"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, \"max_us\": %.4f, "
                    "\"mean_us\": %.4f, \"tail_spread_pct\": %.2f, \"rate_mps\": %.1f, "
                    "\"bw_mbs\": %.3f, \"elapsed_s\": %.6f}%s\n",
-                r->test, r->mode, r->code_bytes, r->got_slots, r->payload, r->frame_bytes,
+                r->test, r->mode, r->wait, r->cpu_ns_per_msg, r->code_bytes, r->got_slots,
+                r->payload, r->frame_bytes,
                 (unsigned long long)r->iters,
                 r->lat.min / 1e3, r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3,
                 r->lat.p999 / 1e3, r->lat.p9999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,

@@ -391,7 +391,10 @@ static void tc_peer_close_ep(tc_peer_t *peer)
 
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    param.flags        = (peer->failed != TC_OK) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+    /* A failed peer cannot answer a flush; nor can a blocking peer that
+     * already closed answer the doorbells still queued for it (useless now:
+     * every frame's landing was proven by its credit). */
+    param.flags        = ((peer->failed != TC_OK) || peer->doorbell) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
     req = ucp_ep_close_nbx(peer->ep, &param);
     if ((req == NULL) || UCS_PTR_IS_ERR(req)) {
         return;

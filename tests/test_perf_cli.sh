@@ -11,6 +11,8 @@ check() { # expected-substring args...
 check "unknown option '--bogus'" --bogus
 check "unknown option '-x'" -x
 check "unknown test 'jam_foo'" -t jam_lat,jam_foo
+check "unknown wait strategy 'nap'" -W poll,nap
+check "unknown mode 'remote'" -m local,remote
 check "bad iteration count '0'" -n 0
 check "bad iteration count '-5'" -n -5
 check "bad iteration count '99999999999999999999999'" -n 99999999999999999999999
@@ -33,4 +35,11 @@ check "unexpected argument 'b'" a b
 [ "$rc" != 0 ] || fail "unknown jam accepted"
 grep -q "no jam 'no_such_jam'" "$TMP/err" || fail "unknown jam: $(cat "$TMP/err")"
 "$TC_PERF" -h | grep -q "^usage: tc-perf" || fail "-h prints no usage"
+# a strategy this host lacks: the reason and what it has, nothing run
+if ! "$TC_PERF" --platform | grep -q "^wait.wfe: supported"; then
+    "$TC_PERF" -l -W wfe -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" != 0 ] || fail "-W wfe ran on a host without WFE"
+    grep -q "wait strategy wfe: unsupported" "$TMP/err" || fail "-W wfe: $(cat "$TMP/err")"
+    grep -q "this host has: poll" "$TMP/err" || fail "-W wfe: no list of what the host has"
+fi
 echo ok

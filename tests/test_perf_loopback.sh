@@ -16,6 +16,13 @@ awk -F, 'NR > 1 { if (!($7 > 0 && $7 <= $8 && $8 <= $9 && $9 <= $10 && $10 <= $1
 python3 -c "import json,sys; d=json.load(open('$TMP/r.json')); assert len(d['results']) == 12; assert d['ucx_version']; assert d['transports']" \
     || fail "json"
 grep -q "jam_lat" "$TMP/out" || fail "no table"
+# wait strategies in one invocation, each delivering every frame
+"$TC_PERF" -l -W poll,pause,event,adaptive -t jam_lat,jam_rate -s 64 -n 3000 -w 100 \
+    --csv "$TMP/w.csv" >"$TMP/out" 2>"$TMP/err" || fail "tc-perf -W: $(cat "$TMP/err")"
+for w in poll pause event adaptive; do
+    [ "$(grep -c ",$w,[0-9.]*,[0-9.]*,,thread-cputime$" "$TMP/w.csv")" = 2 ] || fail "wait $w rows: $(cat "$TMP/w.csv")"
+done
+
 # every invocation mode on one connection, in an order where the cached
 # mode's sync already covers the injected one
 "$TC_PERF" -l -m local,cached,injected -t jam_lat,jam_rate -s 8,512 -n 2000 -w 100 \
@@ -23,6 +30,9 @@ grep -q "jam_lat" "$TMP/out" || fail "no table"
 for m in local cached injected; do
     [ "$(grep -c "^jam_[a-z]*,indirect_put,$m," "$TMP/m.csv")" = 4 ] || fail "mode $m rows: $(cat "$TMP/m.csv")"
 done
-grep "^jam_lat,indirect_put,injected," "$TMP/m.csv" | awk -F, '{ if ($(NF-1) <= 0 || $NF != 1) exit 1 }' \
-    || fail "code_bytes/got_slots missing for injected rows"
+python3 - "$TMP/m.csv" <<'PY' || fail "code_bytes/got_slots missing for injected rows"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['mode'] == 'injected']
+assert rows and all(int(r['code_bytes']) > 0 and int(r['got_slots']) == 1 for r in rows), rows
+PY
 echo ok
