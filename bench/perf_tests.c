@@ -17,8 +17,10 @@ static inline uint64_t perf_elapsed_ns(const perf_run_t *run, uint64_t t0, uint6
     return (uint64_t)(tc_clock_ticks_to_ns(&run->clock, t1 - t0) + 0.5);
 }
 
+/* Fill the result from the histogram, the elapsed ticks and the side's
+ * counters; one_way: a ping-pong, whose message rate counts each direction. */
 static void perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
-                        uint32_t frame_bytes, uint64_t total_ticks)
+                        uint32_t frame_bytes, uint64_t total_ticks, int one_way)
 {
     tc_peer_stats_t stats;
 
@@ -29,6 +31,8 @@ static void perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
     tc_hist_summarize(run->hist, &r->lat);
     tc_peer_stats(run->peer, &stats);
     r->rejected = stats.rx_rejected;
+    r->rate_mps = (double)run->opts->iters / r->elapsed_s / (one_way ? 2.0 : 1.0);
+    r->bw_mbs   = r->rate_mps * payload / 1e6;
 }
 
 /* Wait loops of the reference tests: progress where the transport needs it
@@ -204,9 +208,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
     if ((status != TC_OK) || !run->initiator) {
         return status;
     }
-    perf_finish(run, r, payload, frame, t1 - start);
-    r->rate_mps = (double)run->opts->iters / r->elapsed_s / 2.0; /* one way */
-    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    perf_finish(run, r, payload, frame, t1 - start, 1);
     return TC_OK;
 }
 
@@ -268,9 +270,7 @@ static tc_status_t perf_jam_rate(perf_run_t *run, uint32_t payload, perf_result_
     if ((status != TC_OK) || !run->initiator) {
         return status;
     }
-    perf_finish(run, r, payload, frame, t1 - t0);
-    r->rate_mps = (double)run->opts->iters / r->elapsed_s;
-    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    perf_finish(run, r, payload, frame, t1 - t0, 0);
     return TC_OK;
 }
 
@@ -330,9 +330,7 @@ static tc_status_t perf_put_lat(perf_run_t *run, uint32_t payload, perf_result_t
     if ((status != TC_OK) || !run->initiator) {
         return status;
     }
-    perf_finish(run, r, payload, frame, t1 - start);
-    r->rate_mps = (double)run->opts->iters / r->elapsed_s / 2.0;
-    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    perf_finish(run, r, payload, frame, t1 - start, 1);
     return TC_OK;
 }
 
@@ -430,9 +428,7 @@ static tc_status_t perf_put_rate(perf_run_t *run, uint32_t payload, perf_result_
     if ((status != TC_OK) || !run->initiator) {
         return status;
     }
-    perf_finish(run, r, payload, frame, t1 - t0);
-    r->rate_mps = (double)run->opts->iters / r->elapsed_s;
-    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    perf_finish(run, r, payload, frame, t1 - t0, 0);
     return TC_OK;
 }
 
@@ -592,9 +588,7 @@ static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t 
     if ((status != TC_OK) || !run->initiator) {
         return status;
     }
-    perf_finish(run, r, payload, frame, t1 - start);
-    r->rate_mps = (double)run->opts->iters / r->elapsed_s / 2.0;
-    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    perf_finish(run, r, payload, frame, t1 - start, 1);
     return TC_OK;
 }
 
@@ -660,9 +654,7 @@ static tc_status_t perf_am_rate(perf_run_t *run, uint32_t payload, perf_result_t
     if ((status != TC_OK) || !run->initiator) {
         return status;
     }
-    perf_finish(run, r, payload, frame, t1 - t0);
-    r->rate_mps = (double)run->opts->iters / r->elapsed_s;
-    r->bw_mbs   = r->rate_mps * payload / 1e6;
+    perf_finish(run, r, payload, frame, t1 - t0, 0);
     return TC_OK;
 }
 

@@ -43,6 +43,14 @@ static tc_status_t tc_boot_tcp_nodelay(tc_boot_fd_t *boot)
     return TC_OK;
 }
 
+/* A connected stream, either side: no Nagle delay, then the hello. */
+static tc_status_t tc_boot_tcp_ready(tc_boot_fd_t *boot)
+{
+    tc_status_t status = tc_boot_tcp_nodelay(boot);
+
+    return (status == TC_OK) ? tc_boot_fd_hello(boot, 1, 1) : status;
+}
+
 static tc_status_t tc_boot_tcp_listen(uint16_t port, int *fd_p,
                                       uint16_t *port_p)
 {
@@ -211,12 +219,7 @@ tc_status_t tc_boot_tcp_server_cb(uint16_t port, int timeout_ms,
         goto err_free;
     }
 
-    status = tc_boot_tcp_nodelay(boot);
-    if (status != TC_OK) {
-        goto err_free;
-    }
-
-    status = tc_boot_fd_hello(boot, 1, 1);
+    status = tc_boot_tcp_ready(boot);
     if (status != TC_OK) {
         goto err_free;
     }
@@ -400,12 +403,7 @@ tc_status_t tc_boot_tcp_client(const char *host, uint16_t port, int timeout_ms,
         goto err_free;
     }
 
-    status = tc_boot_tcp_nodelay(boot);
-    if (status != TC_OK) {
-        goto err_free;
-    }
-
-    status = tc_boot_fd_hello(boot, 1, 1);
+    status = tc_boot_tcp_ready(boot);
     if (status != TC_OK) {
         goto err_free;
     }

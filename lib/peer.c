@@ -941,11 +941,16 @@ tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *s
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return peer->failed;
     }
-    status = tc_jam_prepare(peer, jam, mode);
-    if (status != TC_OK) {
-        return status;
+    /* the steady state: synced (and cached) already, one lookup */
+    inj = tc_inj_find(peer, jam->pkg_id, jam->element);
+    if (TC_UNLIKELY((inj == NULL) || !inj->tx_synced ||
+                    ((mode == TC_MODE_CACHED) && !inj->tx_cached))) {
+        status = tc_jam_prepare(peer, jam, mode);
+        if (status != TC_OK) {
+            return status;
+        }
+        inj = tc_inj_find(peer, jam->pkg_id, jam->element);
     }
-    inj  = tc_inj_find(peer, jam->pkg_id, jam->element);
     blob = inj->blob;
     if (TC_UNLIKELY(tc_peer_tx_free(peer) == 0)) {
         status = tc_peer_wait_credit(peer);
