@@ -37,21 +37,23 @@ PKG_OUT    := $(PKG_SO) $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm
 PKG_FLAGS  := --cc "$(CC)" --include lib --include jams --cflags "-g -Wall -Wextra -Werror" \
               --ldflags "$(LDFLAGS)" $(if $(SAN),--lib-cflags "-fsanitize=$(SAN)")
 
-PERF_SRCS  := $(wildcard bench/perf_*.c) bench/tool.c
+PERF_SRCS  := $(wildcard bench/perf_*.c) bench/tool.c bench/stress.c
 TC_PERF    := $(BUILD)/bin/tc-perf
 TC_SOAK    := $(BUILD)/bin/tc-soak
 TC_RUN     := $(BUILD)/bin/tc-run
+TC_MCAST   := $(BUILD)/bin/tc-mcast
+MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all lib pkg tools check check-run bench soak deps install clean fuzz
+.PHONY: all lib pkg tools check check-run bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast
 .SECONDARY:
 all: lib pkg tools
 
 lib: $(LIB_A) $(LIB_SO)
 pkg: $(PKG_OUT)
-tools: $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG)
+tools: $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST)
 
 $(BUILD)/obj/bench/%.o: CPPFLAGS += -DTC_CFLAGS='"$(CFLAGS_BASE)"'
 $(BUILD)/obj/%.o: %.c
@@ -93,12 +95,16 @@ $(TC_RUN): $(BUILD)/obj/bench/tc_run.o $(BUILD)/obj/bench/tool.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+$(TC_MCAST): $(MCAST_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
 $(TC_SOAK): $(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/tool.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # --- tests
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_A) | $(PKG_SO) $(TC_PERF) $(TC_SOAK) $(TC_RUN)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_A) | $(PKG_SO) $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_MCAST)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIB_A) $(LIBS) -lcmocka
 
@@ -123,6 +129,46 @@ bench:
 	@$(MAKE) --no-print-directory all
 	scripts/bench-foundation.sh $(ROUNDS) $(ITERS)
 
+# Regression check (docs/REGRESSION.md): a short fixed sweep (scripts/bench-ci.sh,
+# 3 rounds x 2 jams of tc-perf -l) into BENCH_CI_OUT, held against
+# results/baseline/ by scripts/tc-compare with BENCH_CI_FLAGS (default: fail
+# when a jam's p50 or rate, each relative to its run's raw put, is 10% worse).
+# .ci/run passes --report-only (fails only past 2x). bench-ci-baseline re-records
+# results/baseline/ on this machine.
+BENCH_CI_OUT   ?= $(BUILD)/bench-ci
+BENCH_CI_FLAGS ?= --threshold 10
+bench-ci:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o $(BENCH_CI_OUT)
+	scripts/tc-compare results/baseline $(BENCH_CI_OUT) $(BENCH_CI_FLAGS)
+
+bench-ci-baseline:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o results/baseline
+
+# The paper's figures as data (scripts/experiments/*.json): tc-experiments runs
+# every experiment with PRESET (quick: about 10 minutes on 2 cores; paper:
+# 10,000 warm-up + 10^6 iterations, hours) into results/<platform>/, then
+# tc-plot draws plots/<platform>/figNN-*.png|svg. EXPERIMENTS= picks some
+# (names or prefixes); RESUME=1 continues a stopped run; make plots redraws.
+PRESET      ?= quick
+EXPERIMENTS ?=
+.PHONY: figures figures-paper plots
+figures:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	@rc=0; TC_BUILD=$(abspath $(BUILD)) scripts/tc-experiments \
+	    $(if $(RESUME),--resume,--preset $(PRESET) $(EXPERIMENTS)) || rc=$$?; \
+	    [ $$rc = 130 ] && exit $$rc; scripts/tc-plot $(EXPERIMENTS) || rc=1; exit $$rc
+
+figures-paper:
+	@$(MAKE) --no-print-directory figures PRESET=paper
+
+plots:
+	scripts/tc-plot $(EXPERIMENTS)
+
 deps:
 	@scripts/deps.sh
 
@@ -140,6 +186,20 @@ fuzz:
 	$(BUILD)/fuzz/fuzz_frame -max_total_time=$(FUZZ_SECONDS) -max_len=1100 \
 	    -artifact_prefix=tests/fuzz/frame-crashes/ $(BUILD)/fuzz/new tests/fuzz/frame-corpus
 	$(BUILD)/fuzz/fuzz_frame -merge=1 tests/fuzz/frame-corpus $(BUILD)/fuzz/new
+	@$(MAKE) --no-print-directory fuzz-mcast
+
+# Multicast decoders (target set, envelope, ack): the same, into
+# tests/fuzz/mcast-corpus and mcast-crashes/; make check replays both.
+MCAST_FUZZ_SRCS := lib/mcast_set.c lib/mcast_codec.c lib/mcast_env.c lib/status.c
+fuzz-mcast:
+	@scripts/deps.sh fuzz
+	@mkdir -p $(BUILD)/fuzz/mcast-new tests/fuzz/mcast-corpus tests/fuzz/mcast-crashes
+	clang $(FUZZ_CFLAGS) tests/fuzz/mcast_target.c $(MCAST_FUZZ_SRCS) -o $(BUILD)/fuzz/fuzz_mcast
+	$(CC) -std=gnu11 -O2 -Ilib tests/fuzz/mcast_seeds.c $(MCAST_FUZZ_SRCS) -o $(BUILD)/fuzz/mcast_seeds
+	$(BUILD)/fuzz/mcast_seeds tests/fuzz/mcast-corpus
+	$(BUILD)/fuzz/fuzz_mcast -max_total_time=$(FUZZ_SECONDS) -max_len=300 \
+	    -artifact_prefix=tests/fuzz/mcast-crashes/ $(BUILD)/fuzz/mcast-new tests/fuzz/mcast-corpus
+	$(BUILD)/fuzz/fuzz_mcast -merge=1 tests/fuzz/mcast-corpus $(BUILD)/fuzz/mcast-new
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
@@ -152,7 +212,7 @@ install: all
 	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains_jam.h
 	install -d $(DESTDIR)$(PREFIX)/include/twochains
 	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains/
-	install -m 755 $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST) $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(PKG_SO) $(PKG_DIR)/libried_*.so $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
 	install -m 644 $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm $(PKG_DIR)/jam_*.blob \
 	    $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/

@@ -16,6 +16,8 @@
 #define PERF_NAME_LEN     32
 #define PERF_DEFAULT_PORT 13337
 #define PERF_OPTS_MAGIC   0x54435046u /* "TCPF" */
+/* --dist: percentiles where 1/(1-p) = 10^(k/4), k = 0..24 (1 .. 10^6) */
+#define PERF_DIST_POINTS  25
 
 typedef enum {
     PERF_SHAPE_PINGPONG, /* one-way latency = RTT / 2 */
@@ -44,6 +46,12 @@ typedef struct perf_opts {
     uint32_t waits[7];                  /* tc_wait_t, each run in turn */
     uint32_t n_modes;
     uint32_t modes[3];                  /* tc_mode_t, for the jam tests */
+    uint32_t n_places;
+    uint32_t places[3];                 /* tc_place_t of the senders, each in turn */
+    uint32_t sw_prefetch;               /* receivers prefetch a frame on arrival */
+    int32_t  hw_prefetch;               /* -1: leave as is; 0 off, 1 on (each host) */
+    int32_t  stash;                     /* the same for I/O cache stashing */
+    char     stress[32];                /* the initiator's load ("" none), recorded */
 } perf_opts_t;
 
 /* Options that stay local to one side. */
@@ -60,6 +68,9 @@ typedef struct perf_local {
     tc_pkg_t   *pkg;         /* opened once, shared by both sides of -l */
     int         quiet;
     int         platform;    /* --platform: report and exit */
+    const char *stress_cpus; /* --stress-cpus: cores the load is pinned to */
+    const char *dist_path;   /* --dist: latency distribution of latency rows */
+    struct tc_stress *stress; /* the running load, NULL if none */
     int         argc;
     char      **argv;
 } perf_local_t;
@@ -70,6 +81,12 @@ typedef struct perf_result {
     const char       *wait;         /* how both sides waited */
     double            cpu_ns_per_msg;  /* this side's thread CPU time per message */
     double            polls_per_msg;   /* this side's wait-loop iterations per message */
+    const char       *place;           /* how the senders' frames landed */
+    /* per message over the test, warm-up included; < 0: not counted (no PMU) */
+    double            cycles_per_msg, instr_per_msg, ref_cycles_per_msg;
+    double            peer_cpu_ns_per_msg, peer_polls_per_msg, peer_cycles_per_msg;
+    int               has_dist;        /* ping-pong tests: dist[] is filled */
+    uint64_t          dist_ns[PERF_DIST_POINTS];
     uint32_t          code_bytes;   /* injected image (0: none) */
     uint32_t          got_slots;
     uint32_t          payload;
@@ -99,6 +116,7 @@ typedef struct perf_run {
     char               *src;        /* payload source, slot_size bytes */
     volatile int       *am_count;   /* reference AM tests: arrivals */
     char               *am_buf;     /* rendezvous AM landing buffer */
+    struct tc_cycles   *cycles;     /* this side's thread: PMU or thread-cputime */
 } perf_run_t;
 
 typedef tc_status_t (*perf_test_fn)(perf_run_t *run, uint32_t payload,
@@ -126,5 +144,8 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                            const perf_result_t *results, unsigned n);
 tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                             const perf_result_t *results, unsigned n);
+tc_status_t perf_write_dist(const char *path, const perf_run_t *run,
+                            const perf_result_t *results, unsigned n);
+double      perf_dist_percentile(unsigned k);
 
 #endif

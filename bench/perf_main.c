@@ -9,6 +9,9 @@
 #include "tool.h"
 #include "platform.h"
 #include "manifest.h"
+#include "cycles.h"
+#include "stress.h"
+#include "place.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -36,6 +39,18 @@ static void perf_usage(FILE *out)
             "  -P DIR      package install directory (tc-pkg build --out DIR)\n"
             "  --wx        W^X: mailboxes stay RW, injected code runs from a copy in an\n"
             "              RX view of the code cache\n"
+            "  --placement LIST  where senders' frames land, comma list: default (the\n"
+            "              transport's put), llc (write + push lines to the shared cache),\n"
+            "              dram (write around the caches); llc and dram need same-host\n"
+            "              shared memory and are an emulation (docs/EXPERIMENTS.md)\n"
+            "  --sw-prefetch on|off  receivers prefetch the whole frame on arrival\n"
+            "  --hw-prefetch on|off  set the CPU hardware prefetchers for the run (restored\n"
+            "              after it, also on SIGINT/SIGTERM); fails where not controllable\n"
+            "  --stash on|off  the same for I/O cache stashing (e.g. Intel DDIO)\n"
+            "  --stress SPEC  run stress-ng --class CLASS --all N for the run (SPEC = CLASS[:N],\n"
+            "              e.g. vm), pinned to --stress-cpus, stopped whatever happens\n"
+            "  --stress-cpus LIST  cores for the load (default: -c's cores with -l, else all)\n"
+            "  --dist FILE  write each latency row's distribution (percentile, latency)\n"
             "  -s SIZES    payload bytes, comma list (default 8)\n"
             "  -n ITERS    measured iterations (default 1000000)\n"
             "  -w WARMUP   warm-up iterations (default 10000)\n"
@@ -141,6 +156,43 @@ static int perf_parse_waits(const char *arg, perf_opts_t *opts)
     return rc;
 }
 
+static int perf_parse_places(const char *arg, perf_opts_t *opts)
+{
+    char *copy = strdup(arg), *tok, *save = NULL;
+    unsigned i;
+    int rc = 0;
+
+    opts->n_places = 0;
+    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        for (i = 0; (i < 3) && strcmp(tc_place_str((tc_place_t)i), tok); ++i) {
+        }
+        if ((i == 3) || (opts->n_places == 3)) {
+            rc = perf_bad("unknown placement '%s' (default, llc, dram)", tok);
+            break;
+        }
+        opts->places[opts->n_places++] = i;
+    }
+    if ((rc == 0) && (opts->n_places == 0)) {
+        rc = perf_bad("no placement in '%s'", arg);
+    }
+    free(copy);
+    return rc;
+}
+
+static int perf_parse_onoff(const char *opt, const char *arg, int32_t *val_p)
+{
+    if (!strcmp(arg, "on")) {
+        *val_p = 1;
+    } else if (!strcmp(arg, "off")) {
+        *val_p = 0;
+    } else {
+        fprintf(stderr, "tc-perf: %s takes on or off, not '%s'\n", opt, arg);
+        perf_usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
 static int perf_parse_sizes(const char *arg, perf_opts_t *opts)
 {
     char *copy = strdup(arg), *tok, *save = NULL;
@@ -197,6 +249,13 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {"window", required_argument, NULL, 5},
         {"platform", no_argument, NULL, 6},
         {"wx", no_argument, NULL, 7},
+        {"placement", required_argument, NULL, 8},
+        {"sw-prefetch", required_argument, NULL, 9},
+        {"hw-prefetch", required_argument, NULL, 10},
+        {"stash", required_argument, NULL, 11},
+        {"stress", required_argument, NULL, 12},
+        {"stress-cpus", required_argument, NULL, 13},
+        {"dist", required_argument, NULL, 14},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -219,6 +278,10 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     opts->modes[0] = TC_MODE_LOCAL;
     opts->n_waits  = 1;
     opts->waits[0] = TC_WAIT_POLL;
+    opts->n_places = 1;
+    opts->places[0] = TC_PLACE_DEFAULT;
+    opts->hw_prefetch = -1;
+    opts->stash       = -1;
     snprintf(opts->jam, sizeof(opts->jam), "indirect_put");
     local->port       = PERF_DEFAULT_PORT;
     local->cpu[0]     = -1;
@@ -321,6 +384,23 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         case 'q': local->quiet = 1; break;
         case 6: local->platform = 1; break;
         case 7: opts->wx = 1; break;
+        case 8: rc = perf_parse_places(optarg, opts); break;
+        case 9: {
+            int32_t on;
+            rc = perf_parse_onoff("--sw-prefetch", optarg, &on);
+            opts->sw_prefetch = (uint32_t)(on == 1);
+            break;
+        }
+        case 10: rc = perf_parse_onoff("--hw-prefetch", optarg, &opts->hw_prefetch); break;
+        case 11: rc = perf_parse_onoff("--stash", optarg, &opts->stash); break;
+        case 12:
+            if ((strlen(optarg) == 0) || (strlen(optarg) >= sizeof(opts->stress))) {
+                return perf_bad("bad --stress spec '%s' (CLASS[:N], e.g. vm)", optarg);
+            }
+            snprintf(opts->stress, sizeof(opts->stress), "%s", optarg);
+            break;
+        case 13: local->stress_cpus = optarg; break;
+        case 14: local->dist_path = optarg; break;
         case 1: local->csv_path = optarg; break;
         case 2: local->json_path = optarg; break;
         case 'h': perf_usage(stdout); exit(0);
@@ -340,6 +420,12 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     }
     if (local->loopback && (local->host != NULL)) {
         return perf_bad("-l takes no HOST (got '%s')", local->host);
+    }
+    if ((local->stress_cpus != NULL) && (opts->stress[0] == '\0')) {
+        return perf_bad("--stress-cpus %s needs --stress", local->stress_cpus);
+    }
+    if ((opts->stress[0] != '\0') && !local->loopback && (local->host == NULL)) {
+        return perf_bad("--stress %s goes on the client (or -l), which runs the load", opts->stress);
     }
     return 0;
 }
@@ -414,6 +500,8 @@ static int perf_fix_slot_size(perf_opts_t *opts, const tc_pkg_t *pkg)
  * have run exactly once on the other, and none may have been rejected. */
 typedef struct perf_counts {
     uint64_t tx, rx, rejected;
+    /* this side's cost over the test (tc_cycles: PMU counts or UINT64_MAX) */
+    uint64_t cpu_ns, polls, cycles, instructions, ref_cycles;
 } perf_counts_t;
 
 static void perf_counts_now(const perf_run_t *run, perf_counts_t *c)
@@ -424,12 +512,15 @@ static void perf_counts_now(const perf_run_t *run, perf_counts_t *c)
     c->tx       = st.tx_jams;
     c->rx       = st.rx_frames;
     c->rejected = st.rx_rejected;
+    c->polls    = st.polls;
 }
 
 static tc_status_t perf_check_delivery(perf_run_t *run, const char *test, uint32_t size,
-                                       const perf_counts_t *before)
+                                       const perf_counts_t *before, perf_counts_t *mine_p,
+                                       perf_counts_t *theirs_p)
 {
     perf_counts_t now, mine, theirs;
+    tc_cycles_sample_t cs;
     size_t len = 0;
     void *buf = NULL;
     tc_status_t status;
@@ -438,6 +529,12 @@ static tc_status_t perf_check_delivery(perf_run_t *run, const char *test, uint32
     mine.tx       = now.tx - before->tx;
     mine.rx       = now.rx - before->rx;
     mine.rejected = now.rejected - before->rejected;
+    (void)tc_cycles_read(run->cycles, &cs);
+    mine.cpu_ns       = cs.cpu_ns;
+    mine.polls        = now.polls - before->polls;
+    mine.cycles       = cs.cycles;
+    mine.instructions = cs.instructions;
+    mine.ref_cycles   = cs.ref_cycles;
     status = tc_boot_exchange(run->boot, &mine, sizeof(mine), &buf, &len);
     if (status != TC_OK) {
         return status;
@@ -458,7 +555,38 @@ static tc_status_t perf_check_delivery(perf_run_t *run, const char *test, uint32
                  (unsigned long long)mine.rejected);
         return TC_ERR_BAD_FRAME;
     }
+    *mine_p   = mine;
+    *theirs_p = theirs;
     return TC_OK;
+}
+
+static double perf_per_msg(uint64_t v, uint64_t n)
+{
+    return (v == TC_CYCLES_NONE) ? -1.0 : (double)v / (double)n;
+}
+
+/* Cost per message over the whole test on both sides. */
+static void perf_fill_cost(perf_result_t *r, const perf_counts_t *mine,
+                           const perf_counts_t *theirs, uint64_t n)
+{
+    r->cpu_ns_per_msg      = (double)mine->cpu_ns / (double)n;
+    r->polls_per_msg       = (double)mine->polls / (double)n;
+    r->cycles_per_msg      = perf_per_msg(mine->cycles, n);
+    r->instr_per_msg       = perf_per_msg(mine->instructions, n);
+    r->ref_cycles_per_msg  = perf_per_msg(mine->ref_cycles, n);
+    r->peer_cpu_ns_per_msg = (double)theirs->cpu_ns / (double)n;
+    r->peer_polls_per_msg  = (double)theirs->polls / (double)n;
+    r->peer_cycles_per_msg = perf_per_msg(theirs->cycles, n);
+}
+
+static void perf_fill_dist(perf_result_t *r, const tc_hist_t *hist)
+{
+    unsigned k;
+
+    for (k = 0; k < PERF_DIST_POINTS; ++k) {
+        r->dist_ns[k] = tc_hist_percentile(hist, perf_dist_percentile(k));
+    }
+    r->has_dist = 1;
 }
 
 typedef struct perf_side {
@@ -469,6 +597,53 @@ typedef struct perf_side {
     int           initiator;
     int           exit_code;
 } perf_side_t;
+
+/* --hw-prefetch / --stash: set for the run (lib/platform restores them at
+ * exit and on SIGINT/SIGTERM/SIGHUP), or fail with the reason. */
+static tc_status_t perf_set_controls(const perf_opts_t *opts)
+{
+    char why[TC_PLATFORM_STATUS_LEN];
+    tc_status_t status;
+
+    if (opts->hw_prefetch >= 0) {
+        status = tc_platform_prefetch_set(opts->hw_prefetch, why, sizeof(why));
+        if (status != TC_OK) {
+            tc_error("--hw-prefetch %s: %s", opts->hw_prefetch ? "on" : "off", why);
+            return status;
+        }
+    }
+    if (opts->stash >= 0) {
+        status = tc_platform_stash_set(opts->stash, why, sizeof(why));
+        if (status != TC_OK) {
+            tc_error("--stash %s: %s", opts->stash ? "on" : "off", why);
+            return status;
+        }
+    }
+    return TC_OK;
+}
+
+/* Refuse a placement this host cannot do before anything runs. */
+static tc_status_t perf_check_places(const perf_opts_t *opts)
+{
+    char why[TC_PLATFORM_STATUS_LEN], have[64] = "";
+    tc_status_t status = TC_OK;
+    unsigned i, p;
+
+    for (p = 0; p < 3; ++p) {
+        if (tc_place_check((tc_place_t)p, NULL, 0) == TC_OK) {
+            snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
+                     have[0] ? "," : "", tc_place_str((tc_place_t)p));
+        }
+    }
+    for (i = 0; (i < opts->n_places) && (status == TC_OK); ++i) {
+        status = tc_place_check((tc_place_t)opts->places[i], why, sizeof(why));
+        if (status != TC_OK) {
+            tc_error("--placement %s: %s (this host has: %s)",
+                     tc_place_str((tc_place_t)opts->places[i]), why, have);
+        }
+    }
+    return status;
+}
 
 static tc_status_t perf_swap_opts(perf_side_t *side)
 {
@@ -504,7 +679,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
 {
     perf_result_t *results; /* one side's rows; both sides of -l run at once */
     tc_context_params_t params;
-    unsigned n_results = 0, t, s, m, n_modes, wi;
+    unsigned n_results = 0, t, s, m, n_modes, wi, pi;
     volatile int am_count = 0;
     perf_run_t run;
     tc_status_t status;
@@ -515,6 +690,17 @@ static tc_status_t perf_run_side(perf_side_t *side)
         return status;
     }
     status = perf_swap_opts(side);
+    if (status != TC_OK) {
+        return status;
+    }
+    /* the client and -l set theirs in main, before connecting */
+    if (!side->local->loopback && !side->initiator) {
+        status = perf_set_controls(&side->opts);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    status = tc_cycles_open(&run.cycles);
     if (status != TC_OK) {
         return status;
     }
@@ -545,16 +731,16 @@ static tc_status_t perf_run_side(perf_side_t *side)
     status  = tc_pkg_jam(run.pkg, side->opts.jam, &run.jam);
     if (status != TC_OK) {
         tc_error("package '%s' has no jam '%s'", tc_pkg_desc(run.pkg)->name, side->opts.jam);
-        return status;
+        goto out_close_cycles;
     }
-    results = calloc((size_t)PERF_MAX_TESTS * PERF_MAX_SIZES * 3 * 7, sizeof(*results));
+    results = calloc((size_t)PERF_MAX_TESTS * PERF_MAX_SIZES * 3 * 7 * 3, sizeof(*results));
     if (results == NULL) {
-        return TC_ERR_NO_MEMORY;
+        status = TC_ERR_NO_MEMORY;
+        goto out_close_cycles;
     }
     status = tc_hist_create(1000000000000ull, &run.hist); /* up to 1000 s */
     if (status != TC_OK) {
-        free(results);
-        return status;
+        goto out_free_results;
     }
     run.src = aligned_alloc(64, (size_t)(side->opts.slots + 2) * side->opts.slot_size);
     if (run.src == NULL) {
@@ -592,9 +778,13 @@ static tc_status_t perf_run_side(perf_side_t *side)
         perf_print_table_head();
     }
 
+    tc_peer_set_sw_prefetch(run.peer, (int)side->opts.sw_prefetch);
     for (wi = 0; (wi < side->opts.n_waits) && (status == TC_OK); ++wi) {
     tc_wait_t wait = (tc_wait_t)side->opts.waits[wi];
     status = tc_peer_set_wait(run.peer, wait, wait);
+    for (pi = 0; (pi < side->opts.n_places) && (status == TC_OK); ++pi) {
+    tc_place_t place = (tc_place_t)side->opts.places[pi];
+    status = tc_peer_set_placement(run.peer, place);
     if (status == TC_OK) {
         status = tc_boot_barrier(side->boot);
     }
@@ -605,40 +795,36 @@ static tc_status_t perf_run_side(perf_side_t *side)
             run.mode = test->uses_jam ? (tc_mode_t)side->opts.modes[m] : TC_MODE_LOCAL;
             for (s = 0; (s < side->opts.n_sizes) && (status == TC_OK); ++s) {
                 perf_result_t *r = &results[n_results];
-                perf_counts_t before;
+                perf_counts_t before, mine, theirs;
                 memset(r, 0, sizeof(*r));
-                r->test = test->name;
-                r->mode = test->uses_jam ? tc_mode_str(run.mode) : "raw";
-                r->wait = tc_wait_str(wait);
+                r->test  = test->name;
+                r->mode  = test->uses_jam ? tc_mode_str(run.mode) : "raw";
+                r->wait  = tc_wait_str(wait);
+                r->place = tc_place_str(place);
                 if (test->uses_jam && (run.mode != TC_MODE_LOCAL)) {
                     (void)tc_jam_code_info(&run.jam, &r->code_bytes, &r->got_slots);
                 }
                 tc_hist_reset(run.hist);
-                perf_counts_now(&run, &before);
                 status = tc_boot_barrier(side->boot);
-                {
-                    tc_peer_stats_t ps0, ps1;
-                    struct timespec c0, c1;
-                    tc_peer_stats(run.peer, &ps0);
-                    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-                    if (status == TC_OK) {
-                        status = test->fn(&run, side->opts.sizes[s], r);
-                    }
-                    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-                    tc_peer_stats(run.peer, &ps1);
-                    /* warm-up included, as in the paper */
-                    r->cpu_ns_per_msg = ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) /
-                                        (double)(side->opts.iters + side->opts.warmup);
-                    r->polls_per_msg  = (double)(ps1.polls - ps0.polls) /
-                                        (double)(side->opts.iters + side->opts.warmup);
-                }
+                perf_counts_now(&run, &before);
+                /* whole test, warm-up included, as in the paper */
+                (void)tc_cycles_start(run.cycles);
                 if (status == TC_OK) {
-                    status = perf_check_delivery(&run, test->name, side->opts.sizes[s], &before);
+                    status = test->fn(&run, side->opts.sizes[s], r);
+                }
+                (void)tc_cycles_stop(run.cycles);
+                if (status == TC_OK) {
+                    status = perf_check_delivery(&run, test->name, side->opts.sizes[s], &before,
+                                                 &mine, &theirs);
                 }
                 if (status != TC_OK) {
                     tc_error("test %s (%s), payload %u bytes: %s", test->name, r->mode,
                              side->opts.sizes[s], tc_status_str(status));
                     break;
+                }
+                perf_fill_cost(r, &mine, &theirs, side->opts.iters + side->opts.warmup);
+                if (test->shape == PERF_SHAPE_PINGPONG) {
+                    perf_fill_dist(r, run.hist);
                 }
                 if (run.initiator) {
                     if (!side->local->quiet) {
@@ -649,7 +835,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
             }
         }
     }
-
+    }
     }
     if (status == TC_OK) {
         status = tc_boot_barrier(side->boot);
@@ -668,6 +854,9 @@ static tc_status_t perf_run_side(perf_side_t *side)
         if ((status == TC_OK) && (side->local->json_path != NULL)) {
             status = perf_write_json(side->local->json_path, &run, results, n_results);
         }
+        if ((status == TC_OK) && (side->local->dist_path != NULL)) {
+            status = perf_write_dist(side->local->dist_path, &run, results, n_results);
+        }
     }
 
 out_destroy_peer:
@@ -678,7 +867,10 @@ out_free_src:
     free(run.src);
 out_destroy_hist:
     tc_hist_destroy(run.hist);
+out_free_results:
     free(results);
+out_close_cycles:
+    tc_cycles_close(run.cycles);
     return status;
 }
 
@@ -751,8 +943,30 @@ int main(int argc, char **argv)
         tc_pkg_close(local.pkg);
         return rc;
     }
+    if ((local.host != NULL) || local.loopback) {
+        if ((perf_check_places(&opts) != TC_OK) || (perf_set_controls(&opts) != TC_OK)) {
+            tc_pkg_close(local.pkg);
+            return 1;
+        }
+    }
+    if (opts.stress[0] != '\0') {
+        char cpus[32];
+        const char *list = local.stress_cpus;
+        if ((list == NULL) && local.loopback && (local.cpu[0] >= 0)) {
+            snprintf(cpus, sizeof(cpus), "%d,%d", local.cpu[0],
+                     (local.cpu[1] >= 0) ? local.cpu[1] : local.cpu[0]);
+            list = cpus;
+        }
+        if (tc_stress_start(opts.stress, list, &local.stress) != TC_OK) {
+            tc_pkg_close(local.pkg);
+            return 1;
+        }
+    }
     if (local.loopback) {
         rc = perf_loopback(&opts, &local);
+        if (tc_stress_stop(local.stress) != TC_OK) {
+            rc = 1;
+        }
         tc_pkg_close(local.pkg);
         return rc;
     }
@@ -769,10 +983,14 @@ int main(int argc, char **argv)
         status = tc_boot_tcp_server(local.port, local.timeout_ms * 6, &side.boot);
     }
     if (status != TC_OK) {
+        (void)tc_stress_stop(local.stress);
         tc_pkg_close(local.pkg);
         return 1;
     }
     status = perf_run_side(&side);
+    if ((tc_stress_stop(local.stress) != TC_OK) && (status == TC_OK)) {
+        status = TC_ERR_IO;
+    }
     tc_boot_close(side.boot);
     tc_pkg_close(local.pkg);
     return (status == TC_OK) ? 0 : 1;

@@ -2,8 +2,12 @@
 #define _GNU_SOURCE
 #include "perf.h"
 #include "log.h"
+#include "cycles.h"
+#include "place.h"
+#include "stress.h"
 
 #include <hwloc.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,8 +123,8 @@ void perf_print_header(const perf_run_t *run)
 
 void perf_print_table_head(void)
 {
-    printf("%-9s %-8s %-8s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
-           "test", "mode", "wait", "payload", "frame", "min us", "p50 us", "p99 us", "p99.9 us",
+    printf("%-9s %-8s %-8s %-7s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
+           "test", "mode", "wait", "place", "payload", "frame", "min us", "p50 us", "p99 us", "p99.9 us",
            "max us", "mean us", "spread%", "rate msg/s", "MB/s", "cpu ns/msg");
 }
 
@@ -133,9 +137,9 @@ static double perf_tail_spread(const perf_result_t *r)
 
 void perf_print_row(const perf_result_t *r)
 {
-    printf("%-9s %-8s %-8s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
+    printf("%-9s %-8s %-8s %-7s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
            " | %9.1f\n",
-           r->test, r->mode, r->wait, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
+           r->test, r->mode, r->wait, r->place, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
            r->lat.p99 / 1e3, r->lat.p999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
            perf_tail_spread(r), r->rate_mps, r->bw_mbs, r->cpu_ns_per_msg);
     fflush(stdout);
@@ -153,6 +157,57 @@ static const perf_test_t *perf_find(const char *name)
     return NULL;
 }
 
+/* A per-message count, or "" where no counter counted it. */
+static const char *perf_opt_num(char *buf, double v)
+{
+    if (v < 0) {
+        return "";
+    }
+    sprintf(buf, "%.1f", v);
+    return buf;
+}
+
+static const char *perf_stress_name(const perf_run_t *run)
+{
+    return (run->opts->stress[0] != '\0') ? run->opts->stress : "none";
+}
+
+double perf_dist_percentile(unsigned k)
+{
+    return 100.0 * (1.0 - pow(10.0, -(double)k / 4.0));
+}
+
+tc_status_t perf_write_dist(const char *path, const perf_run_t *run,
+                            const perf_result_t *results, unsigned n)
+{
+    FILE *f = fopen(path, "w");
+    unsigned i, k;
+
+    if (f == NULL) {
+        tc_error("cannot write %s: %m", path);
+        return TC_ERR_IO;
+    }
+    fprintf(f, "test,jam,mode,payload_bytes,wait,placement,sw_prefetch,stress,percentile,"
+               "latency_us\n");
+    for (i = 0; i < n; ++i) {
+        const perf_result_t *r = &results[i];
+        if (!r->has_dist) {
+            continue;
+        }
+        for (k = 0; k < PERF_DIST_POINTS; ++k) {
+            fprintf(f, "%s,%s,%s,%u,%s,%s,%s,%s,%.6f,%.4f\n", r->test,
+                    perf_find(r->test)->uses_jam ? run->opts->jam : "", r->mode, r->payload,
+                    r->wait, r->place, run->opts->sw_prefetch ? "on" : "off",
+                    perf_stress_name(run), perf_dist_percentile(k), r->dist_ns[k] / 1e3);
+        }
+    }
+    if (fclose(f) != 0) {
+        tc_error("cannot write %s: %m", path);
+        return TC_ERR_IO;
+    }
+    return TC_OK;
+}
+
 tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                            const perf_result_t *results, unsigned n)
 {
@@ -166,19 +221,26 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
     fprintf(f, "test,jam,mode,payload_bytes,frame_bytes,iterations,min_us,p50_us,p90_us,"
                "p99_us,p999_us,p9999_us,max_us,mean_us,tail_spread_pct,rate_mps,bw_mbs,"
                "signal,transports,code_bytes,got_slots,wait,cpu_ns_per_msg,polls_per_msg,"
-               "cycles,cycles_source\n");
+               "cycles,cycles_source,placement,sw_prefetch,stress,peer_cpu_ns_per_msg,"
+               "peer_polls_per_msg,peer_cycles,instructions,ref_cycles\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
+        char c0[32], c1[32], c2[32], c3[32];
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
-                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,,thread-cputime\n",
+                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s\n",
                 r->test, t->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                 r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
                 r->lat.p9999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
                 perf_tail_spread(r), r->rate_mps, r->bw_mbs,
                 perf_signal_names[run->opts->signal], tc_peer_transports(run->peer),
-                r->code_bytes, r->got_slots, r->wait, r->cpu_ns_per_msg, r->polls_per_msg);
+                r->code_bytes, r->got_slots, r->wait, r->cpu_ns_per_msg, r->polls_per_msg,
+                perf_opt_num(c0, r->cycles_per_msg), tc_cycles_source(run->cycles), r->place,
+                run->opts->sw_prefetch ? "on" : "off", perf_stress_name(run),
+                r->peer_cpu_ns_per_msg, r->peer_polls_per_msg,
+                perf_opt_num(c1, r->peer_cycles_per_msg), perf_opt_num(c2, r->instr_per_msg),
+                perf_opt_num(c3, r->ref_cycles_per_msg));
     }
     if (fclose(f) != 0) {
         tc_error("cannot write %s: %m", path);
@@ -200,6 +262,15 @@ static void perf_json_str(FILE *f, const char *s)
         }
     }
     fputc('"', f);
+}
+
+static const char *perf_json_num(char *buf, double v)
+{
+    if (v < 0) {
+        return "null";
+    }
+    sprintf(buf, "%.1f", v);
+    return buf;
 }
 
 tc_status_t perf_write_json(const char *path, const perf_run_t *run,
@@ -253,6 +324,34 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
             tests, o->jam, sizes, (unsigned long long)o->iters, (unsigned long long)o->warmup,
             o->slots, o->slot_size, o->window, run->local->loopback ? "true" : "false",
             run->local->timeout_ms);
+    fprintf(f, "  \"placement\": [");
+    for (i = 0; i < o->n_places; ++i) {
+        fprintf(f, "%s{\"mode\": \"%s\", \"sequence\": ", i ? ", " : "",
+                tc_place_str((tc_place_t)o->places[i]));
+        perf_json_str(f, tc_place_sequence((tc_place_t)o->places[i]));
+        fprintf(f, "}");
+    }
+    fprintf(f, "],\n  \"sw_prefetch\": %s,\n  \"hw_prefetch\": \"%s\",\n  \"stash\": \"%s\",\n",
+            o->sw_prefetch ? "true" : "false",
+            (o->hw_prefetch < 0) ? "unchanged" : (o->hw_prefetch ? "on" : "off"),
+            (o->stash < 0) ? "unchanged" : (o->stash ? "on" : "off"));
+    fprintf(f, "  \"cycles_source\": \"%s\",\n  \"pmu\": ", tc_cycles_source(run->cycles));
+    perf_json_str(f, tc_cycles_pmu_status(run->cycles));
+    fprintf(f, ",\n  \"stress\": ");
+    if (run->local->stress != NULL) {
+        const struct tc_stress *st = run->local->stress;
+        fprintf(f, "{\"spec\": ");
+        perf_json_str(f, tc_stress_spec(st));
+        fprintf(f, ", \"command\": ");
+        perf_json_str(f, tc_stress_argv(st));
+        fprintf(f, ", \"cpus\": ");
+        perf_json_str(f, tc_stress_cpus(st));
+        fprintf(f, ", \"version\": ");
+        perf_json_str(f, tc_stress_version(st));
+        fprintf(f, ", \"pgid\": %d},\n", tc_stress_pgid(st));
+    } else {
+        fprintf(f, "null,\n");
+    }
     fprintf(f, "  \"argv\": [");
     for (a = 0; a < run->local->argc; ++a) {
         fprintf(f, "%s", a ? ", " : "");
@@ -261,14 +360,21 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     fprintf(f, "],\n  \"results\": [\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
+        char c0[32], c1[32], c2[32];
         fprintf(f, "    {\"test\": \"%s\", \"mode\": \"%s\", \"wait\": \"%s\", "
+                   "\"placement\": \"%s\", \"cycles_per_msg\": %s, \"peer_cycles_per_msg\": %s, "
+                   "\"instructions_per_msg\": %s, \"polls_per_msg\": %.2f, "
+                   "\"peer_cpu_ns_per_msg\": %.1f, \"peer_polls_per_msg\": %.2f, "
                    "\"cpu_ns_per_msg\": %.1f, \"code_bytes\": %u, "
                    "\"got_slots\": %u, \"payload_bytes\": %u, \"frame_bytes\": %u, "
                    "\"iterations\": %llu, \"min_us\": %.4f, \"p50_us\": %.4f, \"p90_us\": %.4f, "
                    "\"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, \"max_us\": %.4f, "
                    "\"mean_us\": %.4f, \"tail_spread_pct\": %.2f, \"rate_mps\": %.1f, "
                    "\"bw_mbs\": %.3f, \"elapsed_s\": %.6f}%s\n",
-                r->test, r->mode, r->wait, r->cpu_ns_per_msg, r->code_bytes, r->got_slots,
+                r->test, r->mode, r->wait, r->place, perf_json_num(c0, r->cycles_per_msg),
+                perf_json_num(c1, r->peer_cycles_per_msg), perf_json_num(c2, r->instr_per_msg),
+                r->polls_per_msg, r->peer_cpu_ns_per_msg, r->peer_polls_per_msg,
+                r->cpu_ns_per_msg, r->code_bytes, r->got_slots,
                 r->payload, r->frame_bytes,
                 (unsigned long long)r->iters,
                 r->lat.min / 1e3, r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3,

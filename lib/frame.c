@@ -20,6 +20,8 @@ static const char *const tc_frame_kind_names[TC_KIND_LAST] = {
     [TC_KIND_SYNC_REP] = "sync-reply",
     [TC_KIND_RIED]     = "ried",
     [TC_KIND_RIED_REP] = "ried-reply",
+    [TC_KIND_MCAST]     = "mcast",
+    [TC_KIND_MCAST_ACK] = "mcast-ack",
 };
 
 const char *tc_frame_kind_str(uint8_t kind)
@@ -220,7 +222,8 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
                                tc_frame_kind_str(hdr.kind));
     }
     if ((hdr.kind == TC_KIND_LOCAL) || (hdr.kind == TC_KIND_INJECTED) ||
-        (hdr.kind == TC_KIND_CACHED) || (hdr.kind == TC_KIND_SYNC_REQ)) {
+        (hdr.kind == TC_KIND_CACHED) || (hdr.kind == TC_KIND_SYNC_REQ) ||
+        (hdr.kind == TC_KIND_MCAST)) {
         if ((expect->known != NULL) &&
             !expect->known(expect->known_arg, hdr.pkg_id, hdr.element, hdr.kind)) {
             return tc_frame_reject(reason, reason_len,

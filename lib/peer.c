@@ -7,6 +7,8 @@
 #include "runtime.h"
 #include "clock.h"
 #include "log.h"
+#include "place.h"
+#include "platform.h"
 #include "wait_arch.h"
 
 #include <poll.h>
@@ -338,6 +340,11 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
         status = TC_ERR_UCX;
         goto err_close_ep;
     }
+    /* Direct placement needs the peer's ring in our address space; only
+     * shared-memory transports can give it (tc_peer_set_placement says). */
+    if (ucp_rkey_ptr(peer->rkey, peer->remote_ring, (void **)&peer->remote_ring_ptr) != UCS_OK) {
+        peer->remote_ring_ptr = NULL;
+    }
 
     status = tc_peer_mem_alloc(peer,
                                (size_t)peer->tx_slots * peer->tx_slot_size +
@@ -620,6 +627,41 @@ tc_status_t tc_peer_set_wait(tc_peer_t *peer, tc_wait_t mine, tc_wait_t theirs)
     return TC_OK;
 }
 
+tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place)
+{
+    char why[TC_PLATFORM_STATUS_LEN];
+    tc_status_t status = tc_place_check(place, why, sizeof(why));
+
+    if (status != TC_OK) {
+        tc_error("%s: placement %s: %s", peer->name, tc_place_str(place), why);
+        return status;
+    }
+    if ((place != TC_PLACE_DEFAULT) && (peer->remote_ring_ptr == NULL)) {
+        tc_error("%s: placement %s: unsupported: ucp_rkey_ptr cannot map the peer's mailbox "
+                 "over %s (needs same-host shared memory: posix or sysv)",
+                 peer->name, tc_place_str(place), tc_peer_transports(peer));
+        return TC_ERR_UNSUPPORTED;
+    }
+    peer->place = place;
+    return TC_OK;
+}
+
+void tc_peer_set_sw_prefetch(tc_peer_t *peer, int on)
+{
+    peer->sw_prefetch = !!on;
+}
+
+/* Write the sealed frame straight into the peer's mapped slot (placement
+ * llc or dram); the doorbell, if any, follows as for a put. */
+static tc_status_t tc_peer_place_frame(tc_peer_t *peer, const char *frame, uint32_t size)
+{
+    char *dst = peer->remote_ring_ptr +
+                (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+
+    tc_place_frame(peer->place, dst, frame, size);
+    return TC_OK;
+}
+
 /* Stamp credits and the latest result, seal, and put the frame into the
  * peer's slot for tx_seq. */
 static tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
@@ -638,7 +680,9 @@ static tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
         hdr->ret_seq = peer->ran_seq;
     }
     tc_frame_seal(frame);
-    if (peer->ctx->params.signal == TC_SIGNAL_SINGLE_PUT) {
+    if (TC_UNLIKELY(peer->place != TC_PLACE_DEFAULT)) {
+        status = tc_peer_place_frame(peer, frame, size);
+    } else if (peer->ctx->params.signal == TC_SIGNAL_SINGLE_PUT) {
         status = tc_peer_put(peer, frame, size, raddr);
     } else {
         status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
@@ -1026,8 +1070,9 @@ static int tc_peer_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t k
     const tc_ctx_pkg_t *entry;
     const tc_pkg_element_t *elem;
 
-    if (kind != TC_KIND_LOCAL) {
-        /* injected, cached, sync: a jam of an accepted package with a blob */
+    if ((kind != TC_KIND_LOCAL) && (kind != TC_KIND_MCAST)) {
+        /* injected, cached, sync: a jam of an accepted package with a blob
+         * (a multicast envelope names a jam as a local frame does) */
         entry = tc_context_find_pkg(peer->ctx, pkg_id);
         return (entry != NULL) && (tc_pkg_blob(entry->pkg, element) != NULL);
     }
@@ -1061,6 +1106,22 @@ static void tc_peer_reject(tc_peer_t *peer, const char *reason)
 #define TC_STALE_HDR (1ull << 63) /* variable frames: stale[] holds a header seq */
 
 /* Look at the next slot: 1 and the frame if one has landed, 0 if not. */
+/* --sw-prefetch: ask for every line of the frame at once, before the
+ * validator and the jam walk it line by line. */
+static inline void tc_peer_prefetch_frame(const tc_peer_t *peer, const char *slot)
+{
+    uint32_t size = (peer->ctx->params.frames == TC_FRAMES_FIXED) ?
+                        peer->frame_size : ((const tc_frame_hdr_t *)slot)->frame_size;
+    uint32_t off;
+
+    if (size > peer->rx_slot_size) {
+        size = peer->rx_slot_size; /* garbage: the validator will say */
+    }
+    for (off = TC_FRAME_ALIGN; off < size; off += TC_FRAME_ALIGN) {
+        __builtin_prefetch(slot + off, 0, 3);
+    }
+}
+
 static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *seen_p)
 {
     uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
@@ -1094,6 +1155,9 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
         /* otherwise complete, or garbage the validator will name */
     }
     tc_load_acquire_fence();
+    if (TC_UNLIKELY(peer->sw_prefetch)) {
+        tc_peer_prefetch_frame(peer, slot);
+    }
     *frame_p = slot;
     *seen_p  = seen;
     return 1;
@@ -1281,6 +1345,15 @@ static tc_status_t tc_peer_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen
     case TC_KIND_RIED:
     case TC_KIND_RIED_REP:
         tc_peer_rx_ried(peer, frame, &hdr);
+        goto bookkeeping;
+    case TC_KIND_MCAST:
+    case TC_KIND_MCAST_ACK:
+        /* multicast: queued by lib/mcast_fwd.c, run outside this loop */
+        if (peer->ctx->mcast_rx == NULL) {
+            tc_peer_reject(peer, "multicast frame, but no multicast set up here");
+            goto consumed;
+        }
+        peer->ctx->mcast_rx(peer->ctx->mcast_arg, peer, &hdr, frame);
         goto bookkeeping;
     case TC_KIND_INJECTED:
     case TC_KIND_CACHED:
@@ -1828,4 +1901,46 @@ void tc_peer_raw(const tc_peer_t *peer, tc_peer_raw_t *raw_p)
 const char *tc_peer_transports(const tc_peer_t *peer)
 {
     return peer->transports;
+}
+
+tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, uint16_t element,
+                              const void *args, uint32_t args_len, const void *payload,
+                              uint32_t payload_len, int nowait)
+{
+    tc_frame_layout_t layout = {args_len, 0, 0, payload_len};
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    uint32_t size;
+    char *frame;
+
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    if (tc_peer_tx_free(peer) == 0) {
+        if (nowait) {
+            return TC_ERR_NO_RESOURCE;
+        }
+        status = tc_peer_wait_credit(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    status = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    size   = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+    if (size == 0) {
+        tc_error("%s: a %s frame with %u ARGS and %u payload bytes does not fit the %u-byte "
+                 "slots", peer->name, tc_frame_kind_str(kind), args_len, payload_len,
+                 peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    off.frame_size = size;
+    frame = tc_peer_tx_frame(peer);
+    tc_frame_write_hdr(frame, &off, &layout, kind, 0, pkg_id, element, peer->tx_seq);
+    if (args_len > 0) {
+        memcpy(frame + off.args_off, args, args_len);
+    }
+    if (payload_len > 0) {
+        memcpy(frame + off.payload_off, payload, payload_len);
+    }
+    return tc_peer_send_frame(peer, frame);
 }

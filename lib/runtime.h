@@ -70,6 +70,11 @@ struct tc_context {
     size_t              code_cache_used; /* after the transit area (W^X) */
     const void         *transit_inj;     /* W^X: whose image the transit area holds */
     tc_jam_run_fn       transit_run;
+    /* multicast (lib/mcast_fwd.c): MCAST and MCAST_ACK frames go here; the
+     * handler only queues them (it runs inside tc_peer_progress) */
+    void              (*mcast_rx)(void *arg, tc_peer_t *peer, const tc_frame_hdr_t *hdr,
+                                  const char *frame);
+    void               *mcast_arg;
 };
 
 #define TC_MAX_INJ 64
@@ -152,6 +157,8 @@ struct tc_peer {
     ucp_rkey_h        rkey;
     uint64_t          remote_base;
     uint64_t          remote_ring;
+    char             *remote_ring_ptr; /* ucp_rkey_ptr mapping, NULL if none */
+    tc_place_t        place;         /* how frames land in the peer's mailbox */
     uint64_t          remote_raw;
     uint32_t          tx_slots;
     uint32_t          tx_slot_size;
@@ -172,6 +179,7 @@ struct tc_peer {
     unsigned                tx_tmpl_flags;
     int               progress;      /* wait loops progress the worker */
     tc_wait_t         wait;          /* how this side waits for the peer's frames */
+    int               sw_prefetch;   /* prefetch a frame once its arrival is seen */
     int               doorbell;      /* the peer blocks: ring it after each frame */
     const char       *progress_why;
 
@@ -258,6 +266,14 @@ void        tc_ried_unload_all(tc_context_t *ctx);
  * into the peer's next slot with the configured signalling; the caller
  * writes a valid or a deliberately broken frame. */
 tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t len);
+
+/* Put one frame of the given kind (ARGS, then payload) into the peer's next
+ * slot. Without a free slot: TC_ERR_NO_RESOURCE if nowait, else wait for
+ * one as tc_jam_send does. For multicast envelopes, acks and their plain
+ * unicasts (lib/mcast_fwd.c), which must never block with credits owed. */
+tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, uint16_t element,
+                              const void *args, uint32_t args_len, const void *payload,
+                              uint32_t payload_len, int nowait);
 
 /* context.c: is this wait strategy usable here (events set up, host
  * support)? TC_OK, or TC_ERR_UNSUPPORTED after logging why. */

@@ -261,6 +261,18 @@ typedef enum {
 
 const char *tc_wait_str(tc_wait_t wait);
 
+/* Where a frame's bytes land in the peer's mailbox (an emulation by the
+ * sending CPU of a NIC with or without cache stashing; needs the peer's
+ * mailbox mapped through shared memory). Same order as
+ * tc_platform_place_t. */
+typedef enum {
+    TC_PLACE_DEFAULT = 0, /* the transport's own put */
+    TC_PLACE_LLC     = 1, /* direct write, lines pushed to the shared cache */
+    TC_PLACE_DRAM    = 2  /* direct write that leaves no line in any cache */
+} tc_place_t;
+
+const char *tc_place_str(tc_place_t place);
+
 typedef struct tc_context_params {
     uint32_t           slots;       /* ring slots per peer (power of two) */
     uint32_t           slot_size;   /* bytes, multiple of 64 */
@@ -305,6 +317,15 @@ void        tc_peer_destroy(tc_peer_t *peer);
  * is idle. A strategy this host lacks fails with TC_ERR_UNSUPPORTED and a
  * message naming the reason and the strategies it has. */
 tc_status_t tc_peer_set_wait(tc_peer_t *peer, tc_wait_t mine, tc_wait_t theirs);
+
+/* How this side's frames land in the peer's mailbox from now on. LLC and
+ * DRAM write through the mailbox mapped with ucp_rkey_ptr; they fail with
+ * TC_ERR_UNSUPPORTED and a message naming the reason when the transport
+ * cannot map it (not same-host shared memory) or the CPU lacks the
+ * instructions. Call while the ring is idle. */
+tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place);
+/* Receiver: prefetch a whole frame as soon as its arrival is seen. */
+void        tc_peer_set_sw_prefetch(tc_peer_t *peer, int on);
 
 /* Fixed-frame mode: the frame size both sides use from now on (a multiple
  * of 64, at most slot_size). Both sides must set the same value while the

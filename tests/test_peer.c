@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "bench_state.h"
 #include "log.h"
+#include "place.h"
 
 #include "loop_pair.h"
 
@@ -547,7 +548,7 @@ static void test_wait_strategies(void **unused)
     static const tc_wait_t waits[] = {TC_WAIT_POLL, TC_WAIT_PAUSE, TC_WAIT_WFE,
                                       TC_WAIT_UMWAIT, TC_WAIT_MWAITX, TC_WAIT_EVENT,
                                       TC_WAIT_ADAPTIVE};
-    const uint64_t n = quick() ? 20000 : 200000;
+    const uint64_t n = quick() ? 20000 : 1000000;
     tc_context_params_t params;
     tc_bench_state_t *st;
     tc_peer_stats_t rx;
@@ -596,6 +597,92 @@ static void test_wait_strategies(void **unused)
         ++ran;
     }
     assert_true(ran >= 4); /* poll, pause, event, adaptive run everywhere */
+}
+
+/* Arrival placement writes the frame itself into the peer's slot (llc,
+ * dram) instead of the transport's put: the receiver's ring must end up
+ * byte for byte as the put leaves it, every frame runs once, in order. */
+static void test_placement_byte_identical(void **unused)
+{
+    enum { SLOTS = 16, PAYLOAD = 300 };
+    const uint64_t stream = quick() ? 20000 : 200000;
+    uint8_t payload[PAYLOAD], *reference = NULL, *sent;
+    tc_context_params_t params;
+    tc_bench_state_t *st;
+    server_arg_t server;
+    pthread_t thread;
+    tc_status_t status;
+    unsigned p, ran = 0;
+    size_t ring_bytes;
+    uint64_t i, k;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)unused;
+    default_params(&params, SLOTS);
+    ring_bytes = (size_t)SLOTS * params.slot_size;
+    sent       = malloc((size_t)SLOTS * PAYLOAD);
+    assert_non_null(sent);
+    for (p = TC_PLACE_DEFAULT; p <= TC_PLACE_DRAM; ++p) {
+        pair_open(&pair, &params);
+        set_frames(&pair, PAYLOAD);
+        status = tc_peer_set_placement(pair.s[1].peer, (tc_place_t)p);
+        if (tc_place_check((tc_place_t)p, NULL, 0) != TC_OK) {
+            assert_int_equal(status, TC_ERR_UNSUPPORTED); /* and the log says why */
+            print_message("placement %s: unsupported here\n", tc_place_str((tc_place_t)p));
+            pair_close(&pair);
+            continue;
+        }
+        assert_int_equal(status, TC_OK);
+        tc_peer_set_sw_prefetch(pair.s[0].peer, p == TC_PLACE_DRAM);
+
+        /* one ring's worth of frames: each slot written once */
+        jam    = jam_of(&pair.s[1], "append");
+        server = (server_arg_t){&pair.s[0], SLOTS, 0, TC_OK};
+        pthread_create(&thread, NULL, server_thread, &server);
+        for (i = 0; i < SLOTS; ++i) {
+            for (k = 0; k < PAYLOAD; ++k) {
+                payload[k] = (uint8_t)((i * 131 + k * 7) ^ (k >> 3));
+            }
+            memcpy(sent + i * PAYLOAD, payload, PAYLOAD);
+            assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, payload, PAYLOAD, 0), TC_OK);
+        }
+        assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+        pthread_join(thread, NULL);
+        assert_int_equal(server.status, TC_OK);
+        st = state_of(&pair.s[0]);
+        assert_int_equal(st->log_len, (uint64_t)SLOTS * PAYLOAD);
+        assert_memory_equal(st->log, sent, (size_t)SLOTS * PAYLOAD);
+        if (reference == NULL) {
+            reference = malloc(ring_bytes);
+            assert_non_null(reference);
+            memcpy(reference, pair.s[0].peer->rx_ring, ring_bytes);
+        } else {
+            assert_memory_equal(pair.s[0].peer->rx_ring, reference, ring_bytes);
+        }
+
+        /* and a stream through the ring, in order, nothing rejected */
+        jam    = jam_of(&pair.s[1], "seq");
+        st->seq_next = 0;
+        server = (server_arg_t){&pair.s[0], SLOTS + stream, 0, TC_OK}; /* counts all */
+        pthread_create(&thread, NULL, server_thread, &server);
+        for (i = 0; i < stream; ++i) {
+            assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), 0), TC_OK);
+        }
+        assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+        pthread_join(thread, NULL);
+        assert_int_equal(server.status, TC_OK);
+        assert_int_equal(st->seq_errors, 0);
+        assert_int_equal(st->seq_next, stream);
+        assert_int_equal(pair.s[0].peer->stats.rx_rejected, 0);
+        print_message("placement %s: ring byte-identical, %llu frames in order\n",
+                      tc_place_str((tc_place_t)p), (unsigned long long)stream);
+        pair_close(&pair);
+        ++ran;
+    }
+    assert_true(ran >= 2); /* default and dram run on every x86-64 and aarch64 host */
+    free(reference);
+    free(sent);
 }
 
 /* Every sequence number runs exactly once, in order, through a 4-slot ring. */
@@ -891,6 +978,7 @@ int main(void)
         cmocka_unit_test(test_cache_loss),
         cmocka_unit_test(test_ried_over_the_wire),
         cmocka_unit_test(test_wait_strategies),
+        cmocka_unit_test(test_placement_byte_identical),
         cmocka_unit_test(test_million_in_order_small_ring),
         cmocka_unit_test(test_full_ring_blocks_sender),
         cmocka_unit_test(test_variable_frames),

@@ -30,6 +30,12 @@ check "needs a value" -t
 check "-l takes no HOST" -l somehost
 check "slot size 64 is below" -l -z 64 -s 1024
 check "unexpected argument 'b'" a b
+check "unknown placement 'l3'" --placement default,l3
+check "--sw-prefetch takes on or off" --sw-prefetch maybe
+check "--hw-prefetch takes on or off" --hw-prefetch 1
+check "--stash takes on or off" --stash yes
+check "--stress-cpus 0 needs --stress" -l --stress-cpus 0
+check "--stress vm goes on the client" --stress vm
 # an unknown jam is caught once the package is loaded: exit 1 with a reason
 "$TC_PERF" -l -j no_such_jam -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ "$rc" != 0 ] || fail "unknown jam accepted"
@@ -42,4 +48,25 @@ if ! "$TC_PERF" --platform | grep -q "^wait.wfe: supported"; then
     grep -q "wait strategy wfe: unsupported" "$TMP/err" || fail "-W wfe: $(cat "$TMP/err")"
     grep -q "this host has: poll" "$TMP/err" || fail "-W wfe: no list of what the host has"
 fi
+# a placement this host lacks: the reason and what it has, nothing run
+for p in llc dram; do
+    if ! "$TC_PERF" --platform | grep -q "^placement.$p: supported"; then
+        "$TC_PERF" -l --placement default,$p -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
+        [ "$rc" = 1 ] || fail "--placement $p ran on a host without it (rc $rc)"
+        grep -q -- "--placement $p: unsupported: " "$TMP/err" || fail "--placement $p: $(cat "$TMP/err")"
+        grep -q "this host has: default" "$TMP/err" || fail "--placement $p: no list of what the host has"
+        [ ! -s "$TMP/out" ] || fail "--placement $p: something ran: $(cat "$TMP/out")"
+    fi
+done
+# controls that cannot be set: the reason, nothing run (a mislabelled
+# experiment is worse than none)
+for c in hw-prefetch stash; do
+    key=$( [ $c = stash ] && echo stash || echo hw_prefetch )
+    if "$TC_PERF" --platform | grep -q "^control.$key: unsupported"; then
+        "$TC_PERF" -l --$c off -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
+        [ "$rc" = 1 ] || fail "--$c off ran although the control is unsupported (rc $rc)"
+        grep -q -- "--$c off: unsupported: " "$TMP/err" || fail "--$c: $(cat "$TMP/err")"
+        [ ! -s "$TMP/out" ] || fail "--$c: something ran"
+    fi
+done
 echo ok

@@ -19,9 +19,46 @@ grep -q "jam_lat" "$TMP/out" || fail "no table"
 # wait strategies in one invocation, each delivering every frame
 "$TC_PERF" -l -W poll,pause,event,adaptive -t jam_lat,jam_rate -s 64 -n 3000 -w 100 \
     --csv "$TMP/w.csv" >"$TMP/out" 2>"$TMP/err" || fail "tc-perf -W: $(cat "$TMP/err")"
-for w in poll pause event adaptive; do
-    [ "$(grep -c ",$w,[0-9.]*,[0-9.]*,,thread-cputime$" "$TMP/w.csv")" = 2 ] || fail "wait $w rows: $(cat "$TMP/w.csv")"
-done
+python3 - "$TMP/w.csv" <<'PY' || fail "wait rows: $(cat "$TMP/w.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for w in ("poll", "pause", "event", "adaptive"):
+    mine = [r for r in rows if r["wait"] == w]
+    assert len(mine) == 2, (w, mine)
+    for r in mine:
+        # both sides' cost is there; cycles only where a PMU counted them
+        assert float(r["cpu_ns_per_msg"]) > 0 and float(r["peer_cpu_ns_per_msg"]) > 0, r
+        if r["cycles_source"] == "pmu":
+            assert float(r["cycles"]) > 0 and float(r["peer_cycles"]) > 0, r
+        else:
+            assert r["cycles_source"] == "thread-cputime", r
+            assert r["cycles"] == r["peer_cycles"] == r["instructions"] == "", r
+        assert r["placement"] == "default" and r["sw_prefetch"] == "off" and r["stress"] == "none", r
+PY
+
+# placements on one connection (those this host has), with receiver
+# prefetch, and the latency distribution of every latency row
+places=$("$TC_PERF" --platform | sed -n 's/^placement\.\([a-z]*\): supported$/\1/p' | paste -sd,)
+"$TC_PERF" -l --placement "$places" --sw-prefetch on -t jam_lat,jam_rate -s 64,2000 -n 2000 -w 100 \
+    --csv "$TMP/p.csv" --dist "$TMP/d.csv" --json "$TMP/p.json" >"$TMP/out" 2>"$TMP/err" \
+    || fail "tc-perf --placement $places: $(cat "$TMP/err")"
+python3 - "$TMP/p.csv" "$TMP/d.csv" "$TMP/p.json" "$places" <<'PY' || fail "placement rows"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+dist = list(csv.DictReader(open(sys.argv[2])))
+meta = json.load(open(sys.argv[3]))
+places = sys.argv[4].split(",")
+assert "dram" in places, places
+for p in places:
+    mine = [r for r in rows if r["placement"] == p]
+    assert len(mine) == 4 and all(r["sw_prefetch"] == "on" for r in mine), (p, mine)
+    d = [r for r in dist if r["placement"] == p]
+    assert len(d) == 2 * 25 and all(r["test"] == "jam_lat" for r in d), (p, len(d))
+    lat = [float(r["latency_us"]) for r in d if r["payload_bytes"] == "64"]
+    assert lat == sorted(lat) and lat[0] > 0, lat
+assert [x["mode"] for x in meta["placement"]] == places, meta["placement"]
+assert all(x["sequence"] for x in meta["placement"]), meta["placement"]
+PY
 
 # every invocation mode on one connection, in an order where the cached
 # mode's sync already covers the injected one

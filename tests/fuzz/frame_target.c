@@ -63,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_REQUIRE(*tc_frame_sig_ptr(slot, hdr->frame_size) == tc_frame_sig(FUZZ_SEQ));
         FUZZ_REQUIRE((hdr->kind > 0) && (hdr->kind < TC_KIND_LAST));
         if ((hdr->kind == TC_KIND_LOCAL) || (hdr->kind == TC_KIND_INJECTED) ||
-            (hdr->kind == TC_KIND_CACHED) || (hdr->kind == TC_KIND_SYNC_REQ)) {
+            (hdr->kind == TC_KIND_CACHED) || (hdr->kind == TC_KIND_SYNC_REQ) ||
+            (hdr->kind == TC_KIND_MCAST)) {
             FUZZ_REQUIRE(fuzz_known(NULL, hdr->pkg_id, hdr->element, hdr->kind));
         }
         if ((hdr->kind != TC_KIND_INJECTED) &&

@@ -1,0 +1,297 @@
+/*
+ * tc-mcast: the CLI. Real runs start N local processes themselves (-n N) or
+ * join a group a launcher started (TC_RANK, TC_SIZE, TC_BOOT=host:port);
+ * --simulate N models the same tree in one process.
+ */
+#define _GNU_SOURCE
+#include "mcast.h"
+#include "tool.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void mcast_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tc-mcast [options]\n"
+            "  -n N          processes in the group (default 4); started here unless\n"
+            "                TC_RANK/TC_SIZE/TC_BOOT=host:port say a launcher did\n"
+            "  -R RADICES    forwarding radix, comma list (default 4; --simulate: 2,4,8,16,64)\n"
+            "  --ack         completion through the ack tree (latency is measured to it)\n"
+            "  --naive       baseline: N-1 unicasts from the origin\n"
+            "  -j JAM        jam every target runs (default noop)\n"
+            "  -s SIZE       payload bytes (default 8)\n"
+            "  --iters K     measured multicasts (default 1000)\n"
+            "  --warmup K    warm-up multicasts (default 100)\n"
+            "  -W WAIT       poll, pause, event or adaptive (default: adaptive when the\n"
+            "                group has more processes than this host has cores, else poll)\n"
+            "  -S SLOTS      mailbox slots per peer, a power of two (default 8)\n"
+            "  -T MS         timeout: longest silence before a rank is reported (default 10000)\n"
+            "  --csv FILE    one row per configuration (header: " "see docs)\n"
+            "  --simulate N  model the tree for N nodes in this process (N <= 2^32-1)\n"
+            "  --shape S     --simulate target set: all (all but the origin; default),\n"
+            "                every100, dense (random 90%%), block (a contiguous tenth)\n"
+            "  --hop-us X    model: one hop in flight (default 1.0)\n"
+            "  --send-us X   model: sender's cost per message (default 0.25)\n"
+            "  --verify      model: encode and decode every envelope\n"
+            "  --shapes      encoded target bytes of the PR's test shapes, then exit\n"
+            "  -q            quiet: no table\n"
+            "  -h            this help\n");
+}
+
+static int mcast_bad(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "tc-mcast: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    mcast_usage(stderr);
+    return 2;
+}
+
+static int mcast_parse_double(const char *s, double *v_p)
+{
+    char *end;
+    double v;
+
+    if ((s == NULL) || (*s == '\0')) {
+        return -1;
+    }
+    v = strtod(s, &end);
+    if ((*end != '\0') || !(v >= 0.0) || (v > 1e9)) {
+        return -1;
+    }
+    *v_p = v;
+    return 0;
+}
+
+static int mcast_parse_radices(const char *arg, mcast_opts_t *opts)
+{
+    char *copy = strdup(arg), *tok, *save = NULL;
+    uint64_t v;
+    int rc = 0;
+
+    opts->n_radices = 0;
+    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        if ((opts->n_radices == MCAST_MAX_RADICES) || tc_tool_parse_u64(tok, 1, 1u << 16, &v)) {
+            rc = mcast_bad("bad radix list '%s' (1..65536, at most 16)", arg);
+            break;
+        }
+        opts->radices[opts->n_radices++] = (uint32_t)v;
+    }
+    if ((rc == 0) && (opts->n_radices == 0)) {
+        rc = mcast_bad("bad radix list '%s'", arg);
+    }
+    free(copy);
+    return rc;
+}
+
+static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
+{
+    enum { O_ACK = 1, O_NAIVE, O_ITERS, O_WARMUP, O_CSV, O_SIM, O_SHAPE, O_HOP, O_SEND,
+           O_SHAPES, O_VERIFY };
+    static const struct option longs[] = {
+        {"ack", no_argument, NULL, O_ACK},          {"naive", no_argument, NULL, O_NAIVE},
+        {"iters", required_argument, NULL, O_ITERS}, {"warmup", required_argument, NULL, O_WARMUP},
+        {"csv", required_argument, NULL, O_CSV},    {"simulate", required_argument, NULL, O_SIM},
+        {"shape", required_argument, NULL, O_SHAPE}, {"hop-us", required_argument, NULL, O_HOP},
+        {"send-us", required_argument, NULL, O_SEND}, {"shapes", no_argument, NULL, O_SHAPES},
+        {"verify", no_argument, NULL, O_VERIFY},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    uint64_t v;
+    int c, rc;
+
+    memset(opts, 0, sizeof(*opts));
+    opts->n          = 4;
+    opts->jam        = "noop";
+    opts->size       = 8;
+    opts->iters      = 1000;
+    opts->warmup     = 100;
+    opts->shape      = "all";
+    opts->hop_us     = 1.0;
+    opts->send_us    = 0.25;
+    opts->timeout_ms = 10000;
+    opts->slots      = 8;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":n:R:j:s:W:S:T:qh", longs, NULL)) != -1) {
+        rc = 0;
+        switch (c) {
+        case 'n':
+            if (tc_tool_parse_u64(optarg, 1, 4096, &v)) {
+                return mcast_bad("bad process count '%s' (1..4096)", optarg);
+            }
+            opts->n = (uint32_t)v;
+            break;
+        case 'R': rc = mcast_parse_radices(optarg, opts); break;
+        case 'j': opts->jam = optarg; break;
+        case 's':
+            if (tc_tool_parse_u64(optarg, 0, 1u << 20, &v)) {
+                return mcast_bad("bad payload size '%s' (0..1048576)", optarg);
+            }
+            opts->size = (uint32_t)v;
+            break;
+        case 'W':
+            if (!strcmp(optarg, "poll")) {
+                opts->wait = TC_WAIT_POLL;
+            } else if (!strcmp(optarg, "pause")) {
+                opts->wait = TC_WAIT_PAUSE;
+            } else if (!strcmp(optarg, "event")) {
+                opts->wait = TC_WAIT_EVENT;
+            } else if (!strcmp(optarg, "adaptive")) {
+                opts->wait = TC_WAIT_ADAPTIVE;
+            } else {
+                return mcast_bad("bad wait '%s' (poll, pause, event, adaptive)", optarg);
+            }
+            opts->wait_set = 1;
+            break;
+        case 'S':
+            if (tc_tool_parse_u64(optarg, 2, 1u << 16, &v) || (v & (v - 1))) {
+                return mcast_bad("bad slot count '%s' (a power of two, 2..65536)", optarg);
+            }
+            opts->slots = (uint32_t)v;
+            break;
+        case 'T':
+            if (tc_tool_parse_u64(optarg, 1, 3600000, &v)) {
+                return mcast_bad("bad timeout '%s' (1..3600000 ms)", optarg);
+            }
+            opts->timeout_ms = (int)v;
+            break;
+        case 'q': opts->quiet = 1; break;
+        case O_ACK: opts->ack = 1; break;
+        case O_NAIVE: opts->naive = 1; break;
+        case O_ITERS:
+            if (tc_tool_parse_u64(optarg, 1, 100000000, &v)) {
+                return mcast_bad("bad iteration count '%s' (1..10^8)", optarg);
+            }
+            opts->iters = (uint32_t)v;
+            break;
+        case O_WARMUP:
+            if (tc_tool_parse_u64(optarg, 0, 100000000, &v)) {
+                return mcast_bad("bad warm-up count '%s' (0..10^8)", optarg);
+            }
+            opts->warmup = (uint32_t)v;
+            break;
+        case O_CSV: opts->csv_path = optarg; break;
+        case O_SIM:
+            if (tc_tool_parse_u64(optarg, 1, UINT32_MAX, &v)) {
+                return mcast_bad("bad node count '%s' (1..4294967295)", optarg);
+            }
+            opts->simulate = v;
+            break;
+        case O_SHAPE:
+            if (strcmp(optarg, "all") && strcmp(optarg, "every100") && strcmp(optarg, "dense") &&
+                strcmp(optarg, "block")) {
+                return mcast_bad("bad shape '%s' (all, every100, dense, block)", optarg);
+            }
+            opts->shape = optarg;
+            break;
+        case O_HOP:
+            if (mcast_parse_double(optarg, &opts->hop_us)) {
+                return mcast_bad("bad --hop-us '%s' (microseconds >= 0)", optarg);
+            }
+            break;
+        case O_SEND:
+            if (mcast_parse_double(optarg, &opts->send_us)) {
+                return mcast_bad("bad --send-us '%s' (microseconds >= 0)", optarg);
+            }
+            break;
+        case O_SHAPES: opts->shapes = 1; break;
+        case O_VERIFY: opts->verify = 1; break;
+        case 'h': mcast_usage(stdout); exit(0);
+        case ':': return mcast_bad("option '%s' needs a value", argv[optind - 1]);
+        default: return mcast_bad("unknown option '%s'", argv[optind - 1]);
+        }
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    if (optind < argc) {
+        return mcast_bad("unexpected argument '%s'", argv[optind]);
+    }
+    if (opts->naive && opts->simulate) {
+        return mcast_bad("%s: --simulate always prints the naive row", "--naive");
+    }
+    return 0;
+}
+
+FILE *mcast_csv_open(const char *path)
+{
+    FILE *f;
+
+    if (path == NULL) {
+        return NULL;
+    }
+    f = fopen(path, "w");
+    if (f == NULL) {
+        fprintf(stderr, "tc-mcast: cannot write %s: %m\n", path);
+        return NULL;
+    }
+    fprintf(f, "%s\n", MCAST_CSV_HEADER);
+    fflush(f); /* before any fork: a buffered header would be written twice */
+    return f;
+}
+
+static void mcast_csv_i64(FILE *f, int64_t v)
+{
+    if (v >= 0) {
+        fprintf(f, "%lld", (long long)v);
+    }
+    fputc(',', f);
+}
+
+static void mcast_csv_dbl(FILE *f, double v, int last)
+{
+    if (!isnan(v)) {
+        fprintf(f, "%.3f", v);
+    }
+    fputc(last ? '\n' : ',', f);
+}
+
+void mcast_csv_row(FILE *f, const mcast_row_t *r)
+{
+    if (f == NULL) {
+        return;
+    }
+    fprintf(f, "%s,%llu,", r->mode, (unsigned long long)r->n);
+    mcast_csv_i64(f, r->radix);
+    fprintf(f, "%d,%s,", r->ack, (r->jam != NULL) ? r->jam : "");
+    mcast_csv_i64(f, r->payload_bytes);
+    mcast_csv_i64(f, r->iterations);
+    mcast_csv_dbl(f, r->p50_us, 0);
+    mcast_csv_dbl(f, r->p99_us, 0);
+    mcast_csv_dbl(f, r->p999_us, 0);
+    fprintf(f, "%llu,%llu,%llu,%llu,%.2f,", (unsigned long long)r->origin_sends,
+            (unsigned long long)r->depth, (unsigned long long)r->edges,
+            (unsigned long long)r->max_fanout, r->target_bytes_per_hop);
+    mcast_csv_dbl(f, r->modelled_us, 0);
+    mcast_csv_dbl(f, r->hop_us, 0);
+    mcast_csv_dbl(f, r->send_us, 1);
+    fflush(f);
+}
+
+int main(int argc, char **argv)
+{
+    mcast_opts_t opts;
+    FILE *csv = NULL;
+    int rc;
+
+    rc = mcast_parse(argc, argv, &opts);
+    if (rc != 0) {
+        return rc;
+    }
+    if (opts.shapes) {
+        return mcast_shapes(&opts);
+    }
+    if ((opts.csv_path != NULL) && (getenv("TC_RANK") == NULL || !strcmp(getenv("TC_RANK"), "0"))) {
+        csv = mcast_csv_open(opts.csv_path);
+        if (csv == NULL) {
+            return 1;
+        }
+    }
+    rc = opts.simulate ? mcast_simulate(&opts, csv) : mcast_run(&opts, csv, argc, argv);
+    if (csv != NULL) {
+        fclose(csv);
+    }
+    return rc;
+}

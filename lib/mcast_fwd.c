@@ -1,0 +1,847 @@
+/*
+ * Multicast forwarding and ack tree over the group's mailboxes (see
+ * mcast_fwd.h).
+ */
+#define _GNU_SOURCE
+#include "mcast_fwd.h"
+#include "clock.h"
+#include "log.h"
+#include "runtime.h"
+#include "wait_arch.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TC_MCAST_LOG_MAX    8        /* refusals logged, the rest only counted */
+#define TC_MCAST_CHECK_NS   20000000 /* liveness checks while waiting: every 20 ms */
+#define TC_MCAST_SPIN_NS    20000    /* adaptive: spin this long before blocking */
+
+/* A frame that landed, waiting to run outside tc_peer_progress. */
+typedef struct tc_mcast_item {
+    struct tc_mcast_item *next;
+    uint8_t               kind;
+    uint32_t              from;
+    uint32_t              pkg_id;
+    uint16_t              element;
+    uint32_t              args_len;
+    uint32_t              payload_len;
+    uint8_t               data[]; /* args, then payload (8-aligned) */
+} tc_mcast_item_t;
+
+/* The ack tree's state for one multicast at one rank. */
+typedef struct tc_mcast_rec {
+    int            used;
+    int            is_origin;
+    uint32_t       parent;
+    uint32_t       outstanding;
+    uint32_t       origin_sends;
+    tc_mcast_ack_t agg;   /* origin, id and the subtree's sums */
+} tc_mcast_rec_t;
+
+struct tc_mcast {
+    tc_group_t           *group;
+    tc_context_t         *ctx;
+    const tc_mcast_ops_t *ops;
+    uint32_t              radix;
+    uint32_t              rank, size;
+    tc_wait_t             wait;
+    tc_mcast_deliver_fn   deliver;
+    tc_mcast_complete_fn  complete;
+    void                 *hook_arg;
+
+    tc_mcast_item_t      *head, *tail;
+    tc_mcast_rec_t       *recs;
+    size_t                n_recs;
+    uint64_t              next_id;
+    tc_mcast_set_t       *rx_set;    /* the slice of the envelope being run */
+    tc_mcast_set_t       *one;       /* flat: a one-node slice */
+    uint8_t              *pack_buf;  /* the origin's packed payload */
+    size_t                pack_cap;
+    uint64_t              last_rx_ns; /* when something last arrived (timeouts) */
+    tc_mcast_stats_t      stats;
+};
+
+/* ------------------------------------------------------------- receiving */
+
+/* Inside tc_peer_progress: copy the frame out (its slot goes back at once)
+ * and queue it. Nothing here sends. */
+static void tc_mcast_rx(void *arg, tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *frame)
+{
+    tc_mcast_t *mc = arg;
+    size_t args_room = TC_ALIGN_UP((size_t)hdr->args_len, 8);
+    tc_mcast_item_t *item;
+
+    item = malloc(sizeof(*item) + args_room + hdr->payload_len);
+    if (item == NULL) {
+        if (mc->stats.rejected++ < TC_MCAST_LOG_MAX) {
+            tc_error("mcast: no memory to queue a %u-byte frame from rank %u; dropped",
+                     hdr->frame_size, peer->peer_rank);
+        }
+        return;
+    }
+    item->next        = NULL;
+    item->kind        = hdr->kind;
+    item->from        = peer->peer_rank;
+    item->pkg_id      = hdr->pkg_id;
+    item->element     = hdr->element;
+    item->args_len    = hdr->args_len;
+    item->payload_len = hdr->payload_len;
+    memcpy(item->data, frame + TC_FRAME_HDR_SIZE, hdr->args_len); /* offsets validated */
+    memcpy(item->data + args_room, frame + hdr->payload_off, hdr->payload_len);
+    if (mc->tail != NULL) {
+        mc->tail->next = item;
+    } else {
+        mc->head = item;
+    }
+    mc->tail = item;
+    mc->stats.queued++;
+}
+
+static tc_status_t tc_mcast_poll_peers(tc_mcast_t *mc, unsigned *n_p)
+{
+    unsigned total = 0, n;
+    tc_status_t status;
+    uint32_t r;
+
+    for (r = 0; r < mc->size; ++r) {
+        tc_peer_t *peer = tc_group_peer(mc->group, r);
+
+        if (peer == NULL) {
+            continue;
+        }
+        n      = 0;
+        status = tc_peer_progress(peer, 0, &n);
+        if (status != TC_OK) {
+            tc_error("mcast: rank %u: rank %u failed (%s)", mc->rank, r, tc_status_str(status));
+            return status;
+        }
+        total += n;
+    }
+    if ((total > 0) || (mc->head != NULL)) {
+        mc->last_rx_ns = tc_clock_mono_ns();
+    }
+    *n_p = total;
+    return TC_OK;
+}
+
+/* --------------------------------------------------------------- waiting */
+
+typedef struct tc_mcast_waiter {
+    const char *what;
+    uint64_t    idle_since;
+    uint64_t    next_check;
+} tc_mcast_waiter_t;
+
+/* What every ring saw: printed when a wait gives up. */
+static void tc_mcast_dump(const tc_mcast_t *mc)
+{
+    tc_peer_stats_t ps;
+    uint32_t r;
+
+    for (r = 0; r < mc->size; ++r) {
+        tc_peer_t *peer = tc_group_peer(mc->group, r);
+
+        if (peer != NULL) {
+            tc_peer_stats(peer, &ps);
+            tc_error("mcast: rank %u, ring with rank %u: %llu frames out, %llu jams in, %llu "
+                     "refused%s%s; %llu queued here", mc->rank, r,
+                     (unsigned long long)ps.tx_frames, (unsigned long long)ps.rx_frames,
+                     (unsigned long long)ps.rx_rejected, ps.rx_rejected ? ": " : "",
+                     ps.rx_rejected ? tc_peer_last_reject(peer) : "",
+                     (unsigned long long)mc->stats.queued);
+        }
+    }
+}
+
+/* Nothing to do: wait as configured, check that every rank lives and that
+ * something arrived within the timeout. */
+static tc_status_t tc_mcast_idle(tc_mcast_t *mc, tc_mcast_waiter_t *w)
+{
+    uint64_t now = tc_clock_mono_ns();
+    struct pollfd pfd;
+    unsigned n;
+
+    if (w->idle_since == 0) {
+        w->idle_since = now;
+        w->next_check = now + TC_MCAST_CHECK_NS;
+    }
+    if (now >= w->next_check) {
+        w->next_check = now + TC_MCAST_CHECK_NS;
+        ucp_worker_progress(mc->ctx->worker); /* delivers endpoint errors */
+        if (tc_group_check(mc->group) != TC_OK) {
+            tc_error("mcast: rank %u gives up waiting for %s", mc->rank, w->what);
+            tc_mcast_dump(mc);
+            return TC_ERR_PEER_FAILED;
+        }
+        if (now - mc->last_rx_ns > 1000000ull * (uint64_t)mc->ctx->params.timeout_ms) {
+            tc_error("mcast: rank %u: nothing arrived for %d ms while waiting for %s "
+                     "(a rank hung or stopped?)", mc->rank, mc->ctx->params.timeout_ms,
+                     w->what);
+            tc_mcast_dump(mc);
+            return TC_ERR_TIMEOUT;
+        }
+    }
+    switch (mc->wait) {
+    case TC_WAIT_PAUSE:
+        tc_arch_pause();
+        return TC_OK;
+    case TC_WAIT_ADAPTIVE:
+        if (now - w->idle_since < TC_MCAST_SPIN_NS) {
+            return TC_OK;
+        }
+        __attribute__((fallthrough));
+    case TC_WAIT_EVENT:
+        /* arm, then look again: a frame that landed before the arm would
+         * otherwise sleep until the next doorbell */
+        if (ucp_worker_arm(mc->ctx->worker) != UCS_OK) {
+            ucp_worker_progress(mc->ctx->worker);
+            return TC_OK;
+        }
+        if ((tc_mcast_poll_peers(mc, &n) == TC_OK) && ((n > 0) || (mc->head != NULL))) {
+            return TC_OK;
+        }
+        pfd.fd      = mc->ctx->efd;
+        pfd.events  = POLLIN;
+        pfd.revents = 0;
+        (void)poll(&pfd, 1, 20); /* bounded: the checks above keep running */
+        ucp_worker_progress(mc->ctx->worker);
+        return TC_OK;
+    default:
+        if (mc->ctx->worker != NULL) {
+            ucp_worker_progress(mc->ctx->worker);
+        }
+        return TC_OK;
+    }
+}
+
+/* Put one frame to rank dest. A full ring does not block this rank: every
+ * mailbox keeps being polled (what lands is queued), so credits flow in
+ * every direction while we wait for ours. */
+static tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uint32_t pkg_id,
+                                uint16_t element, const void *args, uint32_t args_len,
+                                const void *payload, uint32_t payload_len)
+{
+    tc_peer_t *peer = tc_group_peer(mc->group, dest);
+    tc_mcast_waiter_t w = {"send credits", 0, 0};
+    uint64_t consumed = 0;
+    tc_status_t status;
+    int blocked = 0;
+    unsigned n;
+
+    if (peer == NULL) {
+        tc_error("mcast: rank %u has no peer for rank %u", mc->rank, dest);
+        return TC_ERR_INVALID_PARAM;
+    }
+    consumed = peer->ctrl->consumed;
+    for (;;) {
+        status = tc_peer_send_kind(peer, kind, pkg_id, element, args, args_len, payload,
+                                   payload_len, 1);
+        if (status != TC_ERR_NO_RESOURCE) {
+            if ((status == TC_OK) && blocked) {
+                mc->last_rx_ns = tc_clock_mono_ns(); /* we were blocked: it moved */
+            }
+            if (status != TC_OK) {
+                tc_error("mcast: rank %u: sending to rank %u failed (%s)", mc->rank, dest,
+                         tc_status_str(status));
+            }
+            return status;
+        }
+        if (w.idle_since == 0) {
+            if (!blocked) {
+                blocked        = 1;
+                mc->last_rx_ns = tc_clock_mono_ns(); /* the timeout runs from here */
+                mc->stats.blocked++;
+            }
+        }
+        /* credits coming back count as the ring moving (a fire-and-forget
+         * origin gets nothing else) */
+        if (peer->ctrl->consumed != consumed) {
+            consumed       = peer->ctrl->consumed;
+            mc->last_rx_ns = tc_clock_mono_ns();
+        }
+        status = tc_mcast_poll_peers(mc, &n);
+        if ((status == TC_OK) && (n == 0)) {
+            status = tc_mcast_idle(mc, &w);
+        }
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+}
+
+/* -------------------------------------------------------------- forwarding */
+
+/* Envelope header for a child, then its encoded slice: one buffer. */
+static tc_status_t tc_mcast_send_env(tc_mcast_t *mc, const tc_mcast_env_t *parent,
+                                     const tc_mcast_set_t *slice, uint32_t dest,
+                                     const tc_mcast_msg_t *msg, uint64_t *bytes_p)
+{
+    tc_mcast_env_t env = *parent;
+    uint8_t stack[256], *buf = stack;
+    tc_mcast_kind_t kind;
+    size_t size, h, len;
+    tc_status_t status;
+
+    env.hops = parent->hops + 1;
+    status = tc_mcast_encode_choose(slice, &kind, &size);
+    if (status != TC_OK) {
+        return status;
+    }
+    if (size + TC_MCAST_ENV_HDR_MAX > sizeof(stack)) {
+        buf = malloc(size + TC_MCAST_ENV_HDR_MAX);
+        if (buf == NULL) {
+            return TC_ERR_NO_MEMORY;
+        }
+    }
+    h      = tc_mcast_env_put_hdr(&env, buf);
+    status = tc_mcast_encode(slice, buf + h, size, &len);
+    if (status == TC_OK) {
+        status = tc_mcast_put(mc, dest, TC_KIND_MCAST, msg->pkg_id, msg->element, buf,
+                              (uint32_t)(h + len), msg->payload, msg->len);
+    }
+    if (status == TC_OK) {
+        mc->stats.envelopes++;
+        *bytes_p += len;
+    }
+    if (buf != stack) {
+        free(buf);
+    }
+    return status;
+}
+
+static tc_status_t tc_mcast_tree_forward(tc_mcast_t *mc, const tc_mcast_env_t *env,
+                                         const tc_mcast_set_t *set, const tc_mcast_msg_t *msg,
+                                         int relay, uint32_t *n_children_p, uint64_t *bytes_p)
+{
+    tc_mcast_slice_t *slices = NULL;
+    uint32_t n_slices = 0, i;
+    tc_status_t status;
+
+    status = tc_mcast_forward_plan(set, mc->rank, env->radix,
+                                   relay ? TC_MCAST_SELF_REQUIRED : 0, &slices, &n_slices);
+    if (status != TC_OK) {
+        return status;
+    }
+    *bytes_p = 0;
+    for (i = 0; (i < n_slices) && (status == TC_OK); ++i) {
+        status = tc_mcast_send_env(mc, env, slices[i].set, slices[i].relay, msg, bytes_p);
+    }
+    tc_mcast_slices_free(slices, n_slices);
+    if (status == TC_OK) {
+        *n_children_p = n_slices;
+    }
+    return status;
+}
+
+/* Naive: the origin sends every target its own one-node envelope. */
+static tc_status_t tc_mcast_flat_forward(tc_mcast_t *mc, const tc_mcast_env_t *env,
+                                         const tc_mcast_set_t *set, const tc_mcast_msg_t *msg,
+                                         int relay, uint32_t *n_children_p, uint64_t *bytes_p)
+{
+    const tc_mcast_run_t *runs;
+    tc_status_t status = TC_OK;
+    uint32_t node, n = 0;
+    size_t n_runs, i;
+
+    *bytes_p = 0;
+    if (relay) {
+        /* a one-node slice: only ourselves */
+        if (!tc_mcast_set_contains(set, mc->rank) || (tc_mcast_set_count(set) != 1)) {
+            return tc_mcast_tree_forward(mc, env, set, msg, relay, n_children_p, bytes_p);
+        }
+        *n_children_p = 0;
+        return TC_OK;
+    }
+    runs = tc_mcast_set_runs(set, &n_runs);
+    for (i = 0; (i < n_runs) && (status == TC_OK); ++i) {
+        for (node = runs[i].start; (node < runs[i].end) && (status == TC_OK); ++node) {
+            if (node == mc->rank) {
+                continue;
+            }
+            tc_mcast_set_clear(mc->one);
+            status = tc_mcast_set_add(mc->one, node);
+            if (status == TC_OK) {
+                status = tc_mcast_send_env(mc, env, mc->one, node, msg, bytes_p);
+            }
+            n += (status == TC_OK);
+        }
+    }
+    if (status == TC_OK) {
+        *n_children_p = n;
+    }
+    return status;
+}
+
+const tc_mcast_ops_t tc_mcast_ops_tree = {"tree", tc_mcast_tree_forward};
+const tc_mcast_ops_t tc_mcast_ops_flat = {"flat", tc_mcast_flat_forward};
+
+/* ------------------------------------------------------------- ack tree */
+
+static tc_mcast_rec_t *tc_mcast_rec_find(tc_mcast_t *mc, uint32_t origin, uint64_t id)
+{
+    size_t i;
+
+    for (i = 0; i < mc->n_recs; ++i) {
+        if (mc->recs[i].used && (mc->recs[i].agg.id == id) && (mc->recs[i].agg.origin == origin)) {
+            return &mc->recs[i];
+        }
+    }
+    return NULL;
+}
+
+static tc_mcast_rec_t *tc_mcast_rec_new(tc_mcast_t *mc)
+{
+    tc_mcast_rec_t *recs;
+    size_t i, n;
+
+    for (i = 0; i < mc->n_recs; ++i) {
+        if (!mc->recs[i].used) {
+            break;
+        }
+    }
+    if (i == mc->n_recs) {
+        n    = mc->n_recs ? 2 * mc->n_recs : 16;
+        recs = realloc(mc->recs, n * sizeof(*recs));
+        if (recs == NULL) {
+            return NULL;
+        }
+        memset(recs + mc->n_recs, 0, (n - mc->n_recs) * sizeof(*recs));
+        mc->recs   = recs;
+        mc->n_recs = n;
+    }
+    memset(&mc->recs[i], 0, sizeof(mc->recs[i]));
+    mc->recs[i].used = 1;
+    mc->stats.live++;
+    return &mc->recs[i];
+}
+
+/* Everything below this record is in: ack the parent (or complete, at the
+ * origin) and free the record. */
+static tc_status_t tc_mcast_rec_finish(tc_mcast_t *mc, tc_mcast_rec_t *rec)
+{
+    uint8_t buf[TC_MCAST_ACK_MAX];
+    tc_mcast_done_t done;
+    tc_status_t status = TC_OK;
+    tc_mcast_ack_t agg = rec->agg;
+    uint32_t parent = rec->parent;
+
+    rec->used = 0;
+    mc->stats.live--;
+    if (rec->is_origin) {
+        done.id           = agg.id;
+        done.delivered    = agg.delivered;
+        done.depth        = agg.depth;
+        done.edges        = agg.edges;
+        done.bytes        = agg.bytes;
+        done.origin_sends = rec->origin_sends;
+        mc->stats.completions++;
+        if (mc->complete != NULL) {
+            mc->complete(mc->hook_arg, &done);
+        }
+        return TC_OK;
+    }
+    status = tc_mcast_put(mc, parent, TC_KIND_MCAST_ACK, 0, 0, buf,
+                          (uint32_t)tc_mcast_ack_put(&agg, buf), NULL, 0);
+    if (status == TC_OK) {
+        mc->stats.acks++;
+    }
+    return status;
+}
+
+static void tc_mcast_refuse(tc_mcast_t *mc, const tc_mcast_item_t *item, const char *what)
+{
+    if (mc->stats.rejected++ < TC_MCAST_LOG_MAX) {
+        tc_warn("mcast: rank %u refused a %s from rank %u: %s", mc->rank,
+                tc_frame_kind_str(item->kind), item->from, what);
+    }
+}
+
+static tc_status_t tc_mcast_run_ack(tc_mcast_t *mc, const tc_mcast_item_t *item)
+{
+    tc_mcast_decode_status_t ds;
+    tc_mcast_rec_t *rec;
+    tc_mcast_ack_t ack;
+
+    ds = tc_mcast_ack_parse(item->data, item->args_len, mc->size, &ack);
+    if (ds != TC_MCAST_DECODE_OK) {
+        tc_mcast_refuse(mc, item, tc_mcast_decode_status_str(ds));
+        return TC_OK;
+    }
+    rec = tc_mcast_rec_find(mc, ack.origin, ack.id);
+    if ((rec == NULL) || (rec->outstanding == 0)) {
+        tc_mcast_refuse(mc, item, "no multicast waits for it");
+        return TC_OK;
+    }
+    rec->agg.delivered += ack.delivered;
+    rec->agg.edges     += ack.edges;
+    rec->agg.bytes     += ack.bytes;
+    if (ack.depth > rec->agg.depth) {
+        rec->agg.depth = ack.depth;
+    }
+    if (--rec->outstanding > 0) {
+        return TC_OK;
+    }
+    return tc_mcast_rec_finish(mc, rec);
+}
+
+/* The jam, with the origin as its sender. */
+static int tc_mcast_deliver(tc_mcast_t *mc, const tc_mcast_msg_t *msg, uint32_t origin,
+                            int64_t *ret_p)
+{
+    const tc_ctx_pkg_t *entry = tc_context_find_pkg(mc->ctx, msg->pkg_id);
+    const tc_pkg_element_t *elem;
+    tc_jam_ctx_t jctx;
+
+    if ((entry == NULL) || (msg->element >= entry->pkg->desc->n_elements)) {
+        return -1;
+    }
+    elem = &entry->pkg->desc->elements[msg->element];
+    if ((elem->kind != TC_ELEM_JAM) || (elem->run == NULL)) {
+        return -1;
+    }
+    jctx.state    = entry->state;
+    jctx.origin   = origin;
+    jctx.seq      = 0;
+    jctx.args     = NULL;
+    jctx.args_len = 0;
+    *ret_p = elem->run(&jctx, (void *)msg->payload, msg->len);
+    return 0;
+}
+
+static tc_status_t tc_mcast_run_env(tc_mcast_t *mc, tc_mcast_item_t *item)
+{
+    tc_mcast_msg_t msg = {item->pkg_id, item->element,
+                          item->data + TC_ALIGN_UP((size_t)item->args_len, 8),
+                          item->payload_len};
+    tc_mcast_info_t info;
+    tc_mcast_decode_status_t ds;
+    tc_mcast_env_t env;
+    tc_mcast_rec_t *rec;
+    tc_status_t status;
+    uint32_t n_children = 0;
+    uint64_t bytes = 0;
+    int64_t ret = 0;
+    int ran = 0;
+
+    ds = tc_mcast_env_parse(item->data, item->args_len, mc->rx_set, &env);
+    if (ds != TC_MCAST_DECODE_OK) {
+        tc_mcast_refuse(mc, item, tc_mcast_decode_status_str(ds));
+        return TC_OK; /* no trustworthy id: nothing can be acked */
+    }
+    /* forward first: a jam that stops this rank's progress must not cut
+     * its subtree off */
+    status = mc->ops->forward(mc, &env, mc->rx_set, &msg, 1, &n_children, &bytes);
+    if (status == TC_ERR_PROTOCOL) {
+        tc_mcast_refuse(mc, item, "this rank is not in the envelope's slice");
+        n_children = 0;
+    } else if (status != TC_OK) {
+        return status;
+    } else if (tc_mcast_deliver(mc, &msg, env.origin, &ret) != 0) {
+        tc_mcast_refuse(mc, item, "it names no jam loaded here");
+    } else {
+        ran = 1;
+        mc->stats.delivered++;
+        if (mc->deliver != NULL) {
+            /* what the slice called for, planned again independently of
+             * the sends made: the hook checks every one went out first */
+            tc_mcast_slice_t *slices = NULL;
+            uint32_t planned = 0;
+
+            if (tc_mcast_forward_plan(mc->rx_set, mc->rank, env.radix, TC_MCAST_SELF_REQUIRED,
+                                      &slices, &planned) == TC_OK) {
+                tc_mcast_slices_free(slices, planned);
+            }
+            info.planned  = (mc->ops == &tc_mcast_ops_tree) ? planned : 0;
+            info.origin   = env.origin;
+            info.from     = item->from;
+            info.hops     = env.hops;
+            info.children = n_children;
+            info.id       = env.id;
+            info.ret      = ret;
+            mc->deliver(mc->hook_arg, &info);
+        }
+    }
+    if (!(env.flags & TC_MCAST_ENV_ACK)) {
+        return TC_OK; /* fire-and-forget: no state */
+    }
+    rec = tc_mcast_rec_new(mc);
+    if (rec == NULL) {
+        return TC_ERR_NO_MEMORY;
+    }
+    rec->parent        = item->from;
+    rec->outstanding   = n_children;
+    rec->agg.origin    = env.origin;
+    rec->agg.id        = env.id;
+    rec->agg.delivered = (uint64_t)ran; /* a refused envelope counts as not delivered */
+    rec->agg.depth     = env.hops;
+    rec->agg.edges     = n_children;
+    rec->agg.bytes     = bytes;
+    return (n_children == 0) ? tc_mcast_rec_finish(mc, rec) : TC_OK;
+}
+
+tc_status_t tc_mcast_progress(tc_mcast_t *mc, unsigned *n_p)
+{
+    tc_mcast_item_t *item;
+    tc_status_t status;
+    unsigned n = 0, polled;
+
+    status = tc_mcast_poll_peers(mc, &polled);
+    while ((status == TC_OK) && (mc->head != NULL)) {
+        item     = mc->head;
+        mc->head = item->next;
+        if (mc->head == NULL) {
+            mc->tail = NULL;
+        }
+        mc->stats.queued--;
+        status = (item->kind == TC_KIND_MCAST) ? tc_mcast_run_env(mc, item) :
+                                                 tc_mcast_run_ack(mc, item);
+        free(item);
+        ++n;
+    }
+    if (n_p != NULL) {
+        *n_p = n + polled;
+    }
+    return status;
+}
+
+/* ------------------------------------------------------------------ origin */
+
+tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, size_t len,
+                          const tc_mcast_set_t *targets, unsigned flags, uint64_t *id_p)
+{
+    tc_mcast_env_t env = {0, mc->rank, mc->radix, 0, 0};
+    tc_mcast_msg_t msg;
+    tc_mcast_rec_t *rec = NULL;
+    tc_status_t status;
+    uint64_t remote, bytes = 0;
+    uint32_t n_children = 0, only;
+    int64_t packed;
+
+    if ((targets == NULL) || (tc_mcast_set_num_nodes(targets) != mc->size)) {
+        tc_error("mcast: the target set must span the group's %u ranks", mc->size);
+        return TC_ERR_INVALID_PARAM;
+    }
+    packed = jam->elem->pack(mc->pack_buf, mc->pack_cap, src, len);
+    if (packed < 0) {
+        tc_error("mcast: jam '%s' refused to pack %zu bytes", jam->elem->name, len);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    msg.pkg_id  = jam->pkg_id;
+    msg.element = jam->element;
+    msg.payload = mc->pack_buf;
+    msg.len     = (uint32_t)packed;
+    remote      = tc_mcast_set_count(targets) -
+                  (uint64_t)tc_mcast_set_contains(targets, mc->rank);
+
+    /* one remote target, no completion: a plain jam frame, no envelope */
+    if ((remote == 1) && !(flags & TC_MCAST_F_ACK)) {
+        const tc_mcast_run_t *runs;
+        size_t n_runs, i;
+        uint32_t node;
+
+        runs = tc_mcast_set_runs(targets, &n_runs);
+        only = UINT32_MAX;
+        for (i = 0; (i < n_runs) && (only == UINT32_MAX); ++i) {
+            for (node = runs[i].start; node < runs[i].end; ++node) {
+                if (node != mc->rank) {
+                    only = node;
+                    break;
+                }
+            }
+        }
+        status = tc_mcast_put(mc, only, TC_KIND_LOCAL, msg.pkg_id, msg.element, NULL, 0,
+                              msg.payload, msg.len);
+        mc->stats.unicasts += (status == TC_OK);
+        return status;
+    }
+
+    if (flags & TC_MCAST_F_ACK) {
+        env.flags = TC_MCAST_ENV_ACK;
+        env.id    = ++mc->next_id;
+        rec = tc_mcast_rec_new(mc);
+        if (rec == NULL) {
+            return TC_ERR_NO_MEMORY;
+        }
+        rec->is_origin  = 1;
+        rec->parent     = mc->rank;
+        rec->agg.origin = mc->rank;
+        rec->agg.id     = env.id;
+    }
+    /* acks that land while we send are only queued: the record is
+     * complete before any of them runs */
+    status = mc->ops->forward(mc, &env, targets, &msg, 0, &n_children, &bytes);
+    if (status != TC_OK) {
+        if (rec != NULL) {
+            rec->used = 0; /* its acks, if any come, are refused */
+            mc->stats.live--;
+        }
+        return status;
+    }
+    if (rec != NULL) {
+        rec->outstanding  = n_children;
+        rec->origin_sends = n_children;
+        rec->agg.edges    = n_children;
+        rec->agg.bytes    = bytes;
+        if (n_children == 0) {
+            status = tc_mcast_rec_finish(mc, rec);
+        }
+        if (id_p != NULL) {
+            *id_p = env.id;
+        }
+    }
+    return status;
+}
+
+static int tc_mcast_id_done(void *arg)
+{
+    void **a = arg;
+    tc_mcast_t *mc = a[0];
+    uint64_t id = *(uint64_t *)a[1];
+
+    return tc_mcast_rec_find(mc, mc->rank, id) == NULL;
+}
+
+tc_status_t tc_mcast_wait(tc_mcast_t *mc, uint64_t id)
+{
+    void *a[2] = {mc, &id};
+
+    return tc_mcast_wait_until(mc, tc_mcast_id_done, a, "multicast acks");
+}
+
+tc_status_t tc_mcast_wait_until(tc_mcast_t *mc, int (*done)(void *arg), void *arg,
+                                const char *what)
+{
+    tc_mcast_waiter_t w = {what, 0, 0};
+    tc_status_t status = TC_OK;
+    unsigned n;
+
+    mc->last_rx_ns = tc_clock_mono_ns();
+    while (!done(arg)) {
+        status = tc_mcast_progress(mc, &n);
+        if (status != TC_OK) {
+            break;
+        }
+        if (n > 0) {
+            w.idle_since = 0;
+            continue;
+        }
+        status = tc_mcast_idle(mc, &w);
+        if (status != TC_OK) {
+            break;
+        }
+    }
+    return status;
+}
+
+tc_status_t tc_mcast_flush(tc_mcast_t *mc)
+{
+    tc_status_t status = TC_OK;
+    uint32_t r;
+
+    for (r = 0; (r < mc->size) && (status == TC_OK); ++r) {
+        tc_peer_t *peer = tc_group_peer(mc->group, r);
+
+        if (peer != NULL) {
+            status = tc_peer_flush(peer);
+        }
+    }
+    return status;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32_t radix,
+                            tc_wait_t wait, tc_mcast_t **mc_p)
+{
+    tc_context_t *ctx = tc_group_context(group);
+    tc_status_t status;
+    tc_mcast_t *mc;
+    uint32_t r;
+
+    if ((ops == NULL) || (radix == 0) || (ctx->mcast_rx != NULL)) {
+        tc_error("mcast: needs ops, a radix >= 1 and a context without multicast yet");
+        return TC_ERR_INVALID_PARAM;
+    }
+    mc = calloc(1, sizeof(*mc));
+    if (mc == NULL) {
+        return TC_ERR_NO_MEMORY;
+    }
+    mc->group    = group;
+    mc->ctx      = ctx;
+    mc->ops      = ops;
+    mc->radix    = radix;
+    mc->rank     = tc_group_rank(group);
+    mc->size     = tc_group_size(group);
+    mc->wait     = wait;
+    mc->pack_cap = ctx->params.slot_size;
+    mc->pack_buf = malloc(mc->pack_cap);
+    if (mc->pack_buf == NULL) {
+        status = TC_ERR_NO_MEMORY;
+        goto err_free;
+    }
+    status = tc_mcast_set_create(mc->size, &mc->rx_set);
+    if (status == TC_OK) {
+        status = tc_mcast_set_create(mc->size, &mc->one);
+    }
+    for (r = 0; (r < mc->size) && (status == TC_OK); ++r) {
+        tc_peer_t *peer = tc_group_peer(group, r);
+
+        if (peer != NULL) {
+            status = tc_peer_set_wait(peer, wait, wait);
+        }
+    }
+    if (status != TC_OK) {
+        goto err_free;
+    }
+    ctx->mcast_rx  = tc_mcast_rx;
+    ctx->mcast_arg = mc;
+    *mc_p = mc;
+    return TC_OK;
+
+err_free:
+    tc_mcast_set_destroy(mc->one);
+    tc_mcast_set_destroy(mc->rx_set);
+    free(mc->pack_buf);
+    free(mc);
+    return status;
+}
+
+void tc_mcast_destroy(tc_mcast_t *mc)
+{
+    tc_mcast_item_t *item;
+
+    if (mc == NULL) {
+        return;
+    }
+    mc->ctx->mcast_rx  = NULL;
+    mc->ctx->mcast_arg = NULL;
+    while ((item = mc->head) != NULL) {
+        mc->head = item->next;
+        free(item);
+    }
+    tc_mcast_set_destroy(mc->one);
+    tc_mcast_set_destroy(mc->rx_set);
+    free(mc->recs);
+    free(mc->pack_buf);
+    free(mc);
+}
+
+void tc_mcast_set_hooks(tc_mcast_t *mc, tc_mcast_deliver_fn deliver,
+                        tc_mcast_complete_fn complete, void *arg)
+{
+    mc->deliver  = deliver;
+    mc->complete = complete;
+    mc->hook_arg = arg;
+}
+
+void tc_mcast_set_ops(tc_mcast_t *mc, const tc_mcast_ops_t *ops, uint32_t radix)
+{
+    mc->ops   = ops;
+    mc->radix = radix;
+}
+
+void tc_mcast_stats(const tc_mcast_t *mc, tc_mcast_stats_t *stats_p)
+{
+    *stats_p = mc->stats;
+}

@@ -1,0 +1,38 @@
+/*
+ * Arrival placement: write a frame straight into the peer's mailbox (mapped
+ * through ucp_rkey_ptr, i.e. same-host shared memory) so that its lines
+ * land where a NIC with or without cache stashing would put them:
+ *
+ *   llc   write, then push every line toward the shared cache (x86 CLDEMOTE;
+ *         aarch64 DC CVAC, the closest EL0 has), emulating a stashing NIC;
+ *   dram  write so that no cache keeps the lines (x86 non-temporal stores;
+ *         aarch64 store + DC CIVAC), emulating DMA without stashing.
+ *
+ * The data goes first, then a store fence, then the 8-byte signal as one
+ * aligned store: the receiver that sees the signal sees the data. This is an
+ * emulation by the sending CPU, not a NIC's write: see docs/EXPERIMENTS.md.
+ *
+ * Pure: no UCX. Whether the running CPU has the instructions is
+ * lib/platform's question (tc_place_check).
+ */
+#ifndef TC_PLACE_H
+#define TC_PLACE_H
+
+#include "twochains.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The instruction sequence a placement uses on this build's architecture. */
+const char *tc_place_sequence(tc_place_t place);
+
+/* TC_OK when this host can do place, else TC_ERR_UNSUPPORTED with why =
+ * "unsupported: <reason>" (why may be NULL). */
+tc_status_t tc_place_check(tc_place_t place, char *why, size_t len);
+
+/* Write a sealed frame of size bytes (a multiple of 64; dst 64-byte
+ * aligned) whose last 8 bytes are its signal: data, fence, then signal.
+ * place must be LLC or DRAM and checked. */
+void        tc_place_frame(tc_place_t place, char *dst, const char *frame, uint32_t size);
+
+#endif

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# The CI benchmark sweep (make bench-ci): a short, fixed set of tc-perf points
+# written in the runner's result layout (OUT/ci.csv + OUT/meta.json, see
+# docs/REGRESSION.md), for scripts/tc-compare to hold against results/baseline/.
+#
+# usage: scripts/bench-ci.sh [-o OUT_DIR] [-r ROUNDS] [-n ITERS] [--slow-jam N]
+#   -o OUT_DIR    where ci.csv and meta.json go (default build/bench-ci)
+#   -r ROUNDS     invocations per jam (default 3; tc-compare takes the median
+#                 over rounds of each point's reference-normalised value)
+#   -n ITERS      measured iterations per (test, size) (default 200000)
+#   --slow-jam N  gate self-check: build a copy of the bench package whose
+#                 indirect_put jam spins N extra loop iterations per message
+#                 (a real, slower jam) and measure with it. Never for a baseline.
+#
+# One tc-perf process per (round, jam), both sides in it (-l), pinned to cores
+# 0 and 1: jam_lat, put_lat, jam_rate, put_rate for indirect_put and
+# server_sum, local and injected, payloads 8, 64, 1024 and 4096 bytes.
+# TC_BUILD: the build folder (default build/). Each invocation
+# carries its own raw-put reference rows, so every point can be normalised by
+# the machine's speed at that moment.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/bench-ci rounds=3 iters=200000 slow=
+while [ $# -gt 0 ]; do
+    case $1 in
+        -o) out=$2; shift 2 ;;
+        -r) rounds=$2; shift 2 ;;
+        -n) iters=$2; shift 2 ;;
+        --slow-jam) slow=$2; shift 2 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "bench-ci.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+bin=${TC_BUILD:-$top/build}/bin
+perf=$bin/tc-perf
+[ -x "$perf" ] || { echo "bench-ci.sh: $perf missing: build first (make)" >&2; exit 1; }
+
+jams="indirect_put server_sum"
+tests=jam_lat,put_lat,jam_rate,put_rate
+modes=local,injected
+sizes=8,64,1024,4096
+ncpu=$(nproc)
+cpus=0,$((ncpu > 1 ? 1 : 0))
+
+mkdir -p "$out"
+tmp=$(mktemp -d "$out/.tmp.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+pkgopt=()
+if [ -n "$slow" ]; then
+    # A real slowdown for checking the gate: the same jam source with N
+    # iterations of an empty volatile loop after its work, in its own package.
+    cp -r "$top/jams" "$tmp/jams"
+    python3 - "$tmp/jams/jam_indirect_put.amc" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+anchor = "    st->calls++;\n"
+if anchor not in s:
+    sys.exit("bench-ci.sh --slow-jam: jam_indirect_put.amc changed; cannot place the spin loop")
+s = s.replace(anchor, anchor + "    for (volatile int k = 0; k < TC_CI_SLOW; ++k) {\n    }\n", 1)
+open(p, "w").write(s)
+PY
+    "$bin/tc-pkg" build "$tmp/jams" --name bench --out "$tmp/pkg" --cc "${CC:-gcc}" \
+        --include "$top/lib" --include "$tmp/jams" \
+        --cflags "-g -Wall -Wextra -Werror -DTC_CI_SLOW=$slow" >"$tmp/pkg.log" 2>&1 \
+        || { cat "$tmp/pkg.log" >&2; exit 1; }
+    pkgopt=(-P "$tmp/pkg")
+    echo "bench-ci: indirect_put slowed by $slow spin iterations per message (package $tmp/pkg)" >&2
+fi
+
+load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "")
+start=$(date +%s.%N)
+point=0
+args_list=()
+for r in $(seq "$rounds"); do
+    for jam in $jams; do
+        args=(-l -c "$cpus" -T 60000 "${pkgopt[@]}" -j "$jam" -m "$modes" -t "$tests" -s "$sizes" -n "$iters" -w 10000)
+        echo "bench-ci: point $point (round $r/$rounds, jam $jam)" >&2
+        "$perf" "${args[@]}" -q --csv "$tmp/p$point.csv" --json "$tmp/p$point.json"
+        args_list+=("${args[*]}")
+        point=$((point + 1))
+    done
+done
+end=$(date +%s.%N)
+load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "")
+
+platform_id=${TC_PLATFORM_ID:-$("$top/scripts/platform-id.sh")}
+"$perf" --platform --json - >"$tmp/platform.json" 2>/dev/null || echo '{}' >"$tmp/platform.json"
+git_rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+# uncommitted changes to tracked files: the measured code is not that revision
+git -C "$top" diff --quiet HEAD -- 2>/dev/null || git_rev="$git_rev-dirty"
+printf '%s\n' "${args_list[@]}" >"$tmp/args.txt"
+
+python3 - "$tmp" "$out" "$point" "$platform_id" "$git_rev" "$start" "$end" "${slow:-}" "$load0" "$load1" <<'PY'
+import csv, datetime, json, os, sys
+tmp, out, npoints, platform_id, git_rev, start, end, slow, load0, load1 = sys.argv[1:11]
+npoints = int(npoints)
+args = open(os.path.join(tmp, "args.txt")).read().splitlines()
+fields, rows, tool_json = ["experiment", "point", "preset"], [], []
+for p in range(npoints):
+    with open(os.path.join(tmp, "p%d.csv" % p), newline="") as f:
+        rd = csv.DictReader(f)
+        for c in rd.fieldnames:
+            if c not in fields:
+                fields.append(c)
+        for row in rd:
+            row.update(experiment="ci", point=p, preset="ci")
+            rows.append(row)
+    tool_json.append(json.load(open(os.path.join(tmp, "p%d.json" % p))))
+part = os.path.join(out, ".ci.csv.part")
+with open(part, "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=fields, restval="")
+    w.writeheader()
+    w.writerows(rows)
+os.replace(part, os.path.join(out, "ci.csv"))
+meta = {
+    "platform_id": platform_id,
+    "preset": "ci" + ("-slow-jam-%s" % slow if slow else ""),
+    "git_rev": git_rev,
+    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    "platform": json.load(open(os.path.join(tmp, "platform.json"))),
+    "experiments": {"ci": {"points": npoints, "ran": npoints, "skipped": [],
+                           "args": args, "tool_json": tool_json,
+                           "elapsed_s": round(float(end) - float(start), 1)}},
+    # the host's load average (1, 5, 15 min) before and after: a busy machine explains noise
+    "loadavg": {"start": load0, "end": load1},
+}
+if slow:
+    meta["slow_jam"] = {"jam": "indirect_put", "spin_iterations": int(slow)}
+part = os.path.join(out, ".meta.json.part")
+with open(part, "w") as f:
+    json.dump(meta, f, indent=1)
+    f.write("\n")
+os.replace(part, os.path.join(out, "meta.json"))
+print("bench-ci: %d points, %d rows in %.1f s -> %s/ci.csv" % (npoints, len(rows), float(end) - float(start), out),
+      file=sys.stderr)
+PY

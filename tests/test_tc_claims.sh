@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# scripts/tc-claims on two fixed result folders (tests/data/claims: hand-made
+# numbers, not measurements): "full" has every feature (llc placement, WFE, a
+# PMU), "noext" is an x86 VM without them. Every verdict is checked, the
+# not-measurable reasons must come from the platform report, proxies must be
+# labelled; a changed number must change its verdict. Then scripts/tc-platforms
+# builds its side-by-side table (and plots, with gnuplot) from the two folders.
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/.." && pwd)
+command -v python3 >/dev/null || skip "python3 missing"
+data="$top/tests/data/claims"
+
+verdict() { # file id -> verdict cell
+    awk -F' [|] ' -v id="$2" '$1 == "| " id { v = $7; sub(/ \|$/, "", v); print v }' "$1"
+}
+expect() { # file id verdict-prefix
+    local v
+    v=$(verdict "$1" "$2")
+    case "$v" in "$3"*) ;; *) fail "$(basename "$(dirname "$1")") claim $2: verdict '$v', expected '$3'" ;; esac
+}
+
+# writes RESULTS_DIR/claims.md by default
+cp -r "$data/full" "$TMP/full"
+"$top/scripts/tc-claims" "$TMP/full" >"$TMP/log" 2>&1 || { cat "$TMP/log"; fail "tc-claims full exited non-zero"; }
+f="$TMP/full/claims.md"
+[ -s "$f" ] || fail "no claims.md written"
+for c in "1a holds" "1b holds" "1c holds" "1d does not hold" "2a holds" "2b holds" "2c does not hold" \
+         "3a holds" "3b holds" "3c does not hold" "4a holds" "4b holds" "4c does not hold"; do
+    expect "$f" "${c%% *}" "${c#* }"
+done
+grep -q "^| 2a |.*| 20.0% lower at 64 B |" "$f" || fail "full 2a: value not 20.0% lower at 64 B"
+grep -q "^| 2a |.*llc.*dram" "$f" || fail "full 2a: rule does not name llc vs dram"
+grep -q "^| 4b |.*CPU cycles (PMU)" "$f" || fail "full 4b: not in PMU cycles"
+grep -q "^| 2ap " "$f" && fail "full: a proxy row although llc placement is supported"
+grep -q "same direction and at least half" "$f" || fail "the holds convention is not stated"
+
+"$top/scripts/tc-claims" "$data/noext" -o "$TMP/noext.md" >/dev/null || fail "tc-claims noext exited non-zero"
+n="$TMP/noext.md"
+for c in "1a holds" "1d does not hold" "2a not measurable here" "2ap holds" "2bp holds" "2cp does not hold" \
+         "3a not measurable here" "4a not measurable here" "4ap1 does not hold" "4ap2 does not hold" \
+         "4b not measurable here" "4bp1 does not hold" "4bp2 holds"; do
+    expect "$n" "${c%% *}" "${c#* }"
+done
+grep -q "^| 2a |.*not measurable here: .*llc placement unsupported: needs CLDEMOTE" "$n" \
+    || fail "noext 2a: the reason is not the platform report's"
+grep -q "^| 3a |.*stress-ng not installed" "$n" || fail "noext 3a: the skip reason from meta.json is missing"
+grep -q "^| 4a |.*wfe unsupported: not aarch64" "$n" || fail "noext 4a: wfe reason missing"
+grep -q "^| 2ap | proxy: default (in-cache arrival" "$n" || fail "noext 2ap: proxy not labelled"
+grep -q "^| 4ap1 | proxy: pause instead of wfe" "$n" || fail "noext 4ap1: pause proxy not labelled"
+grep -q "^| 4bp1 |.*thread CPU time: pmu unsupported" "$n" || fail "noext 4bp1: cpu-ns fallback not labelled"
+
+# the verdict follows the data: make the injected 4 B latency equal to local -> 1a fails
+cp -r "$data/full" "$TMP/full2"
+sed -i 's/^\(fig07-08-injected,0,fixture,jam_lat,indirect_put,injected,4,1000\),1.5,4.5,/\1,1.0,3.0,/' \
+    "$TMP/full2/fig07-08-injected.csv"
+"$top/scripts/tc-claims" "$TMP/full2" >/dev/null || fail "tc-claims full2 exited non-zero"
+expect "$TMP/full2/claims.md" 1a "does not hold"
+# no results at all: every claim not measurable, with the reason
+mkdir "$TMP/none"
+"$top/scripts/tc-claims" "$TMP/none" >/dev/null || fail "tc-claims on an empty folder exited non-zero"
+[ "$(grep -c 'not measurable here: .*absent' "$TMP/none/claims.md")" -ge 13 ] || fail "empty folder: not every claim says absent"
+
+# tc-platforms: the two fixture folders side by side
+out="$TMP/cmp"
+"$top/scripts/tc-platforms" "$data/full" "$data/noext" -o "$out" >"$TMP/plog" 2>&1 \
+    || { cat "$TMP/plog"; fail "tc-platforms exited non-zero"; }
+m="$out/compare.md"
+[ -s "$m" ] || fail "tc-platforms wrote no compare.md"
+grep -q "| fixture-full | fixture-noext |" "$m" || fail "tc-platforms: no column per platform"
+grep -q "^## fig09-10-placement" "$m" || fail "tc-platforms: no fig09-10-placement section"
+# llc only on full: 0.8 us over put 0.5 us
+grep -q "^| jam_lat | indirect_put | 64 | llc | 0.8 us (1.60x put).* | - |$" "$m" || fail "tc-platforms: llc row wrong"
+grep -q "^| jam_lat | indirect_put | 64 | dram | 1 us (2.00x put).* | 1 us (2.00x put)" "$m" || fail "tc-platforms: dram row wrong"
+grep -q "cycles" "$m" && grep -q "cpu-ns (thread-cputime)" "$m" || fail "tc-platforms: cycles vs cpu-ns not labelled"
+if command -v gnuplot >/dev/null; then
+    for e in png svg; do
+        [ -s "$out/fig09-10-placement-jam_lat.$e" ] || fail "tc-platforms: no fig09-10-placement-jam_lat.$e"
+    done
+fi
+echo ok

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# scripts/tc-compare on a committed real bench-ci result (tests/data/compare/base)
+# and copies of it scaled here: equal inputs pass, a 2x slower jam fails, a
+# machine 2x slower for jam and put alike passes (normalisation by the put
+# reference), --threshold moves the gate, --report-only fails only past
+# --fail-factor, p99.9 gates only with --gate-tail, tc-mcast files compare raw.
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/.." && pwd)
+cmp="$top/scripts/tc-compare"
+base="$top/tests/data/compare/base"
+command -v python3 >/dev/null || skip "python3 missing"
+
+# scale DIR OUT TESTS COLS FACTOR: copy DIR to OUT, multiplying COLS of rows whose
+# test is in TESTS (comma lists) by FACTOR (rate_mps divided: slower = fewer msgs/s)
+scale() {
+    python3 - "$@" <<'PY'
+import csv, os, shutil, sys
+src, out, tests, cols, f = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4].split(","), float(sys.argv[5])
+shutil.copytree(src, out)
+p = os.path.join(out, "ci.csv")
+with open(p, newline="") as fh:
+    rd = csv.DictReader(fh); fields = rd.fieldnames; rows = list(rd)
+for r in rows:
+    if r["test"] in tests:
+        for c in cols:
+            if r.get(c):
+                v = float(r[c])
+                r[c] = "%.6g" % (v / f if c == "rate_mps" else v * f)
+with open(p, "w", newline="") as fh:
+    w = csv.DictWriter(fh, fieldnames=fields); w.writeheader(); w.writerows(rows)
+PY
+}
+run() { # expected-rc args...
+    local want=$1; shift
+    "$cmp" "$@" >"$TMP/out" 2>&1; rc=$?
+    [ "$rc" = "$want" ] || { cat "$TMP/out"; fail "tc-compare $* exited $rc, expected $want"; }
+}
+
+# 1. identical inputs pass, every gated ratio is exactly 1
+run 0 "$base" "$base"
+grep -q "^PASS" "$TMP/out" || fail "equal inputs: no PASS line"
+grep -q "regressed past" "$TMP/out" || fail "equal inputs: no summary line"
+grep "| jam_" "$TMP/out" | grep -v "| 1.000 |" | grep -q . && fail "equal inputs: a ratio other than 1.000"
+# a single file pair works too
+run 0 "$base/ci.csv" "$base/ci.csv"
+
+# 2. the jam 2x slower (latency x2, rate /2) fails at the default 10%
+scale "$base" "$TMP/slow2" jam_lat,jam_rate p50_us,p999_us,rate_mps 2
+run 1 "$base" "$TMP/slow2"
+grep -q "REGRESSION: p50 +100%" "$TMP/out" || fail "2x slower: p50 not flagged +100%"
+grep -q "REGRESSION: rate +100%" "$TMP/out" || fail "2x slower: rate not flagged"
+grep -q "^FAIL" "$TMP/out" || fail "2x slower: no FAIL line"
+
+# 3. normalisation: jam and put both 2x slower (a slower machine) passes
+scale "$base" "$TMP/machine2" jam_lat,jam_rate,put_lat,put_rate p50_us,p999_us,rate_mps 2
+run 0 "$base" "$TMP/machine2"
+grep "| jam_" "$TMP/out" | grep -q REGRESSION && fail "machine 2x slower: flagged a regression"
+# ... but only the put reference slower (jam unchanged) is an improvement, not a failure
+scale "$base" "$TMP/putslow" put_lat,put_rate p50_us,p999_us,rate_mps 2
+run 0 "$base" "$TMP/putslow"
+
+# 4. --threshold: a 20% slower jam_lat fails at 10%, passes at 30%
+scale "$base" "$TMP/slow12" jam_lat p50_us 1.2
+run 1 "$base" "$TMP/slow12" --threshold 10
+grep -q "REGRESSION: p50 +20%" "$TMP/out" || fail "1.2x slower at 10%: not flagged +20%"
+run 0 "$base" "$TMP/slow12" --threshold 30
+# 5% slower passes at 10%, fails at 2%
+scale "$base" "$TMP/slow105" jam_lat p50_us 1.05
+run 0 "$base" "$TMP/slow105" --threshold 10
+run 1 "$base" "$TMP/slow105" --threshold 2
+
+# 5. --report-only fails only past --fail-factor (default 2)
+scale "$base" "$TMP/slow15" jam_lat,jam_rate p50_us,rate_mps 1.5
+run 0 "$base" "$TMP/slow15" --report-only
+grep -q "REGRESSION" "$TMP/out" || fail "report-only: the table does not show the regression"
+scale "$base" "$TMP/slow25" jam_lat p50_us 2.5
+run 1 "$base" "$TMP/slow25" --report-only
+run 0 "$base" "$TMP/slow25" --report-only --fail-factor 3
+
+# 6. p99.9 alone: reported, gates only with --gate-tail
+scale "$base" "$TMP/tail" jam_lat p999_us 3
+run 0 "$base" "$TMP/tail"
+run 1 "$base" "$TMP/tail" --gate-tail
+grep -q "REGRESSION: p99.9" "$TMP/out" || fail "--gate-tail: p99.9 not flagged"
+
+# 7. tc-mcast files: matched by their own key, compared raw
+cp -r "$base" "$TMP/mc"
+sed -i 's/^\(mcast-scaling,0,fixture,tree,4,2,1,noop,64,2000\),2.0,/\1,4.0,/' "$TMP/mc/mcast-scaling.csv"
+run 1 "$base" "$TMP/mc" --experiment mcast-scaling
+grep -q "REGRESSION: p50 +100%" "$TMP/out" || fail "mcast: tree p50 x2 not flagged"
+
+# 8. bad input: nothing comparable -> 2; bad option -> usage error
+mkdir -p "$TMP/empty"
+run 2 "$base" "$TMP/empty"
+run 2 "$base" "$base" --threshold
+echo ok
