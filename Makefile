@@ -90,7 +90,7 @@ $(TC_PERF): $(PERF_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-$(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/tc_run.o: CPPFLAGS += -Ijams
+$(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/tc_run.o $(BUILD)/obj/bench/mcast_run.o: CPPFLAGS += -Ijams
 $(TC_RUN): $(BUILD)/obj/bench/tc_run.o $(BUILD)/obj/bench/tool.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)

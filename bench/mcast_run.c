@@ -15,6 +15,7 @@
 #include "frame.h"
 #include "clock.h"
 #include "log.h"
+#include "bench_state.h"
 
 #include <errno.h>
 #include <math.h>
@@ -39,6 +40,7 @@ typedef struct mcast_report {
     uint64_t completions;  /* origin: completions fired */
     uint64_t bad_done;     /* origin: completions not covering every target */
     uint64_t blocked;      /* sends that found a ring full */
+    uint64_t seq_errors;   /* -j seq: multicasts the jam saw out of order */
 } mcast_report_t;
 
 typedef struct mcast_rank {
@@ -51,6 +53,8 @@ typedef struct mcast_rank {
     uint64_t            expect;    /* multicasts per configuration */
     tc_mcast_done_t     last_done;
     int                 done_seen;
+    uint64_t            counter;   /* origin: next payload counter (-j seq) */
+    tc_bench_state_t   *seq;       /* -j seq: the jam's state here, else NULL */
 } mcast_rank_t;
 
 static void mcast_on_deliver(void *arg, const tc_mcast_info_t *info)
@@ -124,6 +128,7 @@ static tc_status_t mcast_config(mcast_rank_t *mr, const tc_jam_t *jam,
 {
     const mcast_opts_t *opts = mr->opts;
     uint64_t payload[8] = {0}, i, id = 0, t0, total = (uint64_t)opts->warmup + opts->iters;
+    uint64_t seq_errors = (mr->seq != NULL) ? mr->seq->seq_errors : 0;
     unsigned flags = opts->ack ? TC_MCAST_F_ACK : 0;
     tc_mcast_stats_t ms;
     tc_status_t status;
@@ -139,7 +144,7 @@ static tc_status_t mcast_config(mcast_rank_t *mr, const tc_jam_t *jam,
     }
     if (mr->rank == MCAST_ORIGIN) {
         for (i = 0; (i < total) && (status == TC_OK); ++i) {
-            payload[0] = i; /* the seq jam checks the order */
+            payload[0] = mr->counter++; /* the seq jam checks the order */
             t0     = tc_clock_mono_ns();
             status = tc_mcast_send(mr->mc, jam, payload, opts->size, targets, flags, &id);
             if ((status == TC_OK) && opts->ack) {
@@ -170,6 +175,7 @@ static tc_status_t mcast_config(mcast_rank_t *mr, const tc_jam_t *jam,
     mr->rep.live      = ms.live;
     mr->rep.rejected  = ms.rejected;
     mr->rep.blocked   = ms.blocked;
+    mr->rep.seq_errors = (mr->seq != NULL) ? mr->seq->seq_errors - seq_errors : 0;
     return tc_group_gather(mr->group, &mr->rep, sizeof(mr->rep), (void **)all_p);
 }
 
@@ -186,13 +192,14 @@ static int mcast_verify(const mcast_rank_t *mr, const mcast_report_t *all)
         uint64_t want = (r == MCAST_ORIGIN) ? 0 : total;
 
         if ((p->delivered != want) || p->bad_origin || p->bad_order || p->live ||
-            p->rejected) {
+            p->rejected || p->seq_errors) {
             fprintf(stderr, "tc-mcast: rank %u ran %llu jams (expected %llu), %llu with the "
                             "wrong origin, %llu before forwarding, %llu ack records left, "
-                            "%llu frames refused\n", r, (unsigned long long)p->delivered,
+                            "%llu frames refused, %llu out of order (jam seq)\n", r,
+                    (unsigned long long)p->delivered,
                     (unsigned long long)want, (unsigned long long)p->bad_origin,
                     (unsigned long long)p->bad_order, (unsigned long long)p->live,
-                    (unsigned long long)p->rejected);
+                    (unsigned long long)p->rejected, (unsigned long long)p->seq_errors);
             bad = 1;
         }
     }
@@ -347,6 +354,14 @@ static int mcast_rank_main(const mcast_opts_t *opts, FILE *csv, const tc_group_p
     if ((tc_context_create(&cp, &ctx) != TC_OK) || (tc_context_add_pkg(ctx, pkg) != TC_OK)) {
         fprintf(stderr, "tc-mcast: rank %u: no context\n", gp->rank);
         goto out_destroy_ctx;
+    }
+    if (!strcmp(opts->jam, "seq")) {
+        /* the jam counts multicasts that run out of order at each target */
+        mr.seq = tc_context_pkg_state(ctx, pkg);
+        if ((mr.seq == NULL) || (opts->size != sizeof(uint64_t))) {
+            fprintf(stderr, "tc-mcast: -j seq takes -s 8 and the bench ried's state\n");
+            goto out_destroy_ctx;
+        }
     }
     status = tc_group_create(ctx, gp, &mr.group);
     if (status != TC_OK) {
