@@ -9,7 +9,7 @@
 #include "log.h"
 #include "place.h"
 #include "platform.h"
-#include "wait_arch.h"
+#include "wait.h"
 
 #include <poll.h>
 #include <stdlib.h>
@@ -1659,65 +1659,29 @@ static inline volatile uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint6
     return word;
 }
 
-/* One idle step of the wait strategy. Returns 1 if it may have blocked for
- * a while (the caller then checks its deadline at once). */
-static int tc_peer_idle(tc_peer_t *peer, tc_peer_waiter_t *w)
+/* The mailbox and worker as lib/wait sees them. */
+static volatile uint64_t *tc_peer_wait_watch(void *arg, uint64_t *old_p)
 {
-    volatile uint64_t *word;
-    struct pollfd pfd;
-    uint64_t old;
+    return tc_peer_watch_word(arg, old_p);
+}
 
-    switch (peer->wait) {
-    case TC_WAIT_PAUSE:
-        tc_arch_pause();
-        return 0;
-#if defined(__aarch64__)
-    case TC_WAIT_WFE:
-        word = tc_peer_watch_word(peer, &old);
-        (void)tc_arch_wfe_wait_u64_until(word, old, tc_arch_cntvct() + 100000);
-        return 1;
-#endif
-#if defined(__x86_64__)
-    case TC_WAIT_UMWAIT:
-        word = tc_peer_watch_word(peer, &old);
-        (void)tc_arch_umwait_u64(word, old, tc_clock_ticks() + 200000);
-        return 1;
-    case TC_WAIT_MWAITX:
-        word = tc_peer_watch_word(peer, &old);
-        (void)tc_arch_mwaitx_u64(word, old, 200000);
-        return 1;
-#endif
-    case TC_WAIT_ADAPTIVE:
-        if (w->start_ns == 0) {
-            w->start_ns = w->next_alive_ns = tc_clock_mono_ns();
-        }
-        if (tc_clock_mono_ns() - w->start_ns < peer->ctx->params.spin_ns) {
-            return 0;
-        }
-        /* spun long enough: block as event does */
-        __attribute__((fallthrough));
-    case TC_WAIT_EVENT:
-        /* arm, then look again: a frame that landed before the arm would
-         * otherwise sleep until the next doorbell */
-        if (ucp_worker_arm(peer->ctx->worker) != UCS_OK) {
-            ucp_worker_progress(peer->ctx->worker); /* busy: events pending */
-            return 0;
-        }
-        if (tc_peer_rx_peek(peer)) {
-            return 0;
-        }
-        pfd.fd      = peer->ctx->efd;
-        pfd.events  = POLLIN;
-        pfd.revents = 0;
-        (void)poll(&pfd, 1, 100); /* bounded: liveness checks keep running */
-        ucp_worker_progress(peer->ctx->worker);
-        peer->stats.wakeups++;
-        return 1;
-    default:
-        (void)word;
-        (void)old;
-        return 0;
-    }
+static int tc_peer_wait_ready(void *arg)
+{
+    return tc_peer_rx_peek(arg);
+}
+
+static tc_status_t tc_peer_wait_arm(void *arg)
+{
+    const tc_peer_t *peer = arg;
+
+    return (ucp_worker_arm(peer->ctx->worker) == UCS_OK) ? TC_OK : TC_ERR_NO_RESOURCE;
+}
+
+static void tc_peer_wait_progress(void *arg)
+{
+    const tc_peer_t *peer = arg;
+
+    ucp_worker_progress(peer->ctx->worker);
 }
 
 /* Has the next frame (or something to reject) landed? The wait loop's only
@@ -1738,6 +1702,9 @@ static inline int tc_peer_rx_peek(const tc_peer_t *peer)
 tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
 {
     tc_peer_waiter_t w = TC_PEER_WAITER("a frame");
+    const tc_wait_ops_t ops = {tc_peer_wait_watch, tc_peer_wait_ready, tc_peer_wait_arm,
+                               tc_peer_wait_progress, peer->ctx->efd, peer};
+    tc_wait_state_t ws = {0, 0};
     tc_status_t status;
     unsigned n = 0;
 
@@ -1760,7 +1727,7 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
             }
         }
         if (peer->wait != TC_WAIT_POLL) {
-            int blocked = tc_peer_idle(peer, &w);
+            int blocked = tc_wait_idle(peer->wait, peer->ctx->params.spin_ns, &ops, &ws);
             if (blocked) {
                 /* a blocking wait may last long: check deadlines every time */
                 status = tc_peer_waiter_check(peer, &w);
@@ -1775,7 +1742,8 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
             break;
         }
     }
-    peer->stats.polls += w.iter + 1;
+    peer->stats.polls   += w.iter + 1;
+    peer->stats.wakeups += ws.wakeups;
     if ((status == TC_OK) && (n_p != NULL)) {
         *n_p = n;
     }
