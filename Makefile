@@ -149,7 +149,7 @@ bench-ci-baseline:
 	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o results/baseline
 
 # The paper's figures as data (scripts/experiments/*.json): tc-experiments runs
-# every experiment with PRESET (quick: about 10 minutes on 2 cores; paper:
+# every experiment with PRESET (quick: about 7 minutes on 2 cores; paper:
 # 10,000 warm-up + 10^6 iterations, hours) into results/<platform>/, then
 # tc-plot draws plots/<platform>/figNN-*.png|svg. EXPERIMENTS= picks some
 # (names or prefixes); RESUME=1 continues a stopped run; make plots redraws.
@@ -161,7 +161,8 @@ figures:
 	@$(MAKE) --no-print-directory all
 	@rc=0; TC_BUILD=$(abspath $(BUILD)) scripts/tc-experiments \
 	    $(if $(RESUME),--resume,--preset $(PRESET) $(EXPERIMENTS)) || rc=$$?; \
-	    [ $$rc = 130 ] && exit $$rc; scripts/tc-plot $(EXPERIMENTS) || rc=1; exit $$rc
+	    [ $$rc = 130 ] && exit $$rc; scripts/tc-plot $(EXPERIMENTS) || rc=1; \
+	    scripts/tc-claims results/$$(scripts/platform-id.sh) || rc=1; exit $$rc
 
 figures-paper:
 	@$(MAKE) --no-print-directory figures PRESET=paper

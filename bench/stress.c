@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -21,12 +22,14 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define TC_STRESS_GRACE_MS  2000  /* SIGTERM to SIGKILL */
-#define TC_STRESS_SETTLE_MS 500   /* let the workers start before measuring */
+#define TC_STRESS_SETTLE_MS 2000  /* let the workers start before measuring: the
+                                   * vm class takes about a second on 2 cores */
 #define TC_STRESS_DIED      3     /* watchdog exit code: stress-ng died early */
 #define TC_STRESS_GONE_MS   60000 /* longest wait for the last worker to exit */
 
@@ -38,6 +41,7 @@ struct tc_stress {
     char  argv_str[160];
     char  cpus[128];
     char  version[128];
+    char  temp_dir[256]; /* stress-ng --temp-path: its files, removed after */
 };
 
 static int tc_stress_find(char *path, size_t len)
@@ -138,9 +142,31 @@ static int tc_stress_reap(pid_t pid, unsigned ms, int *wstatus)
     return 0;
 }
 
+/* stress-ng's swap stressor swapon()s a file in its temp dir and a killed
+ * worker leaves it active: switch such files off, then remove them all. */
+static int tc_stress_rm_one(const char *path, const struct stat *st, int flag,
+                            struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_F) {
+        (void)swapoff(path); /* fails harmlessly for anything not a swap file */
+    }
+    (void)remove(path);
+    return 0;
+}
+
+static void tc_stress_rm_temp(const char *dir)
+{
+    if (dir[0] != '\0') {
+        (void)nftw(dir, tc_stress_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+    }
+}
+
 /* The watchdog: never returns. */
 static void tc_stress_watchdog(int pipe_rd, int back_wr, const char *path,
-                               char *const argv[], const cpu_set_t *cpus)
+                               char *const argv[], const cpu_set_t *cpus,
+                               const char *temp_dir)
 {
     struct pollfd pfd = {.fd = pipe_rd, .events = POLLIN};
     int wstatus = 0, died = 0;
@@ -204,13 +230,15 @@ static void tc_stress_watchdog(int pipe_rd, int back_wr, const char *path,
     for (waited = 0; (kill(-child, SIGKILL) == 0) && (waited < TC_STRESS_GONE_MS); waited += 20) {
         tc_stress_sleep_ms(20);
     }
+    tc_stress_rm_temp(temp_dir);
     _exit(died ? TC_STRESS_DIED : 0);
 }
 
 tc_status_t tc_stress_start(const char *spec, const char *cpus, tc_stress_t **stress_p)
 {
-    char path[512], klass[48], count[16];
-    char *argv[] = {"stress-ng", "--class", klass, "--all", count, NULL};
+    char path[512], klass[48], count[16], temp_dir[256];
+    char *argv[] = {"stress-ng", "--class", klass, "--all", count, "--temp-path", temp_dir, NULL};
+    const char *tmp = getenv("TMPDIR");
     const char *colon;
     cpu_set_t set;
     tc_stress_t *s;
@@ -250,10 +278,20 @@ tc_status_t tc_stress_start(const char *spec, const char *cpus, tc_stress_t **st
         return TC_ERR_NOT_FOUND;
     }
 
+    /* stress-ng writes its files (and swap files) into the temp path; the
+     * default, the working directory, would litter wherever tc-perf ran */
+    snprintf(temp_dir, sizeof(temp_dir), "%s/tc-stress-XXXXXX",
+             ((tmp != NULL) && (tmp[0] != '\0')) ? tmp : "/tmp");
+    if (mkdtemp(temp_dir) == NULL) {
+        tc_error("--stress: cannot make a temp directory %s: %m", temp_dir);
+        return TC_ERR_IO;
+    }
     s = calloc(1, sizeof(*s));
     if (s == NULL) {
+        rmdir(temp_dir);
         return TC_ERR_NO_MEMORY;
     }
+    snprintf(s->temp_dir, sizeof(s->temp_dir), "%s", temp_dir);
     snprintf(s->spec, sizeof(s->spec), "%s", spec);
     snprintf(s->argv_str, sizeof(s->argv_str), "stress-ng --class %s --all %s", klass, count);
     snprintf(s->cpus, sizeof(s->cpus), "%s", (cpus != NULL) ? cpus : "all");
@@ -261,6 +299,7 @@ tc_status_t tc_stress_start(const char *spec, const char *cpus, tc_stress_t **st
 
     if ((pipe2(pfd, O_CLOEXEC) != 0) || (pipe2(back, O_CLOEXEC) != 0)) {
         tc_error("pipe: %m");
+        rmdir(temp_dir);
         free(s);
         return TC_ERR_IO;
     }
@@ -272,13 +311,14 @@ tc_status_t tc_stress_start(const char *spec, const char *cpus, tc_stress_t **st
         close(pfd[1]);
         close(back[0]);
         close(back[1]);
+        rmdir(temp_dir);
         free(s);
         return TC_ERR_IO;
     }
     if (s->watchdog == 0) {
         close(pfd[1]);
         close(back[0]);
-        tc_stress_watchdog(pfd[0], back[1], path, argv, &set);
+        tc_stress_watchdog(pfd[0], back[1], path, argv, &set, temp_dir);
     }
     close(pfd[0]);
     close(back[1]);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Prints this host's platform id: arch-cpu-model-Ncores-hash, overridable with TC_PLATFORM.
+# Prints this host's platform id: arch-cpu-model-Ncores-hash, overridable with
+# TC_PLATFORM_ID (TC_PLATFORM, its older name, still works).
 set -euo pipefail
-if [ -n "${TC_PLATFORM:-}" ]; then echo "$TC_PLATFORM"; exit 0; fi
+override=${TC_PLATFORM_ID:-${TC_PLATFORM:-}}
+if [ -n "$override" ]; then echo "$override"; exit 0; fi
 arch=$(uname -m)
 model=$(grep -m1 -E '^(model name|CPU part)' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 cores=$(nproc)

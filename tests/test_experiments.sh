@@ -94,6 +94,11 @@ grep -q "continue with: scripts/tc-experiments --resume" "$TMP/run4.out" || fail
 [ -f "$TMP/res/fake/.partial/state.json" ] || fail "no partial state kept"
 run_id=$(python3 -c "import json; print(json.load(open('$TMP/res/fake/.partial/state.json'))['run_id'])")
 
+# --- a changed plan (here: the platform now has wfe) is not resumed into the run
+sed 's/"wfe": "unsupported: fake: no wfe here"/"wfe": "supported"/' "$fx/platform.json" >"$TMP/wfe.json"
+run --resume --platform-json "$TMP/wfe.json" >"$TMP/run5a.out" 2>&1 && fail "resumed a changed plan"
+grep -q "cannot resume run $run_id: the plan of tiny changed" "$TMP/run5a.out" || fail "changed plan: $(cat "$TMP/run5a.out")"
+
 # --- --resume: only the unfinished point runs; one run id in the result
 : >"$FAKE_LOG"
 run --resume >"$TMP/run5.out" 2>&1 || fail "resume: $(tail -5 "$TMP/run5.out")"

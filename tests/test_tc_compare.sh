@@ -3,7 +3,8 @@
 # and copies of it scaled here: equal inputs pass, a 2x slower jam fails, a
 # machine 2x slower for jam and put alike passes (normalisation by the put
 # reference), --threshold moves the gate, --report-only fails only past
-# --fail-factor, p99.9 gates only with --gate-tail, tc-mcast files compare raw.
+# --fail-factor, p99.9 gates only with --gate-tail, the gated rate is the median
+# window's unless --rate-from total, tc-mcast files compare raw.
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 cmp="$top/scripts/tc-compare"
@@ -82,6 +83,13 @@ scale "$base" "$TMP/tail" jam_lat p999_us 3
 run 0 "$base" "$TMP/tail"
 run 1 "$base" "$TMP/tail" --gate-tail
 grep -q "REGRESSION: p99.9" "$TMP/out" || fail "--gate-tail: p99.9 not flagged"
+
+# 6b. the gated rate is the median window's (1/p50 of the rate test): a run whose
+# total rate dropped (a preemption) but whose windows did not passes; with
+# --rate-from total it fails
+scale "$base" "$TMP/total" jam_rate rate_mps 2
+run 0 "$base" "$TMP/total"
+run 1 "$base" "$TMP/total" --rate-from total
 
 # 7. tc-mcast files: matched by their own key, compared raw
 cp -r "$base" "$TMP/mc"
