@@ -52,6 +52,8 @@ typedef struct perf_opts {
     int32_t  hw_prefetch;               /* -1: leave as is; 0 off, 1 on (each host) */
     int32_t  stash;                     /* the same for I/O cache stashing */
     char     stress[32];                /* the initiator's load ("" none), recorded */
+    uint64_t gap_ns;                    /* jam_lat: client idles this long between
+                                         * round trips (sparse traffic) */
 } perf_opts_t;
 
 /* Options that stay local to one side. */

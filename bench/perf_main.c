@@ -51,6 +51,8 @@ static void perf_usage(FILE *out)
             "              e.g. vm), pinned to --stress-cpus, stopped whatever happens\n"
             "  --stress-cpus LIST  cores for the load (default: -c's cores with -l, else all)\n"
             "  --dist FILE  write each latency row's distribution (percentile, latency)\n"
+            "  --gap-us N  jam_lat: the client idles N us between round trips (sparse\n"
+            "              traffic: compare the server's cost, the peer_* columns)\n"
             "  -s SIZES    payload bytes, comma list (default 8)\n"
             "  -n ITERS    measured iterations (default 1000000)\n"
             "  -w WARMUP   warm-up iterations (default 10000)\n"
@@ -256,6 +258,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {"stress", required_argument, NULL, 12},
         {"stress-cpus", required_argument, NULL, 13},
         {"dist", required_argument, NULL, 14},
+        {"gap-us", required_argument, NULL, 15},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -401,6 +404,12 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             break;
         case 13: local->stress_cpus = optarg; break;
         case 14: local->dist_path = optarg; break;
+        case 15:
+            if (tc_tool_parse_u64(optarg, 0, 1000000, &v)) {
+                return perf_bad("bad gap '%s' (0..1000000 us)", optarg);
+            }
+            opts->gap_ns = v * 1000;
+            break;
         case 1: local->csv_path = optarg; break;
         case 2: local->json_path = optarg; break;
         case 'h': perf_usage(stdout); exit(0);

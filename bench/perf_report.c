@@ -222,13 +222,13 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                "p99_us,p999_us,p9999_us,max_us,mean_us,tail_spread_pct,rate_mps,bw_mbs,"
                "signal,transports,code_bytes,got_slots,wait,cpu_ns_per_msg,polls_per_msg,"
                "cycles,cycles_source,placement,sw_prefetch,stress,peer_cpu_ns_per_msg,"
-               "peer_polls_per_msg,peer_cycles,instructions,ref_cycles\n");
+               "peer_polls_per_msg,peer_cycles,instructions,ref_cycles,gap_us\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
         char c0[32], c1[32], c2[32], c3[32];
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
-                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s\n",
+                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu\n",
                 r->test, t->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                 r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
@@ -240,7 +240,8 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                 run->opts->sw_prefetch ? "on" : "off", perf_stress_name(run),
                 r->peer_cpu_ns_per_msg, r->peer_polls_per_msg,
                 perf_opt_num(c1, r->peer_cycles_per_msg), perf_opt_num(c2, r->instr_per_msg),
-                perf_opt_num(c3, r->ref_cycles_per_msg));
+                perf_opt_num(c3, r->ref_cycles_per_msg),
+                (unsigned long long)(strcmp(r->test, "jam_lat") ? 0 : run->opts->gap_ns / 1000));
     }
     if (fclose(f) != 0) {
         tc_error("cannot write %s: %m", path);
@@ -320,10 +321,10 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
             run->clock.source, run->clock.ns_per_tick);
     fprintf(f, "  \"options\": {\"tests\": \"%s\", \"jam\": \"%s\", \"sizes\": [%s], "
                "\"iterations\": %llu, \"warmup\": %llu, \"slots\": %u, \"slot_size\": %u, "
-               "\"window\": %u, \"loopback\": %s, \"timeout_ms\": %d},\n",
+               "\"window\": %u, \"loopback\": %s, \"timeout_ms\": %d, \"gap_us\": %llu},\n",
             tests, o->jam, sizes, (unsigned long long)o->iters, (unsigned long long)o->warmup,
             o->slots, o->slot_size, o->window, run->local->loopback ? "true" : "false",
-            run->local->timeout_ms);
+            run->local->timeout_ms, (unsigned long long)(o->gap_ns / 1000));
     fprintf(f, "  \"placement\": [");
     for (i = 0; i < o->n_places; ++i) {
         fprintf(f, "%s{\"mode\": \"%s\", \"sequence\": ", i ? ", " : "",

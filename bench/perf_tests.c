@@ -4,6 +4,7 @@
  * same connection.
  */
 #include "perf.h"
+#include "wait_arch.h"
 #include "log.h"
 
 #include <stdlib.h>
@@ -166,6 +167,18 @@ static tc_status_t perf_jam_size_frames(perf_run_t *run, uint32_t payload, uint3
     return status;
 }
 
+/* --gap-us: the client spins (for an exact gap; its own CPU time then means
+ * nothing) while the server waits for the next frame in its strategy:
+ * sparse traffic, where how a receiver waits decides what it costs. */
+static void perf_idle_gap(const perf_run_t *run)
+{
+    uint64_t t0 = tc_clock_ticks();
+
+    while (perf_elapsed_ns(run, t0, tc_clock_ticks()) < run->opts->gap_ns) {
+        tc_arch_pause();
+    }
+}
+
 static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
     uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
@@ -182,6 +195,9 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
         if (run->initiator) {
             if (i == run->opts->warmup) {
                 start = tc_clock_ticks();
+            }
+            if (run->opts->gap_ns != 0) {
+                perf_idle_gap(run);
             }
             t0     = tc_clock_ticks();
             status = tc_jam_send_mode(run->peer, &run->jam, run->src, payload, run->mode, 0);

@@ -60,6 +60,19 @@ assert [x["mode"] for x in meta["placement"]] == places, meta["placement"]
 assert all(x["sequence"] for x in meta["placement"]), meta["placement"]
 PY
 
+# sparse traffic: the client idles --gap-us between round trips; the rows
+# say so, and the run lasts at least iterations x gap
+t0=$(now_ms)
+"$TC_PERF" -l -W poll,event -t jam_lat,put_lat -s 64 -n 300 -w 10 --gap-us 200 \
+    --csv "$TMP/g.csv" >"$TMP/out" 2>"$TMP/err" || fail "tc-perf --gap-us: $(cat "$TMP/err")"
+[ $(( $(now_ms) - t0 )) -ge 120 ] || fail "--gap-us 200: 2 x 310 round trips took under 120 ms"
+python3 - "$TMP/g.csv" <<'PY' || fail "gap rows: $(cat "$TMP/g.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["gap_us"] for r in rows if r["test"] == "jam_lat"] == ["200", "200"], rows
+assert all(r["gap_us"] == "0" for r in rows if r["test"] == "put_lat"), rows
+PY
+
 # every invocation mode on one connection, in an order where the cached
 # mode's sync already covers the injected one
 "$TC_PERF" -l -m local,cached,injected -t jam_lat,jam_rate -s 8,512 -n 2000 -w 100 \

@@ -48,6 +48,12 @@ grep -q "^| 4a |.*wfe unsupported: not aarch64" "$n" || fail "noext 4a: wfe reas
 grep -q "^| 2ap | proxy: default (in-cache arrival" "$n" || fail "noext 2ap: proxy not labelled"
 grep -q "^| 4ap1 | proxy: pause instead of wfe" "$n" || fail "noext 4ap1: pause proxy not labelled"
 grep -q "^| 4bp1 |.*thread CPU time: pmu unsupported" "$n" || fail "noext 4bp1: cpu-ns fallback not labelled"
+# sparse traffic: the server's CPU at the largest gap (fixture: poll 1000 us,
+# event 40 us -> 25x holds; adaptive 800 us -> 1.25x does not)
+expect "$n" 4bs1 "holds"
+expect "$n" 4bs2 "does not hold"
+grep -q "^| 4bs1 | proxy: event under sparse traffic.*| 25.00x at 1000 us gap" "$n" || fail "noext 4bs1: value or label"
+grep -q "^| 4bs1 |.*server CPU ns/msg (thread CPU time" "$n" || fail "noext 4bs1: cpu-ns fallback not labelled"
 
 # the verdict follows the data: make the injected 4 B latency equal to local -> 1a fails
 cp -r "$data/full" "$TMP/full2"
