@@ -15,45 +15,16 @@
 #include <unistd.h>
 
 #include "fuzz/mcast_target.c"
-
-static void corpus_dir(const char *sub, unsigned *n_p)
-{
-    char dir[PATH_MAX], path[PATH_MAX * 2];
-    const char *src = getenv("TC_SRC");
-    static uint8_t buf[1 << 16];
-    struct dirent *de;
-    size_t len;
-    DIR *d;
-    FILE *f;
-
-    snprintf(dir, sizeof(dir), "%s/tests/fuzz/%s", (src != NULL) ? src : ".", sub);
-    d = opendir(dir);
-    if (d == NULL) {
-        return;
-    }
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.') {
-            continue;
-        }
-        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-        f = fopen(path, "rb");
-        assert_non_null(f);
-        len = fread(buf, 1, sizeof(buf), f);
-        fclose(f);
-        LLVMFuzzerTestOneInput(buf, len);
-        ++*n_p;
-    }
-    closedir(d);
-}
+#include "corpus_replay.h"
 
 static void test_replay_mcast_corpus(void **unused)
 {
     unsigned n = 0;
 
     (void)unused;
-    corpus_dir("mcast-corpus", &n);
+    corpus_replay("mcast-corpus", &n);
     assert_true(n >= 40); /* at least the seeds: every form, envelopes, acks */
-    corpus_dir("mcast-crashes", &n);
+    corpus_replay("mcast-crashes", &n);
     printf("replayed %u inputs\n", n);
 }
 

@@ -1,0 +1,44 @@
+/* Shared by the corpus replay tests: feed every file of tests/fuzz/<sub>
+ * (under $TC_SRC) to the fuzz target the including file pulled in
+ * (LLVMFuzzerTestOneInput), counting them in *n_p. A missing folder (no
+ * crash reproducers yet) replays nothing. */
+#ifndef TC_TEST_CORPUS_REPLAY_H
+#define TC_TEST_CORPUS_REPLAY_H
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void corpus_replay(const char *sub, unsigned *n_p)
+{
+    char dir[PATH_MAX], path[PATH_MAX * 2];
+    const char *src = getenv("TC_SRC");
+    static uint8_t buf[1 << 16];
+    struct dirent *de;
+    size_t len;
+    DIR *d;
+    FILE *f;
+
+    snprintf(dir, sizeof(dir), "%s/tests/fuzz/%s", (src != NULL) ? src : ".", sub);
+    d = opendir(dir);
+    if (d == NULL) {
+        return;
+    }
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.') {
+            continue;
+        }
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        f = fopen(path, "rb");
+        assert_non_null(f);
+        len = fread(buf, 1, sizeof(buf), f);
+        fclose(f);
+        LLVMFuzzerTestOneInput(buf, len);
+        ++*n_p;
+    }
+    closedir(d);
+}
+
+#endif
