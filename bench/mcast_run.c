@@ -127,7 +127,7 @@ static tc_status_t mcast_config(mcast_rank_t *mr, const tc_jam_t *jam,
                                 mcast_report_t **all_p)
 {
     const mcast_opts_t *opts = mr->opts;
-    uint64_t payload[8] = {0}, i, id = 0, t0, total = (uint64_t)opts->warmup + opts->iters;
+    uint64_t *payload, i, id = 0, t0, total = (uint64_t)opts->warmup + opts->iters;
     uint64_t seq_errors = (mr->seq != NULL) ? mr->seq->seq_errors : 0;
     unsigned flags = opts->ack ? TC_MCAST_F_ACK : 0;
     tc_mcast_stats_t ms;
@@ -143,6 +143,11 @@ static tc_status_t mcast_config(mcast_rank_t *mr, const tc_jam_t *jam,
         return status;
     }
     if (mr->rank == MCAST_ORIGIN) {
+        /* -s bytes (at least the counter): the jams read all of it */
+        payload = calloc(1, TC_ALIGN_UP(((size_t)opts->size > 8) ? (size_t)opts->size : 8, 8));
+        if (payload == NULL) {
+            return TC_ERR_NO_MEMORY;
+        }
         for (i = 0; (i < total) && (status == TC_OK); ++i) {
             payload[0] = mr->counter++; /* the seq jam checks the order */
             t0     = tc_clock_mono_ns();
@@ -157,6 +162,7 @@ static tc_status_t mcast_config(mcast_rank_t *mr, const tc_jam_t *jam,
                 status = tc_mcast_progress(mr->mc, NULL); /* credits, stray acks */
             }
         }
+        free(payload);
         if (status == TC_OK) {
             status = tc_mcast_wait_until(mr->mc, mcast_no_state, mr, "the last acks");
         }
@@ -436,7 +442,7 @@ static int mcast_launch(const mcast_opts_t *opts, FILE *csv)
     pid_t *pids;
     uint16_t port;
     uint32_t r, left;
-    int fd, rc = 0, st;
+    int fd, rc = 0, st, fork_failed = 0;
 
     if (opts->n < 2) {
         fprintf(stderr, "tc-mcast: -n needs at least 2 processes\n");
@@ -482,8 +488,14 @@ static int mcast_launch(const mcast_opts_t *opts, FILE *csv)
             _exit(rc);
         }
         if (pids[r] < 0) {
-            fprintf(stderr, "tc-mcast: fork: %s\n", strerror(errno));
-            opts = NULL;
+            uint32_t k;
+
+            fprintf(stderr, "tc-mcast: fork: %s; stopping the %u ranks started\n",
+                    strerror(errno), r);
+            fork_failed = 1;
+            for (k = 0; k < r; ++k) {
+                kill(pids[k], SIGKILL);
+            }
             break;
         }
     }
@@ -493,7 +505,7 @@ static int mcast_launch(const mcast_opts_t *opts, FILE *csv)
         pid_t pid = waitpid(-1, &st, (deadline_ns != 0) ? WNOHANG : 0);
 
         if (pid > 0) {
-            for (r = 0; (r < (opts ? opts->n : 0)) && (pids[r] != pid); ++r) {
+            for (r = 0; (r < opts->n) && (pids[r] != pid); ++r) {
             }
             --left;
             if (WIFEXITED(st) && (WEXITSTATUS(st) == 0)) {
@@ -508,7 +520,7 @@ static int mcast_launch(const mcast_opts_t *opts, FILE *csv)
             rc = 1;
             if (deadline_ns == 0) {
                 /* the others notice within their timeout; then we stop them */
-                deadline_ns = tc_clock_mono_ns() + 1000000ull * (opts ? opts->timeout_ms : 0) +
+                deadline_ns = tc_clock_mono_ns() + 1000000ull * opts->timeout_ms +
                               5000000000ull;
             }
             continue;
@@ -517,7 +529,7 @@ static int mcast_launch(const mcast_opts_t *opts, FILE *csv)
             break;
         }
         if ((deadline_ns != 0) && (tc_clock_mono_ns() > deadline_ns)) {
-            for (r = 0; r < (opts ? opts->n : 0); ++r) {
+            for (r = 0; r < opts->n; ++r) {
                 if ((pids[r] > 0) && (kill(pids[r], 0) == 0)) {
                     fprintf(stderr, "tc-mcast: rank %u still running after a rank failed: "
                                     "killing it\n", r);
@@ -533,7 +545,7 @@ static int mcast_launch(const mcast_opts_t *opts, FILE *csv)
         }
     }
     free(pids);
-    return (opts == NULL) ? 1 : rc;
+    return fork_failed ? 1 : rc;
 }
 
 int mcast_run(const mcast_opts_t *opts, FILE *csv, int argc, char **argv)

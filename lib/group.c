@@ -281,7 +281,7 @@ static tc_status_t tc_group_rendezvous_root(tc_group_t *g, uint16_t my_port)
         status = tc_group_swap(boot, NULL, 0, &hello, sizeof(hello));
         if ((status != TC_OK) || (hello.size != size) || (hello.rank == 0) ||
             (hello.rank >= size) || (g->rdv[hello.rank] != NULL) ||
-            (hello.proto != TC_PROTO_VERSION)) {
+            (hello.proto != TC_PROTO_VERSION) || (hello.port == 0) || (hello.port > 65535)) {
             if (status == TC_OK) {
                 tc_error("group: a rank said rank %u of %u (protocol %u): expected a new "
                          "rank below %u, protocol %u", hello.rank, hello.size, hello.proto,
@@ -327,6 +327,18 @@ static tc_status_t tc_group_rendezvous_leaf(tc_group_t *g, uint16_t my_port)
     if (status != TC_OK) {
         tc_error("group: rank %u got no address table from rank 0 (it reports the ranks "
                  "that never arrived)", g->params.rank);
+    } else {
+        /* the table came over a socket: every entry must be usable as is */
+        uint32_t r;
+
+        for (r = 0; (r < g->params.size) && (status == TC_OK); ++r) {
+            if ((memchr(g->table[r].host, '\0', TC_GROUP_HOST_MAX) == NULL) ||
+                (g->table[r].port == 0) || (g->table[r].port > 65535)) {
+                tc_error("group: rank %u: the address table from rank 0 has a bad entry for "
+                         "rank %u", g->params.rank, r);
+                status = TC_ERR_PROTOCOL;
+            }
+        }
     }
     return status;
 }

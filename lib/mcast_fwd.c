@@ -16,6 +16,11 @@
 #define TC_MCAST_LOG_MAX    8        /* refusals logged, the rest only counted */
 #define TC_MCAST_CHECK_NS   20000000 /* liveness checks while waiting: every 20 ms */
 #define TC_MCAST_SPIN_NS    20000    /* adaptive: spin this long before blocking */
+/* Bytes of landed frames waiting to run. Past it a rank blocked in a send
+ * polls only the ring of the rank it waits on, and a rank that is not
+ * blocked runs its queue before it polls again: the rings' credits then
+ * hold senders back instead of this queue growing without bound. */
+#define TC_MCAST_QUEUE_CAP  (16u << 20)
 
 /* A frame that landed, waiting to run outside tc_peer_progress. */
 typedef struct tc_mcast_item {
@@ -51,6 +56,8 @@ struct tc_mcast {
     void                 *hook_arg;
 
     tc_mcast_item_t      *head, *tail;
+    size_t                queued_bytes;
+    size_t                slice_max;  /* longest encoding of any subset of the group */
     tc_mcast_rec_t       *recs;
     size_t                n_recs;
     uint64_t              next_id;
@@ -96,18 +103,31 @@ static void tc_mcast_rx(void *arg, tc_peer_t *peer, const tc_frame_hdr_t *hdr, c
     }
     mc->tail = item;
     mc->stats.queued++;
+    mc->queued_bytes += sizeof(*item) + args_room + hdr->payload_len;
 }
 
-static tc_status_t tc_mcast_poll_peers(tc_mcast_t *mc, unsigned *n_p)
+static size_t tc_mcast_item_bytes(const tc_mcast_item_t *item)
 {
+    return sizeof(*item) + TC_ALIGN_UP((size_t)item->args_len, 8) + item->payload_len;
+}
+
+/* Take what landed in every ring (only: one rank's, or UINT32_MAX for all).
+ * With the queue past its cap, only the named ring is taken (see
+ * TC_MCAST_QUEUE_CAP); with no ring named, none. */
+static tc_status_t tc_mcast_poll_peers(tc_mcast_t *mc, uint32_t only, unsigned *n_p)
+{
+    int full = (mc->queued_bytes >= TC_MCAST_QUEUE_CAP);
     unsigned total = 0, n;
     tc_status_t status;
     uint32_t r;
 
+    if (full) {
+        mc->stats.held++;
+    }
     for (r = 0; r < mc->size; ++r) {
         tc_peer_t *peer = tc_group_peer(mc->group, r);
 
-        if (peer == NULL) {
+        if ((peer == NULL) || (full && (r != only))) {
             continue;
         }
         n      = 0;
@@ -118,7 +138,7 @@ static tc_status_t tc_mcast_poll_peers(tc_mcast_t *mc, unsigned *n_p)
         }
         total += n;
     }
-    if ((total > 0) || (mc->head != NULL)) {
+    if (total > 0) {
         mc->last_rx_ns = tc_clock_mono_ns();
     }
     *n_p = total;
@@ -154,33 +174,48 @@ static void tc_mcast_dump(const tc_mcast_t *mc)
     }
 }
 
-/* Nothing to do: wait as configured, check that every rank lives and that
- * something arrived within the timeout. */
+/* Every TC_MCAST_CHECK_NS, whatever else is going on: every rank lives, and
+ * what the waiter waits on moved (moved_ns) within the timeout. */
+static tc_status_t tc_mcast_check(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint64_t moved_ns)
+{
+    uint64_t now = tc_clock_mono_ns();
+
+    if (w->next_check == 0) {
+        w->next_check = now + TC_MCAST_CHECK_NS;
+    }
+    if (now < w->next_check) {
+        return TC_OK;
+    }
+    w->next_check = now + TC_MCAST_CHECK_NS;
+    ucp_worker_progress(mc->ctx->worker); /* delivers endpoint errors */
+    if (tc_group_check(mc->group) != TC_OK) {
+        tc_error("mcast: rank %u gives up waiting for %s", mc->rank, w->what);
+        tc_mcast_dump(mc);
+        return TC_ERR_PEER_FAILED;
+    }
+    if (now - moved_ns > 1000000ull * (uint64_t)mc->ctx->params.timeout_ms) {
+        tc_error("mcast: rank %u: nothing moved for %d ms while waiting for %s "
+                 "(a rank hung or stopped?)", mc->rank, mc->ctx->params.timeout_ms, w->what);
+        tc_mcast_dump(mc);
+        return TC_ERR_TIMEOUT;
+    }
+    return TC_OK;
+}
+
+/* Nothing to do: check (above), then wait as configured. */
 static tc_status_t tc_mcast_idle(tc_mcast_t *mc, tc_mcast_waiter_t *w)
 {
     uint64_t now = tc_clock_mono_ns();
     struct pollfd pfd;
+    tc_status_t status;
     unsigned n;
 
     if (w->idle_since == 0) {
         w->idle_since = now;
-        w->next_check = now + TC_MCAST_CHECK_NS;
     }
-    if (now >= w->next_check) {
-        w->next_check = now + TC_MCAST_CHECK_NS;
-        ucp_worker_progress(mc->ctx->worker); /* delivers endpoint errors */
-        if (tc_group_check(mc->group) != TC_OK) {
-            tc_error("mcast: rank %u gives up waiting for %s", mc->rank, w->what);
-            tc_mcast_dump(mc);
-            return TC_ERR_PEER_FAILED;
-        }
-        if (now - mc->last_rx_ns > 1000000ull * (uint64_t)mc->ctx->params.timeout_ms) {
-            tc_error("mcast: rank %u: nothing arrived for %d ms while waiting for %s "
-                     "(a rank hung or stopped?)", mc->rank, mc->ctx->params.timeout_ms,
-                     w->what);
-            tc_mcast_dump(mc);
-            return TC_ERR_TIMEOUT;
-        }
+    status = tc_mcast_check(mc, w, mc->last_rx_ns);
+    if (status != TC_OK) {
+        return status;
     }
     switch (mc->wait) {
     case TC_WAIT_PAUSE:
@@ -198,7 +233,7 @@ static tc_status_t tc_mcast_idle(tc_mcast_t *mc, tc_mcast_waiter_t *w)
             ucp_worker_progress(mc->ctx->worker);
             return TC_OK;
         }
-        if ((tc_mcast_poll_peers(mc, &n) == TC_OK) && ((n > 0) || (mc->head != NULL))) {
+        if ((tc_mcast_poll_peers(mc, UINT32_MAX, &n) == TC_OK) && ((n > 0) || (mc->head != NULL))) {
             return TC_OK;
         }
         pfd.fd      = mc->ctx->efd;
@@ -224,9 +259,10 @@ static tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uin
 {
     tc_peer_t *peer = tc_group_peer(mc->group, dest);
     tc_mcast_waiter_t w = {"send credits", 0, 0};
-    uint64_t consumed = 0;
+    uint64_t consumed = 0, moved_ns = 0;
     tc_status_t status;
     int blocked = 0;
+    char what[64];
     unsigned n;
 
     if (peer == NULL) {
@@ -247,20 +283,23 @@ static tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uin
             }
             return status;
         }
-        if (w.idle_since == 0) {
-            if (!blocked) {
-                blocked        = 1;
-                mc->last_rx_ns = tc_clock_mono_ns(); /* the timeout runs from here */
-                mc->stats.blocked++;
-            }
+        if (!blocked) {
+            blocked  = 1;
+            moved_ns = tc_clock_mono_ns(); /* the timeout runs from here */
+            mc->stats.blocked++;
+            snprintf(what, sizeof(what), "rank %u to take a frame", dest);
+            w.what = what;
         }
-        /* credits coming back count as the ring moving (a fire-and-forget
-         * origin gets nothing else) */
+        /* only dest's credits coming back count as moving: other ranks'
+         * traffic must not hide a dest that hung or stopped */
         if (peer->ctrl->consumed != consumed) {
-            consumed       = peer->ctrl->consumed;
-            mc->last_rx_ns = tc_clock_mono_ns();
+            consumed = peer->ctrl->consumed;
+            moved_ns = tc_clock_mono_ns();
         }
-        status = tc_mcast_poll_peers(mc, &n);
+        status = tc_mcast_poll_peers(mc, dest, &n);
+        if (status == TC_OK) {
+            status = tc_mcast_check(mc, &w, moved_ns);
+        }
         if ((status == TC_OK) && (n == 0)) {
             status = tc_mcast_idle(mc, &w);
         }
@@ -529,6 +568,12 @@ static tc_status_t tc_mcast_run_env(tc_mcast_t *mc, tc_mcast_item_t *item)
         tc_mcast_refuse(mc, item, tc_mcast_decode_status_str(ds));
         return TC_OK; /* no trustworthy id: nothing can be acked */
     }
+    if (env.hops >= mc->size) {
+        /* every hop removes a rank: no real tree is this deep (and a
+         * forwarded hop count could not wrap) */
+        tc_mcast_refuse(mc, item, "hop count beyond the group's size");
+        return TC_OK;
+    }
     /* forward first: a jam that stops this rank's progress must not cut
      * its subtree off */
     status = mc->ops->forward(mc, &env, mc->rx_set, &msg, 1, &n_children, &bytes);
@@ -586,7 +631,7 @@ tc_status_t tc_mcast_progress(tc_mcast_t *mc, unsigned *n_p)
     tc_status_t status;
     unsigned n = 0, polled;
 
-    status = tc_mcast_poll_peers(mc, &polled);
+    status = tc_mcast_poll_peers(mc, UINT32_MAX, &polled); /* none while the queue is full */
     while ((status == TC_OK) && (mc->head != NULL)) {
         item     = mc->head;
         mc->head = item->next;
@@ -594,6 +639,7 @@ tc_status_t tc_mcast_progress(tc_mcast_t *mc, unsigned *n_p)
             mc->tail = NULL;
         }
         mc->stats.queued--;
+        mc->queued_bytes -= tc_mcast_item_bytes(item);
         status = (item->kind == TC_KIND_MCAST) ? tc_mcast_run_env(mc, item) :
                                                  tc_mcast_run_ack(mc, item);
         free(item);
@@ -606,6 +652,26 @@ tc_status_t tc_mcast_progress(tc_mcast_t *mc, unsigned *n_p)
 }
 
 /* ------------------------------------------------------------------ origin */
+
+/* A relay re-encodes its children's slices, and a child's slice can encode
+ * longer than the slice the relay got: the origin admits a payload only if
+ * an envelope with the longest slice any subset of the group can encode to
+ * (its bitmap over all N ranks) still fits a slot, so no relay fails to
+ * forward what the origin sent. */
+static tc_status_t tc_mcast_check_fits(tc_mcast_t *mc, uint32_t payload_len)
+{
+    tc_frame_layout_t layout = {(uint32_t)(TC_MCAST_ENV_HDR_MAX + mc->slice_max), 0, 0,
+                                payload_len};
+    tc_frame_offsets_t off;
+
+    if (tc_frame_layout(&layout, mc->ctx->params.slot_size, &off) != TC_OK) {
+        tc_error("mcast: a %u-byte payload leaves no room in a %u-byte slot for a relay's "
+                 "envelope (up to %zu bytes of targets for %u ranks)", payload_len,
+                 mc->ctx->params.slot_size, mc->slice_max, mc->size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    return TC_OK;
+}
 
 tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, size_t len,
                           const tc_mcast_set_t *targets, unsigned flags, uint64_t *id_p)
@@ -626,6 +692,10 @@ tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, 
     if (packed < 0) {
         tc_error("mcast: jam '%s' refused to pack %zu bytes", jam->elem->name, len);
         return TC_ERR_OUT_OF_RANGE;
+    }
+    status = tc_mcast_check_fits(mc, (uint32_t)packed);
+    if (status != TC_OK) {
+        return status;
     }
     msg.pkg_id  = jam->pkg_id;
     msg.element = jam->element;
@@ -724,6 +794,10 @@ tc_status_t tc_mcast_wait_until(tc_mcast_t *mc, int (*done)(void *arg), void *ar
         }
         if (n > 0) {
             w.idle_since = 0;
+            status = tc_mcast_check(mc, &w, mc->last_rx_ns); /* dead ranks, even amid traffic */
+            if (status != TC_OK) {
+                break;
+            }
             continue;
         }
         status = tc_mcast_idle(mc, &w);
@@ -781,6 +855,16 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
         goto err_free;
     }
     status = tc_mcast_set_create(mc->size, &mc->rx_set);
+    if (status == TC_OK) {
+        /* the bitmap over all ranks bounds every subset's chosen form */
+        status = tc_mcast_set_add_range(mc->rx_set, 0, mc->size);
+        if ((status == TC_OK) && (tc_mcast_encoded_size(mc->rx_set, TC_MCAST_BITMAP,
+                                                        &mc->slice_max) != TC_OK)) {
+            mc->slice_max = TC_MCAST_VARINT_MAX * 3 + (mc->size + 7) / 8;
+        }
+        mc->slice_max += TC_MCAST_VARINT_MAX; /* a subset's bitmap may start further in */
+        tc_mcast_set_clear(mc->rx_set);
+    }
     if (status == TC_OK) {
         status = tc_mcast_set_create(mc->size, &mc->one);
     }

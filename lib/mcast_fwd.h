@@ -90,6 +90,7 @@ typedef struct tc_mcast_stats {
     uint64_t live;           /* ack-tree records held now */
     uint64_t queued;         /* frames waiting to run */
     uint64_t blocked;        /* sends that found a ring full */
+    uint64_t held;           /* polls that left rings alone: the queue was full */
 } tc_mcast_stats_t;
 
 /* wait: how idle loops wait (POLL, PAUSE, EVENT, ADAPTIVE; EVENT and

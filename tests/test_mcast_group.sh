@@ -60,4 +60,21 @@ wait $launcher; rc=$?
 [ $rc != 0 ] && [ $rc != 124 ] || { cat "$tmp/die"; fail "launcher rc=$rc after a rank died"; }
 grep -q "rank 3 died (signal 9)" "$tmp/die" || { cat "$tmp/die"; fail "dead rank not named"; }
 grep -Eq "rank 3 is gone|rank 3 failed|no peer|closed" "$tmp/die" || { cat "$tmp/die"; fail "others did not notice"; }
+
+# a rank that stops (SIGSTOP) while its parent keeps getting traffic from the
+# origin: the parent names it within the timeout instead of waiting (and
+# queueing) forever, and its queue stays bounded
+timeout 120 "$MCAST" -n 3 -R 1 -j append -s 4096 --iters 100000000 --warmup 0 -q -T 2000 \
+    >"$tmp/stop" 2>&1 &
+launcher=$!
+sleep 3
+main=$(pgrep -P $launcher | head -1)
+victim=$(pgrep -P "${main:-0}" | sort -n | tail -1)   # rank 2, rank 1's only child
+[ -n "$victim" ] || fail "no ranks running"
+kill -STOP "$victim"
+wait $launcher; rc=$?
+kill -CONT "$victim" 2>/dev/null
+[ $rc != 0 ] && [ $rc != 124 ] || { cat "$tmp/stop"; fail "launcher rc=$rc after a rank stopped"; }
+grep -q "rank 1: nothing moved for 2000 ms while waiting for rank 2 to take a frame" "$tmp/stop" \
+    || { cat "$tmp/stop"; fail "the stopped rank was not named by its parent"; }
 echo "ok"
