@@ -41,6 +41,8 @@ typedef struct tc_mcast_rec {
     uint32_t       parent;
     uint32_t       outstanding;
     uint32_t       origin_sends;
+    uint32_t      *children;  /* who may ack (each once); NULL: not known */
+    uint32_t       n_children;
     tc_mcast_ack_t agg;   /* origin, id and the subtree's sums */
 } tc_mcast_rec_t;
 
@@ -58,6 +60,8 @@ struct tc_mcast {
     tc_mcast_item_t      *head, *tail;
     size_t                queued_bytes;
     size_t                slice_max;  /* longest encoding of any subset of the group */
+    uint32_t             *sent_to;    /* the envelopes of the forward running now */
+    uint32_t              n_sent;
     tc_mcast_rec_t       *recs;
     size_t                n_recs;
     uint64_t              next_id;
@@ -342,6 +346,9 @@ static tc_status_t tc_mcast_send_env(tc_mcast_t *mc, const tc_mcast_env_t *paren
     if (status == TC_OK) {
         mc->stats.envelopes++;
         *bytes_p += len;
+        if (mc->n_sent < mc->size) {
+            mc->sent_to[mc->n_sent++] = dest;
+        }
     }
     if (buf != stack) {
         free(buf);
@@ -455,6 +462,49 @@ static tc_mcast_rec_t *tc_mcast_rec_new(tc_mcast_t *mc)
     return &mc->recs[i];
 }
 
+/* Keep who the forward just sent envelopes to: only they may ack, once
+ * each. An ops table that sends its own way leaves the list empty, and
+ * then any rank's ack counts (as before). */
+static tc_status_t tc_mcast_rec_children(tc_mcast_t *mc, tc_mcast_rec_t *rec, uint32_t n)
+{
+    if ((n == 0) || (mc->n_sent != n)) {
+        return TC_OK;
+    }
+    rec->children = malloc(n * sizeof(*rec->children));
+    if (rec->children == NULL) {
+        return TC_ERR_NO_MEMORY;
+    }
+    memcpy(rec->children, mc->sent_to, n * sizeof(*rec->children));
+    rec->n_children = n;
+    return TC_OK;
+}
+
+static void tc_mcast_rec_free(tc_mcast_t *mc, tc_mcast_rec_t *rec)
+{
+    free(rec->children);
+    rec->children   = NULL;
+    rec->n_children = 0;
+    rec->used       = 0;
+    mc->stats.live--;
+}
+
+/* Is this ack from a child the record still waits for? Crosses it off. */
+static int tc_mcast_rec_take_ack(tc_mcast_rec_t *rec, uint32_t from)
+{
+    uint32_t i;
+
+    if (rec->children == NULL) {
+        return 1;
+    }
+    for (i = 0; i < rec->n_children; ++i) {
+        if (rec->children[i] == from) {
+            rec->children[i] = UINT32_MAX;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Everything below this record is in: ack the parent (or complete, at the
  * origin) and free the record. */
 static tc_status_t tc_mcast_rec_finish(tc_mcast_t *mc, tc_mcast_rec_t *rec)
@@ -464,16 +514,17 @@ static tc_status_t tc_mcast_rec_finish(tc_mcast_t *mc, tc_mcast_rec_t *rec)
     tc_status_t status = TC_OK;
     tc_mcast_ack_t agg = rec->agg;
     uint32_t parent = rec->parent;
+    int is_origin = rec->is_origin;
+    uint32_t origin_sends = rec->origin_sends;
 
-    rec->used = 0;
-    mc->stats.live--;
-    if (rec->is_origin) {
+    tc_mcast_rec_free(mc, rec); /* a hook below may start the next multicast */
+    if (is_origin) {
         done.id           = agg.id;
         done.delivered    = agg.delivered;
         done.depth        = agg.depth;
         done.edges        = agg.edges;
         done.bytes        = agg.bytes;
-        done.origin_sends = rec->origin_sends;
+        done.origin_sends = origin_sends;
         mc->stats.completions++;
         if (mc->complete != NULL) {
             mc->complete(mc->hook_arg, &done);
@@ -510,6 +561,10 @@ static tc_status_t tc_mcast_run_ack(tc_mcast_t *mc, const tc_mcast_item_t *item)
     rec = tc_mcast_rec_find(mc, ack.origin, ack.id);
     if ((rec == NULL) || (rec->outstanding == 0)) {
         tc_mcast_refuse(mc, item, "no multicast waits for it");
+        return TC_OK;
+    }
+    if (!tc_mcast_rec_take_ack(rec, item->from)) {
+        tc_mcast_refuse(mc, item, "it comes from no child this multicast waits for");
         return TC_OK;
     }
     rec->agg.delivered += ack.delivered;
@@ -576,7 +631,8 @@ static tc_status_t tc_mcast_run_env(tc_mcast_t *mc, tc_mcast_item_t *item)
     }
     /* forward first: a jam that stops this rank's progress must not cut
      * its subtree off */
-    status = mc->ops->forward(mc, &env, mc->rx_set, &msg, 1, &n_children, &bytes);
+    mc->n_sent = 0;
+    status     = mc->ops->forward(mc, &env, mc->rx_set, &msg, 1, &n_children, &bytes);
     if (status == TC_ERR_PROTOCOL) {
         tc_mcast_refuse(mc, item, "this rank is not in the envelope's slice");
         n_children = 0;
@@ -613,6 +669,11 @@ static tc_status_t tc_mcast_run_env(tc_mcast_t *mc, tc_mcast_item_t *item)
     rec = tc_mcast_rec_new(mc);
     if (rec == NULL) {
         return TC_ERR_NO_MEMORY;
+    }
+    status = tc_mcast_rec_children(mc, rec, n_children);
+    if (status != TC_OK) {
+        tc_mcast_rec_free(mc, rec);
+        return status;
     }
     rec->parent        = item->from;
     rec->outstanding   = n_children;
@@ -740,15 +801,20 @@ tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, 
     }
     /* acks that land while we send are only queued: the record is
      * complete before any of them runs */
-    status = mc->ops->forward(mc, &env, targets, &msg, 0, &n_children, &bytes);
+    mc->n_sent = 0;
+    status     = mc->ops->forward(mc, &env, targets, &msg, 0, &n_children, &bytes);
     if (status != TC_OK) {
         if (rec != NULL) {
-            rec->used = 0; /* its acks, if any come, are refused */
-            mc->stats.live--;
+            tc_mcast_rec_free(mc, rec); /* its acks, if any come, are refused */
         }
         return status;
     }
     if (rec != NULL) {
+        status = tc_mcast_rec_children(mc, rec, n_children);
+        if (status != TC_OK) {
+            tc_mcast_rec_free(mc, rec);
+            return status;
+        }
         rec->outstanding  = n_children;
         rec->origin_sends = n_children;
         rec->agg.edges    = n_children;
@@ -850,7 +916,8 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
     mc->wait     = wait;
     mc->pack_cap = ctx->params.slot_size;
     mc->pack_buf = malloc(mc->pack_cap);
-    if (mc->pack_buf == NULL) {
+    mc->sent_to  = malloc(mc->size * sizeof(*mc->sent_to));
+    if ((mc->pack_buf == NULL) || (mc->sent_to == NULL)) {
         status = TC_ERR_NO_MEMORY;
         goto err_free;
     }
@@ -886,6 +953,7 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
 err_free:
     tc_mcast_set_destroy(mc->one);
     tc_mcast_set_destroy(mc->rx_set);
+    free(mc->sent_to);
     free(mc->pack_buf);
     free(mc);
     return status;
@@ -906,7 +974,11 @@ void tc_mcast_destroy(tc_mcast_t *mc)
     }
     tc_mcast_set_destroy(mc->one);
     tc_mcast_set_destroy(mc->rx_set);
+    for (size_t i = 0; i < mc->n_recs; ++i) {
+        free(mc->recs[i].children);
+    }
     free(mc->recs);
+    free(mc->sent_to);
     free(mc->pack_buf);
     free(mc);
 }

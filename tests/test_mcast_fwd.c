@@ -39,6 +39,8 @@
 
 typedef struct fwd_rank {
     tc_mcast_t *mc;
+    tc_group_t *group;
+    int         forged;
     uint32_t    rank;
     uint64_t    delivered, bad, completions, bad_done, live_seen;
     uint64_t    max_hops;
@@ -62,6 +64,19 @@ static void fwd_deliver(void *arg, const tc_mcast_info_t *info)
     tc_mcast_stats(fr->mc, &st);
     if (info->id == 0) {
         fr->live_seen += st.live; /* fire-and-forget: no state anywhere */
+    }
+    /* rank 4, a leaf, is no child of the origin: an ack it sends there for
+     * the first multicast must be refused, not count toward completion
+     * (the totals checked in fwd_complete would be wrong) */
+    if ((fr->rank == FWD_RANKS - 1) && (info->id == 1) && !fr->forged) {
+        tc_mcast_ack_t ack = {0, 1, FWD_RANKS, 1, FWD_RANKS, 0};
+        uint8_t buf[TC_MCAST_ACK_MAX];
+
+        fr->forged = 1;
+        if (tc_peer_send_kind(tc_group_peer(fr->group, 0), TC_KIND_MCAST_ACK, 0, 0, buf,
+                              (uint32_t)tc_mcast_ack_put(&ack, buf), NULL, 0, 0) != TC_OK) {
+            fr->bad++;
+        }
     }
 }
 
@@ -121,6 +136,7 @@ static int fwd_rank_main(uint32_t rank, uint16_t port, int listen_fd)
     gp.listen_fd  = (rank == 0) ? listen_fd : -1;
     gp.timeout_ms = 20000;
     FWD_CHECK(tc_group_create(ctx, &gp, &group) == TC_OK, "group");
+    fr->group = group;
 
     /* gather, broadcast, barrier */
     v = 1000 + rank;
@@ -180,6 +196,9 @@ static int fwd_rank_main(uint32_t rank, uint16_t port, int listen_fd)
                       (unsigned long long)i, (unsigned long long)fr->done_ids[i]);
         }
         FWD_CHECK(fr->bad_done == 0, "a completion missed targets");
+        tc_mcast_stats(fr->mc, &st);
+        FWD_CHECK(st.rejected == 1, "%llu acks refused at the origin, expected the forged one",
+                  (unsigned long long)st.rejected);
         FWD_CHECK(fr->delivered == 0, "the origin ran its own multicast");
         tc_mcast_set_destroy(bogus);
     } else {
