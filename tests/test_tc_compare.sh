@@ -97,6 +97,25 @@ sed -i 's/^\(mcast-scaling,0,fixture,tree,4,2,1,noop,64,2000\),2.0,/\1,4.0,/' "$
 run 1 "$base" "$TMP/mc" --experiment mcast-scaling
 grep -q "REGRESSION: p50 +100%" "$TMP/out" || fail "mcast: tree p50 x2 not flagged"
 
+# 7b. rows that differ only in gap_us (tc-perf --gap-us) are separate points:
+# a folder compared with itself stays at ratio 1, and slowing only the 1000 us
+# gap row is caught there
+mkdir -p "$TMP/gap"
+cat >"$TMP/gap/sparse.csv" <<'EOF'
+experiment,point,preset,test,jam,mode,payload_bytes,p50_us,p999_us,wait,placement,sw_prefetch,stress,gap_us
+sparse,0,t,jam_lat,indirect_put,local,64,0.30,1.0,event,default,off,none,0
+sparse,0,t,put_lat,,raw,64,0.20,0.5,event,default,off,none,0
+sparse,1,t,jam_lat,indirect_put,local,64,37.0,90.0,event,default,off,none,1000
+sparse,1,t,put_lat,,raw,64,0.20,0.5,event,default,off,none,0
+EOF
+run 0 "$TMP/gap" "$TMP/gap" --threshold 10
+grep -q "points compared (2 gated)" "$TMP/out" || { cat "$TMP/out"; fail "gap rows merged"; }
+grep -q "max 0.0%" "$TMP/out" || { cat "$TMP/out"; fail "identical gap rows do not compare at 1"; }
+mkdir -p "$TMP/gap2"
+sed 's/^\(sparse,1,t,jam_lat,indirect_put,local,64\),37.0,/\1,74.0,/' "$TMP/gap/sparse.csv" >"$TMP/gap2/sparse.csv"
+run 1 "$TMP/gap" "$TMP/gap2" --threshold 10
+grep -q "REGRESSION: p50 +100%" "$TMP/out" || { cat "$TMP/out"; fail "the slower gap row is not the one flagged"; }
+
 # 8. bad input: nothing comparable -> 2; bad option -> usage error
 mkdir -p "$TMP/empty"
 run 2 "$base" "$TMP/empty"
