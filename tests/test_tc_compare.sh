@@ -116,6 +116,14 @@ sed 's/^\(sparse,1,t,jam_lat,indirect_put,local,64\),37.0,/\1,74.0,/' "$TMP/gap/
 run 1 "$TMP/gap" "$TMP/gap2" --threshold 10
 grep -q "REGRESSION: p50 +100%" "$TMP/out" || { cat "$TMP/out"; fail "the slower gap row is not the one flagged"; }
 
+# a result from before --gap-us (no gap_us column) still compares with a new
+# one (gap_us 0)
+mkdir -p "$TMP/old" "$TMP/new0"
+cut -d, -f1-13 "$TMP/gap/sparse.csv" | head -3 >"$TMP/old/sparse.csv"
+head -3 "$TMP/gap/sparse.csv" >"$TMP/new0/sparse.csv"
+run 0 "$TMP/old" "$TMP/new0" --threshold 10
+grep -q "points compared (1 gated)" "$TMP/out" || { cat "$TMP/out"; fail "no gap_us column vs gap_us 0: not comparable"; }
+
 # 8. bad input: nothing comparable -> 2; bad option -> usage error
 mkdir -p "$TMP/empty"
 run 2 "$base" "$TMP/empty"
