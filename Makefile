@@ -213,6 +213,9 @@ install: all
 	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains_jam.h
 	install -d $(DESTDIR)$(PREFIX)/include/twochains
 	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains/
+	# multicast over process groups: <twochains/mcast_fwd.h> (group, codec, forwarding)
+	install -m 644 lib/group.h lib/mcast.h lib/mcast_env.h lib/mcast_fwd.h \
+	    $(DESTDIR)$(PREFIX)/include/twochains/
 	install -m 755 $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST) $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(PKG_SO) $(PKG_DIR)/libried_*.so $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
 	install -m 644 $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm $(PKG_DIR)/jam_*.blob \
