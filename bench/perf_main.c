@@ -108,74 +108,37 @@ static int perf_parse_tests(const char *arg, perf_opts_t *opts)
     return rc;
 }
 
-static int perf_parse_modes(const char *arg, perf_opts_t *opts)
+/* A comma list of names from a fixed table into their indexes (at most max):
+ * what names the list in errors ("mode", "wait strategy", "placement"). */
+static int perf_parse_names(const char *arg, const char *const *names, unsigned n_names,
+                            const char *what, uint32_t *out, uint32_t max, uint32_t *n_out)
 {
-    static const char *const names[] = {"local", "injected", "cached"};
-    char *copy = strdup(arg), *tok, *save = NULL;
+    char *copy = strdup(arg), *tok, *save = NULL, msg[256];
+    size_t used;
     unsigned i;
     int rc = 0;
 
-    opts->n_modes = 0;
+    *n_out = 0;
     for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        for (i = 0; (i < 3) && strcmp(names[i], tok); ++i) {
+        for (i = 0; (i < n_names) && strcmp(names[i], tok); ++i) {
         }
-        if ((i == 3) || (opts->n_modes == 3)) {
-            rc = perf_bad("unknown mode '%s' (local, injected, cached)", tok);
+        if ((i == n_names) || (*n_out == max)) {
+            used = (size_t)snprintf(msg, sizeof(msg), "unknown %s '%s' (", what, tok);
+            for (i = 0; (i < n_names) && (used < sizeof(msg)); ++i) {
+                used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%s",
+                                         i ? ", " : "", names[i]);
+            }
+            if (used < sizeof(msg)) {
+                snprintf(msg + used, sizeof(msg) - used, ")");
+            }
+            rc = perf_bad("%s", msg);
             break;
         }
-        opts->modes[opts->n_modes++] = i;
+        out[(*n_out)++] = i;
     }
-    if ((rc == 0) && (opts->n_modes == 0)) {
-        rc = perf_bad("no mode in '%s'", arg);
-    }
-    free(copy);
-    return rc;
-}
-
-static int perf_parse_waits(const char *arg, perf_opts_t *opts)
-{
-    static const char *const names[] = {"poll", "pause", "wfe", "umwait", "mwaitx", "event",
-                                        "adaptive"};
-    char *copy = strdup(arg), *tok, *save = NULL;
-    unsigned i;
-    int rc = 0;
-
-    opts->n_waits = 0;
-    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        for (i = 0; (i < 7) && strcmp(names[i], tok); ++i) {
-        }
-        if ((i == 7) || (opts->n_waits == 7)) {
-            rc = perf_bad("unknown wait strategy '%s' (poll, pause, wfe, umwait, mwaitx, "
-                          "event, adaptive)", tok);
-            break;
-        }
-        opts->waits[opts->n_waits++] = i;
-    }
-    if ((rc == 0) && (opts->n_waits == 0)) {
-        rc = perf_bad("no wait strategy in '%s'", arg);
-    }
-    free(copy);
-    return rc;
-}
-
-static int perf_parse_places(const char *arg, perf_opts_t *opts)
-{
-    char *copy = strdup(arg), *tok, *save = NULL;
-    unsigned i;
-    int rc = 0;
-
-    opts->n_places = 0;
-    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        for (i = 0; (i < 3) && strcmp(tc_place_str((tc_place_t)i), tok); ++i) {
-        }
-        if ((i == 3) || (opts->n_places == 3)) {
-            rc = perf_bad("unknown placement '%s' (default, llc, dram)", tok);
-            break;
-        }
-        opts->places[opts->n_places++] = i;
-    }
-    if ((rc == 0) && (opts->n_places == 0)) {
-        rc = perf_bad("no placement in '%s'", arg);
+    if ((rc == 0) && (*n_out == 0)) {
+        snprintf(msg, sizeof(msg), "no %s in '%s'", what, arg);
+        rc = perf_bad("%s", msg);
     }
     free(copy);
     return rc;
@@ -306,8 +269,18 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             snprintf(opts->jam, sizeof(opts->jam), "%s", optarg);
             break;
         case 's': rc = perf_parse_sizes(optarg, opts); break;
-        case 'm': rc = perf_parse_modes(optarg, opts); break;
-        case 'W': rc = perf_parse_waits(optarg, opts); break;
+        case 'm': {
+            static const char *const modes[] = {"local", "injected", "cached"};
+            rc = perf_parse_names(optarg, modes, 3, "mode", opts->modes, 3, &opts->n_modes);
+            break;
+        }
+        case 'W': {
+            static const char *const waits[] = {"poll", "pause", "wfe", "umwait", "mwaitx",
+                                                "event", "adaptive"};
+            rc = perf_parse_names(optarg, waits, 7, "wait strategy", opts->waits, 7,
+                                  &opts->n_waits);
+            break;
+        }
         case 'P': local->pkg_dir = optarg; break;
         case 'n':
             if (tc_tool_parse_u64(optarg, 1, 1ull << 40, &opts->iters)) {
@@ -387,7 +360,12 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         case 'q': local->quiet = 1; break;
         case 6: local->platform = 1; break;
         case 7: opts->wx = 1; break;
-        case 8: rc = perf_parse_places(optarg, opts); break;
+        case 8: {
+            static const char *const places[] = {"default", "llc", "dram"};
+            rc = perf_parse_names(optarg, places, 3, "placement", opts->places, 3,
+                                  &opts->n_places);
+            break;
+        }
         case 9: {
             int32_t on;
             rc = perf_parse_onoff("--sw-prefetch", optarg, &on);
@@ -631,27 +609,32 @@ static tc_status_t perf_set_controls(const perf_opts_t *opts)
     return TC_OK;
 }
 
-/* Refuse a placement this host cannot do before anything runs. */
+/* Refuse a placement this host cannot do before anything runs (one probe:
+ * the platform report's answers are what tc_place_check goes by). */
 static tc_status_t perf_check_places(const perf_opts_t *opts)
 {
-    char why[TC_PLATFORM_STATUS_LEN], have[64] = "";
-    tc_status_t status = TC_OK;
+    tc_platform_t platform;
+    char have[64] = "";
     unsigned i, p;
 
-    for (p = 0; p < 3; ++p) {
-        if (tc_place_check((tc_place_t)p, NULL, 0) == TC_OK) {
+    if (tc_platform_probe(&platform) != TC_OK) {
+        return TC_ERR_UNSUPPORTED;
+    }
+    for (p = 0; p < TC_PLATFORM_PLACE_COUNT; ++p) {
+        if (platform.place[p].supported) {
             snprintf(have + strlen(have), sizeof(have) - strlen(have), "%s%s",
                      have[0] ? "," : "", tc_place_str((tc_place_t)p));
         }
     }
-    for (i = 0; (i < opts->n_places) && (status == TC_OK); ++i) {
-        status = tc_place_check((tc_place_t)opts->places[i], why, sizeof(why));
-        if (status != TC_OK) {
-            tc_error("--placement %s: %s (this host has: %s)",
-                     tc_place_str((tc_place_t)opts->places[i]), why, have);
+    for (i = 0; i < opts->n_places; ++i) {
+        p = opts->places[i];
+        if (!platform.place[p].supported) {
+            tc_error("--placement %s: %s (this host has: %s)", tc_place_str((tc_place_t)p),
+                     platform.place[p].status, have);
+            return TC_ERR_UNSUPPORTED;
         }
     }
-    return status;
+    return TC_OK;
 }
 
 static tc_status_t perf_swap_opts(perf_side_t *side)

@@ -191,6 +191,12 @@ static ucp_err_handling_mode_t tc_peer_err_mode(void)
 
 /* --------------------------------------------------------------- connect */
 
+/* lib/wait's view of a peer (defined with the wait loop below) */
+static volatile uint64_t *tc_peer_wait_watch(void *arg, uint64_t *old_p);
+static int                tc_peer_wait_ready(void *arg);
+static tc_status_t        tc_peer_wait_arm(void *arg);
+static void               tc_peer_wait_progress(void *arg);
+
 tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer_p)
 {
     const tc_context_params_t *params = &ctx->params;
@@ -307,6 +313,8 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
     }
     peer->peer_rank    = remote.rank;
     peer->wait         = params->wait;
+    peer->wait_ops     = (tc_wait_ops_t){tc_peer_wait_watch, tc_peer_wait_ready, tc_peer_wait_arm,
+                                         tc_peer_wait_progress, ctx->efd, peer};
     peer->doorbell     = (remote.wait == TC_WAIT_EVENT) || (remote.wait == TC_WAIT_ADAPTIVE);
     peer->tx_slots     = remote.slots;
     peer->tx_slot_size = remote.slot_size;
@@ -1702,8 +1710,6 @@ static inline int tc_peer_rx_peek(const tc_peer_t *peer)
 tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
 {
     tc_peer_waiter_t w = TC_PEER_WAITER("a frame");
-    const tc_wait_ops_t ops = {tc_peer_wait_watch, tc_peer_wait_ready, tc_peer_wait_arm,
-                               tc_peer_wait_progress, peer->ctx->efd, peer};
     tc_wait_state_t ws = {0, 0};
     tc_status_t status;
     unsigned n = 0;
@@ -1727,7 +1733,8 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
             }
         }
         if (peer->wait != TC_WAIT_POLL) {
-            int blocked = tc_wait_idle(peer->wait, peer->ctx->params.spin_ns, &ops, &ws);
+            int blocked = tc_wait_idle(peer->wait, peer->ctx->params.spin_ns, &peer->wait_ops,
+                                       &ws);
             if (blocked) {
                 /* a blocking wait may last long: check deadlines every time */
                 status = tc_peer_waiter_check(peer, &w);

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 
 #include "platform.h"
+#include "place.h"
 #include "cycles.h"
 #include "log.h"
 
@@ -551,36 +552,32 @@ static void tc_platform_ops(tc_platform_t *p, const tc_cpu_ident_t *id)
 
 static void tc_platform_placement(tc_platform_t *p)
 {
-    tc_platform_feature_t *pl  = p->place;
-    char (*seq)[96]            = p->place_seq;
+    tc_platform_feature_t *pl = p->place;
+    unsigned i;
 
+    /* the sequences are lib/place's: what it runs is what the report says */
+    for (i = 0; i < TC_PLATFORM_PLACE_COUNT; ++i) {
+        snprintf(p->place_seq[i], sizeof(p->place_seq[i]), "%s", tc_place_sequence((tc_place_t)i));
+    }
     tc_feat_yes(&pl[TC_PLATFORM_PLACE_DEFAULT]);
-    snprintf(seq[TC_PLATFORM_PLACE_DEFAULT], 96, "transport put");
 #if defined(__x86_64__)
-    snprintf(seq[TC_PLATFORM_PLACE_LLC], 96, "store + cldemote per line + sfence");
     if (p->op[TC_PLATFORM_OP_CLDEMOTE].supported) {
         tc_feat_yes(&pl[TC_PLATFORM_PLACE_LLC]);
     } else {
         tc_feat_no(&pl[TC_PLATFORM_PLACE_LLC], "needs CLDEMOTE (%s)",
                    p->op[TC_PLATFORM_OP_CLDEMOTE].status + strlen("unsupported: "));
     }
-    /* Non-temporal stores are always there; write + CLFLUSHOPT is the
-     * alternative where a frame is built in place. */
+    /* non-temporal stores are always there */
     tc_feat_yes(&pl[TC_PLATFORM_PLACE_DRAM]);
-    snprintf(seq[TC_PLATFORM_PLACE_DRAM], 96, "movnt (movntdq x4 per line) + sfence");
 #elif defined(__aarch64__)
     /* Arm has no user-mode demote to the shared cache: the closest is a
      * clean to the point of coherency, which writes the line back and may
      * leave it cached; DRAM is a clean and invalidate. */
     tc_feat_yes(&pl[TC_PLATFORM_PLACE_LLC]);
-    snprintf(seq[TC_PLATFORM_PLACE_LLC], 96, "store + dc cvac per line + dmb ish");
     tc_feat_yes(&pl[TC_PLATFORM_PLACE_DRAM]);
-    snprintf(seq[TC_PLATFORM_PLACE_DRAM], 96, "store + dc civac per line + dsb ish");
 #else
     tc_feat_no(&pl[TC_PLATFORM_PLACE_LLC], "no cache operations known on %s", p->arch);
     tc_feat_no(&pl[TC_PLATFORM_PLACE_DRAM], "no cache operations known on %s", p->arch);
-    snprintf(seq[TC_PLATFORM_PLACE_LLC], 96, "none");
-    snprintf(seq[TC_PLATFORM_PLACE_DRAM], 96, "none");
 #endif
 }
 

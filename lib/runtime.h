@@ -10,6 +10,7 @@
 #include "blob.h"
 #include "frame.h"
 #include "manifest.h"
+#include "wait.h"
 
 #include <ucp/api/ucp.h>
 
@@ -180,6 +181,7 @@ struct tc_peer {
     int               progress;      /* wait loops progress the worker */
     tc_wait_t         wait;          /* how this side waits for the peer's frames */
     int               sw_prefetch;   /* prefetch a frame once its arrival is seen */
+    tc_wait_ops_t     wait_ops;      /* this mailbox and worker as lib/wait sees them */
     int               doorbell;      /* the peer blocks: ring it after each frame */
     const char       *progress_why;
 
