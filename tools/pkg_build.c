@@ -454,19 +454,26 @@ static tc_status_t tc_pkg_write_desc(const tc_pkg_builder_t *b, const char *path
     return status;
 }
 
-static tc_status_t tc_pkg_tmp_path(const tc_pkg_builder_t *b, char *buf, size_t len,
-                                   const char *fmt, const char *arg)
+/* dir/<fmt with arg>, or TC_ERR_OUT_OF_RANGE (reported) when it does not fit. */
+static tc_status_t tc_pkg_dir_path(const char *dir, char *buf, size_t len, const char *fmt,
+                                   const char *arg)
 {
     char name[TC_PKG_PATH_MAX];
     int rc;
 
     snprintf(name, sizeof(name), fmt, arg);
-    rc = snprintf(buf, len, "%s/%s", b->tmp, name);
+    rc = snprintf(buf, len, "%s/%s", dir, name);
     if ((rc < 0) || ((size_t)rc >= len)) {
-        tc_pkg_err("path too long: %s/%s", b->tmp, name);
+        tc_pkg_err("path too long: %s/%s", dir, name);
         return TC_ERR_OUT_OF_RANGE;
     }
     return TC_OK;
+}
+
+static tc_status_t tc_pkg_tmp_path(const tc_pkg_builder_t *b, char *buf, size_t len,
+                                   const char *fmt, const char *arg)
+{
+    return tc_pkg_dir_path(b->tmp, buf, len, fmt, arg);
 }
 
 /* Compile everything, build the blobs, link the libraries (in b->tmp). */
@@ -668,16 +675,7 @@ static tc_status_t tc_pkg_write_manifest(const tc_pkg_builder_t *b, const char *
 static tc_status_t tc_pkg_out_path(const tc_pkg_builder_t *b, char *buf, size_t len,
                                    const char *fmt, const char *arg)
 {
-    char name[TC_PKG_PATH_MAX];
-    int rc;
-
-    snprintf(name, sizeof(name), fmt, arg);
-    rc = snprintf(buf, len, "%s/%s", b->opts->out_dir, name);
-    if ((rc < 0) || ((size_t)rc >= len)) {
-        tc_pkg_err("path too long: %s/%s", b->opts->out_dir, name);
-        return TC_ERR_OUT_OF_RANGE;
-    }
-    return TC_OK;
+    return tc_pkg_dir_path(b->opts->out_dir, buf, len, fmt, arg);
 }
 
 /* Libraries and blobs first, the header, the manifest last: a manifest
