@@ -97,7 +97,7 @@ typedef struct server_arg {
     tc_status_t status;
 } server_arg_t;
 
-static void *server_thread(void *arg)
+static __attribute__((unused)) void *server_thread(void *arg)
 {
     server_arg_t *a = arg;
     tc_peer_stats_t st;

@@ -1,0 +1,364 @@
+/*
+ * The execution rule against a racing peer: a writer thread rewrites the
+ * code bytes or the GOTP of frames that landed in the receiver's ring (as a
+ * peer's one-sided puts may, at any moment, also between the receiver's
+ * check and its call), while a stream of genuine injected or cached jams
+ * goes through. Whatever the writer wins, the receiver must only ever run
+ * code it accepted with the GOT it resolved: every run is a genuine one.
+ *
+ * How an unaccepted execution shows: the writer's code word makes the jam
+ * return at once without counting its call (so runs minus counted calls is
+ * the number of foreign runs), and its GOTP word points the jam's memcpy at
+ * evil_memcpy, which counts itself.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "twochains.h"
+#include "runtime.h"
+#include "frame.h"
+#include "bench_state.h"
+
+#include "loop_pair.h"
+
+static uint64_t frames_per_test(void)
+{
+    return (getenv("TC_TEST_QUICK") != NULL) ? 10000 : 100000;
+}
+
+static atomic_ulong evil_calls;
+
+/* Where a raced GOTP sends the jam's memcpy. */
+static void *evil_memcpy(void *dst, const void *src, size_t len)
+{
+    (void)src;
+    (void)len;
+    atomic_fetch_add(&evil_calls, 1);
+    return dst;
+}
+
+typedef enum { RACE_CODE, RACE_GOTP } race_target_t;
+
+typedef struct racer {
+    side_t            *rx;
+    race_target_t      target;
+    uint8_t            kind;         /* frames of this kind are raced */
+    uint64_t           evil;         /* the word the writer puts ... */
+    uint64_t           genuine[2];   /* ... and what it puts back, per jam */
+    uint16_t           element[2];
+    uint32_t           word_off[2];  /* frame offset of the raced word, per jam */
+    atomic_int         stop;
+    atomic_uint        seq;          /* the frame to race, */
+    atomic_uint        armed;        /* frames armed so far, */
+    atomic_uint        done;         /* and raced */
+    uint64_t           writes;
+} racer_t;
+
+/* The sender arms the racer with the sequence number of each frame it is
+ * about to send and waits until the racer is done with it: the racer waits
+ * for that frame's header to land, waits a while (a different while for
+ * each frame, so that over many frames every moment between the frame's
+ * arrival and its run is hit), rewrites the raced word, waits again and puts
+ * the genuine word back. Aligned 8-byte stores, so code that runs sees a
+ * whole instruction sequence. */
+static void *racer_thread(void *arg)
+{
+    racer_t *r      = arg;
+    tc_peer_t *peer = r->rx->peer;
+    uint32_t delay = 0, k, seq, done = 0;
+
+    while (!atomic_load(&r->stop)) {
+        char *slot;
+        volatile tc_frame_hdr_t *hdr;
+        uint64_t *word;
+        int j;
+
+        if (atomic_load(&r->armed) == done) {
+            sched_yield();
+            continue;
+        }
+        seq  = (uint32_t)atomic_load(&r->seq);
+        slot = peer->rx_ring + (size_t)(seq & (peer->rx_slots - 1)) * peer->rx_slot_size;
+        hdr  = (volatile tc_frame_hdr_t *)slot;
+        while (((hdr->seq != seq) || (hdr->mag != TC_FRAME_MAG) || (hdr->kind != r->kind)) &&
+               !atomic_load(&r->stop)) {
+            sched_yield();
+        }
+        j = (hdr->element == r->element[0]) ? 0 : (hdr->element == r->element[1]) ? 1 : -1;
+        if (j >= 0) {
+            word = (uint64_t *)(slot + r->word_off[j]);
+            /* flip the word until the receiver is past the frame */
+            do {
+                __atomic_store_n(word, r->evil, __ATOMIC_RELAXED);
+                for (k = 0; k < delay; ++k) {
+                    __asm__ volatile("" ::: "memory");
+                }
+                __atomic_store_n(word, r->genuine[j], __ATOMIC_RELAXED);
+                for (k = 0; k < (delay ^ 0x15); ++k) {
+                    __asm__ volatile("" ::: "memory");
+                }
+                delay = (delay + 3) % 61;
+            } while ((__atomic_load_n(&peer->rx_seq, __ATOMIC_RELAXED) == seq) &&
+                     !atomic_load(&r->stop));
+            r->writes++;
+        }
+        atomic_store(&r->done, ++done);
+    }
+    return NULL;
+}
+
+/* Sender: have the racer take on the frame with this sequence number. */
+static void racer_arm(racer_t *r, uint32_t seq)
+{
+    atomic_store(&r->seq, seq);
+    atomic_fetch_add(&r->armed, 1);
+}
+
+static void racer_wait(racer_t *r)
+{
+    while (atomic_load(&r->done) != atomic_load(&r->armed)) {
+        sched_yield();
+    }
+}
+
+typedef struct serve {
+    side_t     *side;
+    atomic_int  stop;
+    atomic_int  forget; /* main asks the server to drop its code cache */
+    tc_status_t status;
+} serve_t;
+
+static void *serve_thread(void *arg)
+{
+    serve_t *s = arg;
+    unsigned n;
+
+    s->status = TC_OK;
+    while (!atomic_load(&s->stop) && (s->status == TC_OK)) {
+        if (atomic_load(&s->forget)) {
+            tc_peer_forget_code(s->side->peer);
+            atomic_store(&s->forget, 0);
+        }
+        s->status = tc_peer_progress(s->side->peer, 0, &n);
+        if (n == 0) {
+            sched_yield(); /* three busy threads share two cores here */
+        }
+    }
+    return NULL;
+}
+
+/* The frame offset of the word to race in jam's frames of this mode, and
+ * the genuine value there. */
+static void raced_word(side_t *tx, const tc_jam_t *jam, tc_mode_t mode, uint32_t payload,
+                       race_target_t target, uint32_t *off_p, uint64_t *genuine_p)
+{
+    tc_inj_t *inj          = tc_inj_find(tx->peer, jam->pkg_id, jam->element);
+    const tc_blob_t *blob  = inj->blob;
+    tc_frame_layout_t lay  = {0, blob->hdr->got_count,
+                              blob->hdr->image_size - blob->hdr->code_offset,
+                              (mode == TC_MODE_INJECTED) ? payload : 0};
+    tc_frame_offsets_t off;
+
+    assert_int_equal(tc_frame_layout(&lay, UINT32_MAX, &off), TC_OK);
+    if (target == RACE_GOTP) {
+        assert_true(blob->hdr->got_count > 0);
+        *off_p     = off.got_off;
+        *genuine_p = (mode == TC_MODE_INJECTED) ? inj->tx_gotp[0] : 0;
+    } else {
+        /* the jam's entry: 8-aligned in the frame, GOTP being 64-aligned */
+        *off_p = off.got_off + blob->hdr->entry_offset;
+        assert_int_equal(*off_p % 8, 0);
+        memcpy(genuine_p, blob->image + blob->hdr->entry_offset, 8);
+    }
+}
+
+typedef struct race_case {
+    tc_exec_policy_t exec;
+    int              wx;
+    tc_frame_mode_t  frames;
+    tc_mode_t        mode;
+    race_target_t    target;
+    int              two_jams;   /* alternate copy and server_sum (W^X transit reuse) */
+} race_case_t;
+
+/* Run frames_per_test() jams past the racer; return the foreign runs. */
+static void race(const race_case_t *c)
+{
+    const char *names[2] = {"copy", c->two_jams ? "server_sum" : "copy"};
+    const uint32_t payload = 64;
+    tc_context_params_t params;
+    uint64_t calls0, runs0, i, n = frames_per_test(), foreign;
+    tc_peer_stats_t st;
+    uint64_t refused = 0;
+    tc_status_t status;
+    pthread_t srv_th, race_th;
+    racer_t racer;
+    serve_t srv;
+    int32_t buf[16];
+    tc_jam_t jam[2];
+    pair_t pair;
+    int j;
+
+    tc_context_params_init(&params);
+    params.slots      = 8;
+    params.slot_size  = 4096;
+    params.timeout_ms = 30000;
+    params.frames     = c->frames;
+    params.exec       = c->exec;
+    params.wx         = c->wx;
+    pair_open(&pair, &params);
+    if (c->frames == TC_FRAMES_FIXED) {
+        assert_int_equal(tc_peer_set_frame_size(pair.s[0].peer, 1024), TC_OK);
+        assert_int_equal(tc_peer_set_frame_size(pair.s[1].peer, 1024), TC_OK);
+    }
+    for (j = 0; j < 16; ++j) {
+        buf[j] = 1;
+    }
+
+    memset(&srv, 0, sizeof(srv));
+    srv.side = &pair.s[0];
+    assert_int_equal(pthread_create(&srv_th, NULL, serve_thread, &srv), 0);
+    for (j = 0; j < 2; ++j) {
+        jam[j] = jam_of(&pair.s[1], names[j]);
+        assert_int_equal(tc_jam_prepare(pair.s[1].peer, &jam[j], c->mode), TC_OK);
+    }
+
+    memset(&racer, 0, sizeof(racer));
+    racer.rx     = &pair.s[0];
+    racer.target = c->target;
+    racer.kind   = (c->mode == TC_MODE_INJECTED) ? TC_KIND_INJECTED : TC_KIND_SYNC_REQ;
+    /* x86-64 "mov eax, 0xbad; ret; int3; int3": return without counting */
+    racer.evil   = (c->target == RACE_GOTP) ? (uint64_t)(uintptr_t)evil_memcpy :
+                                              0xccccc300000badb8ull;
+    for (j = 0; j < 2; ++j) {
+        racer.element[j] = jam[j].element;
+        raced_word(&pair.s[1], &jam[j], c->mode, payload, c->target, &racer.word_off[j],
+                   &racer.genuine[j]);
+    }
+    atomic_store(&evil_calls, 0);
+    tc_peer_stats(pair.s[0].peer, &st);
+    runs0  = st.rx_frames;
+    calls0 = state_of(&pair.s[0])->calls;
+    assert_int_equal(pthread_create(&race_th, NULL, racer_thread, &racer), 0);
+
+    for (i = 0; i < n; ++i) {
+        const tc_jam_t *jm = &jam[i & 1];
+        if ((c->mode == TC_MODE_CACHED) && ((i % 16) == 0)) {
+            /* a fresh sync, whose request carries the code: the receiver
+             * drops its cache, the sender its knowledge of it */
+            tc_inj_t *inj = tc_inj_find(pair.s[1].peer, jm->pkg_id, jm->element);
+            atomic_store(&srv.forget, 1);
+            while (atomic_load(&srv.forget) && (srv.status == TC_OK)) {
+                usleep(10);
+            }
+            inj->tx_cached = 0;
+        }
+        int raced = (c->mode == TC_MODE_INJECTED) ||
+                    !tc_jam_is_prepared(pair.s[1].peer, jm, TC_MODE_CACHED);
+        if (raced) {
+            racer_arm(&racer, pair.s[1].peer->tx_seq); /* the frame, or its sync request */
+        }
+        status = tc_jam_send_mode(pair.s[1].peer, jm, buf, payload, c->mode, 0);
+        if (raced) {
+            racer_wait(&racer);
+        }
+        if ((status == TC_ERR_NOT_FOUND) && (c->mode == TC_MODE_CACHED)) {
+            refused++; /* the racer's word was in the sync request when checked */
+            --i;
+            continue;
+        }
+        assert_int_equal(status, TC_OK);
+    }
+    assert_int_equal(tc_peer_flush(pair.s[1].peer), TC_OK);
+    atomic_store(&racer.stop, 1);
+    pthread_join(race_th, NULL);
+    /* let the server take the last frames, then stop it */
+    do {
+        tc_peer_stats(pair.s[0].peer, &st);
+        if (st.rx_frames + st.rx_rejected < runs0 + n) {
+            usleep(1000);
+        }
+    } while ((st.rx_frames + st.rx_rejected < runs0 + n) && (srv.status == TC_OK));
+    atomic_store(&srv.stop, 1);
+    pthread_join(srv_th, NULL);
+    assert_int_equal(srv.status, TC_OK);
+
+    tc_peer_stats(pair.s[0].peer, &st);
+    foreign = (st.rx_frames - runs0) - (state_of(&pair.s[0])->calls - calls0);
+    print_message("race %s %s%s %s frames, %s %s: %llu frames, %llu rewrites, %llu rejected, "
+                  "%llu syncs refused, %llu foreign code runs, %lu foreign GOT calls\n",
+                  (c->exec == TC_EXEC_ANY) ? "any" : "allowlist", c->wx ? "wx " : "",
+                  tc_mode_str(c->mode), (c->frames == TC_FRAMES_FIXED) ? "fixed" : "variable",
+                  (c->target == RACE_GOTP) ? "GOTP" : "code",
+                  c->two_jams ? "two jams" : "one jam", (unsigned long long)n,
+                  (unsigned long long)racer.writes, (unsigned long long)st.rx_rejected,
+                  (unsigned long long)refused,
+                  (unsigned long long)foreign, (unsigned long)atomic_load(&evil_calls));
+    assert_true(racer.writes > 0);
+    assert_int_equal(foreign, 0);
+    assert_int_equal(atomic_load(&evil_calls), 0);
+    pair_close(&pair);
+}
+
+static int x86_only(void)
+{
+#if defined(__x86_64__)
+    return 1;
+#else
+    print_message("skipped: the raced code word is x86-64 machine code\n");
+    return 0;
+#endif
+}
+
+#define RACE_TEST(_name, ...)                                   \
+    static void _name(void **unused)                            \
+    {                                                           \
+        const race_case_t c = __VA_ARGS__;                      \
+        (void)unused;                                           \
+        if ((c.target == RACE_CODE) && !x86_only()) {           \
+            skip();                                             \
+        }                                                       \
+        race(&c);                                               \
+    }
+
+RACE_TEST(test_injected_code_race,
+          {TC_EXEC_ALLOWLIST, 0, TC_FRAMES_VARIABLE, TC_MODE_INJECTED, RACE_CODE, 0})
+RACE_TEST(test_injected_code_race_fixed,
+          {TC_EXEC_ALLOWLIST, 0, TC_FRAMES_FIXED, TC_MODE_INJECTED, RACE_CODE, 1})
+RACE_TEST(test_injected_gotp_race,
+          {TC_EXEC_ALLOWLIST, 0, TC_FRAMES_VARIABLE, TC_MODE_INJECTED, RACE_GOTP, 0})
+RACE_TEST(test_injected_gotp_race_any,
+          {TC_EXEC_ANY, 0, TC_FRAMES_VARIABLE, TC_MODE_INJECTED, RACE_GOTP, 1})
+RACE_TEST(test_wx_code_race,
+          {TC_EXEC_ALLOWLIST, 1, TC_FRAMES_VARIABLE, TC_MODE_INJECTED, RACE_CODE, 1})
+RACE_TEST(test_wx_gotp_race_any,
+          {TC_EXEC_ANY, 1, TC_FRAMES_VARIABLE, TC_MODE_INJECTED, RACE_GOTP, 1})
+RACE_TEST(test_cached_sync_code_race,
+          {TC_EXEC_ALLOWLIST, 0, TC_FRAMES_VARIABLE, TC_MODE_CACHED, RACE_CODE, 1})
+RACE_TEST(test_cached_sync_code_race_wx,
+          {TC_EXEC_ALLOWLIST, 1, TC_FRAMES_VARIABLE, TC_MODE_CACHED, RACE_CODE, 1})
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_injected_code_race),
+        cmocka_unit_test(test_injected_code_race_fixed),
+        cmocka_unit_test(test_injected_gotp_race),
+        cmocka_unit_test(test_injected_gotp_race_any),
+        cmocka_unit_test(test_wx_code_race),
+        cmocka_unit_test(test_wx_gotp_race_any),
+        cmocka_unit_test(test_cached_sync_code_race),
+        cmocka_unit_test(test_cached_sync_code_race_wx),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
