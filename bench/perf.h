@@ -42,6 +42,8 @@ typedef struct perf_opts {
     uint32_t progress;                  /* tc_progress_mode_t */
     uint32_t window;                    /* stream tests: histogram window */
     uint32_t wx;                        /* receivers run injected code W^X */
+    uint32_t exec;                      /* tc_exec_policy_t of the receivers */
+    uint32_t in_place;                  /* policy any: injected code runs in the slot */
     uint32_t n_waits;
     uint32_t waits[7];                  /* tc_wait_t, each run in turn */
     uint32_t n_modes;

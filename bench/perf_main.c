@@ -37,8 +37,14 @@ static void perf_usage(FILE *out)
             "  -W WAITS    how receivers wait, comma list: poll (default), pause, wfe, umwait,\n"
             "              mwaitx, event, adaptive (tc-perf --platform says which this host has)\n"
             "  -P DIR      package install directory (tc-pkg build --out DIR)\n"
-            "  --wx        W^X: mailboxes stay RW, injected code runs from a copy in an\n"
-            "              RX view of the code cache\n"
+            "  --wx        W^X: injected code runs from the RX view of a code area\n"
+            "              mapped twice (written only through its RW view)\n"
+            "  --exec POLICY  what receivers run: allowlist (default: code identical to\n"
+            "              their own blob, which is what runs), any (a checked copy of\n"
+            "              the frame's code), local-only (no injected or cached code)\n"
+            "  --in-place  with --exec any: run injected code in place in the slot (the\n"
+            "              paper's layout, to measure it; it does NOT hold against a\n"
+            "              peer racing its own frame: docs/SECURITY.md)\n"
             "  --placement LIST  where senders' frames land, comma list: default (the\n"
             "              transport's put), llc (write + push lines to the shared cache),\n"
             "              dram (write around the caches); llc and dram need same-host\n"
@@ -222,6 +228,8 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {"stress-cpus", required_argument, NULL, 13},
         {"dist", required_argument, NULL, 14},
         {"gap-us", required_argument, NULL, 15},
+        {"exec", required_argument, NULL, 16},
+        {"in-place", no_argument, NULL, 17},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -360,6 +368,18 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         case 'q': local->quiet = 1; break;
         case 6: local->platform = 1; break;
         case 7: opts->wx = 1; break;
+        case 16:
+            if (!strcmp(optarg, "allowlist")) {
+                opts->exec = TC_EXEC_ALLOWLIST;
+            } else if (!strcmp(optarg, "any")) {
+                opts->exec = TC_EXEC_ANY;
+            } else if (!strcmp(optarg, "local-only")) {
+                opts->exec = TC_EXEC_LOCAL_ONLY;
+            } else {
+                return perf_bad("bad --exec '%s' (allowlist, any or local-only)", optarg);
+            }
+            break;
+        case 17: opts->in_place = 1; break;
         case 8: {
             static const char *const places[] = {"default", "llc", "dram"};
             rc = perf_parse_names(optarg, places, 3, "placement", opts->places, 3,
@@ -410,6 +430,9 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     }
     if ((local->stress_cpus != NULL) && (opts->stress[0] == '\0')) {
         return perf_bad("--stress-cpus %s needs --stress", local->stress_cpus);
+    }
+    if (opts->in_place && ((opts->exec != TC_EXEC_ANY) || opts->wx)) {
+        return perf_bad("--in-place needs --exec any and no --wx%s", "");
     }
     if ((opts->stress[0] != '\0') && !local->loopback && (local->host == NULL)) {
         return perf_bad("--stress %s goes on the client (or -l), which runs the load", opts->stress);
@@ -713,6 +736,8 @@ static tc_status_t perf_run_side(perf_side_t *side)
     params.timeout_ms = side->local->timeout_ms;
     params.enable_am  = 1;
     params.wx         = (int)side->opts.wx;
+    params.exec       = (tc_exec_policy_t)side->opts.exec;
+    params.in_place   = (int)side->opts.in_place;
     for (t = 0; t < side->opts.n_waits; ++t) {
         params.events |= (side->opts.waits[t] == TC_WAIT_EVENT) ||
                          (side->opts.waits[t] == TC_WAIT_ADAPTIVE);

@@ -313,9 +313,13 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
             tc_peer_progress_needed(run->peer, &why) ? "true" : "false");
     perf_json_str(f, why);
     fprintf(f, ",\n  \"signalling\": \"%s\",\n  \"frames\": \"%s\",\n  \"progress_mode\": \"%s\","
-               "\n  \"wx\": %s,\n  \"git_rev\": \"%s\",\n  \"cflags\": ",
+               "\n  \"wx\": %s,\n  \"exec\": \"%s\",\n  \"in_place\": %s,"
+               "\n  \"git_rev\": \"%s\",\n  \"cflags\": ",
             perf_signal_names[o->signal], perf_frames_names[o->frames],
-            perf_progress_names[o->progress], o->wx ? "true" : "false", TC_GIT_REV);
+            perf_progress_names[o->progress], o->wx ? "true" : "false",
+            (o->exec == TC_EXEC_ANY) ? "any" : (o->exec == TC_EXEC_LOCAL_ONLY) ? "local-only" :
+                                                                             "allowlist",
+            o->in_place ? "true" : "false", TC_GIT_REV);
     perf_json_str(f, TC_CFLAGS);
     fprintf(f, ",\n  \"clock\": {\"source\": \"%s\", \"ns_per_tick\": %.6f},\n",
             run->clock.source, run->clock.ns_per_tick);

@@ -46,6 +46,13 @@ static tc_status_t tc_context_check_params(const tc_context_params_t *params)
         tc_error("timeout must be positive (got %d ms)", params->timeout_ms);
         return TC_ERR_INVALID_PARAM;
     }
+    /* in place runs bytes a peer can still write: only as the measured
+     * layout of policy any, never beside the allow-list or W^X */
+    if (params->in_place && ((params->exec != TC_EXEC_ANY) || params->wx)) {
+        tc_error("in-place execution needs policy any and no W^X (it does not hold against "
+                 "a racing peer: docs/SECURITY.md)");
+        return TC_ERR_INVALID_PARAM;
+    }
     return TC_OK;
 }
 
@@ -207,7 +214,6 @@ void tc_context_destroy(tc_context_t *ctx)
             }
         }
     }
-    tc_inj_cache_unmap(ctx);
     ucp_worker_destroy(ctx->worker);
     ucp_cleanup(ctx->ucp);
     free(ctx);

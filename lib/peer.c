@@ -215,8 +215,9 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
     if (peer == NULL) {
         return TC_ERR_NO_MEMORY;
     }
-    peer->ctx  = ctx;
-    peer->boot = boot;
+    peer->ctx    = ctx;
+    peer->boot   = boot;
+    peer->serial = ++ctx->next_peer_serial;
     snprintf(peer->name, sizeof(peer->name), "peer %s", boot->peer_name);
 
     /* our mailbox: ctrl line, ring, raw ring of the same shape (reference puts) */
@@ -229,10 +230,11 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
     if (status != TC_OK) {
         goto err_free;
     }
-    /* Injected code runs in place in the slot (the paper's RWX mailbox). */
-    peer->mbox_exec = !params->wx && (mprotect(peer->mbox, peer->mbox_len,
-                                               PROT_READ | PROT_WRITE | PROT_EXEC) == 0);
-    if (!peer->mbox_exec && !params->wx) {
+    /* Only in place does code run in the slot (the paper's RWX mailbox);
+     * otherwise the mailbox is data (lib/exec.c). */
+    peer->mbox_exec = params->in_place && (mprotect(peer->mbox, peer->mbox_len,
+                                                    PROT_READ | PROT_WRITE | PROT_EXEC) == 0);
+    if (!peer->mbox_exec && params->in_place) {
         tc_warn("%s: mailbox cannot be made executable (%m); injected frames will be "
                 "rejected", peer->name);
     }
@@ -437,6 +439,7 @@ void tc_peer_destroy(tc_peer_t *peer)
     tc_peer_close_ep(peer);
     ucp_mem_unmap(peer->ctx->ucp, peer->mbox_memh);
     tc_inj_cleanup(peer);
+    tc_exec_cleanup(peer);
     free(peer->ried_rx.buf);
     free(peer->rx_stale);
     free(peer);
@@ -877,11 +880,10 @@ void tc_peer_forget_code(tc_peer_t *peer)
 {
     unsigned i;
 
-    /* the bytes stay in the context's cache (a bump allocator); only the
+    /* the bytes stay in the peer's code area (a bump allocator); only the
      * link to them goes */
     for (i = 0; i < peer->n_inj; ++i) {
-        peer->inj[i].cache_image = NULL;
-        peer->inj[i].cache_run   = NULL;
+        peer->inj[i].cache_run = NULL;
     }
     peer->disp_cached = NULL;
 }
@@ -1230,12 +1232,10 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
     case TC_KIND_SYNC_REQ:
         inj->rx_sync_status = tc_inj_resolve(peer, inj);
         if ((inj->rx_sync_status == TC_SYNC_OK) && (hdr->flags & TC_FRAME_F_CACHE)) {
-            why = tc_inj_verify(peer, inj, hdr, NULL, (const uint8_t *)frame + off.code_off, 0);
+            why = (inj->cache_run != NULL) ?
+                      NULL : tc_exec_cache(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
             if (why != NULL) {
                 tc_peer_reject(peer, why);
-                inj->rx_sync_status = TC_SYNC_BAD_CODE;
-            } else if ((inj->cache_run == NULL) &&
-                       (tc_inj_cache(peer, inj, (const uint8_t *)frame + off.code_off) != TC_OK)) {
                 inj->rx_sync_status = TC_SYNC_BAD_CODE;
             } else {
                 inj->rx_sync_status = TC_SYNC_CACHED;
@@ -1246,40 +1246,21 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
         *run_p = NULL;
         return NULL;
     case TC_KIND_INJECTED:
-        if (!peer->mbox_exec && !peer->ctx->params.wx) {
-            return "the mailbox is not executable on this host (RWX refused)";
-        }
-        why = tc_inj_verify(peer, inj, hdr, (const uint8_t *)frame + off.got_off,
-                            (const uint8_t *)frame + off.code_off, 1);
-        if (why != NULL) {
-            return why;
-        }
-        if (peer->ctx->params.wx) {
-            /* W^X: run a checked copy from the RX view, never the RW slot */
-            *run_p = tc_inj_transit(peer, inj, (const uint8_t *)frame + off.got_off);
-            return (*run_p != NULL) ? NULL : "no executable memory for the W^X copy";
-        }
-        *run_p = tc_inj_link(inj->blob, (uint8_t *)frame + off.got_off); /* runs in place */
-        return NULL;
+        return tc_exec_injected(peer, inj, hdr, (uint8_t *)frame + off.got_off, run_p);
     default: /* TC_KIND_CACHED */
         if (peer->ctx->params.exec == TC_EXEC_LOCAL_ONLY) {
             return "this receiver runs no injected code (local-only policy)";
         }
-        /* package id and element name the code: the cache holds the copy
-         * the sender pushed at sync, checked against our manifest then */
-        if ((inj->cache_run == NULL) && (peer->ctx->params.exec == TC_EXEC_ALLOWLIST) &&
-            inj->rx_resolved) {
-            /* lost it: the allow-list means it was our own blob, relink that */
-            (void)tc_inj_cache(peer, inj, inj->blob->image + inj->blob->hdr->code_offset);
-        }
-        if (inj->cache_run == NULL) {
+        /* package id and element name the code: the cache holds what the
+         * sync checked (lib/exec.c) */
+        *run_p = tc_exec_cached(peer, inj);
+        if (*run_p == NULL) {
             inj->rx_sync_status      = TC_SYNC_MISS; /* tell the sender */
             inj->rx_sync_reply       = 1;
             peer->sync_reply_pending = 1;
             return "cached frame for code this receiver does not hold (sender told)";
         }
         peer->disp_cached = inj;
-        *run_p            = inj->cache_run;
         return NULL;
     }
 }

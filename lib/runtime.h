@@ -66,11 +66,7 @@ struct tc_context {
     tc_ctx_pkg_t        pkgs[TC_MAX_PKGS];
     unsigned            n_pkgs;
     int                 efd;             /* the worker's wake-up fd (events), else -1 */
-    uint8_t            *code_cache;      /* RWX, or the RW view under W^X; mapped at first use */
-    uint8_t            *code_cache_rx;   /* the view code runs from (== code_cache unless W^X) */
-    size_t              code_cache_used; /* after the transit area (W^X) */
-    const void         *transit_inj;     /* W^X: whose image the transit area holds */
-    tc_jam_run_fn       transit_run;
+    uint64_t            next_peer_serial; /* names peers for what they own (rieds) */
     /* multicast (lib/mcast_fwd.c): MCAST and MCAST_ACK frames go here; the
      * handler only queues them (it runs inside tc_peer_progress) */
     void              (*mcast_rx)(void *arg, tc_peer_t *peer, const tc_frame_hdr_t *hdr,
@@ -98,9 +94,24 @@ typedef struct tc_inj {
     int               rx_resolved;
     int               rx_sync_reply; /* a sync reply is owed to the peer */
     int64_t           rx_sync_status;
-    uint8_t          *cache_image;  /* our cached, linked copy */
-    tc_jam_run_fn     cache_run;
+    tc_jam_run_fn     own_run;      /* our blob linked with rx_gotp (lib/exec.c) */
+    tc_jam_run_fn     cache_run;    /* what cached frames run */
+    uint32_t          ried_pins;    /* bit i: a GOT slot resolved into ctx->rieds[i] */
 } tc_inj_t;
+
+/* A peer's executable memory (lib/exec.c): images the receiver linked for
+ * that peer, and the transit copy of policy any. Mapped at first use,
+ * released with the peer. */
+typedef struct tc_code_area {
+    uint8_t          *rw;           /* the receiver writes here */
+    uint8_t          *rx;           /* code runs from here (== rw unless W^X) */
+    size_t            len;
+    size_t            used;         /* the transit area, then linked images */
+    uint8_t          *transit_src;  /* private: the image the transit area holds, unlinked,
+                                     * then the copy being checked */
+    const tc_inj_t   *transit_inj;
+    tc_jam_run_fn     transit_run;
+} tc_code_area_t;
 
 #define TC_SYNC_OK        0
 #define TC_SYNC_CACHED    1
@@ -224,6 +235,9 @@ struct tc_peer {
         char     text[1024];
     } ried_tx;
 
+    tc_code_area_t    code;
+    uint64_t          serial;       /* unique in the context, never reused */
+
     tc_peer_stats_t   stats;
     char              last_reject[192];
     char              name[128];
@@ -237,21 +251,19 @@ void        tc_inj_cleanup(tc_peer_t *peer);
 /* Receiver: resolve the slot names of inj's jam for the peer; returns
  * TC_SYNC_OK or -(slot + 1) for the first name that did not resolve. */
 int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
-/* Receiver: check a frame's image (GOTP at got, CODE at code) against the
- * manifest and the sync; NULL if it may run, else why not. check_gotp is 0
- * for a sync request (its GOTP is not filled in yet). */
-const char *tc_inj_verify(tc_peer_t *peer, const tc_inj_t *inj, const tc_frame_hdr_t *hdr,
-                          const uint8_t *got, const uint8_t *code, int check_gotp);
-/* Receiver: link an image that sits at base (fixups, i-cache) and return
- * its entry. */
-tc_jam_run_fn tc_inj_link(const tc_blob_t *blob, uint8_t *base);
-/* Receiver: keep a linked copy of the jam in the context's code cache. */
-tc_status_t tc_inj_cache(tc_peer_t *peer, tc_inj_t *inj, const uint8_t *code);
-/* Receiver, W^X: copy an injected frame's image (GOTP + CODE at got) into
- * the cache's transit area, link it there and return its entry in the RX
- * view. */
-tc_jam_run_fn tc_inj_transit(tc_peer_t *peer, const tc_inj_t *inj, const uint8_t *got);
-void        tc_inj_cache_unmap(tc_context_t *ctx);
+
+/* exec.c: the execution rule (what the receiver runs, and from where).
+ * Injected: image is the frame's GOTP + CODE in the slot; returns why not,
+ * or NULL and the entry to call (never in the slot, unless in place). */
+const char   *tc_exec_injected(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
+                               uint8_t *image, tc_jam_run_fn *run_p);
+/* A sync request that asks the receiver to keep the code (in the slot at
+ * code): why not, or NULL and inj->cache_run set. */
+const char   *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
+                            const uint8_t *code);
+/* What a cached frame of inj runs, NULL if the receiver holds nothing. */
+tc_jam_run_fn tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj);
+void          tc_exec_cleanup(tc_peer_t *peer);
 
 /* pkg.c: a whole file in memory (malloc'd; NULL if unreadable). */
 void       *tc_read_file(const char *path, size_t *len_p);

@@ -290,6 +290,10 @@ typedef struct tc_context_params {
                                      * into a code cache mapped twice (RW view, RX view)
                                      * and runs from the RX view */
     uint32_t           rank;        /* this process' rank (shown as jam origin) */
+    int                in_place;    /* policy any only: run injected code in place in
+                                     * the slot (the paper's layout; for measuring it:
+                                     * does not hold against a racing peer, see
+                                     * docs/SECURITY.md); refused otherwise */
 } tc_context_params_t;
 
 void tc_context_params_init(tc_context_params_t *params);
