@@ -1132,6 +1132,23 @@ static inline void tc_peer_prefetch_frame(const tc_peer_t *peer, const char *slo
     }
 }
 
+/* Laps: slot i holds seq i, i + slots, i + 2 slots, ... A header or SIG of
+ * an earlier lap of the slot the receiver waits on is what it left behind,
+ * whatever else changed since (frame size, mode, a reset of rx_stale): not
+ * a new frame, and not garbage either. */
+static inline int tc_peer_seq_stale(const tc_peer_t *peer, uint32_t seq)
+{
+    uint32_t behind = peer->rx_seq - seq;
+
+    return (behind != 0) && !(behind & (peer->rx_slots - 1)) && ((int32_t)behind > 0);
+}
+
+static inline int tc_peer_sig_stale(const tc_peer_t *peer, uint64_t sig)
+{
+    return ((uint32_t)sig == (uint32_t)tc_frame_sig(0)) &&
+           tc_peer_seq_stale(peer, (uint32_t)(sig >> 32));
+}
+
 static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *seen_p)
 {
     uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
@@ -1142,7 +1159,8 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
 
     if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
         seen = *tc_frame_sig_ptr(slot, peer->frame_size);
-        if ((seen == 0) || (seen == peer->rx_stale[idx])) {
+        if ((seen == 0) || (seen == peer->rx_stale[idx]) ||
+            TC_UNLIKELY(tc_peer_sig_stale(peer, seen))) {
             return 0;
         }
     } else {
@@ -1153,7 +1171,7 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
         tc_load_acquire_fence();
         seq  = vhdr->seq;
         seen = TC_STALE_HDR | seq;
-        if (seen == peer->rx_stale[idx]) {
+        if ((seen == peer->rx_stale[idx]) || tc_peer_seq_stale(peer, seq)) {
             return 0;
         }
         size = vhdr->frame_size;
@@ -1683,9 +1701,10 @@ static inline int tc_peer_rx_peek(const tc_peer_t *peer)
 
     if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
         seen = *tc_frame_sig_ptr((char *)slot, peer->frame_size);
-        return (seen != 0) && (seen != peer->rx_stale[idx]);
+        return (seen != 0) && (seen != peer->rx_stale[idx]) && !tc_peer_sig_stale(peer, seen);
     }
-    return ((const volatile tc_frame_hdr_t *)slot)->mag != 0;
+    return (((const volatile tc_frame_hdr_t *)slot)->mag != 0) &&
+           !tc_peer_seq_stale(peer, ((const volatile tc_frame_hdr_t *)slot)->seq);
 }
 
 tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
