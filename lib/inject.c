@@ -75,6 +75,7 @@ void tc_inj_cleanup(tc_peer_t *peer)
     for (i = 0; i < peer->n_inj; ++i) {
         free(peer->inj[i].tx_gotp);
         free(peer->inj[i].rx_gotp);
+        tc_ried_unpin(peer->ctx, peer->inj[i].ried_pins);
     }
     peer->n_inj    = 0;
     peer->inj_last = NULL;
@@ -83,7 +84,9 @@ void tc_inj_cleanup(tc_peer_t *peer)
 int64_t tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj)
 {
     uint32_t n = inj->blob->hdr->got_count, i;
+    uint32_t pins = 0;
     const char *name;
+    unsigned ried;
     void *addr;
 
     if (inj->rx_resolved) {
@@ -101,7 +104,9 @@ int64_t tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj)
         name = tc_blob_slot_name(inj->blob, i);
         addr = dlsym(inj->lib, name);
         if (addr == NULL) {
-            addr = tc_ried_lookup(peer->ctx, name); /* rieds peers shipped here */
+            /* rieds peers shipped here: pinned while this sync stands */
+            addr = tc_ried_lookup(peer->ctx, name, &ried);
+            pins |= (addr != NULL) ? (1u << ried) : 0;
         }
         if (addr == NULL) {
             addr = dlsym(RTLD_DEFAULT, name);
@@ -113,6 +118,10 @@ int64_t tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj)
         }
         inj->rx_gotp[i] = (uint64_t)(uintptr_t)addr;
     }
+    for (ried = 0; ried < TC_MAX_RIEDS; ++ried) {
+        peer->ctx->rieds[ried].pins += !!(pins & (1u << ried));
+    }
+    inj->ried_pins   = pins;
     inj->rx_resolved = 1;
     return TC_SYNC_OK;
 }

@@ -439,6 +439,7 @@ void tc_peer_destroy(tc_peer_t *peer)
     tc_peer_close_ep(peer);
     ucp_mem_unmap(peer->ctx->ucp, peer->mbox_memh);
     tc_inj_cleanup(peer);
+    tc_ried_release(peer->ctx, peer);
     tc_exec_cleanup(peer);
     free(peer->ried_rx.buf);
     free(peer->rx_stale);

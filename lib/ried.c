@@ -196,7 +196,7 @@ static void tc_ried_load(tc_peer_t *peer)
     }
     slot->handle = h;
     slot->fd     = fd;
-    slot->owner  = peer;
+    slot->owner  = peer->serial;
     slot->id     = peer->ried_rx.id;
     snprintf(slot->name, sizeof(slot->name), "%s", peer->ried_rx.name);
     tc_ried_exports(peer->ried_rx.buf, peer->ried_rx.total, peer->ried_rx.reply_text,
@@ -223,11 +223,19 @@ void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data
 
     if (args->op == TC_RIED_OP_UNLOAD) {
         for (i = 0; i < TC_MAX_RIEDS; ++i) {
-            if ((ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner == peer) &&
+            if ((ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner == peer->serial) &&
                 (ctx->rieds[i].id == args->id)) {
                 snprintf(peer->ried_rx.name, sizeof(peer->ried_rx.name), "%s", ctx->rieds[i].name);
-                tc_ried_unload_slot(&ctx->rieds[i]);
                 peer->ried_rx.id = args->id;
+                if (ctx->rieds[i].pins > 0) {
+                    /* a synced jam's GOT points into it: unloading would
+                     * leave that jam calling unmapped code */
+                    tc_ried_answer(peer, TC_RIED_OP_UNLOAD, -1,
+                                   "in use: %u synced jam(s) have GOT slots resolved into it "
+                                   "(it goes once their peers close)", ctx->rieds[i].pins);
+                    return;
+                }
+                tc_ried_unload_slot(&ctx->rieds[i]);
                 tc_ried_answer(peer, TC_RIED_OP_UNLOAD, 0, "unloaded");
                 return;
             }
@@ -272,7 +280,7 @@ void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data
     }
 }
 
-void *tc_ried_lookup(const tc_context_t *ctx, const char *name)
+void *tc_ried_lookup(const tc_context_t *ctx, const char *name, unsigned *index_p)
 {
     unsigned i;
     void *addr;
@@ -280,10 +288,43 @@ void *tc_ried_lookup(const tc_context_t *ctx, const char *name)
     for (i = 0; i < TC_MAX_RIEDS; ++i) {
         if ((ctx->rieds[i].handle != NULL) &&
             ((addr = dlsym(ctx->rieds[i].handle, name)) != NULL)) {
+            *index_p = i;
             return addr;
         }
     }
     return NULL;
+}
+
+void tc_ried_unpin(tc_context_t *ctx, uint32_t pins)
+{
+    unsigned i;
+
+    for (i = 0; i < TC_MAX_RIEDS; ++i) {
+        tc_ctx_ried_t *slot = &ctx->rieds[i];
+        if (!(pins & (1u << i)) || (slot->handle == NULL) || (slot->pins == 0)) {
+            continue;
+        }
+        if ((--slot->pins == 0) && (slot->owner == 0)) {
+            tc_ried_unload_slot(slot);
+        }
+    }
+}
+
+void tc_ried_release(tc_context_t *ctx, const tc_peer_t *peer)
+{
+    unsigned i;
+
+    for (i = 0; i < TC_MAX_RIEDS; ++i) {
+        tc_ctx_ried_t *slot = &ctx->rieds[i];
+        if ((slot->handle == NULL) || (slot->owner != peer->serial)) {
+            continue;
+        }
+        if (slot->pins == 0) {
+            tc_ried_unload_slot(slot);
+        } else {
+            slot->owner = 0; /* orphaned: another peer's jams still call into it */
+        }
+    }
 }
 
 void tc_ried_unload_all(tc_context_t *ctx)

@@ -53,8 +53,10 @@ typedef struct tc_ctx_ried {
                                 * name a previous ried when N is reused */
     void            *state;
     tc_ried_fini_fn  fini;
-    const tc_peer_t *owner;    /* who shipped it, and */
+    uint64_t         owner;    /* the serial of the peer that shipped it (0: that
+                                * peer is gone, the ried stays while pinned), and */
     uint32_t         id;       /* its number for it */
+    uint32_t         pins;     /* synced jams (any peer's) with a GOT slot in it */
     char             name[TC_RIED_NAME_MAX];
 } tc_ctx_ried_t;
 
@@ -272,8 +274,14 @@ void       *tc_read_file(const char *path, size_t *len_p);
 /* Receiver: a ried frame from the peer (a chunk, or an unload). */
 void        tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data,
                        uint32_t len);
-/* Receiver: the rieds peers shipped, searched when slot names resolve. */
-void       *tc_ried_lookup(const tc_context_t *ctx, const char *name);
+/* Receiver: the rieds peers shipped, searched when slot names resolve; the
+ * address and, in *index_p, which ried it is in. */
+void       *tc_ried_lookup(const tc_context_t *ctx, const char *name, unsigned *index_p);
+/* A synced jam stops pointing into the rieds of pins (bit i: ctx->rieds[i]);
+ * a ried whose peer is gone goes with its last pin. */
+void        tc_ried_unpin(tc_context_t *ctx, uint32_t pins);
+/* The peer is going: its rieds go, or stay until their last pin. */
+void        tc_ried_release(tc_context_t *ctx, const tc_peer_t *peer);
 void        tc_ried_unload_all(tc_context_t *ctx);
 
 /* Tests only: put len bytes of frame, as they are (no stamping, no seal),

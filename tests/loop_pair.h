@@ -77,12 +77,12 @@ static void pair_close(pair_t *pair)
     }
 }
 
-static tc_bench_state_t *state_of(side_t *side)
+static __attribute__((unused)) tc_bench_state_t *state_of(side_t *side)
 {
     return tc_context_pkg_state(side->ctx, side->pkg);
 }
 
-static tc_jam_t jam_of(side_t *side, const char *name)
+static __attribute__((unused)) tc_jam_t jam_of(side_t *side, const char *name)
 {
     tc_jam_t jam;
     assert_int_equal(tc_pkg_jam(side->pkg, name, &jam), TC_OK);
