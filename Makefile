@@ -47,7 +47,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all lib pkg tools check check-run bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast
+.PHONY: all lib pkg tools check check-run bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx
 .SECONDARY:
 all: lib pkg tools
 
@@ -188,6 +188,19 @@ fuzz:
 	    -artifact_prefix=tests/fuzz/frame-crashes/ $(BUILD)/fuzz/new tests/fuzz/frame-corpus
 	$(BUILD)/fuzz/fuzz_frame -merge=1 tests/fuzz/frame-corpus $(BUILD)/fuzz/new
 	@$(MAKE) --no-print-directory fuzz-mcast
+	@$(MAKE) --no-print-directory fuzz-rx
+
+# The whole receive path (tests/fuzz/rx_target.c): programs of genuine and
+# hostile frames and rewrites over a real loopback pair, every library source
+# built with the fuzzer's instrumentation; into tests/fuzz/rx-corpus and
+# rx-crashes/; make check replays both (tests/test_rx_corpus.c).
+fuzz-rx: all
+	@scripts/deps.sh fuzz
+	@mkdir -p $(BUILD)/fuzz/rx-new tests/fuzz/rx-corpus tests/fuzz/rx-crashes
+	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE tests/fuzz/rx_target.c $(LIB_SRCS) -o $(BUILD)/fuzz/fuzz_rx $(LIBS)
+	TC_BUILD=$(abspath $(BUILD)) $(BUILD)/fuzz/fuzz_rx -max_total_time=$(FUZZ_SECONDS) -max_len=2048 \
+	    -timeout=30 -artifact_prefix=tests/fuzz/rx-crashes/ $(BUILD)/fuzz/rx-new tests/fuzz/rx-corpus
+	TC_BUILD=$(abspath $(BUILD)) $(BUILD)/fuzz/fuzz_rx -merge=1 tests/fuzz/rx-corpus $(BUILD)/fuzz/rx-new
 
 # Multicast decoders (target set, envelope, ack): the same, into
 # tests/fuzz/mcast-corpus and mcast-crashes/; make check replays both.

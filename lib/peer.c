@@ -1359,7 +1359,7 @@ static tc_status_t tc_peer_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen
         /* multicast: queued by lib/mcast_fwd.c, run outside this loop */
         if (peer->ctx->mcast_rx == NULL) {
             tc_peer_reject(peer, "multicast frame, but no multicast set up here");
-            goto consumed;
+            goto credits;
         }
         peer->ctx->mcast_rx(peer->ctx->mcast_arg, peer, &hdr, frame);
         goto bookkeeping;
@@ -1369,8 +1369,10 @@ static tc_status_t tc_peer_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen
     case TC_KIND_SYNC_REP:
         why = tc_peer_rx_code(peer, frame, &hdr, &run_fn, &state);
         if (why != NULL) {
+            /* refused, but its header is valid: the credits it carries
+             * still count (else both sides wait for each other) */
             tc_peer_reject(peer, why);
-            goto consumed;
+            goto credits;
         }
         if (run_fn == NULL) {
             goto bookkeeping; /* sync traffic: nothing runs */
@@ -1386,8 +1388,9 @@ run:
     jctx.seq      = hdr.seq;
     jctx.args     = frame + TC_FRAME_HDR_SIZE;
     jctx.args_len = hdr.args_len;
-    ret = ((run_fn != NULL) ? run_fn : peer->disp_elem->run)(&jctx, frame + hdr.payload_off,
-                                                              hdr.payload_len);
+    run_fn = (run_fn != NULL) ? run_fn : peer->disp_elem->run;
+    peer->rx_last_run = run_fn;
+    ret = run_fn(&jctx, frame + hdr.payload_off, hdr.payload_len);
     peer->ran_ret = ret;
     peer->ran_seq = hdr.seq;
     peer->ran_has = 1;
@@ -1397,11 +1400,12 @@ run:
     }
 
 bookkeeping:
-    tc_peer_note_ack(peer, hdr.ack);
     if (hdr.flags & TC_FRAME_F_HAS_RET) {
         peer->stats.last_ret     = hdr.ret;
         peer->stats.last_ret_seq = hdr.ret_seq;
     }
+credits:
+    tc_peer_note_ack(peer, hdr.ack);
 
 consumed:
     /* the slot goes back to the sender with the next credit */

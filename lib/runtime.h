@@ -204,6 +204,8 @@ struct tc_peer {
     int               ran_has;
     int               reply_pending;
     int               in_progress;
+    tc_jam_run_fn     rx_last_run;   /* what the latest frame ran (checked by the
+                                      * receive-path fuzzer's invariant) */
 
     /* dispatch: filled by the validator's lookup, kept for the next frame
      * (a stream of one jam looks its element up once) */
