@@ -56,6 +56,16 @@ static void rx_die(const char *what)
                 (unsigned long long)rx->stats.rx_frames,
                 (unsigned long long)rx->stats.rx_rejected, rx->last_reject, tx->tx_seq,
                 (uint32_t)tx->ctrl->consumed);
+        {
+            uint32_t idx = rx->rx_seq & (rx->rx_slots - 1);
+            const tc_frame_hdr_t *h =
+                (const tc_frame_hdr_t *)(rx->rx_ring + (size_t)idx * rx->rx_slot_size);
+            fprintf(stderr, "rx fuzz: next slot %u: mag 0x%x seq %u size %u kind %u, "
+                    "stale 0x%llx, sig 0x%llx\n", idx, h->mag, h->seq, h->frame_size, h->kind,
+                    (unsigned long long)rx->rx_stale[idx],
+                    (h->frame_size >= 64 && h->frame_size <= rx->rx_slot_size) ?
+                        (unsigned long long)*tc_frame_sig_ptr((void *)h, h->frame_size) : 0ull);
+        }
     }
     abort();
 }
@@ -215,10 +225,15 @@ static void rx_unstick(void)
     char *slot = rx->rx_ring + (size_t)(rx->rx_seq & (rx->rx_slots - 1)) * rx->rx_slot_size;
     tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)slot;
 
-    if (rx->rx_seq == rx_sides[1].peer->tx_seq) {
+    if ((int32_t)(rx_sides[1].peer->tx_seq - rx->rx_seq) <= 0) {
         return; /* nothing of the peer's is pending */
     }
-    hdr->seq        = rx->rx_seq + 1;
+    /* a seq that is neither this lap's, an earlier lap's, nor what the
+     * receiver left in the slot */
+    hdr->seq = rx->rx_seq + 1;
+    if (((1ull << 63) | hdr->seq) == rx->rx_stale[rx->rx_seq & (rx->rx_slots - 1)]) {
+        hdr->seq = rx->rx_seq + 2;
+    }
     hdr->frame_size = TC_FRAME_MIN_SIZE;
     __atomic_store_n(&hdr->mag, TC_FRAME_MAG, __ATOMIC_RELEASE);
 }
@@ -315,13 +330,18 @@ static void rx_raw_frame(rx_in_t *in)
     (void)tc_peer_send_raw_frame(tx, frame, off.frame_size);
 }
 
-/* A peer's put into a frame that landed and was not run yet. */
+/* A peer's put into a frame that landed and was not run yet. (A put into a
+ * slot it has not sent yet is a frame of its own, which raw frames cover; it
+ * would only put the peer's count of its frames out of step with its own.) */
 static void rx_rewrite(rx_in_t *in)
 {
     tc_peer_t *rx = rx_sides[0].peer;
-    char *slot = rx->rx_ring + (size_t)(rx->rx_seq & (rx->rx_slots - 1)) * rx->rx_slot_size;
-    uint32_t at = rx_take(in, 2) % rx->rx_slot_size, len = 1 + rx_take(in, 1) % 16, k;
+    char *slot    = rx->rx_ring + (size_t)(rx->rx_seq & (rx->rx_slots - 1)) * rx->rx_slot_size;
+    uint32_t at   = rx_take(in, 2) % rx->rx_slot_size, len = 1 + rx_take(in, 1) % 16, k;
 
+    if ((int32_t)(rx_sides[1].peer->tx_seq - rx->rx_seq) <= 0) {
+        return;
+    }
     for (k = 0; k < len && at + k < rx->rx_slot_size; ++k) {
         slot[at + k] = (char)rx_take(in, 1);
     }
