@@ -160,8 +160,7 @@ static void tc_ried_load(tc_peer_t *peer)
      * SIGBUS in the loader, not an answer */
     if (tc_elf_check_mem(peer->ried_rx.buf, peer->ried_rx.total, err, sizeof(err), NULL) !=
         TC_OK) {
-        tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "not a library this host can load: %s",
-                       err);
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "refused before dlopen: %s", err);
         return;
     }
     for (i = 0; (i < TC_MAX_RIEDS) && (slot == NULL); ++i) {
