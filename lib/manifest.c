@@ -230,14 +230,14 @@ static tc_status_t tc_manifest_expect(tc_manifest_parser_t *p, char **tok, unsig
 static tc_status_t tc_manifest_jam_fields(tc_manifest_parser_t *p, char **tok,
                                           unsigned ntok, tc_manifest_elem_t *e)
 {
-    static const char *const keys[] = {"blob", "hash", "code", "got", "entry"};
+    static const char *const keys[] = {"blob", "hash", "code", "got", "entry", "writable"};
     tc_status_t status;
     uint64_t v;
     unsigned k;
 
-    if (ntok != 14) {
+    if (ntok != 16) {
         return tc_manifest_fail(p, TC_ERR_PROTOCOL,
-                                "jam element has %u fields, expected 14", ntok);
+                                "jam element has %u fields, expected 16", ntok);
     }
     for (k = 0; k < TC_ARRAY_SIZE(keys); ++k) {
         status = tc_manifest_expect(p, tok, 4 + 2 * k, keys[k]);
@@ -270,6 +270,13 @@ static tc_status_t tc_manifest_jam_fields(tc_manifest_parser_t *p, char **tok,
                                 tok[13]);
     }
     e->entry_offset = (uint32_t)v;
+    /* writable data comes after .text, which holds the entry */
+    if (!tc_manifest_dec(tok[15], UINT32_MAX, &v) || (v >= e->code_bytes - e->entry_offset)) {
+        return tc_manifest_fail(p, TC_ERR_PROTOCOL,
+                                "bad writable size '%s' (0..%u: after the entry)", tok[15],
+                                e->code_bytes - e->entry_offset - 1);
+    }
+    e->writable_bytes = (uint32_t)v;
     return TC_OK;
 }
 
@@ -397,7 +404,8 @@ static tc_status_t tc_manifest_line(tc_manifest_parser_t *p, char *line)
         }
         if (v != TC_MANIFEST_VERSION) {
             return tc_manifest_fail(p, TC_ERR_VERSION_MISMATCH,
-                                    "manifest version %s, this library reads %d", tok[1],
+                                    "manifest version %s, this library reads %d (rebuild "
+                                    "the package with this tc-pkg)", tok[1],
                                     TC_MANIFEST_VERSION);
         }
         p->have_header = 1;
@@ -583,9 +591,10 @@ tc_status_t tc_manifest_write(const tc_manifest_t *m, FILE *f)
         e = &m->elements[i];
         if (e->kind == TC_ELEM_JAM) {
             fprintf(f,
-                    "element %u jam %s blob %s hash 0x%016llx code %u got %u entry %u\n",
+                    "element %u jam %s blob %s hash 0x%016llx code %u got %u entry %u "
+                    "writable %u\n",
                     i, e->name, e->file, (unsigned long long)e->hash, e->code_bytes,
-                    e->got_slots, e->entry_offset);
+                    e->got_slots, e->entry_offset, e->writable_bytes);
         } else {
             fprintf(f, "element %u ried %s lib %s\n", i, e->name, e->file);
         }

@@ -11,13 +11,24 @@
  *   id 0x<8 hex>
  *   arch x86_64|aarch64
  *   library libtc_<pkg>.so
- *   element <id> jam <name> blob <file> hash 0x<16 hex> code <n> got <n> entry <n>
+ *   element <id> jam <name> blob <file> hash 0x<16 hex> code <n> got <n> entry <n> writable <n>
  *   element <id> ried <name> lib <file>
  *
  * The header line comes first; name, id, arch and library once each, before
  * the elements; element ids count up from 0 in file order. Numbers are
  * decimal without sign or leading zeros. Names are C identifiers; file names
  * are plain names in the install directory (no '/', no leading '.').
+ *
+ * writable is the bytes of the jam's image in writable sections (.data*,
+ * .bss*, anything SHF_WRITE but .data.rel.ro*, whose words only the
+ * receiver's base fixups write): 0 for a jam that never writes its own
+ * image, which is what a W^X receiver can run. Version 1 had no writable
+ * field and no way to tell, so it is not read (rebuild the package).
+ *
+ * A Local Function library built with a manifest also exports
+ * TC_MANIFEST_HASHES_SYMBOL, const uint64_t[n_elements]: each jam's blob
+ * content_hash (0 for rieds). It binds the manifest to the library it was
+ * built with: tc_pkg_open refuses a manifest whose hashes differ.
  */
 #ifndef TC_MANIFEST_H
 #define TC_MANIFEST_H
@@ -29,10 +40,11 @@
 #include <stdio.h>
 
 #define TC_MANIFEST_FILE     "manifest.tcm"
-#define TC_MANIFEST_VERSION  1
+#define TC_MANIFEST_VERSION  2  /* 2: jams have writable */
 #define TC_MANIFEST_NAME_MAX 64   /* names, NUL included */
 #define TC_MANIFEST_FILE_MAX 128  /* file names, NUL included */
 #define TC_MANIFEST_MAX_ELEM 65536
+#define TC_MANIFEST_HASHES_SYMBOL "tc_package_blob_hashes"
 
 typedef struct tc_manifest_elem {
     uint16_t id;
@@ -43,6 +55,7 @@ typedef struct tc_manifest_elem {
     uint32_t code_bytes;                  /* jams: image bytes, GOT slots included */
     uint32_t got_slots;                   /* jams */
     uint32_t entry_offset;                /* jams: image offset of the run entry */
+    uint32_t writable_bytes;              /* jams: bytes in writable sections; 0: none */
 } tc_manifest_elem_t;
 
 typedef struct tc_manifest {

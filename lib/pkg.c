@@ -1,11 +1,13 @@
 /* Packages: the Local Function library of jams and rieds, loaded with dlopen. */
 #define _GNU_SOURCE
 #include "runtime.h"
+#include "elfcheck.h"
 #include "log.h"
 
 #include <dlfcn.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,12 +88,132 @@ static void tc_pkg_free_blobs(tc_pkg_t *pkg)
     pkg->manifest = NULL;
 }
 
+/* A library dlopen could not map whole is refused before dlopen: a
+ * truncated file would be SIGBUS inside the loader, not an error. what:
+ * "package library" or "ried library". */
+static tc_status_t tc_pkg_check_elf(const char *what, const char *path, uint32_t *machine_p)
+{
+    char err[256];
+    tc_status_t status;
+
+    status = tc_elf_check_file(path, err, sizeof(err), machine_p);
+    if (status != TC_OK) {
+        tc_error("%s %s: %s", what, path, err);
+    }
+    return status;
+}
+
+static const char *tc_pkg_kind_name(uint16_t kind)
+{
+    return (kind == TC_ELEM_JAM) ? "jam" : (kind == TC_ELEM_RIED) ? "ried" : "unknown";
+}
+
+/* The manifest (at mpath) describes this very library: its id, its arch,
+ * element by element the descriptor's name and kind, and each jam's hash
+ * the one the library was built with (so no element is mapped onto
+ * another's blob, nor onto a blob of another build). */
+static tc_status_t tc_pkg_check_manifest(const tc_pkg_t *pkg, const char *mpath,
+                                         uint32_t machine)
+{
+    const tc_manifest_t *m    = pkg->manifest;
+    const tc_pkg_desc_t *desc = pkg->desc;
+    const tc_manifest_elem_t *me;
+    const tc_pkg_element_t *de;
+    const uint64_t *hashes;
+    uint32_t e;
+
+    if ((m->id != desc->id) || (m->n_elements != desc->n_elements)) {
+        tc_error("%s (id 0x%08x, %u elements) does not describe %s (id 0x%08x, %u "
+                 "elements)", mpath, m->id, m->n_elements, pkg->path, desc->id,
+                 desc->n_elements);
+        return TC_ERR_PROTOCOL;
+    }
+    if (m->arch != machine) {
+        tc_error("%s: arch %s, but %s is for ELF machine %u", mpath,
+                 tc_manifest_arch_name(m->arch), pkg->path, machine);
+        return TC_ERR_PROTOCOL;
+    }
+    for (e = 0; e < desc->n_elements; ++e) {
+        me = &m->elements[e];
+        de = &desc->elements[e];
+        if ((me->kind != de->kind) || (strcmp(me->name, de->name) != 0)) {
+            tc_error("%s: element %u is %s '%s', but in %s it is %s '%s'", mpath, e,
+                     tc_pkg_kind_name(me->kind), me->name, pkg->path,
+                     tc_pkg_kind_name(de->kind), de->name);
+            return TC_ERR_PROTOCOL;
+        }
+    }
+    hashes = dlsym(pkg->handle, TC_MANIFEST_HASHES_SYMBOL);
+    if (hashes == NULL) {
+        tc_error("%s has no %s, so %s cannot be checked against it (built by an older "
+                 "tc-pkg?): rebuild the package", pkg->path, TC_MANIFEST_HASHES_SYMBOL,
+                 mpath);
+        return TC_ERR_PROTOCOL;
+    }
+    for (e = 0; e < desc->n_elements; ++e) {
+        me = &m->elements[e];
+        if ((me->kind == TC_ELEM_JAM) && (hashes[e] != me->hash)) {
+            tc_error("%s: jam '%s' has hash 0x%016llx, but %s was built with 0x%016llx "
+                     "(another element's blob, or another build's)", mpath, me->name,
+                     (unsigned long long)me->hash, pkg->path,
+                     (unsigned long long)hashes[e]);
+            return TC_ERR_PROTOCOL;
+        }
+    }
+    return TC_OK;
+}
+
+/* One jam's blob file (parsed) against its manifest element: every field
+ * the manifest states, the first difference named. */
+static tc_status_t tc_pkg_check_blob(const char *file, const tc_manifest_t *m,
+                                     const tc_manifest_elem_t *me, const tc_blob_t *blob)
+{
+    const tc_blob_file_hdr_t *h = blob->hdr;
+    const char *what;
+    unsigned long long have, want;
+
+    if (h->arch != m->arch) {
+        what = "ELF machine";
+        have = h->arch;
+        want = m->arch;
+    } else if (h->content_hash != me->hash) {
+        tc_error("%s: content hash 0x%016llx, the manifest's jam '%s' has 0x%016llx", file,
+                 (unsigned long long)h->content_hash, me->name,
+                 (unsigned long long)me->hash);
+        return TC_ERR_PROTOCOL;
+    } else if (h->image_size != me->code_bytes) {
+        what = "code bytes";
+        have = h->image_size;
+        want = me->code_bytes;
+    } else if (h->got_count != me->got_slots) {
+        what = "GOT slots";
+        have = h->got_count;
+        want = me->got_slots;
+    } else if (h->entry_offset != me->entry_offset) {
+        what = "entry offset";
+        have = h->entry_offset;
+        want = me->entry_offset;
+    } else if ((h->bss_size > 0) && (me->writable_bytes == 0)) {
+        /* the blob cannot tell .data from code, but .bss it can */
+        tc_error("%s: %u bytes of .bss, but the manifest's jam '%s' has writable 0", file,
+                 h->bss_size, me->name);
+        return TC_ERR_PROTOCOL;
+    } else {
+        return TC_OK;
+    }
+    tc_error("%s: %s %llu, the manifest's jam '%s' has %llu", file, what, have, me->name,
+             want);
+    return TC_ERR_PROTOCOL;
+}
+
 /* A package built by tc-pkg has a manifest and one blob per jam next to its
  * library: load them, and check they describe this very library. Without a
- * manifest the package serves Local Function only. */
-static tc_status_t tc_pkg_load_blobs(tc_pkg_t *pkg)
+ * manifest the package serves Local Function only. machine: the library's
+ * ELF e_machine. */
+static tc_status_t tc_pkg_load_blobs(tc_pkg_t *pkg, uint32_t machine)
 {
-    char path[PATH_MAX], dir[PATH_MAX], file[PATH_MAX + TC_MANIFEST_FILE_MAX];
+    char path[PATH_MAX], dir[PATH_MAX], file[PATH_MAX + TC_MANIFEST_FILE_MAX],
+        mpath[PATH_MAX + TC_MANIFEST_FILE_MAX];
     const tc_manifest_elem_t *me;
     tc_status_t status;
     size_t len = 0;
@@ -99,24 +221,20 @@ static tc_status_t tc_pkg_load_blobs(tc_pkg_t *pkg)
 
     snprintf(path, sizeof(path), "%s", pkg->path);
     snprintf(dir, sizeof(dir), "%s", dirname(path)); /* dirname writes into path */
-    snprintf(file, sizeof(file), "%s/manifest.tcm", dir);
-    if (access(file, R_OK) != 0) {
+    snprintf(mpath, sizeof(mpath), "%s/%s", dir, TC_MANIFEST_FILE);
+    if (access(mpath, R_OK) != 0) {
         return TC_OK;
     }
     status = tc_manifest_load(dir, &pkg->manifest);
     if (status != TC_OK) {
         return status;
     }
-    if ((pkg->manifest->id != pkg->desc->id) ||
-        (pkg->manifest->n_elements != pkg->desc->n_elements)) {
-        tc_error("%s: manifest (id 0x%08x, %u elements) does not describe %s "
-                 "(id 0x%08x, %u elements)", dir, pkg->manifest->id,
-                 pkg->manifest->n_elements, pkg->path, pkg->desc->id, pkg->desc->n_elements);
-        status = TC_ERR_PROTOCOL;
+    status = tc_pkg_check_manifest(pkg, mpath, machine);
+    if (status != TC_OK) {
         goto err;
     }
     if (pkg->manifest->arch != TC_PKG_HOST_ARCH) {
-        /* a foreign-arch package: its blobs cannot run here */
+        /* a host tc-pkg builds no blobs for: local mode only */
         return TC_OK;
     }
     pkg->blobs = calloc(pkg->desc->n_elements, sizeof(*pkg->blobs));
@@ -126,10 +244,15 @@ static tc_status_t tc_pkg_load_blobs(tc_pkg_t *pkg)
     }
     for (e = 0; e < pkg->desc->n_elements; ++e) {
         me = &pkg->manifest->elements[e];
+        snprintf(file, sizeof(file), "%s/%s", dir, me->file);
         if (me->kind != TC_ELEM_JAM) {
+            /* shipped to peers, which dlopen it: as whole as the package's */
+            status = tc_pkg_check_elf("ried library", file, NULL);
+            if (status != TC_OK) {
+                goto err;
+            }
             continue;
         }
-        snprintf(file, sizeof(file), "%s/%s", dir, me->file);
         pkg->blobs[e].file = tc_read_file(file, &len);
         if (pkg->blobs[e].file == NULL) {
             tc_error("cannot read %s: %m", file);
@@ -141,11 +264,8 @@ static tc_status_t tc_pkg_load_blobs(tc_pkg_t *pkg)
             tc_error("%s: not a valid blob (%s)", file, tc_status_str(status));
             goto err;
         }
-        if ((pkg->blobs[e].blob.hdr->content_hash != me->hash) ||
-            (pkg->blobs[e].blob.hdr->got_count != me->got_slots) ||
-            (pkg->blobs[e].blob.hdr->image_size != me->code_bytes)) {
-            tc_error("%s does not match the manifest's jam '%s'", file, me->name);
-            status = TC_ERR_PROTOCOL;
+        status = tc_pkg_check_blob(file, pkg->manifest, me, &pkg->blobs[e].blob);
+        if (status != TC_OK) {
             goto err;
         }
     }
@@ -160,37 +280,46 @@ tc_status_t tc_pkg_open(const char *path, tc_pkg_t **pkg_p)
 {
     const tc_pkg_desc_t *desc;
     tc_status_t status;
+    uint32_t machine;
     tc_pkg_t *pkg;
+    int rc;
 
     pkg = calloc(1, sizeof(*pkg));
     if (pkg == NULL) {
         return TC_ERR_NO_MEMORY;
     }
-    pkg->path = strdup(path);
-    if (pkg->path == NULL) {
+    /* dlopen would search the library path for a bare name, but the file
+     * checked and the manifest next to it are in the current directory. */
+    rc = (strchr(path, '/') == NULL) ? asprintf(&pkg->path, "./%s", path)
+                                     : ((pkg->path = strdup(path)) == NULL) ? -1 : 0;
+    if (rc < 0) {
         status = TC_ERR_NO_MEMORY;
         goto err_free_pkg;
     }
 
-    pkg->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    status = tc_pkg_check_elf("package library", pkg->path, &machine);
+    if (status != TC_OK) {
+        goto err_free_path;
+    }
+    pkg->handle = dlopen(pkg->path, RTLD_NOW | RTLD_LOCAL);
     if (pkg->handle == NULL) {
-        tc_error("cannot load package %s: %s", path, dlerror());
+        tc_error("cannot load package %s: %s", pkg->path, dlerror());
         status = TC_ERR_NOT_FOUND;
         goto err_free_path;
     }
 
     desc = dlsym(pkg->handle, TC_PKG_DESC_SYMBOL);
     if (desc == NULL) {
-        tc_error("%s is not a twochains package (no %s)", path, TC_PKG_DESC_SYMBOL);
+        tc_error("%s is not a twochains package (no %s)", pkg->path, TC_PKG_DESC_SYMBOL);
         status = TC_ERR_NOT_FOUND;
         goto err_close;
     }
-    status = tc_pkg_check_desc(path, desc);
+    status = tc_pkg_check_desc(pkg->path, desc);
     if (status != TC_OK) {
         goto err_close;
     }
     pkg->desc = desc;
-    status    = tc_pkg_load_blobs(pkg);
+    status    = tc_pkg_load_blobs(pkg, machine);
     if (status != TC_OK) {
         goto err_close;
     }

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "runtime.h"
+#include "elfcheck.h"
 #include "log.h"
 
 #include <dlfcn.h>
@@ -137,7 +138,7 @@ static const char *tc_ried_allowed(const tc_peer_t *peer, const char *name)
 static void tc_ried_load(tc_peer_t *peer)
 {
     tc_context_t *ctx = peer->ctx;
-    char path[64], sym[TC_RIED_NAME_MAX + 32];
+    char path[64], sym[TC_RIED_NAME_MAX + 32], err[256];
     tc_ctx_ried_t *slot = NULL;
     tc_ried_init_fn init;
     const char *name;
@@ -153,6 +154,13 @@ static void tc_ried_load(tc_peer_t *peer)
     why  = tc_ried_allowed(peer, name);
     if (why != NULL) {
         tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "%s", why);
+        return;
+    }
+    /* dlopen maps what the memfd holds: a truncated library would be
+     * SIGBUS in the loader, not an answer */
+    if (tc_elf_check_mem(peer->ried_rx.buf, peer->ried_rx.total, err, sizeof(err), NULL) !=
+        TC_OK) {
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "refused before dlopen: %s", err);
         return;
     }
     for (i = 0; (i < TC_MAX_RIEDS) && (slot == NULL); ++i) {

@@ -18,16 +18,17 @@
 #include "blob.h"
 
 #define TEST_HEAD \
-    "twochains-package 1\n" \
+    "twochains-package 2\n" \
     "name bench\n" \
     "id 0x1234abcd\n" \
     "arch x86_64\n" \
     "library libtc_bench.so\n"
 #define TEST_JAM0 \
     "element 0 jam indirect_put blob jam_indirect_put.blob hash 0x0123456789abcdef " \
-    "code 152 got 1 entry 16\n"
+    "code 152 got 1 entry 16 writable 24\n"
 #define TEST_JAM1 \
-    "element 1 jam noop blob jam_noop.blob hash 0xFEDCBA9876543210 code 31 got 0 entry 0\n"
+    "element 1 jam noop blob jam_noop.blob hash 0xFEDCBA9876543210 code 31 got 0 " \
+    "entry 0 writable 0\n"
 #define TEST_RIED2 "element 2 ried bench lib libried_bench.so\n"
 
 static const char test_valid_text[] =
@@ -88,9 +89,12 @@ static void test_valid(void **state)
     assert_int_equal(e->got_slots, 1);
     assert_int_equal(e->entry_offset, 16);
 
+    assert_int_equal(e->writable_bytes, 24);
+
     e = &m->elements[1];
     assert_true(e->hash == UINT64_C(0xfedcba9876543210));
     assert_int_equal(e->got_slots, 0);
+    assert_int_equal(e->writable_bytes, 0);
 
     e = tc_manifest_find(m, "bench");
     assert_non_null(e);
@@ -107,10 +111,10 @@ static void test_valid_variants(void **state)
     /* no trailing newline, no elements, aarch64, tabs */
     test_expect(TEST_HEAD "element 0 ried r lib libried_r.so", TC_OK, 0, "");
     test_expect(TEST_HEAD, TC_OK, 0, "");
-    test_expect("twochains-package\t1\nname\tp\nid\t0x00000000\narch aarch64\n"
+    test_expect("twochains-package\t2\nname\tp\nid\t0x00000000\narch aarch64\n"
                 "library libtc_p.so\n", TC_OK, 0, "");
     /* header keys in any order */
-    test_expect("twochains-package 1\nlibrary l.so\narch x86_64\nid 0x00000001\nname p\n",
+    test_expect("twochains-package 2\nlibrary l.so\narch x86_64\nid 0x00000001\nname p\n",
                 TC_OK, 0, "");
 }
 
@@ -136,7 +140,8 @@ static void test_roundtrip(void **state)
     assert_int_equal(m2->n_elements, m->n_elements);
     assert_memory_equal(m2->elements, m->elements, m->n_elements * sizeof(*m->elements));
     assert_non_null(strstr(text, "element 0 jam indirect_put blob jam_indirect_put.blob "
-                                 "hash 0x0123456789abcdef code 152 got 1 entry 16\n"));
+                                 "hash 0x0123456789abcdef code 152 got 1 entry 16 "
+                                 "writable 24\n"));
     assert_non_null(strstr(text, "\nid 0x1234abcd\n"));
     free(text);
     tc_manifest_free(m);
@@ -148,12 +153,15 @@ static void test_header_line(void **state)
     (void)state;
     test_expect("", TC_ERR_PROTOCOL, 0, "no 'twochains-package'");
     test_expect("# only a comment\n", TC_ERR_PROTOCOL, 1, "no 'twochains-package'");
-    test_expect("name bench\n", TC_ERR_PROTOCOL, 1, "expected 'twochains-package 1'");
+    test_expect("name bench\n", TC_ERR_PROTOCOL, 1, "expected 'twochains-package 2'");
     test_expect("twochains-package\n", TC_ERR_PROTOCOL, 1, "expected");
-    test_expect("twochains-package 1 2\n", TC_ERR_PROTOCOL, 1, "expected");
-    test_expect("twochains-package 2\n", TC_ERR_VERSION_MISMATCH, 1, "version 2");
+    test_expect("twochains-package 2 2\n", TC_ERR_PROTOCOL, 1, "expected");
+    /* version 1 had no writable field: not read as "writable 0" */
+    test_expect("twochains-package 1\n", TC_ERR_VERSION_MISMATCH, 1,
+                "version 1, this library reads 2 (rebuild");
+    test_expect("twochains-package 3\n", TC_ERR_VERSION_MISMATCH, 1, "version 3");
     test_expect("twochains-package x\n", TC_ERR_PROTOCOL, 1, "bad manifest version");
-    test_expect(TEST_HEAD "twochains-package 1\n", TC_ERR_PROTOCOL, 6, "twice");
+    test_expect(TEST_HEAD "twochains-package 2\n", TC_ERR_PROTOCOL, 6, "twice");
 }
 
 static void test_unknown_keyword(void **state)
@@ -170,16 +178,16 @@ static void test_unknown_keyword(void **state)
 static void test_missing_lines(void **state)
 {
     (void)state;
-    test_expect("twochains-package 1\nid 0x00000001\narch x86_64\nlibrary l.so\n",
+    test_expect("twochains-package 2\nid 0x00000001\narch x86_64\nlibrary l.so\n",
                 TC_ERR_PROTOCOL, 4, "no 'name'");
-    test_expect("twochains-package 1\nname p\narch x86_64\nlibrary l.so\n",
+    test_expect("twochains-package 2\nname p\narch x86_64\nlibrary l.so\n",
                 TC_ERR_PROTOCOL, 4, "no 'id'");
-    test_expect("twochains-package 1\nname p\nid 0x00000001\nlibrary l.so\n",
+    test_expect("twochains-package 2\nname p\nid 0x00000001\nlibrary l.so\n",
                 TC_ERR_PROTOCOL, 4, "no 'arch'");
-    test_expect("twochains-package 1\nname p\nid 0x00000001\narch x86_64\n",
+    test_expect("twochains-package 2\nname p\nid 0x00000001\narch x86_64\n",
                 TC_ERR_PROTOCOL, 4, "no 'library'");
     /* elements need the whole header first */
-    test_expect("twochains-package 1\nname p\nid 0x00000001\narch x86_64\n"
+    test_expect("twochains-package 2\nname p\nid 0x00000001\narch x86_64\n"
                 "element 0 ried r lib l.so\nlibrary l.so\n",
                 TC_ERR_PROTOCOL, 5, "element before");
     test_expect(TEST_RIED2, TC_ERR_PROTOCOL, 1, "expected 'twochains-package");
@@ -190,20 +198,20 @@ static void test_header_values(void **state)
     (void)state;
     test_expect(TEST_HEAD "name other\n", TC_ERR_PROTOCOL, 6, "'name' given twice");
     test_expect(TEST_HEAD TEST_JAM0 "arch x86_64\n", TC_ERR_PROTOCOL, 7, "twice");
-    test_expect("twochains-package 1\nname 9lives\n", TC_ERR_PROTOCOL, 2, "C identifier");
-    test_expect("twochains-package 1\nname a-b\n", TC_ERR_PROTOCOL, 2, "C identifier");
-    test_expect("twochains-package 1\nname\n", TC_ERR_PROTOCOL, 2, "one value");
-    test_expect("twochains-package 1\nname a b\n", TC_ERR_PROTOCOL, 2, "one value");
-    test_expect("twochains-package 1\nid 1234abcd\n", TC_ERR_PROTOCOL, 2, "package id");
-    test_expect("twochains-package 1\nid 0x1234abc\n", TC_ERR_PROTOCOL, 2, "package id");
-    test_expect("twochains-package 1\nid 0x1234abcde\n", TC_ERR_PROTOCOL, 2, "package id");
-    test_expect("twochains-package 1\nid 0x1234abcg\n", TC_ERR_PROTOCOL, 2, "package id");
-    test_expect("twochains-package 1\narch riscv64\n", TC_ERR_PROTOCOL, 2, "unknown arch");
-    test_expect("twochains-package 1\nlibrary ../evil.so\n", TC_ERR_PROTOCOL, 2,
+    test_expect("twochains-package 2\nname 9lives\n", TC_ERR_PROTOCOL, 2, "C identifier");
+    test_expect("twochains-package 2\nname a-b\n", TC_ERR_PROTOCOL, 2, "C identifier");
+    test_expect("twochains-package 2\nname\n", TC_ERR_PROTOCOL, 2, "one value");
+    test_expect("twochains-package 2\nname a b\n", TC_ERR_PROTOCOL, 2, "one value");
+    test_expect("twochains-package 2\nid 1234abcd\n", TC_ERR_PROTOCOL, 2, "package id");
+    test_expect("twochains-package 2\nid 0x1234abc\n", TC_ERR_PROTOCOL, 2, "package id");
+    test_expect("twochains-package 2\nid 0x1234abcde\n", TC_ERR_PROTOCOL, 2, "package id");
+    test_expect("twochains-package 2\nid 0x1234abcg\n", TC_ERR_PROTOCOL, 2, "package id");
+    test_expect("twochains-package 2\narch riscv64\n", TC_ERR_PROTOCOL, 2, "unknown arch");
+    test_expect("twochains-package 2\nlibrary ../evil.so\n", TC_ERR_PROTOCOL, 2,
                 "bad library");
-    test_expect("twochains-package 1\nlibrary /lib/x.so\n", TC_ERR_PROTOCOL, 2,
+    test_expect("twochains-package 2\nlibrary /lib/x.so\n", TC_ERR_PROTOCOL, 2,
                 "bad library");
-    test_expect("twochains-package 1\nlibrary .hidden\n", TC_ERR_PROTOCOL, 2,
+    test_expect("twochains-package 2\nlibrary .hidden\n", TC_ERR_PROTOCOL, 2,
                 "bad library");
 }
 
@@ -218,24 +226,37 @@ static void test_bad_numbers(void **state)
                 "bad element id");
     test_expect(TEST_HEAD "element 99999999999999999999 ried r lib l.so\n",
                 TC_ERR_PROTOCOL, 6, "bad element id");
-    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123 code 1 got 0 entry 0\n",
-                TC_ERR_PROTOCOL, 6, "hash");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123 code 1 got 0 entry 0 "
+                "writable 0\n", TC_ERR_PROTOCOL, 6, "hash");
     test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdeZ code 1 "
-                "got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "hash");
+                "got 0 entry 0 writable 0\n", TC_ERR_PROTOCOL, 6, "hash");
     test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 0 "
-                "got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "code size");
+                "got 0 entry 0 writable 0\n", TC_ERR_PROTOCOL, 6, "code size");
     test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code "
-                "65536 got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "code size");
+                "65536 got 0 entry 0 writable 0\n", TC_ERR_PROTOCOL, 6, "code size");
     test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 1k "
-                "got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "code size");
+                "got 0 entry 0 writable 0\n", TC_ERR_PROTOCOL, 6, "code size");
     test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
-                "got 4097 entry 0\n", TC_ERR_PROTOCOL, 6, "GOT slot count");
+                "got 4097 entry 0 writable 0\n", TC_ERR_PROTOCOL, 6, "GOT slot count");
     test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
-                "got 0 entry 64\n", TC_ERR_PROTOCOL, 6, "entry offset");
+                "got 0 entry 64 writable 0\n", TC_ERR_PROTOCOL, 6, "entry offset");
     test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
-                "got 2 entry 8\n", TC_ERR_PROTOCOL, 6, "entry offset");
+                "got 2 entry 8 writable 0\n", TC_ERR_PROTOCOL, 6, "entry offset");
     test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
-                "got 0 entry +1\n", TC_ERR_PROTOCOL, 6, "entry offset");
+                "got 0 entry +1 writable 0\n", TC_ERR_PROTOCOL, 6, "entry offset");
+    /* writable bytes follow .text, which holds the entry */
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 0 entry 16 writable 47\n", TC_OK, 0, "");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 0 entry 16 writable 48\n", TC_ERR_PROTOCOL, 6,
+                "bad writable size '48' (0..47");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 0 entry 0 writable -1\n", TC_ERR_PROTOCOL, 6, "bad writable size");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 0 entry 0 writable 08\n", TC_ERR_PROTOCOL, 6, "bad writable size");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 0 entry 0 writable 4294967296\n", TC_ERR_PROTOCOL, 6,
+                "bad writable size");
 }
 
 static void test_element_order_and_names(void **state)
@@ -266,11 +287,13 @@ static void test_element_fields(void **state)
     test_expect(TEST_HEAD "element 0 ried r lib ../l.so\n", TC_ERR_PROTOCOL, 6,
                 "bad ried library");
     test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
-                "got 0\n", TC_ERR_PROTOCOL, 6, "expected 14");
+                "got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "expected 16");
+    test_expect(TEST_HEAD "element 0 jam j blob j.blob hash 0x0123456789abcdef code 64 "
+                "got 0 entry 0 writeable 0\n", TC_ERR_PROTOCOL, 6, "expected 'writable'");
     test_expect(TEST_HEAD "element 0 jam j blob j.blob code 64 hash 0x0123456789abcdef "
-                "got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "expected 'hash'");
+                "got 0 entry 0 writable 0\n", TC_ERR_PROTOCOL, 6, "expected 'hash'");
     test_expect(TEST_HEAD "element 0 jam j blob sub/j.blob hash 0x0123456789abcdef "
-                "code 64 got 0 entry 0\n", TC_ERR_PROTOCOL, 6, "bad blob file");
+                "code 64 got 0 entry 0 writable 0\n", TC_ERR_PROTOCOL, 6, "bad blob file");
     test_expect(TEST_HEAD "element 0 a b c d e f g h i j k l m n o p q\n",
                 TC_ERR_PROTOCOL, 6, "more than 16 fields");
 }
@@ -286,7 +309,7 @@ static void test_bad_bytes(void **state)
                                            sizeof(err), &m), TC_ERR_PROTOCOL);
     assert_non_null(strstr(err, "line 6: NUL"));
     /* a CRLF file: the carriage return is part of the last field */
-    test_expect("twochains-package 1\r\n", TC_ERR_PROTOCOL, 1, "version");
+    test_expect("twochains-package 2\r\n", TC_ERR_PROTOCOL, 1, "version");
     assert_int_equal(tc_manifest_parse_err(NULL, 0, err, sizeof(err), &m),
                      TC_ERR_PROTOCOL);
     assert_int_equal(tc_manifest_parse_err(NULL, 1, err, sizeof(err), &m),

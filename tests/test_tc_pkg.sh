@@ -4,10 +4,14 @@
 # a static const table, a static helper, libc calls, pointer tables and a
 # ried function (built, injected and compared with the Local Function
 # library), jams that cannot be injected (TLS, COMMON, large code model,
-# hidden undefined symbol, constructor: each error names the jam, the
-# section, the symbol and the fix), and --arch aarch64 (blobs run under
-# qemu-aarch64-static with the same results as here, where the cross tools
-# are installed).
+# hidden undefined symbol, constructor, ifunc, target_clones, weak
+# definition, weak reference: each error names the jam, the symbol and the
+# fix), the manifest's writable bytes (0 for every bench jam, > 0 for jams
+# with .data or .bss), packages refused when opened (a truncated or non-ELF
+# library: tc-run and tc-perf exit non-zero naming the file, not on a
+# signal; a .bss larger than the manifest's writable), and --arch aarch64
+# (blobs run under qemu-aarch64-static with the same results as here, where
+# the cross tools are installed).
 . "$(dirname "$0")/lib.sh"
 TC_SRC=${TC_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 TC_PKG="$TC_BUILD/bin/tc-pkg"
@@ -82,6 +86,50 @@ cp -r "$TMP/bench" "$TMP/bad"
 printf '\x01' | dd of="$TMP/bad/jam_noop.blob" bs=1 seek=70 conv=notrunc status=none
 "$TC_PKG" inspect "$TMP/bad" >/dev/null 2>"$TMP/err" && fail "inspect accepted a corrupted blob"
 grep -q "jam_noop.blob: not a valid blob" "$TMP/err" || fail "corrupted blob: $(cat "$TMP/err")"
+
+# every bench jam keeps its state in the ried: nothing writable in an image
+grep '^element [0-9]* jam ' "$TMP/bench/manifest.tcm" | grep -v ' writable 0$' &&
+    fail "a bench jam has writable data (W^X receivers would refuse it)"
+[ "$(grep -c '^element [0-9]* jam .* writable 0$' "$TMP/bench/manifest.tcm")" = "$njams" ] ||
+    fail "not every bench jam has 'writable 0' in its manifest line"
+
+# a truncated or non-ELF library is refused before dlopen, naming the file:
+# tc-run and tc-perf exit 1 with the message, not on SIGBUS inside dlopen
+RUN="$TC_BUILD/bin/tc-run"
+lib_refused() { # what-to-grep
+    local tool rc
+    for tool in run perf; do
+        if [ "$tool" = run ]; then
+            "$RUN" -P "$TMP/cut" -j noop >"$TMP/out" 2>"$TMP/err"; rc=$?
+        else
+            "$TC_PERF" -l -P "$TMP/cut" -t jam_lat -n 10 -w 1 >"$TMP/out" 2>"$TMP/err"; rc=$?
+        fi
+        [ "$rc" != 0 ] && [ "$rc" -lt 128 ] ||
+            fail "tc-$tool on a bad library ($1): exit $rc: $(head -3 "$TMP/err")"
+        grep -qF "package library $TMP/cut/libtc_bench.so: $1" "$TMP/err" ||
+            fail "tc-$tool on a bad library: no '$1' naming the file in: $(head -3 "$TMP/err")"
+    done
+    sed -n 1p "$TMP/err" | sed 's/^/refused as expected: /'
+}
+rm -rf "$TMP/cut"; cp -r "$TMP/bench" "$TMP/cut"
+size=$(stat -c %s "$TMP/cut/libtc_bench.so")
+truncate -s $((size / 2)) "$TMP/cut/libtc_bench.so"
+lib_refused "truncated: "
+if command -v readelf >/dev/null; then
+    # one byte short of the last loaded byte: the cut that used to be SIGBUS
+    end=0
+    while read -r type off _ _ filesz _; do
+        [ "$type" = LOAD ] && [ $((off + filesz)) -gt "$end" ] && end=$((off + filesz))
+    done < <(readelf -lW "$TMP/bench/libtc_bench.so")
+    [ "$end" -gt 0 ] || fail "readelf shows no LOAD segment in libtc_bench.so"
+    cp "$TMP/bench/libtc_bench.so" "$TMP/cut/"
+    truncate -s $((end - 1)) "$TMP/cut/libtc_bench.so"
+    lib_refused "truncated: segment"
+else
+    skipped+=("cut inside the loaded segments: readelf not installed (binutils)")
+fi
+printf 'not a library\n' >"$TMP/cut/libtc_bench.so"
+lib_refused "not an ELF file"
 
 # the blobs run, injected, with the Local Function library's results
 "$CC" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$TC_SRC/lib" -I"$TC_SRC/jams" \
@@ -244,6 +292,24 @@ grep -Eq "jam helper: .*, bss [1-9]" "$TMP/inspect" || fail "helper: no .bss"
 [ "$(grep -c ' ok$' "$TMP/extra.native")" = 8 ] || fail "not every extra jam ran"
 grep -A1 "jam exported:" "$TMP/inspect" | grep -q "got\[.\] exported_" &&
     fail "exported: a GOT slot for a symbol the jam defines"
+# writable bytes: .bss and .data count, pointer tables in .data.rel.ro do not
+writable() { sed -n "s/^element [0-9]* jam $1 .* writable \([0-9]*\)$/\1/p" "$TMP/extra.out/manifest.tcm"; }
+[ "$(writable helper)" = 64 ] || fail "helper (uint64_t scratch[8] in .bss): writable '$(writable helper)', expected 64"
+[ "$(writable exported)" = 8 ] || fail "exported (int64_t in .data): writable '$(writable exported)', expected 8"
+for j in strings switch table libc ptrtab riedcall; do
+    [ "$(writable $j)" = 0 ] || fail "$j writes nothing of its image: writable '$(writable $j)'"
+done
+grep -q "jam helper: .*, writable 64$" "$TMP/inspect" || fail "inspect does not show helper's writable"
+# the runtime checks the manifest's writable covers the blob's .bss
+rm -rf "$TMP/lie"; cp -r "$TMP/extra.out" "$TMP/lie"
+sed -i 's/^\(element [0-9]* jam helper .*\) writable 64$/\1 writable 0/' "$TMP/lie/manifest.tcm"
+grep -q "jam helper .* writable 0$" "$TMP/lie/manifest.tcm" || fail "editing helper's writable"
+"$RUN" -P "$TMP/lie" -j helper >"$TMP/out" 2>"$TMP/err" && fail "tc-run: a manifest hiding .bss was accepted"
+grep -qF "$TMP/lie/jam_helper.blob: 64 bytes of .bss, but the manifest's jam 'helper' has writable 0" \
+    "$TMP/err" || fail "hidden .bss: $(cat "$TMP/err")"
+"$TC_PKG" inspect "$TMP/lie" >/dev/null 2>"$TMP/err" && fail "inspect: a manifest hiding .bss was accepted"
+grep -q "jam_helper.blob has 64 bytes of .bss, but the manifest says writable 0" "$TMP/err" ||
+    fail "inspect, hidden .bss: $(cat "$TMP/err")"
 
 # --- jams that cannot be injected
 reject() { # name cflags source want...
@@ -292,6 +358,32 @@ int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; retur
 $PACK" ".rodata:" "'t'" "at most 64-byte alignment"
 reject norun "" "#include \"tc_jam.h\"
 $PACK" "tc_jam_run_norun" "TC_JAM_RUN"
+# a call would reach the resolver, not the function; a weak symbol is bound
+# one way in the blob and maybe another in the Local Function library
+reject ifunc "" "#include \"tc_jam.h\"
+static int64_t plus1(int64_t v) { return v + 1; }
+static int64_t (*pick(void))(int64_t) { return plus1; }
+int64_t fast(int64_t v) __attribute__((ifunc(\"pick\")));
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return fast((int64_t)l); }
+$PACK" "symbol 'fast' is an ifunc (target_clones or __attribute__((ifunc)))" \
+    "injected code cannot call a resolver: drop the attribute"
+if [ "$(uname -m)" = x86_64 ]; then
+    reject clones "" "#include \"tc_jam.h\"
+__attribute__((target_clones(\"avx2\", \"default\"))) static int64_t sum(const uint8_t *p, size_t l)
+{ int64_t s = 0; size_t i; for (i = 0; i < l; ++i) s += p[i]; return s; }
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; return sum(p, l); }
+$PACK" "symbol 'sum' is an ifunc (target_clones" "cannot call a resolver: drop the attribute"
+else
+    skipped+=("target_clones: written for x86-64 targets (avx2), this is $(uname -m)")
+fi
+reject weakdef "" "#include \"tc_jam.h\"
+__attribute__((weak)) int64_t hook(int64_t v) { return v; }
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return hook((int64_t)l); }
+$PACK" "symbol 'hook' is a weak definition" "drop __attribute__((weak))"
+reject weakref "" "#include \"tc_jam.h\"
+extern int64_t maybe(int64_t) __attribute__((weak));
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return maybe ? maybe((int64_t)l) : 0; }
+$PACK" "symbol 'maybe' is a weak undefined reference" "drop the weak attribute"
 
 # source tree mistakes
 rm -rf "$TMP/dup"; mkdir -p "$TMP/dup/a" "$TMP/dup/b"

@@ -13,6 +13,10 @@
  * call/jmp *GOT -> direct; aarch64 ldr literal -> adr). A form that cannot be
  * relaxed is an error (make the symbol static or hidden). Nothing is left to
  * rewrite in an instruction at run time.
+ *
+ * Symbols whose meaning needs a dynamic linker are refused before any
+ * relocation: ifuncs (target_clones too), weak definitions and weak
+ * undefined references.
  */
 #include "tc_pkg.h"
 
@@ -63,7 +67,9 @@ typedef struct tc_pkg_obj {
     uint8_t         *image;
     uint32_t         image_size;
     uint32_t         code_offset;
-    uint32_t         bss_offset; /* where .bss starts: the rest is zero */
+    uint32_t         bss_offset; /* where the first non-empty .bss starts: the rest is zero */
+    uint32_t         writable;   /* bytes of loaded SHF_WRITE and .bss* sections, but
+                                  * not .data.rel.ro* (the manifest's writable) */
 } tc_pkg_obj_t;
 
 /* A relocation's symbol, resolved. */
@@ -100,6 +106,21 @@ static const char *const tc_pkg_fix_undef =
 static const char *const tc_pkg_fix_abs =
     "an absolute address in code would have to be rewritten at run time; "
     "compile with -fPIC";
+static const char *const tc_pkg_fix_ifunc =
+    "is an ifunc (target_clones or __attribute__((ifunc))); injected code cannot "
+    "call a resolver: drop the attribute";
+static const char *const tc_pkg_fix_irelative =
+    "an IRELATIVE relocation runs an ifunc resolver (target_clones or "
+    "__attribute__((ifunc))); injected code cannot call a resolver: drop the "
+    "attribute";
+static const char *const tc_pkg_fix_weak_def =
+    "is a weak definition; a blob is linked alone, so it would keep this "
+    "definition where the Local Function library may bind another: drop "
+    "__attribute__((weak)) (or #pragma weak), or make the symbol static";
+static const char *const tc_pkg_fix_weak_undef =
+    "is a weak undefined reference; every GOT slot must resolve at namespace "
+    "sync, so an injected jam cannot test for a missing symbol: drop the weak "
+    "attribute (and the NULL test), or ask a ried whether it is there";
 static const char *const tc_pkg_fix_common =
     "a common symbol (an uninitialised global under -fcommon) has no place in "
     "the image; initialise it, make it static or compile with -fno-common "
@@ -126,7 +147,7 @@ static const char *tc_pkg_rel_name(uint32_t arch, uint32_t type, char *buf, size
         TC_PKG_R(R_X86_64_SIZE32); TC_PKG_R(R_X86_64_SIZE64);
         TC_PKG_R(R_X86_64_GOTPC32_TLSDESC); TC_PKG_R(R_X86_64_TLSDESC_CALL);
         TC_PKG_R(R_X86_64_TLSDESC); TC_PKG_R(R_X86_64_GOTPCRELX);
-        TC_PKG_R(R_X86_64_REX_GOTPCRELX);
+        TC_PKG_R(R_X86_64_REX_GOTPCRELX); TC_PKG_R(R_X86_64_IRELATIVE);
         default: break;
         }
     } else {
@@ -153,7 +174,7 @@ static const char *tc_pkg_rel_name(uint32_t arch, uint32_t type, char *buf, size
         TC_PKG_R(R_AARCH64_TLSDESC_CALL); TC_PKG_R(R_AARCH64_TLSLE_ADD_TPREL_HI12);
         TC_PKG_R(R_AARCH64_TLSLE_ADD_TPREL_LO12_NC);
         TC_PKG_R(R_AARCH64_TLSIE_ADR_GOTTPREL_PAGE21);
-        TC_PKG_R(R_AARCH64_TLSIE_LD64_GOTTPREL_LO12_NC);
+        TC_PKG_R(R_AARCH64_TLSIE_LD64_GOTTPREL_LO12_NC); TC_PKG_R(R_AARCH64_IRELATIVE);
         default: break;
         }
     }
@@ -360,10 +381,8 @@ static tc_status_t tc_pkg_layout(tc_pkg_obj_t *obj)
     size_t c, i;
 
     off = obj->code_offset = TC_ALIGN_UP(8u * obj->n_slots, 16u);
+    obj->bss_offset        = UINT32_MAX; /* none yet */
     for (c = 0; c < TC_ARRAY_SIZE(order); ++c) {
-        if (order[c] == TC_SEC_BSS) {
-            obj->bss_offset = (uint32_t)off;
-        }
         for (i = 1; i < obj->shnum; ++i) {
             sec = &obj->secs[i];
             if (sec->cls != order[c]) {
@@ -380,6 +399,18 @@ static tc_status_t tc_pkg_layout(tc_pkg_obj_t *obj)
             off      = TC_ALIGN_UP(off, align);
             sec->off = (uint32_t)off;
             off     += sec->shdr.sh_size;
+            /* .bss starts at its first byte, not at the padding before it
+             * (the blob's bss_size > 0 then means the jam has .bss) */
+            if ((order[c] == TC_SEC_BSS) && (sec->shdr.sh_size > 0) &&
+                (obj->bss_offset == UINT32_MAX)) {
+                obj->bss_offset = sec->off;
+            }
+            /* .data.rel.ro* is written only by the receiver's base fixups;
+             * .bss* is zeroed data, writable whatever its flags say */
+            if (((sec->shdr.sh_flags & SHF_WRITE) || (order[c] == TC_SEC_BSS)) &&
+                !tc_pkg_name_is(sec->name, ".data.rel.ro")) {
+                obj->writable += (uint32_t)sec->shdr.sh_size;
+            }
             if (off > TC_BLOB_MAX_IMAGE) {
                 tc_pkg_err("jam '%s': %s: symbol '%s': the image passes %u bytes (a "
                            "frame's code length is 16 bits); make the jam smaller or "
@@ -390,6 +421,9 @@ static tc_status_t tc_pkg_layout(tc_pkg_obj_t *obj)
         }
     }
     obj->image_size = (uint32_t)off;
+    if (obj->bss_offset == UINT32_MAX) {
+        obj->bss_offset = obj->image_size;
+    }
 
     obj->image = calloc(1, obj->image_size + 1);
     if (obj->image == NULL) {
@@ -645,6 +679,8 @@ static tc_status_t tc_pkg_x86_apply(tc_pkg_obj_t *obj, const tc_pkg_rel_t *r)
     case R_X86_64_16:
     case R_X86_64_8:
         return tc_pkg_rel_fail(obj, r, tc_pkg_fix_abs);
+    case R_X86_64_IRELATIVE:
+        return tc_pkg_rel_fail(obj, r, tc_pkg_fix_irelative);
     default:
         return tc_pkg_rel_fail(obj, r, "relocation type not supported in an injected "
                                        "jam; rewrite the construct, or move it into a "
@@ -704,6 +740,8 @@ static tc_status_t tc_pkg_a64_apply(tc_pkg_obj_t *obj, const tc_pkg_rel_t *r)
     case R_AARCH64_PREL16:
         return tc_pkg_rel_width_ok(obj, r, 2) ? tc_pkg_rel_prel_data(obj, r, 2)
                                               : TC_ERR_PROTOCOL;
+    case R_AARCH64_IRELATIVE:
+        return tc_pkg_rel_fail(obj, r, tc_pkg_fix_irelative);
     default:
         break;
     }
@@ -916,6 +954,40 @@ static tc_status_t tc_pkg_apply(tc_pkg_obj_t *obj, tc_pkg_rel_t *r)
                                              : tc_pkg_a64_apply(obj, r);
 }
 
+/* Symbols a blob cannot honour: an ifunc (a call or its address would
+ * reach the resolver, not the function), a weak definition (the blob keeps
+ * it where the Local Function library may bind another), a weak undefined
+ * reference (a slot that may stay empty). Every one is reported. */
+static tc_status_t tc_pkg_check_symbols(const tc_pkg_obj_t *obj)
+{
+    tc_status_t status = TC_OK;
+    const char *name, *why;
+    GElf_Sym sym;
+    size_t i;
+
+    for (i = 1; i < obj->nsyms; ++i) {
+        if (gelf_getsym(obj->symtab, (int)i, &sym) == NULL) {
+            tc_pkg_err("jam '%s': %s: bad symbol %zu: %s", obj->jam, obj->path, i,
+                       elf_errmsg(-1));
+            return TC_ERR_PROTOCOL;
+        }
+        if (GELF_ST_TYPE(sym.st_info) == STT_GNU_IFUNC) {
+            why = tc_pkg_fix_ifunc;
+        } else if (GELF_ST_BIND(sym.st_info) != STB_WEAK) {
+            continue;
+        } else if (sym.st_shndx == SHN_UNDEF) {
+            why = tc_pkg_fix_weak_undef;
+        } else {
+            why = tc_pkg_fix_weak_def;
+        }
+        name = elf_strptr(obj->elf, obj->strndx, sym.st_name);
+        tc_pkg_err("jam '%s': symbol '%s' %s", obj->jam,
+                   ((name != NULL) && (name[0] != '\0')) ? name : "(unnamed)", why);
+        status = TC_ERR_UNSUPPORTED;
+    }
+    return status;
+}
+
 /* Sections that cannot be injected, and common symbols nothing referenced. */
 static tc_status_t tc_pkg_check_leftovers(const tc_pkg_obj_t *obj)
 {
@@ -1092,7 +1164,7 @@ static tc_status_t tc_pkg_open_obj(tc_pkg_obj_t *obj, int fd)
 }
 
 tc_status_t tc_pkg_blob_build(const char *jam, const char *obj_path, uint32_t arch,
-                              void **file_p, size_t *len_p)
+                              void **file_p, size_t *len_p, uint32_t *writable_p)
 {
     tc_pkg_obj_t obj = {.jam = jam, .path = obj_path, .arch = arch};
     uint32_t entry, pack;
@@ -1114,6 +1186,10 @@ tc_status_t tc_pkg_blob_build(const char *jam, const char *obj_path, uint32_t ar
         goto out;
     }
     status = tc_pkg_read_sections(&obj);
+    if (status != TC_OK) {
+        goto out;
+    }
+    status = tc_pkg_check_symbols(&obj);
     if (status != TC_OK) {
         goto out;
     }
@@ -1154,6 +1230,9 @@ tc_status_t tc_pkg_blob_build(const char *jam, const char *obj_path, uint32_t ar
         goto out;
     }
     status = tc_pkg_write_blob(&obj, entry, pack, file_p, len_p);
+    if (status == TC_OK) {
+        *writable_p = obj.writable;
+    }
 
 out:
     free(obj.image);

@@ -45,6 +45,7 @@ typedef struct tc_pkg_src {
     void    *blob;
     size_t   blob_len;
     tc_blob_t parsed;
+    uint32_t writable;                      /* the manifest's writable */
 } tc_pkg_src_t;
 
 typedef struct tc_pkg_builder {
@@ -439,6 +440,16 @@ static tc_status_t tc_pkg_write_desc(const tc_pkg_builder_t *b, const char *path
         }
     }
     fprintf(f, "};\n");
+    /* What binds the manifest to this library (lib/manifest.h). */
+    fprintf(f, "__attribute__((visibility(\"default\")))\n");
+    fprintf(f, "const uint64_t %s[] = {\n", TC_MANIFEST_HASHES_SYMBOL);
+    for (i = 0; i < b->n_srcs; ++i) {
+        fprintf(f, "    0x%016llxull, /* %s */\n",
+                (b->srcs[i].kind == TC_ELEM_JAM)
+                    ? (unsigned long long)b->srcs[i].parsed.hdr->content_hash : 0ull,
+                b->srcs[i].name);
+    }
+    fprintf(f, "};\n");
     fprintf(f, "__attribute__((visibility(\"default\")))\n");
     fprintf(f, "const tc_pkg_desc_t tc_package_desc = {\n");
     fprintf(f, "    TC_PKG_DESC_MAGIC, TC_PROTO_VERSION, \"%s\", 0x%08x,\n", name, b->id);
@@ -502,8 +513,8 @@ static tc_status_t tc_pkg_make(tc_pkg_builder_t *b)
             }
             /* A jam that cannot be injected fails the build, but the others
              * still get checked, so one run lists every problem. */
-            if (tc_pkg_blob_build(src->name, obj, o->arch, &src->blob, &src->blob_len) !=
-                TC_OK) {
+            if (tc_pkg_blob_build(src->name, obj, o->arch, &src->blob, &src->blob_len,
+                                  &src->writable) != TC_OK) {
                 jam_status = TC_ERR_UNSUPPORTED;
                 continue;
             }
@@ -643,10 +654,11 @@ static tc_status_t tc_pkg_write_manifest(const tc_pkg_builder_t *b, const char *
         if (e->kind == TC_ELEM_JAM) {
             h = b->srcs[i].parsed.hdr;
             snprintf(e->file, sizeof(e->file), "jam_%s.blob", e->name);
-            e->hash         = h->content_hash;
-            e->code_bytes   = h->image_size;
-            e->got_slots    = h->got_count;
-            e->entry_offset = h->entry_offset;
+            e->hash           = h->content_hash;
+            e->code_bytes     = h->image_size;
+            e->got_slots      = h->got_count;
+            e->entry_offset   = h->entry_offset;
+            e->writable_bytes = b->srcs[i].writable;
         } else {
             snprintf(e->file, sizeof(e->file), "libried_%s.so", e->name);
         }
@@ -760,8 +772,9 @@ static void tc_pkg_summary(const tc_pkg_builder_t *b)
     for (i = 0; i < b->n_srcs; ++i) {
         if (b->srcs[i].kind == TC_ELEM_JAM) {
             h = b->srcs[i].parsed.hdr;
-            printf("  jam  %-20s %5u code bytes, %u GOT slots, %u fixups\n",
-                   b->srcs[i].name, h->image_size, h->got_count, h->fixup_count);
+            printf("  jam  %-20s %5u code bytes, %u GOT slots, %u fixups, %u writable\n",
+                   b->srcs[i].name, h->image_size, h->got_count, h->fixup_count,
+                   b->srcs[i].writable);
         }
     }
 }

@@ -226,10 +226,10 @@ static tc_status_t tc_pkg_inspect_jam(const char *dir, const tc_manifest_t *m,
     }
     h = blob.hdr;
     fprintf(out, "element %u jam %s: blob %s, code %u bytes, %u GOT slots, %u fixups, "
-                 "bss %u, entry %u, pack %u, hash 0x%016llx\n",
+                 "bss %u, entry %u, pack %u, hash 0x%016llx, writable %u\n",
             e->id, e->name, e->file, h->image_size, h->got_count, h->fixup_count,
             h->bss_size, h->entry_offset, h->pack_offset,
-            (unsigned long long)h->content_hash);
+            (unsigned long long)h->content_hash, e->writable_bytes);
     for (i = 0; i < h->got_count; ++i) {
         fprintf(out, "    got[%u] %s\n", i, tc_blob_slot_name(&blob, i));
     }
@@ -242,6 +242,10 @@ static tc_status_t tc_pkg_inspect_jam(const char *dir, const tc_manifest_t *m,
         (h->entry_offset != e->entry_offset)) {
         tc_pkg_err("%s does not match the manifest (arch, hash, code, got or entry): "
                    "rebuild the package", path);
+        status = TC_ERR_PROTOCOL;
+    } else if ((h->bss_size > 0) && (e->writable_bytes == 0)) {
+        tc_pkg_err("%s has %u bytes of .bss, but the manifest says writable 0: rebuild "
+                   "the package", path, h->bss_size);
         status = TC_ERR_PROTOCOL;
     }
 out:

@@ -52,10 +52,11 @@ int         tc_pkg_have_program(const char *cmd);
 /* ------------------------------------------------------------------- blob */
 
 /* Lay out the jam's relocatable object (obj_path, ELF for arch) as an
- * injectable image and return the blob file's bytes (malloc'd). Errors name
+ * injectable image and return the blob file's bytes (malloc'd) and the
+ * image's bytes in writable sections (the manifest's writable). Errors name
  * the jam, the section, the symbol, the relocation and the fix. */
 tc_status_t tc_pkg_blob_build(const char *jam, const char *obj_path, uint32_t arch,
-                              void **file_p, size_t *len_p);
+                              void **file_p, size_t *len_p, uint32_t *writable_p);
 
 /* ---------------------------------------------------------------- commands */
 
