@@ -25,6 +25,7 @@ typedef struct run_side {
     tc_peer_t    *peer;
     tc_status_t   status;
     int           serve;   /* receiver: handle frames until told to stop */
+    int           wx;      /* W^X code areas */
     volatile int  stop;
 } run_side_t;
 
@@ -35,6 +36,8 @@ static void run_usage(FILE *out)
             "  -P DIR      package install directory (default: the bench package of this build)\n"
             "  -j JAM      the jam to run\n"
             "  -m MODE     local (default), injected or cached\n"
+            "  --wx        the receiver runs injected code W^X (refuses jams that write\n"
+            "              their own .data or .bss)\n"
             "  payload, one of:\n"
             "    --ints A,B,...   int32 values\n"
             "    --u32 A,B,...    uint32 values\n"
@@ -91,6 +94,7 @@ static void *run_side(void *arg)
     params.frames     = TC_FRAMES_VARIABLE;
     params.timeout_ms = 5000;
     params.rank       = (uint32_t)side->boot->rank;
+    params.wx         = side->wx;
     side->status      = tc_context_create(&params, &side->ctx);
     if (side->status == TC_OK) {
         side->status = tc_context_add_pkg(side->ctx, side->pkg);
@@ -127,7 +131,8 @@ int main(int argc, char **argv)
     static const struct option long_opts[] = {
         {"ints", required_argument, NULL, 1}, {"u32", required_argument, NULL, 2},
         {"u64", required_argument, NULL, 3},  {"text", required_argument, NULL, 4},
-        {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0},
+        {"wx", no_argument, NULL, 5},         {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     static uint8_t payload[RUN_MAX_PAYLOAD];
     const char *dir = NULL, *jam_name = NULL;
@@ -140,7 +145,7 @@ int main(int argc, char **argv)
     int64_t result = 0;
     tc_jam_t jam;
     uint64_t v;
-    int c, rc;
+    int c, rc, wx = 0;
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":P:j:m:h", long_opts, NULL)) != -1) {
@@ -175,6 +180,7 @@ int main(int argc, char **argv)
             }
             memcpy(payload, optarg, len);
             break;
+        case 5: wx = 1; break;
         case 'h': run_usage(stdout); return 0;
         case ':': return run_bad("option '%s' needs a value", argv[optind - 1]);
         default: return run_bad("unknown option '%s'", argv[optind - 1]);
@@ -208,6 +214,7 @@ int main(int argc, char **argv)
     }
 
     rx.serve = 1;
+    rx.wx    = tx.wx = wx;
     pthread_create(&thread, NULL, run_side, &rx);
     run_side(&tx);
     status = tx.status;

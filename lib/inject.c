@@ -57,6 +57,8 @@ static tc_inj_t *tc_inj_create(tc_peer_t *peer, uint32_t pkg_id, uint16_t elemen
     inj->blob    = blob;
     inj->state   = cp->state;
     inj->lib     = cp->pkg->handle;
+    inj->writable = ((cp->pkg->manifest != NULL) && (element < cp->pkg->manifest->n_elements)) ?
+                        cp->pkg->manifest->elements[element].writable_bytes : 0;
     peer->inj_last = inj;
     return inj;
 }

@@ -963,6 +963,11 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
         if (inj->tx_sync_status == TC_SYNC_BAD_CODE) {
             tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->name,
                      jam->elem->name);
+        } else if (inj->tx_sync_status == TC_SYNC_WRITABLE) {
+            tc_error("%s runs code W^X and refuses jam '%s': it writes its own .data or .bss "
+                     "(%u bytes), which W^X maps read-only; keep its state in a ried",
+                     peer->name, jam->elem->name, inj->writable);
+            return TC_ERR_UNSUPPORTED;
         } else if (-inj->tx_sync_status - 1 < blob->hdr->got_count) {
             tc_error("%s cannot resolve '%s' for jam '%s': load the ried that exports it",
                      peer->name, tc_blob_slot_name(blob, (uint32_t)(-inj->tx_sync_status - 1)),
@@ -1249,6 +1254,15 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
 
     switch (hdr->kind) {
     case TC_KIND_SYNC_REQ:
+        if (peer->ctx->params.wx && (inj->writable > 0)) {
+            /* its RX view is read-only: the jam would fault on its first
+             * store to its own .data or .bss */
+            inj->rx_sync_status      = TC_SYNC_WRITABLE;
+            inj->rx_sync_reply       = 1;
+            peer->sync_reply_pending = 1;
+            *run_p = NULL;
+            return NULL;
+        }
         inj->rx_sync_status = tc_inj_resolve(peer, inj);
         if ((inj->rx_sync_status == TC_SYNC_OK) && (hdr->flags & TC_FRAME_F_CACHE)) {
             why = (inj->cache_run != NULL) ?

@@ -85,6 +85,7 @@ typedef struct tc_inj {
     const tc_blob_t  *blob;         /* this side's blob of the jam */
     void             *state;        /* the package's state here (receiver) */
     void             *lib;          /* the package's library handle (receiver) */
+    uint32_t          writable;     /* bytes of .data/.bss the jam's image has (manifest) */
     /* as sender */
     uint64_t         *tx_gotp;      /* the peer's addresses for the slots */
     int               tx_synced;
@@ -119,6 +120,7 @@ typedef struct tc_code_area {
 #define TC_SYNC_CACHED    1
 #define TC_SYNC_BAD_CODE  (-100000) /* < 0 otherwise: -(slot + 1) did not resolve */
 #define TC_SYNC_MISS      (-200000) /* unasked: "I no longer hold your code" */
+#define TC_SYNC_WRITABLE  (-300000) /* W^X receiver: the jam writes its own image */
 
 /* The mailbox memory each side registers for its peer. The peer writes the
  * ctrl line (credits) and the ring; the raw area is for reference puts. */

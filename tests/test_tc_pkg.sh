@@ -300,6 +300,24 @@ for j in strings switch table libc ptrtab riedcall; do
     [ "$(writable $j)" = 0 ] || fail "$j writes nothing of its image: writable '$(writable $j)'"
 done
 grep -q "jam helper: .*, writable 64$" "$TMP/inspect" || fail "inspect does not show helper's writable"
+# a W^X receiver refuses, at sync, a jam that writes its own image (its RX
+# view is read-only: the first store would kill the receiver); the sender
+# hears why. Without W^X, and for a jam that writes nothing, it runs.
+for m in injected cached; do
+    "$RUN" -P "$TMP/extra.out" -j helper -m $m --text abc >"$TMP/out" 2>"$TMP/err" ||
+        { cat "$TMP/err"; fail "helper $m without W^X"; }
+    "$RUN" -P "$TMP/extra.out" -j helper -m $m --wx --text abc >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] || fail "helper $m under W^X: exit $rc (refusal expected)"
+    grep -q "refuses jam 'helper': it writes its own .data or .bss (64 bytes)" "$TMP/err" ||
+        { cat "$TMP/err"; fail "helper $m under W^X: no refusal naming the jam"; }
+    "$RUN" -P "$TMP/extra.out" -j exported -m $m --wx --text abc >"$TMP/out" 2>"$TMP/err" &&
+        fail "exported (.data) $m ran under W^X"
+    grep -q "refuses jam 'exported': .* (8 bytes)" "$TMP/err" ||
+        { cat "$TMP/err"; fail "exported $m under W^X: no refusal"; }
+    "$RUN" -P "$TMP/extra.out" -j ptrtab -m $m --wx --text abc >"$TMP/out" 2>"$TMP/err" ||
+        { cat "$TMP/err"; fail "ptrtab (writes nothing) $m under W^X"; }
+done
 # the runtime checks the manifest's writable covers the blob's .bss
 rm -rf "$TMP/lie"; cp -r "$TMP/extra.out" "$TMP/lie"
 sed -i 's/^\(element [0-9]* jam helper .*\) writable 64$/\1 writable 0/' "$TMP/lie/manifest.tcm"
