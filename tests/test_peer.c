@@ -480,6 +480,7 @@ static void test_ried_over_the_wire(void **unused)
     char path[4096], exports[1024], bogus[] = "/tmp/tc-test-ried-XXXXXX";
     tc_context_params_t params;
     ship_arg_t server;
+    unsigned ried_index;
     pthread_t thread;
     uint32_t id = 0, id2 = 0;
     int64_t ret;
@@ -529,7 +530,7 @@ static void test_ried_over_the_wire(void **unused)
     pthread_join(thread, NULL);
     assert_int_equal(server.status, TC_OK);
     /* the receiver resolves names against it (what namespace sync uses) */
-    assert_non_null(tc_ried_lookup(pair.s[0].ctx, "tc_ried_init_bench"));
+    assert_non_null(tc_ried_lookup(pair.s[0].ctx, "tc_ried_init_bench", &ried_index));
 
     server = (ship_arg_t){&pair.s[0], 0, TC_OK};
     pthread_create(&thread, NULL, serve_until_stopped, &server);
@@ -537,7 +538,7 @@ static void test_ried_over_the_wire(void **unused)
     assert_int_equal(tc_ried_unload(pair.s[1].peer, id), TC_ERR_NOT_FOUND);
     server.stop = 1;
     pthread_join(thread, NULL);
-    assert_null(tc_ried_lookup(pair.s[0].ctx, "tc_ried_init_bench"));
+    assert_null(tc_ried_lookup(pair.s[0].ctx, "tc_ried_init_bench", &ried_index));
     pair_close(&pair);
 }
 

@@ -22,6 +22,7 @@ static void test_replay_rx_corpus(void **unused)
     printf("replayed %u inputs; receiver ran %llu frames, rejected %llu\n", n,
            (unsigned long long)rx_sides[0].peer->stats.rx_frames,
            (unsigned long long)rx_sides[0].peer->stats.rx_rejected);
+    rx_teardown();
 }
 
 int main(void)
