@@ -352,6 +352,51 @@ RACE_TEST(test_cached_sync_code_race,
 RACE_TEST(test_cached_sync_code_race_wx,
           {TC_EXEC_ALLOWLIST, 1, TC_FRAMES_VARIABLE, TC_MODE_CACHED, RACE_CODE, 1})
 
+/* Running in place is an opt-in of policy any alone, refused beside the
+ * allow-list and W^X; where it is on, the mailbox is executable and the jam
+ * runs in the slot (the paper's layout, measured, not defended). */
+static void test_in_place_opt_in(void **unused)
+{
+    tc_context_params_t params;
+    tc_context_t *ctx = NULL;
+    int32_t v[4] = {1, 2, 3, 4};
+    pthread_t th;
+    serve_t srv;
+    tc_jam_t jam;
+    int64_t ret;
+    pair_t pair;
+
+    (void)unused;
+    tc_context_params_init(&params);
+    params.in_place = 1;
+    assert_int_equal(tc_context_create(&params, &ctx), TC_ERR_INVALID_PARAM); /* allow-list */
+    params.exec = TC_EXEC_ANY;
+    params.wx   = 1;
+    assert_int_equal(tc_context_create(&params, &ctx), TC_ERR_INVALID_PARAM); /* W^X */
+    assert_null(ctx);
+
+    params.wx        = 0;
+    params.slots     = 4;
+    params.slot_size = 4096;
+    params.frames    = TC_FRAMES_VARIABLE;
+    pair_open(&pair, &params);
+    assert_int_equal(pair.s[0].peer->mbox_exec, 1);
+    memset(&srv, 0, sizeof(srv));
+    srv.side = &pair.s[0];
+    assert_int_equal(pthread_create(&th, NULL, serve_thread, &srv), 0);
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_call_mode(pair.s[1].peer, &jam, v, sizeof(v), TC_MODE_INJECTED, &ret),
+                     TC_OK);
+    assert_int_equal(ret, 10);
+    atomic_store(&srv.stop, 1);
+    pthread_join(th, NULL);
+    /* it ran in the slot: the entry the receiver called lies in its mailbox */
+    assert_true(((char *)(uintptr_t)pair.s[0].peer->rx_last_run >= pair.s[0].peer->mbox) &&
+                ((char *)(uintptr_t)pair.s[0].peer->rx_last_run <
+                 pair.s[0].peer->mbox + pair.s[0].peer->mbox_len));
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_wx_gotp_race_any),
         cmocka_unit_test(test_cached_sync_code_race),
         cmocka_unit_test(test_cached_sync_code_race_wx),
+        cmocka_unit_test(test_in_place_opt_in),
     };
     /* TC_TEST_FILTER=name runs one case (the closing note's per-case
      * figures on an older tree, where a won race can kill the process) */
