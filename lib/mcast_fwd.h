@@ -101,8 +101,8 @@ typedef struct tc_mcast_stats {
     uint64_t wakeups;        /* blocking waits done (event, adaptive) */
 } tc_mcast_stats_t;
 
-/* Ack-tree limits, defaults in brackets. */
-#define TC_MCAST_REC_MAX_DEFAULT 65536u /* records held at most */
+/* Ack-tree records held at most, unless tc_mcast_set_limits says otherwise. */
+#define TC_MCAST_REC_MAX_DEFAULT 65536u
 
 /* wait: how idle loops wait (tc_wait_t, one idle step of lib/wait; EVENT
  * and ADAPTIVE need a context with events, and every rank of the group
