@@ -87,6 +87,12 @@ tc_mcast_decode_status_t tc_mcast_env_parse(const void *buf, size_t len,
     return ds;
 }
 
+int tc_mcast_env_hops_fit(uint32_t hops, uint64_t slice_count, uint32_t num_nodes)
+{
+    return (hops >= 1) && (slice_count >= 1) &&
+           ((uint64_t)hops + slice_count <= (uint64_t)num_nodes);
+}
+
 size_t tc_mcast_ack_put(const tc_mcast_ack_t *ack, uint8_t *buf)
 {
     size_t n = 0;

@@ -56,6 +56,15 @@ tc_mcast_decode_status_t tc_mcast_env_parse(const void *buf, size_t len,
                                             tc_mcast_set_t *set,
                                             tc_mcast_env_t *env_p);
 
+/* Can an envelope that led here in hops envelopes carry a slice of
+ * slice_count nodes in a group of num_nodes? The origin and every relay on
+ * the way are distinct ranks, none of them in the slice (each removed
+ * itself), so hops + slice_count <= num_nodes; a relay whose envelope
+ * passes gives every child hops + 1 and a smaller slice, which passes too.
+ * hops 0 (the origin's own) and an empty slice (it holds its receiver)
+ * never pass. */
+int    tc_mcast_env_hops_fit(uint32_t hops, uint64_t slice_count, uint32_t num_nodes);
+
 size_t tc_mcast_ack_put(const tc_mcast_ack_t *ack, uint8_t *buf);
 /* An ack must be exactly len bytes; origin checked against num_nodes. */
 tc_mcast_decode_status_t tc_mcast_ack_parse(const void *buf, size_t len, uint32_t num_nodes,

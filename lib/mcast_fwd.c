@@ -4,18 +4,17 @@
  */
 #define _GNU_SOURCE
 #include "mcast_fwd.h"
+#include "mcast_rec.h"
 #include "clock.h"
 #include "log.h"
 #include "runtime.h"
-#include "wait_arch.h"
+#include "wait.h"
 
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TC_MCAST_LOG_MAX    8        /* refusals logged, the rest only counted */
 #define TC_MCAST_CHECK_NS   20000000 /* liveness checks while waiting: every 20 ms */
-#define TC_MCAST_SPIN_NS    20000    /* adaptive: spin this long before blocking */
 /* Bytes of landed frames waiting to run. Past it a rank blocked in a send
  * polls only the ring of the rank it waits on, and a rank that is not
  * blocked runs its queue before it polls again: the rings' credits then
@@ -34,17 +33,15 @@ typedef struct tc_mcast_item {
     uint8_t               data[]; /* args, then payload (8-aligned) */
 } tc_mcast_item_t;
 
-/* The ack tree's state for one multicast at one rank. */
-typedef struct tc_mcast_rec {
-    int            used;
-    int            is_origin;
-    uint32_t       parent;
-    uint32_t       outstanding;
-    uint32_t       origin_sends;
-    uint32_t      *children;  /* who may ack (each once); NULL: not known */
-    uint32_t       n_children;
-    tc_mcast_ack_t agg;   /* origin, id and the subtree's sums */
-} tc_mcast_rec_t;
+/* One wait of a loop (tc_mcast_wait_until, or a send blocked on credits). */
+typedef struct tc_mcast_waiter {
+    const char     *what;
+    uint64_t        next_check;
+    tc_wait_state_t ws;
+    uint32_t        only;         /* the ring a blocked send may poll past the queue's cap */
+    tc_peer_t      *credits_from; /* a blocked send: these credits coming back end the wait */
+    uint64_t        consumed;     /* ... counted from this value */
+} tc_mcast_waiter_t;
 
 struct tc_mcast {
     tc_group_t           *group;
@@ -53,6 +50,10 @@ struct tc_mcast {
     uint32_t              radix;
     uint32_t              rank, size;
     tc_wait_t             wait;
+    tc_wait_ops_t         wait_ops;   /* every ring of this rank, as lib/wait sees them */
+    tc_mcast_waiter_t    *waiter;     /* the wait whose idle step runs now */
+    uint32_t              watch_rank; /* monitor strategies: the ring that last had frames */
+    uint64_t              no_watch;   /* ... or this word, which never changes */
     tc_mcast_deliver_fn   deliver;
     tc_mcast_complete_fn  complete;
     void                 *hook_arg;
@@ -62,8 +63,8 @@ struct tc_mcast {
     size_t                slice_max;  /* longest encoding of any subset of the group */
     uint32_t             *sent_to;    /* the envelopes of the forward running now */
     uint32_t              n_sent;
-    tc_mcast_rec_t       *recs;
-    size_t                n_recs;
+    tc_mcast_recs_t      *recs;       /* the ack tree's records, by (origin, id) */
+    uint64_t              rec_timeout_ns;
     uint64_t              next_id;
     tc_mcast_set_t       *rx_set;    /* the slice of the envelope being run */
     tc_mcast_set_t       *one;       /* flat: a one-node slice */
@@ -115,6 +116,18 @@ static size_t tc_mcast_item_bytes(const tc_mcast_item_t *item)
     return sizeof(*item) + TC_ALIGN_UP((size_t)item->args_len, 8) + item->payload_len;
 }
 
+/* Credits go back to a sender as a bare put, which a sender blocked in
+ * its worker's fd cannot see land: when it waits on events, ring it, as
+ * for a frame. Unicast senders never block on the fd for credits (they
+ * spin), multicast ones do (tc_mcast_put), so this is multicast's own. */
+static tc_status_t tc_mcast_credits_rung(tc_peer_t *peer, uint32_t reported_before)
+{
+    if ((peer->rx_reported == reported_before) || !peer->doorbell) {
+        return TC_OK;
+    }
+    return tc_peer_ring(peer);
+}
+
 /* Take what landed in every ring (only: one rank's, or UINT32_MAX for all).
  * With the queue past its cap, only the named ring is taken (see
  * TC_MCAST_QUEUE_CAP); with no ring named, none. */
@@ -123,7 +136,7 @@ static tc_status_t tc_mcast_poll_peers(tc_mcast_t *mc, uint32_t only, unsigned *
     int full = (mc->queued_bytes >= TC_MCAST_QUEUE_CAP);
     unsigned total = 0, n;
     tc_status_t status;
-    uint32_t r;
+    uint32_t r, reported;
 
     if (full) {
         mc->stats.held++;
@@ -134,11 +147,18 @@ static tc_status_t tc_mcast_poll_peers(tc_mcast_t *mc, uint32_t only, unsigned *
         if ((peer == NULL) || (full && (r != only))) {
             continue;
         }
-        n      = 0;
-        status = tc_peer_progress(peer, 0, &n);
+        n        = 0;
+        reported = peer->rx_reported;
+        status   = tc_peer_progress(peer, 0, &n);
+        if (status == TC_OK) {
+            status = tc_mcast_credits_rung(peer, reported);
+        }
         if (status != TC_OK) {
             tc_error("mcast: rank %u: rank %u failed (%s)", mc->rank, r, tc_status_str(status));
             return status;
+        }
+        if (n > 0) {
+            mc->watch_rank = r;
         }
         total += n;
     }
@@ -150,12 +170,6 @@ static tc_status_t tc_mcast_poll_peers(tc_mcast_t *mc, uint32_t only, unsigned *
 }
 
 /* --------------------------------------------------------------- waiting */
-
-typedef struct tc_mcast_waiter {
-    const char *what;
-    uint64_t    idle_since;
-    uint64_t    next_check;
-} tc_mcast_waiter_t;
 
 /* What every ring saw: printed when a wait gives up. */
 static void tc_mcast_dump(const tc_mcast_t *mc)
@@ -178,8 +192,11 @@ static void tc_mcast_dump(const tc_mcast_t *mc)
     }
 }
 
-/* Every TC_MCAST_CHECK_NS, whatever else is going on: every rank lives, and
- * what the waiter waits on moved (moved_ns) within the timeout. */
+static void tc_mcast_expire(tc_mcast_t *mc, uint64_t now);
+
+/* Every TC_MCAST_CHECK_NS, whatever else is going on: every rank lives,
+ * what the waiter waits on moved (moved_ns) within the timeout, and relay
+ * records past the record timeout go. */
 static tc_status_t tc_mcast_check(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint64_t moved_ns)
 {
     uint64_t now = tc_clock_mono_ns();
@@ -203,55 +220,89 @@ static tc_status_t tc_mcast_check(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint64_t
         tc_mcast_dump(mc);
         return TC_ERR_TIMEOUT;
     }
+    tc_mcast_expire(mc, now);
     return TC_OK;
 }
 
-/* Nothing to do: check (above), then wait as configured. */
+/* Every ring of this rank and the worker, as lib/wait's idle step sees
+ * them (mc->waiter is the wait that takes the step). */
+static volatile uint64_t *tc_mcast_wait_watch(void *arg, uint64_t *old_p)
+{
+    tc_mcast_t *mc = arg;
+    const tc_mcast_waiter_t *w = mc->waiter;
+    tc_peer_t *peer;
+
+    if ((w != NULL) && (w->credits_from != NULL)) {
+        *old_p = w->consumed; /* a blocked send: its credits */
+        return &w->credits_from->ctrl->consumed;
+    }
+    /* one word only: the ring that had frames last; the strategies'
+     * deadlines bound what the others wait */
+    peer = tc_group_peer(mc->group, mc->watch_rank);
+    if (peer == NULL) {
+        *old_p = mc->no_watch;
+        return &mc->no_watch;
+    }
+    return peer->wait_ops.watch(peer->wait_ops.arg, old_p);
+}
+
+/* After arming, before blocking: a frame that landed, or credits a
+ * blocked send waits for that came back, before the arm would otherwise
+ * sleep until the next doorbell. */
+static int tc_mcast_wait_ready(void *arg)
+{
+    tc_mcast_t *mc = arg;
+    const tc_mcast_waiter_t *w = mc->waiter;
+    unsigned n = 0;
+
+    if ((w != NULL) && (w->credits_from != NULL) &&
+        (w->credits_from->ctrl->consumed != w->consumed)) {
+        return 1;
+    }
+    if (tc_mcast_poll_peers(mc, (w != NULL) ? w->only : UINT32_MAX, &n) != TC_OK) {
+        return 1; /* the caller's next poll reports it */
+    }
+    return n > 0;
+}
+
+static tc_status_t tc_mcast_wait_arm(void *arg)
+{
+    const tc_mcast_t *mc = arg;
+
+    return (ucp_worker_arm(mc->ctx->worker) == UCS_OK) ? TC_OK : TC_ERR_NO_RESOURCE;
+}
+
+static void tc_mcast_wait_progress(void *arg)
+{
+    const tc_mcast_t *mc = arg;
+
+    ucp_worker_progress(mc->ctx->worker);
+}
+
+/* Nothing to do: check (above), then one idle step of the configured
+ * strategy (lib/wait). */
 static tc_status_t tc_mcast_idle(tc_mcast_t *mc, tc_mcast_waiter_t *w)
 {
-    uint64_t now = tc_clock_mono_ns();
-    struct pollfd pfd;
     tc_status_t status;
-    unsigned n;
 
-    if (w->idle_since == 0) {
-        w->idle_since = now;
-    }
     status = tc_mcast_check(mc, w, mc->last_rx_ns);
     if (status != TC_OK) {
         return status;
     }
-    switch (mc->wait) {
-    case TC_WAIT_PAUSE:
-        tc_arch_pause();
-        return TC_OK;
-    case TC_WAIT_ADAPTIVE:
-        if (now - w->idle_since < TC_MCAST_SPIN_NS) {
-            return TC_OK;
-        }
-        __attribute__((fallthrough));
-    case TC_WAIT_EVENT:
-        /* arm, then look again: a frame that landed before the arm would
-         * otherwise sleep until the next doorbell */
-        if (ucp_worker_arm(mc->ctx->worker) != UCS_OK) {
-            ucp_worker_progress(mc->ctx->worker);
-            return TC_OK;
-        }
-        if ((tc_mcast_poll_peers(mc, UINT32_MAX, &n) == TC_OK) && ((n > 0) || (mc->head != NULL))) {
-            return TC_OK;
-        }
-        pfd.fd      = mc->ctx->efd;
-        pfd.events  = POLLIN;
-        pfd.revents = 0;
-        (void)poll(&pfd, 1, 20); /* bounded: the checks above keep running */
+    if (mc->wait == TC_WAIT_POLL) {
         ucp_worker_progress(mc->ctx->worker);
         return TC_OK;
-    default:
-        if (mc->ctx->worker != NULL) {
-            ucp_worker_progress(mc->ctx->worker);
-        }
-        return TC_OK;
     }
+    mc->waiter = w;
+    (void)tc_wait_idle(mc->wait, mc->ctx->params.spin_ns, &mc->wait_ops, &w->ws);
+    mc->waiter = NULL;
+    return TC_OK;
+}
+
+/* A wait ends: its blocking waits into the stats. */
+static void tc_mcast_waiter_done(tc_mcast_t *mc, const tc_mcast_waiter_t *w)
+{
+    mc->stats.wakeups += w->ws.wakeups;
 }
 
 /* Put one frame to rank dest. A full ring does not block this rank: every
@@ -262,10 +313,9 @@ static tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uin
                                 const void *payload, uint32_t payload_len)
 {
     tc_peer_t *peer = tc_group_peer(mc->group, dest);
-    tc_mcast_waiter_t w = {"send credits", 0, 0};
-    uint64_t consumed = 0, moved_ns = 0;
+    tc_mcast_waiter_t w = {"send credits", 0, {0, 0}, dest, NULL, 0};
+    uint64_t moved_ns = 0;
     tc_status_t status;
-    int blocked = 0;
     char what[64];
     unsigned n;
 
@@ -273,32 +323,35 @@ static tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uin
         tc_error("mcast: rank %u has no peer for rank %u", mc->rank, dest);
         return TC_ERR_INVALID_PARAM;
     }
-    consumed = peer->ctrl->consumed;
     for (;;) {
         status = tc_peer_send_kind(peer, kind, pkg_id, element, args, args_len, payload,
                                    payload_len, 1);
         if (status != TC_ERR_NO_RESOURCE) {
-            if ((status == TC_OK) && blocked) {
+            if ((status == TC_OK) && (w.credits_from != NULL)) {
                 mc->last_rx_ns = tc_clock_mono_ns(); /* we were blocked: it moved */
             }
             if (status != TC_OK) {
                 tc_error("mcast: rank %u: sending to rank %u failed (%s)", mc->rank, dest,
                          tc_status_str(status));
             }
+            tc_mcast_waiter_done(mc, &w);
             return status;
         }
-        if (!blocked) {
-            blocked  = 1;
+        if (w.credits_from == NULL) {
             moved_ns = tc_clock_mono_ns(); /* the timeout runs from here */
             mc->stats.blocked++;
             snprintf(what, sizeof(what), "rank %u to take a frame", dest);
-            w.what = what;
+            w.what         = what;
+            w.credits_from = peer;
+            w.consumed     = peer->ctrl->consumed;
         }
         /* only dest's credits coming back count as moving: other ranks'
          * traffic must not hide a dest that hung or stopped */
-        if (peer->ctrl->consumed != consumed) {
-            consumed = peer->ctrl->consumed;
-            moved_ns = tc_clock_mono_ns();
+        if (peer->ctrl->consumed != w.consumed) {
+            w.consumed          = peer->ctrl->consumed;
+            moved_ns            = tc_clock_mono_ns();
+            w.ws.spin_start_ns  = 0;
+            continue;
         }
         status = tc_mcast_poll_peers(mc, dest, &n);
         if (status == TC_OK) {
@@ -306,8 +359,11 @@ static tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uin
         }
         if ((status == TC_OK) && (n == 0)) {
             status = tc_mcast_idle(mc, &w);
+        } else {
+            w.ws.spin_start_ns = 0;
         }
         if (status != TC_OK) {
+            tc_mcast_waiter_done(mc, &w);
             return status;
         }
     }
@@ -327,6 +383,16 @@ static tc_status_t tc_mcast_send_env(tc_mcast_t *mc, const tc_mcast_env_t *paren
     tc_status_t status;
 
     env.hops = parent->hops + 1;
+    if (!tc_mcast_env_hops_fit(env.hops, tc_mcast_set_count(slice), mc->size)) {
+        /* the child would refuse it (and never ack): not sent, at the
+         * origin or at any relay */
+        if (mc->stats.too_deep++ < TC_MCAST_LOG_MAX) {
+            tc_error("mcast: rank %u: an envelope to rank %u at hop %u with %llu targets "
+                     "cannot be: hops and targets exceed the group's %u ranks", mc->rank, dest,
+                     env.hops, (unsigned long long)tc_mcast_set_count(slice), mc->size);
+        }
+        return TC_ERR_PROTOCOL;
+    }
     status = tc_mcast_encode_choose(slice, &kind, &size);
     if (status != TC_OK) {
         return status;
@@ -424,42 +490,46 @@ const tc_mcast_ops_t tc_mcast_ops_flat = {"flat", tc_mcast_flat_forward};
 
 /* ------------------------------------------------------------- ack tree */
 
-static tc_mcast_rec_t *tc_mcast_rec_find(tc_mcast_t *mc, uint32_t origin, uint64_t id)
+static void tc_mcast_drop(tc_mcast_t *mc, tc_mcast_rec_t *rec, const char *why)
 {
-    size_t i;
-
-    for (i = 0; i < mc->n_recs; ++i) {
-        if (mc->recs[i].used && (mc->recs[i].agg.id == id) && (mc->recs[i].agg.origin == origin)) {
-            return &mc->recs[i];
-        }
+    if (mc->stats.expired + mc->stats.evicted < TC_MCAST_LOG_MAX) {
+        tc_warn("mcast: rank %u freed the record of multicast %llu from rank %u %s, %u of "
+                "its acks missing", mc->rank, (unsigned long long)rec->agg.id,
+                rec->agg.origin, why, rec->outstanding);
     }
-    return NULL;
+    tc_mcast_recs_free(mc->recs, rec);
 }
 
-static tc_mcast_rec_t *tc_mcast_rec_new(tc_mcast_t *mc)
+/* Relay records whose acks are later than the record timeout are not
+ * coming: free them (checked while waiting and whenever a record is made). */
+static void tc_mcast_expire(tc_mcast_t *mc, uint64_t now)
 {
-    tc_mcast_rec_t *recs;
-    size_t i, n;
+    tc_mcast_rec_t *rec;
 
-    for (i = 0; i < mc->n_recs; ++i) {
-        if (!mc->recs[i].used) {
-            break;
-        }
+    while (((rec = tc_mcast_recs_oldest(mc->recs)) != NULL) && (now > rec->born_ns) &&
+           (now - rec->born_ns > mc->rec_timeout_ns)) {
+        tc_mcast_drop(mc, rec, "after the record timeout");
+        mc->stats.expired++;
     }
-    if (i == mc->n_recs) {
-        n    = mc->n_recs ? 2 * mc->n_recs : 16;
-        recs = realloc(mc->recs, n * sizeof(*recs));
-        if (recs == NULL) {
-            return NULL;
-        }
-        memset(recs + mc->n_recs, 0, (n - mc->n_recs) * sizeof(*recs));
-        mc->recs   = recs;
-        mc->n_recs = n;
+}
+
+/* A record for (origin, id); at the maximum the oldest relay record makes
+ * room. TC_ERR_NO_RESOURCE when only origin records are held. */
+static tc_status_t tc_mcast_rec_new(tc_mcast_t *mc, uint32_t origin, uint64_t id, int is_origin,
+                                    tc_mcast_rec_t **rec_p)
+{
+    uint64_t now = tc_clock_mono_ns();
+    tc_mcast_rec_t *oldest;
+    tc_status_t status;
+
+    tc_mcast_expire(mc, now);
+    status = tc_mcast_recs_add(mc->recs, origin, id, is_origin, now, rec_p);
+    if ((status == TC_ERR_NO_RESOURCE) && ((oldest = tc_mcast_recs_oldest(mc->recs)) != NULL)) {
+        tc_mcast_drop(mc, oldest, "to make room");
+        mc->stats.evicted++;
+        status = tc_mcast_recs_add(mc->recs, origin, id, is_origin, now, rec_p);
     }
-    memset(&mc->recs[i], 0, sizeof(mc->recs[i]));
-    mc->recs[i].used = 1;
-    mc->stats.live++;
-    return &mc->recs[i];
+    return status;
 }
 
 /* Keep who the forward just sent envelopes to: only they may ack, once
@@ -479,15 +549,6 @@ static tc_status_t tc_mcast_rec_children(tc_mcast_t *mc, tc_mcast_rec_t *rec, ui
     return TC_OK;
 }
 
-static void tc_mcast_rec_free(tc_mcast_t *mc, tc_mcast_rec_t *rec)
-{
-    free(rec->children);
-    rec->children   = NULL;
-    rec->n_children = 0;
-    rec->used       = 0;
-    mc->stats.live--;
-}
-
 /* Is this ack from a child the record still waits for? Crosses it off. */
 static int tc_mcast_rec_take_ack(tc_mcast_rec_t *rec, uint32_t from)
 {
@@ -505,38 +566,44 @@ static int tc_mcast_rec_take_ack(tc_mcast_rec_t *rec, uint32_t from)
     return 0;
 }
 
+static tc_status_t tc_mcast_send_ack(tc_mcast_t *mc, uint32_t to, const tc_mcast_ack_t *ack)
+{
+    uint8_t buf[TC_MCAST_ACK_MAX];
+    tc_status_t status;
+
+    status = tc_mcast_put(mc, to, TC_KIND_MCAST_ACK, 0, 0, buf,
+                          (uint32_t)tc_mcast_ack_put(ack, buf), NULL, 0);
+    if (status == TC_OK) {
+        mc->stats.acks++;
+    }
+    return status;
+}
+
 /* Everything below this record is in: ack the parent (or complete, at the
  * origin) and free the record. */
 static tc_status_t tc_mcast_rec_finish(tc_mcast_t *mc, tc_mcast_rec_t *rec)
 {
-    uint8_t buf[TC_MCAST_ACK_MAX];
     tc_mcast_done_t done;
-    tc_status_t status = TC_OK;
     tc_mcast_ack_t agg = rec->agg;
     uint32_t parent = rec->parent;
     int is_origin = rec->is_origin;
     uint32_t origin_sends = rec->origin_sends;
 
-    tc_mcast_rec_free(mc, rec); /* a hook below may start the next multicast */
-    if (is_origin) {
-        done.id           = agg.id;
-        done.delivered    = agg.delivered;
-        done.depth        = agg.depth;
-        done.edges        = agg.edges;
-        done.bytes        = agg.bytes;
-        done.origin_sends = origin_sends;
-        mc->stats.completions++;
-        if (mc->complete != NULL) {
-            mc->complete(mc->hook_arg, &done);
-        }
-        return TC_OK;
+    tc_mcast_recs_free(mc->recs, rec); /* a hook below may start the next multicast */
+    if (!is_origin) {
+        return tc_mcast_send_ack(mc, parent, &agg);
     }
-    status = tc_mcast_put(mc, parent, TC_KIND_MCAST_ACK, 0, 0, buf,
-                          (uint32_t)tc_mcast_ack_put(&agg, buf), NULL, 0);
-    if (status == TC_OK) {
-        mc->stats.acks++;
+    done.id           = agg.id;
+    done.delivered    = agg.delivered;
+    done.depth        = agg.depth;
+    done.edges        = agg.edges;
+    done.bytes        = agg.bytes;
+    done.origin_sends = origin_sends;
+    mc->stats.completions++;
+    if (mc->complete != NULL) {
+        mc->complete(mc->hook_arg, &done);
     }
-    return status;
+    return TC_OK;
 }
 
 static void tc_mcast_refuse(tc_mcast_t *mc, const tc_mcast_item_t *item, const char *what)
@@ -545,6 +612,18 @@ static void tc_mcast_refuse(tc_mcast_t *mc, const tc_mcast_item_t *item, const c
         tc_warn("mcast: rank %u refused a %s from rank %u: %s", mc->rank,
                 tc_frame_kind_str(item->kind), item->from, what);
     }
+}
+
+/* An envelope refused after its header was read: if it wants acks, tell
+ * its sender nothing ran here, so the sender's record need not wait for
+ * this rank until it times out. */
+static tc_status_t tc_mcast_refuse_env(tc_mcast_t *mc, const tc_mcast_item_t *item,
+                                       const tc_mcast_env_t *env, const char *what)
+{
+    tc_mcast_ack_t ack = {env->origin, env->id, 0, env->hops, 0, 0};
+
+    tc_mcast_refuse(mc, item, what);
+    return (env->flags & TC_MCAST_ENV_ACK) ? tc_mcast_send_ack(mc, item->from, &ack) : TC_OK;
 }
 
 static tc_status_t tc_mcast_run_ack(tc_mcast_t *mc, const tc_mcast_item_t *item)
@@ -558,7 +637,7 @@ static tc_status_t tc_mcast_run_ack(tc_mcast_t *mc, const tc_mcast_item_t *item)
         tc_mcast_refuse(mc, item, tc_mcast_decode_status_str(ds));
         return TC_OK;
     }
-    rec = tc_mcast_rec_find(mc, ack.origin, ack.id);
+    rec = tc_mcast_recs_find(mc->recs, ack.origin, ack.id);
     if ((rec == NULL) || (rec->outstanding == 0)) {
         tc_mcast_refuse(mc, item, "no multicast waits for it");
         return TC_OK;
@@ -603,87 +682,126 @@ static int tc_mcast_deliver(tc_mcast_t *mc, const tc_mcast_msg_t *msg, uint32_t 
     return 0;
 }
 
+/* The delivery hook: what this rank saw. */
+static void tc_mcast_report(tc_mcast_t *mc, const tc_mcast_item_t *item, const tc_mcast_env_t *env,
+                            uint32_t n_children, int64_t ret)
+{
+    /* what the slice called for, planned again independently of the
+     * sends made: the hook checks every one went out first */
+    tc_mcast_slice_t *slices = NULL;
+    tc_mcast_info_t info;
+    uint32_t planned = 0;
+
+    if (tc_mcast_forward_plan(mc->rx_set, mc->rank, env->radix, TC_MCAST_SELF_REQUIRED, &slices,
+                              &planned) == TC_OK) {
+        tc_mcast_slices_free(slices, planned);
+    }
+    info.planned  = (mc->ops == &tc_mcast_ops_tree) ? planned : 0;
+    info.origin   = env->origin;
+    info.from     = item->from;
+    info.hops     = env->hops;
+    info.children = n_children;
+    info.id       = env->id;
+    info.ret      = ret;
+    mc->deliver(mc->hook_arg, &info);
+}
+
 static tc_status_t tc_mcast_run_env(tc_mcast_t *mc, tc_mcast_item_t *item)
 {
     tc_mcast_msg_t msg = {item->pkg_id, item->element,
                           item->data + TC_ALIGN_UP((size_t)item->args_len, 8),
                           item->payload_len};
-    tc_mcast_info_t info;
     tc_mcast_decode_status_t ds;
     tc_mcast_env_t env;
-    tc_mcast_rec_t *rec;
+    tc_mcast_rec_t *rec = NULL;
     tc_status_t status;
     uint32_t n_children = 0;
     uint64_t bytes = 0;
     int64_t ret = 0;
     int ran = 0;
+    char why[128];
 
     ds = tc_mcast_env_parse(item->data, item->args_len, mc->rx_set, &env);
     if (ds != TC_MCAST_DECODE_OK) {
         tc_mcast_refuse(mc, item, tc_mcast_decode_status_str(ds));
         return TC_OK; /* no trustworthy id: nothing can be acked */
     }
-    if (env.hops >= mc->size) {
-        /* every hop removes a rank: no real tree is this deep (and a
-         * forwarded hop count could not wrap) */
-        tc_mcast_refuse(mc, item, "hop count beyond the group's size");
+    if (env.origin == mc->rank) {
+        /* the origin removes itself: its own multicast never comes back */
+        tc_mcast_refuse(mc, item, "it names this rank as its origin");
         return TC_OK;
+    }
+    if (!tc_mcast_set_contains(mc->rx_set, mc->rank)) {
+        return tc_mcast_refuse_env(mc, item, &env, "this rank is not in the envelope's slice");
+    }
+    if (!tc_mcast_env_hops_fit(env.hops, tc_mcast_set_count(mc->rx_set), mc->size)) {
+        /* refused here, before its children get envelopes they would
+         * refuse without acking */
+        mc->stats.too_deep++;
+        snprintf(why, sizeof(why), "hop count %u with %llu targets left exceeds the group's %u "
+                 "ranks", env.hops, (unsigned long long)tc_mcast_set_count(mc->rx_set), mc->size);
+        return tc_mcast_refuse_env(mc, item, &env, why);
+    }
+    if (env.flags & TC_MCAST_ENV_ACK) {
+        if (tc_mcast_recs_find(mc->recs, env.origin, env.id) != NULL) {
+            /* not acked: the sender's record may be waiting for the real one */
+            tc_mcast_refuse(mc, item, "a multicast with its origin and id is under way here");
+            return TC_OK;
+        }
+        /* made before forwarding: acks that land meanwhile are only queued */
+        status = tc_mcast_rec_new(mc, env.origin, env.id, 0, &rec);
+        if (status == TC_ERR_NO_RESOURCE) {
+            return tc_mcast_refuse_env(mc, item, &env, "no room for its ack-tree record");
+        }
+        if (status != TC_OK) {
+            return status;
+        }
     }
     /* forward first: a jam that stops this rank's progress must not cut
      * its subtree off */
     mc->n_sent = 0;
     status     = mc->ops->forward(mc, &env, mc->rx_set, &msg, 1, &n_children, &bytes);
-    if (status == TC_ERR_PROTOCOL) {
-        tc_mcast_refuse(mc, item, "this rank is not in the envelope's slice");
-        n_children = 0;
-    } else if (status != TC_OK) {
-        return status;
-    } else if (tc_mcast_deliver(mc, &msg, env.origin, &ret) != 0) {
+    if (rec != NULL) {
+        /* a send blocked past the record timeout may have freed it */
+        rec = tc_mcast_recs_find(mc->recs, env.origin, env.id);
+    }
+    if ((status == TC_OK) && (rec != NULL)) {
+        status = tc_mcast_rec_children(mc, rec, n_children);
+    }
+    if (status != TC_OK) {
+        if (rec != NULL) {
+            tc_mcast_recs_free(mc->recs, rec); /* acks from those already sent are refused */
+        }
+        return (status == TC_ERR_PROTOCOL) ?
+               tc_mcast_refuse_env(mc, item, &env, "its slice cannot be forwarded from here") :
+               status;
+    }
+    if (rec != NULL) {
+        rec->parent        = item->from;
+        rec->outstanding   = n_children + 1; /* + this rank's own delivery, below */
+        rec->agg.depth     = env.hops;
+        rec->agg.edges     = n_children;
+        rec->agg.bytes     = bytes;
+    }
+    if (tc_mcast_deliver(mc, &msg, env.origin, &ret) != 0) {
         tc_mcast_refuse(mc, item, "it names no jam loaded here");
     } else {
         ran = 1;
         mc->stats.delivered++;
         if (mc->deliver != NULL) {
-            /* what the slice called for, planned again independently of
-             * the sends made: the hook checks every one went out first */
-            tc_mcast_slice_t *slices = NULL;
-            uint32_t planned = 0;
-
-            if (tc_mcast_forward_plan(mc->rx_set, mc->rank, env.radix, TC_MCAST_SELF_REQUIRED,
-                                      &slices, &planned) == TC_OK) {
-                tc_mcast_slices_free(slices, planned);
-            }
-            info.planned  = (mc->ops == &tc_mcast_ops_tree) ? planned : 0;
-            info.origin   = env.origin;
-            info.from     = item->from;
-            info.hops     = env.hops;
-            info.children = n_children;
-            info.id       = env.id;
-            info.ret      = ret;
-            mc->deliver(mc->hook_arg, &info);
+            tc_mcast_report(mc, item, &env, n_children, ret);
         }
     }
     if (!(env.flags & TC_MCAST_ENV_ACK)) {
         return TC_OK; /* fire-and-forget: no state */
     }
-    rec = tc_mcast_rec_new(mc);
+    /* the jam or its hook may have run the queue: look the record up again */
+    rec = tc_mcast_recs_find(mc->recs, env.origin, env.id);
     if (rec == NULL) {
-        return TC_ERR_NO_MEMORY;
+        return TC_OK; /* freed to make room meanwhile */
     }
-    status = tc_mcast_rec_children(mc, rec, n_children);
-    if (status != TC_OK) {
-        tc_mcast_rec_free(mc, rec);
-        return status;
-    }
-    rec->parent        = item->from;
-    rec->outstanding   = n_children;
-    rec->agg.origin    = env.origin;
-    rec->agg.id        = env.id;
-    rec->agg.delivered = (uint64_t)ran; /* a refused envelope counts as not delivered */
-    rec->agg.depth     = env.hops;
-    rec->agg.edges     = n_children;
-    rec->agg.bytes     = bytes;
-    return (n_children == 0) ? tc_mcast_rec_finish(mc, rec) : TC_OK;
+    rec->agg.delivered += (uint64_t)ran; /* a refused envelope counts as not delivered */
+    return (--rec->outstanding == 0) ? tc_mcast_rec_finish(mc, rec) : TC_OK;
 }
 
 tc_status_t tc_mcast_progress(tc_mcast_t *mc, unsigned *n_p)
@@ -789,15 +907,17 @@ tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, 
 
     if (flags & TC_MCAST_F_ACK) {
         env.flags = TC_MCAST_ENV_ACK;
-        env.id    = ++mc->next_id;
-        rec = tc_mcast_rec_new(mc);
-        if (rec == NULL) {
-            return TC_ERR_NO_MEMORY;
+        env.id    = mc->next_id + 1;
+        status    = tc_mcast_rec_new(mc, mc->rank, env.id, 1, &rec);
+        if (status != TC_OK) {
+            if (status == TC_ERR_NO_RESOURCE) {
+                tc_error("mcast: rank %u holds %zu multicasts awaiting acks, the most it may: "
+                         "wait for some first", mc->rank, tc_mcast_recs_count(mc->recs));
+            }
+            return status;
         }
-        rec->is_origin  = 1;
-        rec->parent     = mc->rank;
-        rec->agg.origin = mc->rank;
-        rec->agg.id     = env.id;
+        mc->next_id = env.id;
+        rec->parent = mc->rank;
     }
     /* acks that land while we send are only queued: the record is
      * complete before any of them runs */
@@ -805,14 +925,14 @@ tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, 
     status     = mc->ops->forward(mc, &env, targets, &msg, 0, &n_children, &bytes);
     if (status != TC_OK) {
         if (rec != NULL) {
-            tc_mcast_rec_free(mc, rec); /* its acks, if any come, are refused */
+            tc_mcast_recs_free(mc->recs, rec); /* its acks, if any come, are refused */
         }
         return status;
     }
     if (rec != NULL) {
         status = tc_mcast_rec_children(mc, rec, n_children);
         if (status != TC_OK) {
-            tc_mcast_rec_free(mc, rec);
+            tc_mcast_recs_free(mc->recs, rec);
             return status;
         }
         rec->outstanding  = n_children;
@@ -829,26 +949,54 @@ tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, 
     return status;
 }
 
+typedef struct tc_mcast_id_wait {
+    tc_mcast_t *mc;
+    uint64_t    id;
+    unsigned    calls;
+} tc_mcast_id_wait_t;
+
+/* Completed, or (looked at now and then: the clock is not free) older than
+ * the record timeout. */
 static int tc_mcast_id_done(void *arg)
 {
-    void **a = arg;
-    tc_mcast_t *mc = a[0];
-    uint64_t id = *(uint64_t *)a[1];
+    tc_mcast_id_wait_t *a = arg;
+    const tc_mcast_rec_t *rec = tc_mcast_recs_find(a->mc->recs, a->mc->rank, a->id);
 
-    return tc_mcast_rec_find(mc, mc->rank, id) == NULL;
+    if (rec == NULL) {
+        return 1;
+    }
+    if ((++a->calls % 1024) != 0) {
+        return 0;
+    }
+    return tc_clock_mono_ns() - rec->born_ns > a->mc->rec_timeout_ns;
 }
 
 tc_status_t tc_mcast_wait(tc_mcast_t *mc, uint64_t id)
 {
-    void *a[2] = {mc, &id};
+    tc_mcast_id_wait_t a = {mc, id, 0};
+    tc_mcast_rec_t *rec;
+    tc_status_t status;
 
-    return tc_mcast_wait_until(mc, tc_mcast_id_done, a, "multicast acks");
+    status = tc_mcast_wait_until(mc, tc_mcast_id_done, &a, "multicast acks");
+    if (status != TC_OK) {
+        return status;
+    }
+    rec = tc_mcast_recs_find(mc->recs, mc->rank, id);
+    if (rec == NULL) {
+        return TC_OK;
+    }
+    tc_error("mcast: rank %u: multicast %llu still misses %u acks after %llu ms; given up",
+             mc->rank, (unsigned long long)id, rec->outstanding,
+             (unsigned long long)(mc->rec_timeout_ns / 1000000));
+    tc_mcast_recs_free(mc->recs, rec);
+    mc->stats.expired++;
+    return TC_ERR_TIMEOUT;
 }
 
 tc_status_t tc_mcast_wait_until(tc_mcast_t *mc, int (*done)(void *arg), void *arg,
                                 const char *what)
 {
-    tc_mcast_waiter_t w = {what, 0, 0};
+    tc_mcast_waiter_t w = {what, 0, {0, 0}, UINT32_MAX, NULL, 0};
     tc_status_t status = TC_OK;
     unsigned n;
 
@@ -859,7 +1007,7 @@ tc_status_t tc_mcast_wait_until(tc_mcast_t *mc, int (*done)(void *arg), void *ar
             break;
         }
         if (n > 0) {
-            w.idle_since = 0;
+            w.ws.spin_start_ns = 0;
             status = tc_mcast_check(mc, &w, mc->last_rx_ns); /* dead ranks, even amid traffic */
             if (status != TC_OK) {
                 break;
@@ -871,6 +1019,7 @@ tc_status_t tc_mcast_wait_until(tc_mcast_t *mc, int (*done)(void *arg), void *ar
             break;
         }
     }
+    tc_mcast_waiter_done(mc, &w);
     return status;
 }
 
@@ -883,7 +1032,12 @@ tc_status_t tc_mcast_flush(tc_mcast_t *mc)
         tc_peer_t *peer = tc_group_peer(mc->group, r);
 
         if (peer != NULL) {
+            uint32_t reported = peer->rx_reported;
+
             status = tc_peer_flush(peer);
+            if (status == TC_OK) {
+                status = tc_mcast_credits_rung(peer, reported);
+            }
         }
     }
     return status;
@@ -914,6 +1068,10 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
     mc->rank     = tc_group_rank(group);
     mc->size     = tc_group_size(group);
     mc->wait     = wait;
+    mc->wait_ops = (tc_wait_ops_t){tc_mcast_wait_watch, tc_mcast_wait_ready, tc_mcast_wait_arm,
+                                   tc_mcast_wait_progress, ctx->efd, mc};
+    mc->watch_rank     = (mc->rank == 0) ? 1 : 0;
+    mc->rec_timeout_ns = 2000000ull * (uint64_t)ctx->params.timeout_ms;
     mc->pack_cap = ctx->params.slot_size;
     mc->pack_buf = malloc(mc->pack_cap);
     mc->sent_to  = malloc(mc->size * sizeof(*mc->sent_to));
@@ -921,7 +1079,10 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
         status = TC_ERR_NO_MEMORY;
         goto err_free;
     }
-    status = tc_mcast_set_create(mc->size, &mc->rx_set);
+    status = tc_mcast_recs_create(TC_MCAST_REC_MAX_DEFAULT, &mc->recs);
+    if (status == TC_OK) {
+        status = tc_mcast_set_create(mc->size, &mc->rx_set);
+    }
     if (status == TC_OK) {
         /* the bitmap over all ranks bounds every subset's chosen form */
         status = tc_mcast_set_add_range(mc->rx_set, 0, mc->size);
@@ -953,6 +1114,7 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
 err_free:
     tc_mcast_set_destroy(mc->one);
     tc_mcast_set_destroy(mc->rx_set);
+    tc_mcast_recs_destroy(mc->recs);
     free(mc->sent_to);
     free(mc->pack_buf);
     free(mc);
@@ -974,10 +1136,7 @@ void tc_mcast_destroy(tc_mcast_t *mc)
     }
     tc_mcast_set_destroy(mc->one);
     tc_mcast_set_destroy(mc->rx_set);
-    for (size_t i = 0; i < mc->n_recs; ++i) {
-        free(mc->recs[i].children);
-    }
-    free(mc->recs);
+    tc_mcast_recs_destroy(mc->recs);
     free(mc->sent_to);
     free(mc->pack_buf);
     free(mc);
@@ -997,7 +1156,24 @@ void tc_mcast_set_ops(tc_mcast_t *mc, const tc_mcast_ops_t *ops, uint32_t radix)
     mc->radix = radix;
 }
 
+tc_status_t tc_mcast_set_limits(tc_mcast_t *mc, uint32_t rec_timeout_ms, uint32_t max_recs)
+{
+    tc_status_t status;
+
+    status = tc_mcast_recs_set_max(mc->recs, max_recs ? max_recs : TC_MCAST_REC_MAX_DEFAULT);
+    if (status != TC_OK) {
+        return status;
+    }
+    /* by default twice the context's timeout: a wait gives up after
+     * timeout_ms with nothing moving, so an ack later than twice that is
+     * not coming */
+    mc->rec_timeout_ns = 1000000ull * (rec_timeout_ms ? (uint64_t)rec_timeout_ms :
+                                       2ull * (uint64_t)mc->ctx->params.timeout_ms);
+    return TC_OK;
+}
+
 void tc_mcast_stats(const tc_mcast_t *mc, tc_mcast_stats_t *stats_p)
 {
-    *stats_p = mc->stats;
+    *stats_p      = mc->stats;
+    stats_p->live = tc_mcast_recs_count(mc->recs);
 }

@@ -13,6 +13,10 @@
  * until its own delivery and every child's ack are in, acks its parent once
  * and frees the record; the origin's completion fires exactly once.
  * Fire-and-forget envelopes carry no id and leave no state anywhere.
+ * The records are bounded (tc_mcast_set_limits): one whose acks never come
+ * is freed after the record timeout, at most a maximum are held, and an
+ * envelope whose hop count its slice cannot allow is refused before it
+ * goes any further.
  *
  * How envelopes travel is an ops table (tc_mcast_ops_t): the tree, or flat
  * unicasts from the origin (the naive baseline); a transport with native
@@ -91,16 +95,31 @@ typedef struct tc_mcast_stats {
     uint64_t queued;         /* frames waiting to run */
     uint64_t blocked;        /* sends that found a ring full */
     uint64_t held;           /* polls that left rings alone: the queue was full */
+    uint64_t expired;        /* records freed after the record timeout, acks missing */
+    uint64_t evicted;        /* relay records freed early to make room at the maximum */
+    uint64_t too_deep;       /* envelopes refused (or not sent): hops + slice > group */
+    uint64_t wakeups;        /* blocking waits done (event, adaptive) */
 } tc_mcast_stats_t;
 
-/* wait: how idle loops wait (POLL, PAUSE, EVENT, ADAPTIVE; EVENT and
- * ADAPTIVE need a context with events); every peer is set to match. */
+/* Ack-tree records held at most, unless tc_mcast_set_limits says otherwise. */
+#define TC_MCAST_REC_MAX_DEFAULT 65536u
+
+/* wait: how idle loops wait (tc_wait_t, one idle step of lib/wait; EVENT
+ * and ADAPTIVE need a context with events, and every rank of the group
+ * must wait the same way); every peer is set to match. */
 tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32_t radix,
                             tc_wait_t wait, tc_mcast_t **mc_p);
 void        tc_mcast_destroy(tc_mcast_t *mc);
 void        tc_mcast_set_hooks(tc_mcast_t *mc, tc_mcast_deliver_fn deliver,
                                tc_mcast_complete_fn complete, void *arg);
 void        tc_mcast_set_ops(tc_mcast_t *mc, const tc_mcast_ops_t *ops, uint32_t radix);
+/* A relay's record whose acks have not all come within rec_timeout_ms is
+ * freed (stats.expired; 0: twice the context's timeout_ms, the default),
+ * and at most max_recs records are held (0: TC_MCAST_REC_MAX_DEFAULT): at
+ * the maximum the oldest relay record is freed to make room
+ * (stats.evicted), and a multicast that finds only origin records there is
+ * refused (tc_mcast_send: TC_ERR_NO_RESOURCE). */
+tc_status_t tc_mcast_set_limits(tc_mcast_t *mc, uint32_t rec_timeout_ms, uint32_t max_recs);
 
 /* Multicast jam (payload packed from src/len) to targets (node count = group
  * size; this rank, if in it, is skipped). flags TC_MCAST_F_ACK: *id_p
@@ -109,7 +128,9 @@ tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, 
                           const tc_mcast_set_t *targets, unsigned flags, uint64_t *id_p);
 /* Poll every peer and run what has arrived; never blocks. */
 tc_status_t tc_mcast_progress(tc_mcast_t *mc, unsigned *n_p);
-/* Progress (waiting as configured) until multicast id completed. */
+/* Progress (waiting as configured) until multicast id completed;
+ * TC_ERR_TIMEOUT (its record freed, stats.expired) once its acks are
+ * later than the record timeout. */
 tc_status_t tc_mcast_wait(tc_mcast_t *mc, uint64_t id);
 /* Progress until done(arg) is nonzero; TC_ERR_TIMEOUT after timeout_ms of
  * nothing arriving, TC_ERR_PEER_FAILED (naming the rank) if one dies. */

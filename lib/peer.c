@@ -609,7 +609,7 @@ static inline char *tc_peer_tx_frame(tc_peer_t *peer)
 
 /* A peer that blocks in its worker's fd wakes on an active message: a
  * zero-byte doorbell after the frame's puts (which it cannot see land). */
-static tc_status_t tc_peer_ring(tc_peer_t *peer)
+tc_status_t tc_peer_ring(tc_peer_t *peer)
 {
     ucp_request_param_t param;
     ucs_status_ptr_t sp;

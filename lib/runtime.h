@@ -301,6 +301,11 @@ tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, ui
                               const void *args, uint32_t args_len, const void *payload,
                               uint32_t payload_len, int nowait);
 
+/* Ring the peer's doorbell (a zero-byte active message that wakes a peer
+ * blocked on its worker's fd). Frames ring it themselves; lib/mcast_fwd.c
+ * rings it after credits it returned, since its senders block for them. */
+tc_status_t tc_peer_ring(tc_peer_t *peer);
+
 /* context.c: is this wait strategy usable here (events set up, host
  * support)? TC_OK, or TC_ERR_UNSUPPORTED after logging why. */
 tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait);

@@ -18,13 +18,18 @@ run() { # args...: must succeed
 }
 
 # multi-hop trees with the ack tree (depth > 1: relays forward), a chain,
-# the naive baseline, fire-and-forget, a lone target (plain unicast)
+# the naive baseline, fire-and-forget, a lone target (plain unicast), the
+# blocking wait strategies
 run -n 6 -R 2,4 --ack --iters 200 --warmup 20 -q --csv "$tmp/tree.csv"
 run -n 4 -R 1 --ack --iters 100 --warmup 0 -q -j seq
 run -n 5 --naive --ack --iters 100 --warmup 10 -q
 run -n 5 -R 2 --iters 200 --warmup 0 -q -j seq
 run -n 2 --iters 100 --warmup 0 -q
 run -n 2 --ack --iters 100 --warmup 0 -q
+# blocking waits: fire-and-forget fills rings, so blocked senders must be
+# woken by the credits coming back (doorbells); the ack tree, adaptive
+run -n 4 -R 2 --iters 500 --warmup 0 -q -W event
+run -n 4 -R 2 --ack --iters 200 --warmup 0 -q -W adaptive
 
 # the CSV the plotting scripts read: exact header, one row per radix
 want="mode,n,radix,ack,jam,payload_bytes,iterations,p50_us,p99_us,p999_us,origin_sends,depth,edges,max_fanout,target_bytes_per_hop,modelled_us,hop_us,send_us"
