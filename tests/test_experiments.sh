@@ -92,7 +92,9 @@ done
 grep -q "continue with: scripts/tc-experiments --resume" "$TMP/run4.out" || fail "no resume hint: $(tail -2 "$TMP/run4.out")"
 [ -f "$TMP/res/fake/tiny.csv" ] && fail "a partial experiment was written as a result file"
 [ -f "$TMP/res/fake/.partial/state.json" ] || fail "no partial state kept"
-run_id=$(python3 -c "import json; print(json.load(open('$TMP/res/fake/.partial/state.json'))['run_id'])")
+run_id=$(python3 -c "import json; print(json.load(open('$TMP/res/fake/.partial/state.json'))['run_id'])") \
+    || fail "no run_id in the partial state"
+[ -n "$run_id" ] || fail "empty run_id in the partial state"
 
 # --- a changed plan (here: the platform now has wfe) is not resumed into the run
 sed 's/"wfe": "unsupported: fake: no wfe here"/"wfe": "supported"/' "$fx/platform.json" >"$TMP/wfe.json"
