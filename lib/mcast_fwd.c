@@ -206,8 +206,9 @@ static tc_status_t tc_mcast_check(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint64_t
     return TC_OK;
 }
 
-/* Nothing to do: check (above), then wait as configured. */
-static tc_status_t tc_mcast_idle(tc_mcast_t *mc, tc_mcast_waiter_t *w)
+/* Nothing to do: check (above; moved_ns is what the caller counts as
+ * progress), then wait as configured. */
+static tc_status_t tc_mcast_idle(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint64_t moved_ns)
 {
     uint64_t now = tc_clock_mono_ns();
     struct pollfd pfd;
@@ -217,7 +218,7 @@ static tc_status_t tc_mcast_idle(tc_mcast_t *mc, tc_mcast_waiter_t *w)
     if (w->idle_since == 0) {
         w->idle_since = now;
     }
-    status = tc_mcast_check(mc, w, mc->last_rx_ns);
+    status = tc_mcast_check(mc, w, moved_ns);
     if (status != TC_OK) {
         return status;
     }
@@ -305,7 +306,7 @@ static tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uin
             status = tc_mcast_check(mc, &w, moved_ns);
         }
         if ((status == TC_OK) && (n == 0)) {
-            status = tc_mcast_idle(mc, &w);
+            status = tc_mcast_idle(mc, &w, moved_ns);
         }
         if (status != TC_OK) {
             return status;
@@ -866,7 +867,7 @@ tc_status_t tc_mcast_wait_until(tc_mcast_t *mc, int (*done)(void *arg), void *ar
             }
             continue;
         }
-        status = tc_mcast_idle(mc, &w);
+        status = tc_mcast_idle(mc, &w, mc->last_rx_ns);
         if (status != TC_OK) {
             break;
         }
