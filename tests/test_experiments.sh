@@ -79,7 +79,7 @@ assert e['ran'] == 1 and len(e['failed']) == 1 and e['failed'][0]['point'] == 2,
 rm -rf "$TMP/res" "$FAKE_LOG" "$FAKE_PIDS"
 FAKE_SLEEP_JAM=beta "${runner_cmd[@]}" tiny >"$TMP/run4.out" 2>&1 &
 runner=$!
-for _ in $(seq 100); do [ -s "$FAKE_PIDS" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$FAKE_PIDS" ] && break; sleep 0.1; done # up to 60 s
 [ -s "$FAKE_PIDS" ] || fail "the hanging point never started: $(cat "$TMP/run4.out")"
 t0=$(now_ms)
 kill -INT "$runner"
