@@ -279,13 +279,13 @@ static void tc_mcast_wait_progress(void *arg)
     ucp_worker_progress(mc->ctx->worker);
 }
 
-/* Nothing to do: check (above), then one idle step of the configured
- * strategy (lib/wait). */
-static tc_status_t tc_mcast_idle(tc_mcast_t *mc, tc_mcast_waiter_t *w)
+/* Nothing to do: check (above; moved_ns is what the caller counts as
+ * progress), then one idle step of the configured strategy (lib/wait). */
+static tc_status_t tc_mcast_idle(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint64_t moved_ns)
 {
     tc_status_t status;
 
-    status = tc_mcast_check(mc, w, mc->last_rx_ns);
+    status = tc_mcast_check(mc, w, moved_ns);
     if (status != TC_OK) {
         return status;
     }
@@ -358,7 +358,7 @@ static tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uin
             status = tc_mcast_check(mc, &w, moved_ns);
         }
         if ((status == TC_OK) && (n == 0)) {
-            status = tc_mcast_idle(mc, &w);
+            status = tc_mcast_idle(mc, &w, moved_ns);
         } else {
             w.ws.spin_start_ns = 0;
         }
@@ -1014,7 +1014,7 @@ tc_status_t tc_mcast_wait_until(tc_mcast_t *mc, int (*done)(void *arg), void *ar
             }
             continue;
         }
-        status = tc_mcast_idle(mc, &w);
+        status = tc_mcast_idle(mc, &w, mc->last_rx_ns);
         if (status != TC_OK) {
             break;
         }

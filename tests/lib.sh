@@ -18,3 +18,11 @@ free_port() { # a TCP port nobody listens on
 }
 
 now_ms() { date +%s%3N; }
+
+wait_listening() { # port seconds: until something listens on TCP port, at most seconds
+    local deadline=$(( $(date +%s) + $2 ))
+    until ss -ltn 2>/dev/null | grep -q ":$1 "; do
+        [ "$(date +%s)" -lt "$deadline" ] || return 1
+        sleep 0.05
+    done
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test program in $BUILD/tests (cmocka) and every tests/test_*.sh,
-# and ends with the line "N passed, N failed, N skipped" counting test cases.
+# and ends with the line "N passed, N failed, N skipped" counting test cases
+# (cmocka's skip()s and the scripts' exit 77 are the skipped ones, each listed
+# with its reason).
 # VALGRIND=1 runs the pure-module programs under valgrind memcheck instead.
 set -u
 BUILD=${BUILD:-build}
@@ -17,11 +19,20 @@ mkdir -p "$logdir"
 # pure modules: no UCX, so valgrind sees only our code
 pure="test_stats test_frame test_wait test_mcast test_blob test_manifest test_mcast_sim test_mcast_env test_mcast_rec test_mcast_corpus"
 
-count_cmocka() { # log -> adds to pass/fail
-    local log=$1 p f
+count_cmocka() { # log -> "passed failed skipped" (cmocka's closing lines)
+    local log=$1 p f s
     p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
     f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
-    echo "${p:-0} ${f:-0}"
+    s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+    echo "${p:-0} ${f:-0} ${s:-0}"
+}
+
+skipped_cmocka() { # log -> "    skipped: NAME: the line the test printed before skip()"
+    awk '/^\[ RUN      \]/ { prev = ""; next }
+         /^\[  SKIPPED \] [0-9]+ test/ { exit }
+         /^\[  SKIPPED \]/ { name = $0; sub(/^\[  SKIPPED \] /, "", name)
+                              print "    skipped: " name (prev != "" ? ": " prev : ""); next }
+         { prev = $0 }' "$1"
 }
 
 run_one() { # name cmd...
@@ -38,21 +49,26 @@ if [ "${VALGRIND:-}" = 1 ]; then
         [ -x "$bin" ] || continue
         rc=$(run_one "$t.valgrind" env TC_TEST_QUICK=1 valgrind -q --error-exitcode=99 \
              --leak-check=full "$bin")
-        read -r p f < <(count_cmocka "$logdir/$t.valgrind.log")
+        read -r p f s < <(count_cmocka "$logdir/$t.valgrind.log")
+        skip=$((skip + s))
         if [ "$rc" = 0 ]; then pass=$((pass + p)); else
             fail=$((fail + (f > 0 ? f : 1))); failed_names+=("$t (valgrind rc=$rc)"); fi
-        printf '%-28s %s\n' "$t (valgrind)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)"
+        printf '%-28s %s%s\n' "$t (valgrind)" "$([ "$rc" = 0 ] && echo ok || echo FAIL)" \
+            "$([ "$s" = 0 ] || echo ", $s skipped")"
+        skipped_cmocka "$logdir/$t.valgrind.log"
     done
 else
     for bin in "$TC_BUILD"/tests/test_*; do
         [ -x "$bin" ] || continue
         t=$(basename "$bin")
         rc=$(run_one "$t" "$bin")
-        read -r p f < <(count_cmocka "$logdir/$t.log")
-        pass=$((pass + p)); fail=$((fail + f))
+        read -r p f s < <(count_cmocka "$logdir/$t.log")
+        pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
         if [ "$rc" != 0 ] && [ "$f" = 0 ]; then fail=$((fail + 1)); fi
         [ "$rc" = 0 ] || failed_names+=("$t (rc=$rc)")
-        printf '%-28s %3s passed %3s failed%s\n' "$t" "$p" "$f" "$([ "$rc" = 0 ] || echo "  <- see $logdir/$t.log")"
+        printf '%-28s %3s passed %3s failed %3s skipped%s\n' "$t" "$p" "$f" "$s" \
+            "$([ "$rc" = 0 ] || echo "  <- see $logdir/$t.log")"
+        skipped_cmocka "$logdir/$t.log"
     done
     for sh in "$here"/test_*.sh; do
         [ -f "$sh" ] || continue

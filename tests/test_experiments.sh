@@ -79,7 +79,7 @@ assert e['ran'] == 1 and len(e['failed']) == 1 and e['failed'][0]['point'] == 2,
 rm -rf "$TMP/res" "$FAKE_LOG" "$FAKE_PIDS"
 FAKE_SLEEP_JAM=beta "${runner_cmd[@]}" tiny >"$TMP/run4.out" 2>&1 &
 runner=$!
-for _ in $(seq 100); do [ -s "$FAKE_PIDS" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$FAKE_PIDS" ] && break; sleep 0.1; done # up to 60 s
 [ -s "$FAKE_PIDS" ] || fail "the hanging point never started: $(cat "$TMP/run4.out")"
 t0=$(now_ms)
 kill -INT "$runner"
@@ -92,7 +92,9 @@ done
 grep -q "continue with: scripts/tc-experiments --resume" "$TMP/run4.out" || fail "no resume hint: $(tail -2 "$TMP/run4.out")"
 [ -f "$TMP/res/fake/tiny.csv" ] && fail "a partial experiment was written as a result file"
 [ -f "$TMP/res/fake/.partial/state.json" ] || fail "no partial state kept"
-run_id=$(python3 -c "import json; print(json.load(open('$TMP/res/fake/.partial/state.json'))['run_id'])")
+run_id=$(python3 -c "import json; print(json.load(open('$TMP/res/fake/.partial/state.json'))['run_id'])") \
+    || fail "no run_id in the partial state"
+[ -n "$run_id" ] || fail "empty run_id in the partial state"
 
 # --- a changed plan (here: the platform now has wfe) is not resumed into the run
 sed 's/"wfe": "unsupported: fake: no wfe here"/"wfe": "supported"/' "$fx/platform.json" >"$TMP/wfe.json"

@@ -68,7 +68,8 @@ static void test_sim_million(void **state)
     static const uint32_t radices[] = {2, 4, 8, 16, 64};
     (void)state;
     if (getenv("TC_TEST_QUICK") != NULL) {
-        skip(); /* valgrind: a million relays take minutes there */
+        print_message("TC_TEST_QUICK (valgrind or sanitizer pass): a million relays take minutes there\n");
+        skip();
     }
     for (size_t i = 0; i < sizeof(radices) / sizeof(radices[0]); ++i) {
         sim_check_shape(1000000, radices[i], 0, 0);

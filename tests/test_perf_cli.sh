@@ -41,7 +41,8 @@ check "bad gap '2000000'" --gap-us 2000000
 "$TC_PERF" -l -j no_such_jam -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ "$rc" != 0 ] || fail "unknown jam accepted"
 grep -q "no jam 'no_such_jam'" "$TMP/err" || fail "unknown jam: $(cat "$TMP/err")"
-"$TC_PERF" -h | grep -q "^usage: tc-perf" || fail "-h prints no usage"
+"$TC_PERF" -h >"$TMP/out" 2>"$TMP/err" || fail "-h exited non-zero: $(cat "$TMP/err")"
+grep -q "^usage: tc-perf" "$TMP/out" || fail "-h prints no usage"
 # a strategy this host lacks: the reason and what it has, nothing run
 if ! "$TC_PERF" --platform | grep -q "^wait.wfe: supported"; then
     "$TC_PERF" -l -W wfe -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?

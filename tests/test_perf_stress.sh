@@ -56,7 +56,7 @@ for sig in INT KILL; do
     pgid=$(stress_group $pid) || fail "SIG$sig: stress-ng never started: $(cat "$TMP/err.$sig")"
     taskset -p "$pgid" | grep -q "mask: 1$" || fail "SIG$sig: stress-ng not pinned: $(taskset -p "$pgid")"
     sleep 1
-    kill -$sig $pid
+    kill -$sig $pid || fail "SIG$sig: tc-perf was already gone: $(cat "$TMP/err.$sig")"
     wait $pid 2>/dev/null
     gone_within "$pgid" 60 || fail "stress-ng survived SIG$sig to tc-perf"
 done

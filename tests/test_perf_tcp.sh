@@ -11,5 +11,6 @@ UCX_TLS=tcp "$TC_PERF" 127.0.0.1 -p "$port" -T 5000 -t jam_lat,jam_rate,put_lat,
 wait "$srv" || fail "server: $(cat "$TMP/srv.err")"
 grep -q "tcp" "$TMP/cli.out" || fail "transports do not show tcp: $(grep transports "$TMP/cli.out")"
 grep -q "progress on" "$TMP/cli.out" || fail "progress not on over tcp"
-python3 -c "import json; d=json.load(open('$TMP/r.json')); assert d['progress'] is True; assert len(d['results']) == 8"
+python3 -c "import json; d=json.load(open('$TMP/r.json')); assert d['progress'] is True, d['progress']; assert len(d['results']) == 8, len(d['results'])" \
+    >"$TMP/py.err" 2>&1 || fail "JSON: $(tail -1 "$TMP/py.err")"
 echo ok

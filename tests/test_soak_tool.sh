@@ -5,7 +5,8 @@
 SOAK="$TC_BUILD/bin/tc-soak"
 "$SOAK" -n 200000 -S 8 --json "$TMP/s.json" >"$TMP/out" 2>"$TMP/err" || fail "tc-soak: $(cat "$TMP/err")"
 grep -q "in order: yes" "$TMP/out" || fail "$(cat "$TMP/out")"
-python3 -c "import json; d=json.load(open('$TMP/s.json')); assert d['in_order_exactly_once'] and d['count'] == 200000 and d['p9999_us'] > 0"
+python3 -c "import json; d=json.load(open('$TMP/s.json')); assert d['in_order_exactly_once'] and d['count'] == 200000 and d['p9999_us'] > 0, d" \
+    >"$TMP/py.err" 2>&1 || fail "JSON summary: $(tail -1 "$TMP/py.err")"
 for m in injected cached; do
     "$SOAK" -n 50000 -S 8 -m "$m" >"$TMP/out" 2>"$TMP/err" || fail "tc-soak -m $m: $(cat "$TMP/err")"
     grep -q "in order: yes" "$TMP/out" || fail "$m: $(cat "$TMP/out")"

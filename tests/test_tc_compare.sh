@@ -14,7 +14,7 @@ command -v python3 >/dev/null || skip "python3 missing"
 # scale DIR OUT TESTS COLS FACTOR: copy DIR to OUT, multiplying COLS of rows whose
 # test is in TESTS (comma lists) by FACTOR (rate_mps divided: slower = fewer msgs/s)
 scale() {
-    python3 - "$@" <<'PY'
+    python3 - "$@" <<'PY' || fail "scale $*: could not write the scaled copy"
 import csv, os, shutil, sys
 src, out, tests, cols, f = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4].split(","), float(sys.argv[5])
 shutil.copytree(src, out)
@@ -41,6 +41,7 @@ run() { # expected-rc args...
 run 0 "$base" "$base"
 grep -q "^PASS" "$TMP/out" || fail "equal inputs: no PASS line"
 grep -q "regressed past" "$TMP/out" || fail "equal inputs: no summary line"
+grep -q "| jam_" "$TMP/out" || fail "equal inputs: no jam rows in the table"
 grep "| jam_" "$TMP/out" | grep -v "| 1.000 |" | grep -q . && fail "equal inputs: a ratio other than 1.000"
 # a single file pair works too
 run 0 "$base/ci.csv" "$base/ci.csv"
@@ -55,6 +56,7 @@ grep -q "^FAIL" "$TMP/out" || fail "2x slower: no FAIL line"
 # 3. normalisation: jam and put both 2x slower (a slower machine) passes
 scale "$base" "$TMP/machine2" jam_lat,jam_rate,put_lat,put_rate p50_us,p999_us,rate_mps 2
 run 0 "$base" "$TMP/machine2"
+grep -q "| jam_" "$TMP/out" || fail "machine 2x slower: no jam rows in the table"
 grep "| jam_" "$TMP/out" | grep -q REGRESSION && fail "machine 2x slower: flagged a regression"
 # ... but only the put reference slower (jam unchanged) is an improvement, not a failure
 scale "$base" "$TMP/putslow" put_lat,put_rate p50_us,p999_us,rate_mps 2

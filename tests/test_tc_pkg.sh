@@ -39,7 +39,8 @@ usage_case "unknown --arch 'sparc'" build jams --name x --out "$TMP/x" --arch sp
 usage_case "extra argument" build jams more --name x --out "$TMP/x"
 usage_case "one INSTALL_DIR" inspect
 usage_case "one INSTALL_DIR" inspect a b
-"$TC_PKG" --help | grep -q "^inspect" || fail "--help"
+"$TC_PKG" --help >"$TMP/out" 2>"$TMP/err" || fail "--help exited non-zero: $(cat "$TMP/err")"
+grep -q "^inspect" "$TMP/out" || fail "--help: no inspect line"
 
 # --- the jams/ package, built the way the Makefile does but elsewhere
 # (default header directories: the source tree next to the binary)

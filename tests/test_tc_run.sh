@@ -10,7 +10,8 @@ for m in local injected cached; do
     grep -q "effect: calls=1 sum=43" "$TMP/$m" || fail "tc-run $m effect: $(cat "$TMP/$m")"
 done
 grep -q "code_bytes=[1-9]" "$TMP/injected" || fail "no code size shown"
-"$RUN" -j seq --u64 0 | grep -q "^result=0$" || fail "seq"
+"$RUN" -j seq --u64 0 >"$TMP/seq" 2>"$TMP/err" || fail "tc-run seq: $(cat "$TMP/err")"
+grep -q "^result=0$" "$TMP/seq" || fail "seq: $(cat "$TMP/seq")"
 for args in "-j server_sum -m remote" "-j server_sum --ints 1,x" "-j server_sum --bogus" "--ints 1" "-j server_sum extra"; do
     "$RUN" $args >"$TMP/out" 2>"$TMP/err"; rc=$?
     [ "$rc" = 2 ] || fail "tc-run $args exited $rc"

@@ -15,13 +15,13 @@ trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; cleanup_ns; rm -rf "$TMP"' 
 ip netns add "$nsA" 2>"$TMP/ns.err" || skip "cannot create network namespaces: $(cat "$TMP/ns.err")"
 ip netns add "$nsB" || fail "second namespace"
 ip link add "$vA" type veth peer name "$vB" || skip "cannot create a veth pair"
-ip link set "$vA" netns "$nsA"
-ip link set "$vB" netns "$nsB"
-ip -n "$nsA" addr add "${net}1/24" dev "$vA"
-ip -n "$nsB" addr add "${net}2/24" dev "$vB"
-for ns in "$nsA" "$nsB"; do ip -n "$ns" link set lo up; done
-ip -n "$nsA" link set "$vA" up
-ip -n "$nsB" link set "$vB" up
+ip link set "$vA" netns "$nsA" || fail "moving $vA into $nsA"
+ip link set "$vB" netns "$nsB" || fail "moving $vB into $nsB"
+ip -n "$nsA" addr add "${net}1/24" dev "$vA" || fail "address on $vA"
+ip -n "$nsB" addr add "${net}2/24" dev "$vB" || fail "address on $vB"
+for ns in "$nsA" "$nsB"; do ip -n "$ns" link set lo up || fail "lo up in $ns"; done
+ip -n "$nsA" link set "$vA" up || fail "$vA up"
+ip -n "$nsB" link set "$vB" up || fail "$vB up"
 
 port=$(free_port)
 ip netns exec "$nsA" env UCX_TLS=tcp "$TC_PERF" -p "$port" -T 5000 >"$TMP/srv.out" 2>"$TMP/srv.err" &
@@ -44,7 +44,7 @@ cli=$!
 sleep 1
 kill -0 "$cli" 2>/dev/null || fail "link case: client ended early: $(cat "$TMP/cli2.err")"
 t0=$(now_ms)
-ip -n "$nsB" link set "$vB" down
+ip -n "$nsB" link set "$vB" down || fail "could not take $vB down"
 wait "$cli"; rc=$?
 t1=$(now_ms)
 [ "$rc" != 0 ] || fail "link down: client exited 0"
