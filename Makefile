@@ -200,9 +200,9 @@ fuzz-rx: all
 	@scripts/deps.sh fuzz
 	@mkdir -p $(BUILD)/fuzz/rx-new tests/fuzz/rx-corpus tests/fuzz/rx-crashes
 	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE tests/fuzz/rx_target.c $(LIB_SRCS) -o $(BUILD)/fuzz/fuzz_rx $(LIBS)
-	$(BUILD)/fuzz/fuzz_rx -max_total_time=$(FUZZ_SECONDS) -max_len=2048 -timeout=30 \
+	ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_rx -max_total_time=$(FUZZ_SECONDS) -max_len=2048 -timeout=30 \
 	    -detect_leaks=0 -artifact_prefix=tests/fuzz/rx-crashes/ $(BUILD)/fuzz/rx-new tests/fuzz/rx-corpus
-	$(BUILD)/fuzz/fuzz_rx -detect_leaks=0 -merge=1 tests/fuzz/rx-corpus $(BUILD)/fuzz/rx-new
+	ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_rx -detect_leaks=0 -merge=1 tests/fuzz/rx-corpus $(BUILD)/fuzz/rx-new
 
 # Multicast decoders (target set, envelope, ack): the same, into
 # tests/fuzz/mcast-corpus and mcast-crashes/; make check replays both.

@@ -9,10 +9,12 @@
  *
  * Invariant, checked after every receiver step (abort otherwise): whatever
  * ran is the receiver's own accepted code with its own GOT: a Local Function
- * of its package, or an image the receiver linked for this peer whose code is
- * byte-identical to its blob and whose GOT words are the ones it resolved,
- * never anything inside the mailbox; and nothing crashes or hangs (a step
- * loop that cannot make room ends in abort).
+ * of its package, or an image the receiver linked for this peer whose GOT
+ * words are the ones it resolved and, under the allow-list, whose code is
+ * byte-identical to its blob (under policy any, the input's first byte
+ * chooses it: the checked copy in the code area), never anything inside the
+ * mailbox; and nothing crashes or hangs (a step loop that cannot make room
+ * ends in abort).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -42,6 +44,7 @@ static const char *const rx_jams[] = {"noop", "seq", "server_sum", "copy", "appe
 #define RX_N_JAMS (sizeof(rx_jams) / sizeof(rx_jams[0]))
 
 static rx_side_t rx_sides[2]; /* [0] receives, [1] sends */
+static int       rx_any;      /* this input runs the receiver under policy any */
 static tc_jam_t  rx_jam[RX_N_JAMS];
 static uint16_t  rx_unbounded[2];
 
@@ -190,6 +193,19 @@ static void rx_check_ran(void)
             return; /* a Local Function of the receiver's package */
         }
     }
+    if ((rx->ctx->params.exec == TC_EXEC_ANY) && (fn == (uintptr_t)(void *)rx->code.transit_run) &&
+        (rx->code.transit_inj != NULL)) {
+        /* policy any: the checked copy, which sits at the start of the area
+         * and whose GOT must still be the resolved one */
+        const tc_inj_t *inj = rx->code.transit_inj;
+        if (fn != (uintptr_t)(void *)(rx->code.rx + inj->blob->hdr->entry_offset)) {
+            rx_die("policy any ran something other than its checked copy");
+        }
+        if (memcmp(rx->code.rx, inj->rx_gotp, 8u * inj->blob->hdr->got_count) != 0) {
+            rx_die("policy any ran a copy whose GOT is not the one resolved for the peer");
+        }
+        return;
+    }
     for (i = 0; i < rx->n_inj; ++i) {
         const tc_inj_t *inj          = &rx->inj[i];
         const tc_blob_file_hdr_t *bh = inj->blob->hdr;
@@ -202,8 +218,9 @@ static void rx_check_ran(void)
         if ((image < rx->code.rx) || (image + bh->image_size > rx->code.rx + rx->code.len)) {
             rx_die("a linked image outside the receiver's code area ran");
         }
-        if (memcmp(image + bh->code_offset, inj->blob->image + bh->code_offset,
-                   bh->image_size - bh->code_offset) != 0) {
+        if (!rx_any &&
+            (memcmp(image + bh->code_offset, inj->blob->image + bh->code_offset,
+                    bh->image_size - bh->code_offset) != 0)) {
             rx_die("an image whose code is not the receiver's blob ran");
         }
         if (memcmp(image, inj->rx_gotp, 8u * bh->got_count) != 0) {
@@ -293,6 +310,21 @@ static uint32_t rx_take(rx_in_t *in, unsigned bytes)
     return v;
 }
 
+/* Policy any runs whatever code fits, by definition: under it the input
+ * leaves code bytes alone (a crash there would be the jam's, not the
+ * receiver's), and races the GOTP, the header and the payload. */
+static int rx_in_code(const void *frame, uint32_t at)
+{
+    const tc_frame_hdr_t *h = frame;
+    tc_frame_layout_t lay   = {h->args_len, h->got_count, h->code_len, 0};
+    tc_frame_offsets_t off;
+
+    if (!rx_any || (h->code_len == 0) || (tc_frame_layout(&lay, UINT32_MAX, &off) != TC_OK)) {
+        return 0;
+    }
+    return (at >= off.code_off) && (at < off.code_off + h->code_len);
+}
+
 /* A frame of any kind, header fields from the input, sections optionally
  * the genuine code and GOTP of a jam, then a few bytes overwritten. */
 static void rx_raw_frame(rx_in_t *in)
@@ -328,13 +360,23 @@ static void rx_raw_frame(rx_in_t *in)
         }
         memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, lay.code_len);
     }
-    for (k = 0; k < lay.args_len + lay.payload_len; ++k) {
-        frame[TC_FRAME_HDR_SIZE + k] = (uint8_t)rx_take(in, 1);
+    for (k = 0; k < lay.args_len; ++k) {
+        frame[off.args_off + k] = (uint8_t)rx_take(in, 1);
+    }
+    for (k = 0; k < lay.payload_len; ++k) {
+        frame[off.payload_off + k] = (uint8_t)rx_take(in, 1);
     }
     tc_frame_seal(frame);
     edits = rx_take(in, 1) % 6;
     for (k = 0; k < edits; ++k) {
-        frame[rx_take(in, 2) % off.frame_size] ^= (uint8_t)rx_take(in, 1);
+        uint32_t at = rx_take(in, 2) % off.frame_size;
+        uint8_t  x  = (uint8_t)rx_take(in, 1);
+        if (!rx_in_code(frame, at) && !(rx_any && (at < TC_FRAME_HDR_SIZE))) {
+            frame[at] ^= x;
+        }
+    }
+    if (rx_any && (lay.code_len > 0) && !((pick & 0x80) && (blob != NULL))) {
+        return; /* code of the input's own making */
     }
     /* jams whose run the sender bounds become noop: a walk of 2^32 hops is
      * a hang of the fuzzer, not of the receiver */
@@ -359,7 +401,10 @@ static void rx_rewrite(rx_in_t *in)
         return;
     }
     for (k = 0; k < len && at + k < rx->rx_slot_size; ++k) {
-        slot[at + k] = (char)rx_take(in, 1);
+        char b = (char)rx_take(in, 1);
+        if (!rx_in_code(slot, at + k) && !((at + k < TC_FRAME_HDR_SIZE) && rx_any)) {
+            slot[at + k] = b;
+        }
     }
 }
 
@@ -382,6 +427,9 @@ static void rx_genuine(rx_in_t *in, tc_mode_t mode)
         len = sizeof(counter);
     }
     rx_make_room();
+    if (!tc_jam_is_prepared(rx_sides[1].peer, jam, mode)) {
+        return; /* told meanwhile that the receiver dropped the code */
+    }
     (void)tc_jam_send_mode(rx_sides[1].peer, jam, payload, len, mode, 0);
 }
 
@@ -394,6 +442,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rx_setup();
     rx = rx_sides[0].peer;
     tx = rx_sides[1].peer;
+    /* the first byte's low bit: the receiver's policy for this input (any:
+     * checked copies of whatever code fits run, a cached sync links a copy) */
+    if ((int)(rx_take(&in, 1) & 1) != rx_any) {
+        /* a receiver's policy is fixed for its life: drop what the other
+         * policy linked, as a new receiver would not have it */
+        rx_any = !rx_any;
+        tc_peer_forget_code(rx);
+        rx->code.transit_inj = NULL;
+    }
+    rx->ctx->params.exec = rx_any ? TC_EXEC_ANY : TC_EXEC_ALLOWLIST;
     while ((in.n > 0) && (steps++ < 64)) {
         switch (rx_take(&in, 1) % 8) {
         case 0: rx_genuine(&in, TC_MODE_LOCAL); break;
