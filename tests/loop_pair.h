@@ -7,6 +7,8 @@
 #define TC_TEST_LOOP_PAIR_H
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -117,6 +119,36 @@ static __attribute__((unused)) void *server_thread(void *arg)
         }
     }
     a->status = tc_peer_flush(a->side->peer);
+    return NULL;
+}
+
+/* A receiver thread that progresses until told to stop; between steps it
+ * drops its code cache when asked (forget), so that the next cached jam
+ * needs a fresh sync. It yields when idle: tests run three busy threads on
+ * two cores. */
+typedef struct serve {
+    side_t     *side;
+    atomic_int  stop;
+    atomic_int  forget;
+    tc_status_t status;
+} serve_t;
+
+static __attribute__((unused)) void *serve_thread(void *arg)
+{
+    serve_t *s = arg;
+    unsigned n;
+
+    s->status = TC_OK;
+    while (!atomic_load(&s->stop) && (s->status == TC_OK)) {
+        if (atomic_load(&s->forget)) {
+            tc_peer_forget_code(s->side->peer);
+            atomic_store(&s->forget, 0);
+        }
+        s->status = tc_peer_progress(s->side->peer, 0, &n);
+        if (n == 0) {
+            sched_yield();
+        }
+    }
     return NULL;
 }
 

@@ -131,32 +131,6 @@ static void racer_wait(racer_t *r)
     }
 }
 
-typedef struct serve {
-    side_t     *side;
-    atomic_int  stop;
-    atomic_int  forget; /* main asks the server to drop its code cache */
-    tc_status_t status;
-} serve_t;
-
-static void *serve_thread(void *arg)
-{
-    serve_t *s = arg;
-    unsigned n;
-
-    s->status = TC_OK;
-    while (!atomic_load(&s->stop) && (s->status == TC_OK)) {
-        if (atomic_load(&s->forget)) {
-            tc_peer_forget_code(s->side->peer);
-            atomic_store(&s->forget, 0);
-        }
-        s->status = tc_peer_progress(s->side->peer, 0, &n);
-        if (n == 0) {
-            sched_yield(); /* three busy threads share two cores here */
-        }
-    }
-    return NULL;
-}
-
 /* The frame offset of the word to race in jam's frames of this mode, and
  * the genuine value there. */
 static void raced_word(side_t *tx, const tc_jam_t *jam, tc_mode_t mode, uint32_t payload,

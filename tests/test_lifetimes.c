@@ -20,24 +20,6 @@
 
 #include "loop_pair.h"
 
-typedef struct serve {
-    side_t     *side;
-    atomic_int  stop;
-    tc_status_t status;
-} serve_t;
-
-static void *serve_thread(void *arg)
-{
-    serve_t *s = arg;
-    unsigned n;
-
-    s->status = TC_OK;
-    while (!atomic_load(&s->stop) && (s->status == TC_OK)) {
-        s->status = tc_peer_progress(s->side->peer, 0, &n);
-    }
-    return NULL;
-}
-
 /* Ship the bench ried from s[1] to s[0]; its slot in s[0]'s context. */
 static int ship(pair_t *pair, uint32_t *id_p)
 {
@@ -57,9 +39,24 @@ static int ship(pair_t *pair, uint32_t *id_p)
     return -1;
 }
 
-static void test_pinned_ried_not_unloaded(void **unused)
+/* A small pair, s[0] served by srv's thread, the bench ried shipped to it. */
+static int open_and_ship(pair_t *pair, serve_t *srv, pthread_t *th, uint32_t *id_p)
 {
     tc_context_params_t params;
+
+    tc_context_params_init(&params);
+    params.slots     = 4;
+    params.slot_size = 4096;
+    params.frames    = TC_FRAMES_VARIABLE;
+    pair_open(pair, &params);
+    memset(srv, 0, sizeof(*srv));
+    srv->side = &pair->s[0];
+    assert_int_equal(pthread_create(th, NULL, serve_thread, srv), 0);
+    return ship(pair, id_p);
+}
+
+static void test_pinned_ried_not_unloaded(void **unused)
+{
     uint32_t id = 0;
     tc_inj_t *inj;
     tc_jam_t jam;
@@ -69,15 +66,7 @@ static void test_pinned_ried_not_unloaded(void **unused)
     int slot;
 
     (void)unused;
-    tc_context_params_init(&params);
-    params.slots     = 4;
-    params.slot_size = 4096;
-    params.frames    = TC_FRAMES_VARIABLE;
-    pair_open(&pair, &params);
-    memset(&srv, 0, sizeof(srv));
-    srv.side = &pair.s[0];
-    assert_int_equal(pthread_create(&th, NULL, serve_thread, &srv), 0);
-    slot = ship(&pair, &id);
+    slot = open_and_ship(&pair, &srv, &th, &id);
 
     /* a receiver-side sync whose GOT slot resolved into the ried: what
      * tc_inj_resolve records when a name is found only there */
@@ -112,7 +101,6 @@ static void test_pinned_ried_not_unloaded(void **unused)
 
 static void test_shipped_ried_goes_with_its_peer(void **unused)
 {
-    tc_context_params_t params;
     uint32_t id = 0;
     uint64_t serial;
     pthread_t th;
@@ -121,15 +109,7 @@ static void test_shipped_ried_goes_with_its_peer(void **unused)
     int slot;
 
     (void)unused;
-    tc_context_params_init(&params);
-    params.slots     = 4;
-    params.slot_size = 4096;
-    params.frames    = TC_FRAMES_VARIABLE;
-    pair_open(&pair, &params);
-    memset(&srv, 0, sizeof(srv));
-    srv.side = &pair.s[0];
-    assert_int_equal(pthread_create(&th, NULL, serve_thread, &srv), 0);
-    slot = ship(&pair, &id);
+    slot = open_and_ship(&pair, &srv, &th, &id);
     atomic_store(&srv.stop, 1);
     pthread_join(th, NULL);
 
