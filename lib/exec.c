@@ -280,11 +280,17 @@ const char *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *
         if (memcmp(code, inj->blob->image + bh->code_offset, bh->image_size - bh->code_offset)) {
             return "code differs from the manifest's jam (tampered or another build)";
         }
-        inj->cache_run = tc_exec_own(peer, inj);
+        if (inj->cache_run == NULL) {
+            inj->cache_run = tc_exec_own(peer, inj);
+        }
         return (inj->cache_run != NULL) ? NULL : "no executable memory for the code cache";
     }
     /* any: nothing checks the content; what runs is the copy linked into
-     * the code area, which the peer cannot write */
+     * the code area, which the peer cannot write (a sync for code already
+     * held keeps it) */
+    if (inj->cache_run != NULL) {
+        return NULL;
+    }
     return (tc_exec_link_image(peer, inj, code, &inj->cache_run) == TC_OK) ?
                NULL : "no executable memory for the code cache";
 }

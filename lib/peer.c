@@ -1265,8 +1265,7 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
         }
         inj->rx_sync_status = tc_inj_resolve(peer, inj);
         if ((inj->rx_sync_status == TC_SYNC_OK) && (hdr->flags & TC_FRAME_F_CACHE)) {
-            why = (inj->cache_run != NULL) ?
-                      NULL : tc_exec_cache(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
+            why = tc_exec_cache(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
             if (why != NULL) {
                 tc_peer_reject(peer, why);
                 inj->rx_sync_status = TC_SYNC_BAD_CODE;

@@ -264,7 +264,8 @@ int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
 const char   *tc_exec_injected(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
                                uint8_t *image, tc_jam_run_fn *run_p);
 /* A sync request that asks the receiver to keep the code (in the slot at
- * code): why not, or NULL and inj->cache_run set. */
+ * code): checked every time; why not, or NULL and inj->cache_run set (what
+ * it already held stays). */
 const char   *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
                             const uint8_t *code);
 /* What a cached frame of inj runs, NULL if the receiver holds nothing. */

@@ -371,6 +371,65 @@ static void test_in_place_opt_in(void **unused)
     pair_close(&pair);
 }
 
+/* A sync request is checked every time, also for code the receiver holds
+ * already: a tampered one is refused, and what it holds keeps running. */
+static void test_cached_sync_tampered_refused(void **unused)
+{
+    tc_context_params_t params;
+    tc_frame_layout_t lay;
+    tc_frame_offsets_t off;
+    tc_peer_stats_t st;
+    const tc_blob_t *blob;
+    char frame[1024];
+    int32_t v = 5;
+    pthread_t th;
+    serve_t srv;
+    tc_jam_t jam;
+    int64_t ret;
+    pair_t pair;
+    unsigned n;
+
+    (void)unused;
+    tc_context_params_init(&params);
+    params.slots     = 4;
+    params.slot_size = 4096;
+    params.frames    = TC_FRAMES_VARIABLE;
+    pair_open(&pair, &params);
+    memset(&srv, 0, sizeof(srv));
+    srv.side = &pair.s[0];
+    assert_int_equal(pthread_create(&th, NULL, serve_thread, &srv), 0);
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_call_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED, &ret),
+                     TC_OK);
+    atomic_store(&srv.stop, 1);
+    pthread_join(th, NULL);
+    assert_int_equal(ret, 5);
+
+    blob = tc_inj_find(pair.s[1].peer, jam.pkg_id, jam.element)->blob;
+    lay  = (tc_frame_layout_t){0, blob->hdr->got_count,
+                               blob->hdr->image_size - blob->hdr->code_offset, 0};
+    assert_int_equal(tc_frame_layout(&lay, sizeof(frame), &off), TC_OK);
+    memset(frame, 0, off.frame_size);
+    tc_frame_write_hdr(frame, &off, &lay, TC_KIND_SYNC_REQ, TC_FRAME_F_CACHE, jam.pkg_id,
+                       jam.element, pair.s[1].peer->tx_seq);
+    memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, lay.code_len);
+    frame[off.code_off + 5] ^= 0x40;
+    tc_frame_seal(frame);
+    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, off.frame_size), TC_OK);
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+    tc_peer_stats(pair.s[0].peer, &st);
+    assert_int_equal(st.rx_rejected, 1);
+    assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), "code differs"));
+
+    /* the cached code it held still runs */
+    assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, &n), TC_OK);
+    assert_int_equal(tc_jam_send_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED, 0),
+                     TC_OK);
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+    assert_int_equal(state_of(&pair.s[0])->sum, 10);
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_cached_sync_code_race),
         cmocka_unit_test(test_cached_sync_code_race_wx),
         cmocka_unit_test(test_in_place_opt_in),
+        cmocka_unit_test(test_cached_sync_tampered_refused),
     };
     /* TC_TEST_FILTER=name runs one case (the closing note's per-case
      * figures on an older tree, where a won race can kill the process) */
