@@ -295,12 +295,23 @@ const char *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *
                NULL : "no executable memory for the code cache";
 }
 
-tc_jam_run_fn tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj)
+const char *tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj, tc_jam_run_fn *run_p)
 {
+    if (peer->ctx->params.exec == TC_EXEC_LOCAL_ONLY) {
+        return "this receiver runs no injected code (local-only policy)";
+    }
     /* lost (tc_peer_forget_code): under the allow-list it was our own blob */
     if ((inj->cache_run == NULL) && (peer->ctx->params.exec == TC_EXEC_ALLOWLIST) &&
         inj->rx_resolved) {
         inj->cache_run = tc_exec_own(peer, inj);
     }
-    return inj->cache_run;
+    *run_p = inj->cache_run;
+    return NULL;
+}
+
+int64_t tc_exec_sync_allowed(const tc_peer_t *peer, const tc_inj_t *inj)
+{
+    /* under W^X its image runs from the read-only RX view: the jam would
+     * fault on its first store to its own .data or .bss */
+    return (peer->ctx->params.wx && (inj->writable > 0)) ? TC_SYNC_WRITABLE : TC_SYNC_OK;
 }

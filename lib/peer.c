@@ -1155,6 +1155,21 @@ static inline int tc_peer_sig_stale(const tc_peer_t *peer, uint64_t sig)
            tc_peer_seq_stale(peer, (uint32_t)(sig >> 32));
 }
 
+/* Fixed frames: has the SIG word of slot idx changed since the receiver
+ * last looked (what a frame left, an earlier lap's)? The expected frame's
+ * signal is the common case and skips the lap arithmetic. */
+static inline int tc_peer_sig_new(const tc_peer_t *peer, uint32_t idx, uint64_t seen)
+{
+    return (seen != 0) && (seen != peer->rx_stale[idx]) &&
+           TC_LIKELY((seen == tc_frame_sig(peer->rx_seq)) || !tc_peer_sig_stale(peer, seen));
+}
+
+/* Variable frames: the same for the header's seq (MAG nonzero: written). */
+static inline int tc_peer_hdr_new(const tc_peer_t *peer, uint32_t idx, uint32_t seq)
+{
+    return ((TC_STALE_HDR | seq) != peer->rx_stale[idx]) && !tc_peer_seq_stale(peer, seq);
+}
+
 static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *seen_p)
 {
     uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
@@ -1165,8 +1180,7 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
 
     if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
         seen = *tc_frame_sig_ptr(slot, peer->frame_size);
-        if ((seen == 0) || (seen == peer->rx_stale[idx]) ||
-            TC_UNLIKELY(tc_peer_sig_stale(peer, seen))) {
+        if (!tc_peer_sig_new(peer, idx, seen)) {
             return 0;
         }
     } else {
@@ -1177,7 +1191,7 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
         tc_load_acquire_fence();
         seq  = vhdr->seq;
         seen = TC_STALE_HDR | seq;
-        if ((seen == peer->rx_stale[idx]) || tc_peer_seq_stale(peer, seq)) {
+        if (!tc_peer_hdr_new(peer, idx, seq)) {
             return 0;
         }
         size = vhdr->frame_size;
@@ -1254,16 +1268,10 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
 
     switch (hdr->kind) {
     case TC_KIND_SYNC_REQ:
-        if (peer->ctx->params.wx && (inj->writable > 0)) {
-            /* its RX view is read-only: the jam would fault on its first
-             * store to its own .data or .bss */
-            inj->rx_sync_status      = TC_SYNC_WRITABLE;
-            inj->rx_sync_reply       = 1;
-            peer->sync_reply_pending = 1;
-            *run_p = NULL;
-            return NULL;
+        inj->rx_sync_status = tc_exec_sync_allowed(peer, inj);
+        if (inj->rx_sync_status == TC_SYNC_OK) {
+            inj->rx_sync_status = tc_inj_resolve(peer, inj);
         }
-        inj->rx_sync_status = tc_inj_resolve(peer, inj);
         if ((inj->rx_sync_status == TC_SYNC_OK) && (hdr->flags & TC_FRAME_F_CACHE)) {
             why = tc_exec_cache(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
             if (why != NULL) {
@@ -1280,12 +1288,12 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
     case TC_KIND_INJECTED:
         return tc_exec_injected(peer, inj, hdr, (uint8_t *)frame + off.got_off, run_p);
     default: /* TC_KIND_CACHED */
-        if (peer->ctx->params.exec == TC_EXEC_LOCAL_ONLY) {
-            return "this receiver runs no injected code (local-only policy)";
-        }
         /* package id and element name the code: the cache holds what the
          * sync checked (lib/exec.c) */
-        *run_p = tc_exec_cached(peer, inj);
+        why = tc_exec_cached(peer, inj, run_p);
+        if (why != NULL) {
+            return why;
+        }
         if (*run_p == NULL) {
             inj->rx_sync_status      = TC_SYNC_MISS; /* tell the sender */
             inj->rx_sync_reply       = 1;
@@ -1719,10 +1727,10 @@ static inline int tc_peer_rx_peek(const tc_peer_t *peer)
 
     if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
         seen = *tc_frame_sig_ptr((char *)slot, peer->frame_size);
-        return (seen != 0) && (seen != peer->rx_stale[idx]) && !tc_peer_sig_stale(peer, seen);
+        return tc_peer_sig_new(peer, idx, seen);
     }
     return (((const volatile tc_frame_hdr_t *)slot)->mag != 0) &&
-           !tc_peer_seq_stale(peer, ((const volatile tc_frame_hdr_t *)slot)->seq);
+           tc_peer_hdr_new(peer, idx, ((const volatile tc_frame_hdr_t *)slot)->seq);
 }
 
 tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)

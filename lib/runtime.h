@@ -268,8 +268,12 @@ const char   *tc_exec_injected(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hd
  * it already held stays). */
 const char   *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
                             const uint8_t *code);
-/* What a cached frame of inj runs, NULL if the receiver holds nothing. */
-tc_jam_run_fn tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj);
+/* A cached frame of inj: why not (policy), or NULL and what it runs in
+ * *run_p (NULL: the receiver holds nothing, the sender must be told). */
+const char   *tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj, tc_jam_run_fn *run_p);
+/* May the receiver take a namespace sync of inj at all? TC_SYNC_OK or the
+ * refusal the sender hears (TC_SYNC_WRITABLE under W^X). */
+int64_t       tc_exec_sync_allowed(const tc_peer_t *peer, const tc_inj_t *inj);
 void          tc_exec_cleanup(tc_peer_t *peer);
 
 /* pkg.c: a whole file in memory (malloc'd; NULL if unreadable). */
