@@ -368,17 +368,12 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         case 'q': local->quiet = 1; break;
         case 6: local->platform = 1; break;
         case 7: opts->wx = 1; break;
-        case 16:
-            if (!strcmp(optarg, "allowlist")) {
-                opts->exec = TC_EXEC_ALLOWLIST;
-            } else if (!strcmp(optarg, "any")) {
-                opts->exec = TC_EXEC_ANY;
-            } else if (!strcmp(optarg, "local-only")) {
-                opts->exec = TC_EXEC_LOCAL_ONLY;
-            } else {
-                return perf_bad("bad --exec '%s' (allowlist, any or local-only)", optarg);
-            }
+        case 16: {
+            static const char *const execs[] = {"allowlist", "any", "local-only"};
+            uint32_t n_exec;
+            rc = perf_parse_names(optarg, execs, 3, "exec policy", &opts->exec, 1, &n_exec);
             break;
+        }
         case 17: opts->in_place = 1; break;
         case 8: {
             static const char *const places[] = {"default", "llc", "dram"};

@@ -22,6 +22,7 @@
 static const char *const perf_signal_names[] = {"fenced", "single-put", "ordered"};
 static const char *const perf_frames_names[] = {"fixed", "variable"};
 static const char *const perf_progress_names[] = {"auto", "on", "off"};
+static const char *const perf_exec_names[] = {"allowlist", "any", "local-only"};
 
 static void perf_cpu_model(char *buf, size_t len)
 {
@@ -317,8 +318,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                "\n  \"git_rev\": \"%s\",\n  \"cflags\": ",
             perf_signal_names[o->signal], perf_frames_names[o->frames],
             perf_progress_names[o->progress], o->wx ? "true" : "false",
-            (o->exec == TC_EXEC_ANY) ? "any" : (o->exec == TC_EXEC_LOCAL_ONLY) ? "local-only" :
-                                                                             "allowlist",
+            perf_exec_names[o->exec],
             o->in_place ? "true" : "false", TC_GIT_REV);
     perf_json_str(f, TC_CFLAGS);
     fprintf(f, ",\n  \"clock\": {\"source\": \"%s\", \"ns_per_tick\": %.6f},\n",
