@@ -1,11 +1,15 @@
 /*
  * Injected Function: namespace sync bookkeeping per (peer, jam) and the
  * receiver's resolution of GOT slot names. What runs, and from where, is
- * lib/exec.c's; the send and receive paths that use both are in peer.c.
+ * lib/exec.c's. Both sides of the sync: tc_jam_prepare asks, the receiver
+ * answers (tc_inj_send_replies).
  */
 #define _GNU_SOURCE
 #include "runtime.h"
+#include "credits.h"
 #include "log.h"
+#include "peer_wait.h"
+#include "send.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -126,4 +130,205 @@ int64_t tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj)
     inj->ried_pins   = pins;
     inj->rx_resolved = 1;
     return TC_SYNC_OK;
+}
+
+/* ------------------------------------------------ the sender's side of a sync */
+
+tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode,
+                                       uint32_t payload_len)
+{
+    tc_frame_layout_t layout = {0, 0, 0, payload_len};
+
+    if (mode == TC_MODE_INJECTED) {
+        layout.got_count = blob->hdr->got_count;
+        layout.code_len  = blob->hdr->image_size - blob->hdr->code_offset;
+    }
+    return layout;
+}
+
+uint32_t tc_jam_frame_size(const tc_jam_t *jam, tc_mode_t mode, uint32_t len)
+{
+    const tc_blob_t *blob = tc_pkg_blob(jam->pkg, jam->element);
+    tc_frame_layout_t layout;
+    tc_frame_offsets_t off;
+
+    if (mode == TC_MODE_LOCAL) {
+        return tc_frame_size_for(len);
+    }
+    if (blob == NULL) {
+        return UINT32_MAX;
+    }
+    layout = tc_jam_layout(blob, mode, len);
+    return (tc_frame_layout(&layout, UINT32_MAX, &off) == TC_OK) ? off.frame_size : UINT32_MAX;
+}
+
+uint32_t tc_jam_prepare_size(const tc_jam_t *jam, tc_mode_t mode)
+{
+    const tc_blob_t *blob = tc_pkg_blob(jam->pkg, jam->element);
+    tc_frame_layout_t layout;
+    tc_frame_offsets_t off;
+    uint32_t req, rep;
+
+    if ((mode == TC_MODE_LOCAL) || (blob == NULL)) {
+        return TC_FRAME_MIN_SIZE;
+    }
+    /* the request carries the code when it is to be cached */
+    layout = tc_jam_layout(blob, (mode == TC_MODE_CACHED) ? TC_MODE_INJECTED : TC_MODE_LOCAL, 0);
+    req    = (tc_frame_layout(&layout, UINT32_MAX, &off) == TC_OK) ? off.frame_size : UINT32_MAX;
+    rep    = tc_frame_size_for(8u + 8u * blob->hdr->got_count);
+    return (req > rep) ? req : rep;
+}
+
+void tc_peer_forget_code(tc_peer_t *peer)
+{
+    unsigned i;
+
+    /* the bytes stay in the peer's code area (a bump allocator); only the
+     * link to them goes */
+    for (i = 0; i < peer->n_inj; ++i) {
+        peer->inj[i].cache_run = NULL;
+    }
+    peer->disp_cached = NULL;
+}
+
+int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
+{
+    const tc_inj_t *inj;
+
+    if (mode == TC_MODE_LOCAL) {
+        return 1;
+    }
+    inj = tc_inj_find(peer, jam->pkg_id, jam->element);
+    return (inj != NULL) && inj->tx_synced && ((mode != TC_MODE_CACHED) || inj->tx_cached);
+}
+
+tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 0};
+    const tc_blob_t *blob;
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    tc_inj_t *inj;
+    char *frame;
+    int cache;
+
+    if (mode == TC_MODE_LOCAL) {
+        return TC_OK;
+    }
+    blob = tc_pkg_blob(jam->pkg, jam->element);
+    inj  = (blob != NULL) ? tc_inj_get(peer, jam) : NULL;
+    if (inj == NULL) {
+        tc_error("%s: jam '%s' cannot go %s: its package has no blob for it (build it "
+                 "with tc-pkg)", peer->name, jam->elem->name, tc_mode_str(mode));
+        return TC_ERR_UNSUPPORTED;
+    }
+    cache = (mode == TC_MODE_CACHED) && !inj->tx_cached;
+    if (inj->tx_synced && !cache) {
+        return TC_OK;
+    }
+
+    if (tc_peer_tx_free(peer) == 0) {
+        status = tc_credits_wait(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    if (cache) {
+        layout = tc_jam_layout(blob, TC_MODE_INJECTED, 0);
+    }
+    status         = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+    if (off.frame_size == 0) {
+        tc_error("%s: the sync of jam '%s' needs %u-byte frames (frames are %u bytes, "
+                 "slots %u)", peer->name, jam->elem->name, tc_jam_prepare_size(jam, mode),
+                 peer->frame_size, peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    frame = tc_peer_tx_frame(peer);
+    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_SYNC_REQ, cache ? TC_FRAME_F_CACHE : 0,
+                       jam->pkg_id, jam->element, peer->tx_seq);
+    if (cache) {
+        /* GOTP is the peer's to fill; the code is the image after it */
+        memset(frame + off.got_off, 0, 8u * layout.got_count);
+        memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
+    }
+    inj->tx_sync_wait   = 1;
+    inj->tx_sync_status = 0;
+    status = tc_peer_send_frame(peer, frame);
+    while ((status == TC_OK) && inj->tx_sync_wait) {
+        status = tc_peer_wait(peer, NULL);
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    if (inj->tx_sync_status < 0) {
+        if (inj->tx_sync_status == TC_SYNC_BAD_CODE) {
+            tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->name,
+                     jam->elem->name);
+        } else if (inj->tx_sync_status == TC_SYNC_WRITABLE) {
+            tc_error("%s runs code W^X and refuses jam '%s': it writes its own .data or .bss "
+                     "(%u bytes), which W^X maps read-only; keep its state in a ried",
+                     peer->name, jam->elem->name, inj->writable);
+            return TC_ERR_UNSUPPORTED;
+        } else if (-inj->tx_sync_status - 1 < blob->hdr->got_count) {
+            tc_error("%s cannot resolve '%s' for jam '%s': load the ried that exports it",
+                     peer->name, tc_blob_slot_name(blob, (uint32_t)(-inj->tx_sync_status - 1)),
+                     jam->elem->name);
+        } else {
+            tc_error("%s: namespace sync of jam '%s' failed", peer->name, jam->elem->name);
+        }
+        return TC_ERR_NOT_FOUND;
+    }
+    if (cache && !inj->tx_cached) {
+        tc_error("%s did not cache the code of jam '%s'", peer->name, jam->elem->name);
+        return TC_ERR_PROTOCOL;
+    }
+    return TC_OK;
+}
+
+/* Answer the peer's namespace syncs: status, then the addresses resolved
+ * for it. Never waits: without a free slot the answer goes later. */
+tc_status_t tc_inj_send_replies(tc_peer_t *peer)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 0};
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    unsigned i;
+    char *frame;
+
+    for (i = 0; i < peer->n_inj; ++i) {
+        tc_inj_t *inj = &peer->inj[i];
+        uint32_t n    = inj->blob->hdr->got_count;
+
+        if (!inj->rx_sync_reply) {
+            continue;
+        }
+        if (tc_peer_tx_free(peer) == 0) {
+            return TC_OK; /* still pending */
+        }
+        layout.payload_len = 8u + 8u * n;
+        status = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+        off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+        if (off.frame_size == 0) {
+            tc_error("%s: a %u-slot sync reply does not fit the %u-byte frames", peer->name, n,
+                     peer->frame_size);
+            return TC_ERR_OUT_OF_RANGE;
+        }
+        frame = tc_peer_tx_frame(peer);
+        tc_frame_write_hdr(frame, &off, &layout, TC_KIND_SYNC_REP, 0, inj->pkg_id,
+                           inj->element, peer->tx_seq);
+        memcpy(frame + off.payload_off, &inj->rx_sync_status, 8);
+        if (inj->rx_resolved) {
+            memcpy(frame + off.payload_off + 8, inj->rx_gotp, 8u * n);
+        } else {
+            memset(frame + off.payload_off + 8, 0, 8u * n);
+        }
+        status = tc_peer_send_frame(peer, frame);
+        if (status != TC_OK) {
+            return status;
+        }
+        inj->rx_sync_reply = 0;
+    }
+    peer->sync_reply_pending = 0;
+    return TC_OK;
 }

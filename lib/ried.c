@@ -1,13 +1,16 @@
 /*
  * Rieds over the wire, receiver side: chunks of a shared library arrive in
  * ried frames; the whole library is written to a memfd, dlopen'ed from
- * /proc/self/fd, initialised, and its exports listed for the answer. The
- * sending side (tc_ried_ship) is in peer.c, next to the other senders.
+ * /proc/self/fd, initialised, and its exports listed for the answer; and
+ * the sending side (tc_ried_ship, tc_ried_unload).
  */
 #define _GNU_SOURCE
 #include "runtime.h"
+#include "credits.h"
 #include "elfcheck.h"
 #include "log.h"
+#include "peer_wait.h"
+#include "send.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -344,4 +347,192 @@ void tc_ried_unload_all(tc_context_t *ctx)
             tc_ried_unload_slot(&ctx->rieds[i]);
         }
     }
+}
+
+/* ------------------------------------------------------ the sending side */
+
+void tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr)
+{
+    tc_ried_args_t args;
+    uint32_t n;
+
+    memcpy(&args, frame + TC_FRAME_HDR_SIZE, sizeof(args)); /* args_len checked */
+    if (hdr->kind == TC_KIND_RIED) {
+        tc_ried_rx(peer, &args, (const uint8_t *)frame + hdr->payload_off, hdr->payload_len);
+        return;
+    }
+    if (args.id != peer->ried_tx.wait_id) {
+        return; /* an answer nobody waits for any more */
+    }
+    n = (hdr->payload_len < sizeof(peer->ried_tx.text)) ? hdr->payload_len :
+                                                          sizeof(peer->ried_tx.text) - 1;
+    memcpy(peer->ried_tx.text, frame + hdr->payload_off, n);
+    peer->ried_tx.text[n] = '\0';
+    peer->ried_tx.status  = args.status;
+    peer->ried_tx.done    = 1;
+}
+
+/* One ried frame; the payload is cut to what the frame can carry when
+ * may_truncate (answers), else it must fit. The caller checked credits. */
+static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id, uint32_t op,
+                                     uint32_t total, uint32_t offset, int32_t status,
+                                     const char *name, const void *data, uint32_t len,
+                                     int may_truncate)
+{
+    tc_frame_layout_t layout = {sizeof(tc_ried_args_t), 0, 0, 0};
+    tc_frame_offsets_t off;
+    tc_ried_args_t args;
+    uint32_t room;
+    char *frame;
+
+    (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    room = ((peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size :
+                                                           peer->tx_slot_size) -
+           off.payload_off - TC_FRAME_SIG_SIZE;
+    if (len > room) {
+        if (!may_truncate) {
+            return TC_ERR_OUT_OF_RANGE;
+        }
+        len = room;
+    }
+    layout.payload_len = len;
+    if (tc_frame_layout(&layout, peer->tx_slot_size, &off) != TC_OK) {
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    off.frame_size = tc_peer_frame_size(peer, off.frame_size);
+    if (off.frame_size == 0) {
+        tc_error("%s: ried frames do not fit %u-byte frames", peer->name, peer->frame_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    memset(&args, 0, sizeof(args));
+    args.id     = id;
+    args.op     = op;
+    args.total  = total;
+    args.offset = offset;
+    args.status = status;
+    snprintf(args.name, sizeof(args.name), "%s", name);
+    frame = tc_peer_tx_frame(peer);
+    tc_frame_write_hdr(frame, &off, &layout, kind, 0, 0, 0, peer->tx_seq);
+    memcpy(frame + TC_FRAME_HDR_SIZE, &args, sizeof(args));
+    memcpy(frame + off.payload_off, data, len);
+    return tc_peer_send_frame(peer, frame);
+}
+
+/* Wait for the peer's answer about ried id. */
+static tc_status_t tc_peer_ried_wait(tc_peer_t *peer, uint32_t id)
+{
+    tc_status_t status = TC_OK;
+
+    while ((status == TC_OK) && !peer->ried_tx.done) {
+        status = tc_peer_wait(peer, NULL);
+    }
+    (void)id;
+    return status;
+}
+
+tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, char *exports, size_t exports_len,
+                         uint32_t *ried_id_p)
+{
+    tc_frame_layout_t layout = {sizeof(tc_ried_args_t), 0, 0, 0};
+    const char *base = strrchr(path, '/');
+    char name[TC_RIED_NAME_MAX];
+    tc_frame_offsets_t off;
+    uint32_t id, offset = 0, room, n;
+    tc_status_t status = TC_OK;
+    uint8_t *buf;
+    long size;
+    FILE *f;
+
+    base = (base != NULL) ? base + 1 : path;
+    snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        tc_error("ried %s: %m", path);
+        return TC_ERR_NOT_FOUND;
+    }
+    if ((fseek(f, 0, SEEK_END) != 0) || ((size = ftell(f)) <= 0) || (size > (64l << 20)) ||
+        (fseek(f, 0, SEEK_SET) != 0) || ((buf = malloc((size_t)size)) == NULL)) {
+        fclose(f);
+        tc_error("ried %s: empty, unreadable or over 64 MiB", path);
+        return TC_ERR_IO;
+    }
+    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+        fclose(f);
+        free(buf);
+        tc_error("ried %s: short read", path);
+        return TC_ERR_IO;
+    }
+    fclose(f);
+
+    (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    room = ((peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size :
+                                                           peer->tx_slot_size) -
+           off.payload_off - TC_FRAME_SIG_SIZE;
+    id                    = ++peer->ried_tx.next_id;
+    peer->ried_tx.wait_id = id;
+    peer->ried_tx.done    = 0;
+    while ((status == TC_OK) && (offset < (uint32_t)size)) {
+        n = ((uint32_t)size - offset < room) ? (uint32_t)size - offset : room;
+        if (tc_peer_tx_free(peer) == 0) {
+            status = tc_credits_wait(peer);
+        }
+        if (status == TC_OK) {
+            status = tc_peer_send_ried(peer, TC_KIND_RIED, id, TC_RIED_OP_CHUNK, (uint32_t)size,
+                                       offset, 0, name, buf + offset, n, 0);
+        }
+        offset += n;
+    }
+    free(buf);
+    if (status == TC_OK) {
+        status = tc_peer_ried_wait(peer, id);
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    if (peer->ried_tx.status != 0) {
+        tc_error("%s could not load ried %s: %s", peer->name, path, peer->ried_tx.text);
+        return TC_ERR_IO;
+    }
+    if ((exports != NULL) && (exports_len > 0)) {
+        snprintf(exports, exports_len, "%s", peer->ried_tx.text);
+    }
+    *ried_id_p = id;
+    return TC_OK;
+}
+
+tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
+{
+    tc_status_t status = TC_OK;
+
+    peer->ried_tx.wait_id = ried_id;
+    peer->ried_tx.done    = 0;
+    if (tc_peer_tx_free(peer) == 0) {
+        status = tc_credits_wait(peer);
+    }
+    if (status == TC_OK) {
+        status = tc_peer_send_ried(peer, TC_KIND_RIED, ried_id, TC_RIED_OP_UNLOAD, 0, 0, 0, "",
+                                   "", 0, 0);
+    }
+    if (status == TC_OK) {
+        status = tc_peer_ried_wait(peer, ried_id);
+    }
+    if ((status == TC_OK) && (peer->ried_tx.status != 0)) {
+        tc_error("%s: unload of ried %u: %s", peer->name, ried_id, peer->ried_tx.text);
+        status = TC_ERR_NOT_FOUND;
+    }
+    return status;
+}
+
+tc_status_t tc_ried_send_answer(tc_peer_t *peer)
+{
+    tc_status_t status;
+
+    if (tc_peer_tx_free(peer) == 0) {
+        return TC_OK; /* still pending */
+    }
+    status = tc_peer_send_ried(peer, TC_KIND_RIED_REP, peer->ried_rx.id, peer->ried_rx.reply_op,
+                               0, 0, peer->ried_rx.reply_status, "", peer->ried_rx.reply_text,
+                               (uint32_t)strlen(peer->ried_rx.reply_text), 1);
+    peer->ried_rx.reply_pending = 0;
+    return status;
 }

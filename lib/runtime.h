@@ -257,6 +257,11 @@ void        tc_inj_cleanup(tc_peer_t *peer);
 /* Receiver: resolve the slot names of inj's jam for the peer; returns
  * TC_SYNC_OK or -(slot + 1) for the first name that did not resolve. */
 int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
+/* The sections in front of a jam's payload in a frame of this mode. */
+tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode, uint32_t payload_len);
+/* Receiver: answer the peer's namespace syncs (never waits; what finds no
+ * free slot goes later). */
+tc_status_t tc_inj_send_replies(tc_peer_t *peer);
 
 /* exec.c: the execution rule (what the receiver runs, and from where).
  * Injected: image is the frame's GOTP + CODE in the slot; returns why not,
@@ -292,6 +297,11 @@ void        tc_ried_unpin(tc_context_t *ctx, uint32_t pins);
 /* The peer is going: its rieds go, or stay until their last pin. */
 void        tc_ried_release(tc_context_t *ctx, const tc_peer_t *peer);
 void        tc_ried_unload_all(tc_context_t *ctx);
+/* Sender: a ried frame from the peer (an answer to our ship or unload), or
+ * a chunk for us (handed to tc_ried_rx). */
+void        tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr);
+/* Receiver: the answer to the peer's ried frame, when a slot is free. */
+tc_status_t tc_ried_send_answer(tc_peer_t *peer);
 
 /* Tests only: put len bytes of frame, as they are (no stamping, no seal),
  * into the peer's next slot with the configured signalling; the caller

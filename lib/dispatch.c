@@ -1,0 +1,294 @@
+/*
+ * Dispatch: validate the frame that landed in the next slot and run it (or
+ * reject it and say why), then give its slot back. The common frame - the
+ * same local or cached jam as the last one, fixed size - takes a handful of
+ * compares; everything else goes through the validator.
+ */
+#include "runtime.h"
+#include "credits.h"
+#include "dispatch.h"
+#include "log.h"
+#include "mailbox.h"
+#include "send.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int tc_peer_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t kind)
+{
+    tc_peer_t *peer = arg;
+    const tc_ctx_pkg_t *entry;
+    const tc_pkg_element_t *elem;
+
+    if ((kind != TC_KIND_LOCAL) && (kind != TC_KIND_MCAST)) {
+        /* injected, cached, sync: a jam of an accepted package with a blob
+         * (a multicast envelope names a jam as a local frame does) */
+        entry = tc_context_find_pkg(peer->ctx, pkg_id);
+        return (entry != NULL) && (tc_pkg_blob(entry->pkg, element) != NULL);
+    }
+    if ((pkg_id == peer->disp_pkg_id) && (element == peer->disp_element)) {
+        return 1;
+    }
+    entry = tc_context_find_pkg(peer->ctx, pkg_id);
+    if ((entry == NULL) || (element >= entry->pkg->desc->n_elements)) {
+        return 0;
+    }
+    elem = &entry->pkg->desc->elements[element];
+    if (elem->kind != TC_ELEM_JAM) {
+        return 0;
+    }
+    peer->disp_elem    = elem;
+    peer->disp_state   = entry->state;
+    peer->disp_pkg_id  = pkg_id;
+    peer->disp_element = element;
+    return 1;
+}
+
+void tc_peer_reject(tc_peer_t *peer, const char *reason)
+{
+    snprintf(peer->last_reject, sizeof(peer->last_reject), "%s", reason);
+    if (peer->stats.rx_rejected++ < TC_REJECT_LOG_MAX) {
+        tc_warn("%s: rejected frame in slot %u (expected seq %u): %s", peer->name,
+                peer->rx_seq & (peer->rx_slots - 1), peer->rx_seq, reason);
+    }
+}
+
+/* Frames that carry or name code: check them against the manifest and the
+ * namespace sync; return why not, or NULL and what to run (NULL for sync
+ * traffic, which runs nothing). */
+static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
+                                   tc_jam_run_fn *run_p, void **state_p)
+{
+    tc_frame_layout_t layout = {hdr->args_len, hdr->got_count, hdr->code_len,
+                                hdr->payload_len};
+    tc_frame_offsets_t off;
+    const int64_t *status;
+    const char *why;
+    tc_inj_t *inj;
+
+    (void)tc_frame_layout(&layout, UINT32_MAX, &off); /* the validator checked it */
+    if (hdr->kind == TC_KIND_SYNC_REP) {
+        inj    = tc_inj_find(peer, hdr->pkg_id, hdr->element);
+        status = (const int64_t *)(frame + off.payload_off);
+        if ((inj != NULL) && (hdr->payload_len >= 8) && (*status == TC_SYNC_MISS)) {
+            inj->tx_cached = 0; /* the peer lost our code: the next cached send pushes it */
+            *run_p = NULL;
+            return NULL;
+        }
+        if ((inj == NULL) || !inj->tx_sync_wait) {
+            return "sync reply nobody asked for";
+        }
+        if ((hdr->payload_len != 8u + 8u * inj->blob->hdr->got_count) || (*status < 0)) {
+            inj->tx_sync_status = (hdr->payload_len >= 8) ? *status : -1;
+        } else {
+            inj->tx_sync_status = *status;
+            free(inj->tx_gotp);
+            inj->tx_gotp = malloc(8u * inj->blob->hdr->got_count + 8u);
+            if (inj->tx_gotp == NULL) {
+                inj->tx_sync_status = -1;
+            } else {
+                memcpy(inj->tx_gotp, status + 1, 8u * inj->blob->hdr->got_count);
+                inj->tx_synced = 1;
+                inj->tx_cached = (*status == TC_SYNC_CACHED) || inj->tx_cached;
+            }
+        }
+        inj->tx_sync_wait = 0;
+        *run_p = NULL;
+        return NULL;
+    }
+
+    inj = tc_inj_find(peer, hdr->pkg_id, hdr->element);
+    if (inj == NULL) {
+        tc_jam_t jam = {NULL, NULL, hdr->pkg_id, hdr->element};
+        inj = tc_inj_get(peer, &jam);
+        if (inj == NULL) {
+            return "no room for another injected jam";
+        }
+    }
+    *state_p = inj->state;
+
+    switch (hdr->kind) {
+    case TC_KIND_SYNC_REQ:
+        inj->rx_sync_status = tc_exec_sync_allowed(peer, inj);
+        if (inj->rx_sync_status == TC_SYNC_OK) {
+            inj->rx_sync_status = tc_inj_resolve(peer, inj);
+        }
+        if ((inj->rx_sync_status == TC_SYNC_OK) && (hdr->flags & TC_FRAME_F_CACHE)) {
+            why = tc_exec_cache(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
+            if (why != NULL) {
+                tc_peer_reject(peer, why);
+                inj->rx_sync_status = TC_SYNC_BAD_CODE;
+            } else {
+                inj->rx_sync_status = TC_SYNC_CACHED;
+            }
+        }
+        inj->rx_sync_reply       = 1;
+        peer->sync_reply_pending = 1;
+        *run_p = NULL;
+        return NULL;
+    case TC_KIND_INJECTED:
+        return tc_exec_injected(peer, inj, hdr, (uint8_t *)frame + off.got_off, run_p);
+    default: /* TC_KIND_CACHED */
+        /* package id and element name the code: the cache holds what the
+         * sync checked (lib/exec.c) */
+        why = tc_exec_cached(peer, inj, run_p);
+        if (why != NULL) {
+            return why;
+        }
+        if (*run_p == NULL) {
+            inj->rx_sync_status      = TC_SYNC_MISS; /* tell the sender */
+            inj->rx_sync_reply       = 1;
+            peer->sync_reply_pending = 1;
+            return "cached frame for code this receiver does not hold (sender told)";
+        }
+        peer->disp_cached = inj;
+        return NULL;
+    }
+}
+
+/* Validate and run (or reject) the frame, then give its slot back. */
+static tc_status_t tc_peer_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
+{
+    tc_frame_expect_t expect;
+    tc_jam_run_fn run_fn = NULL;
+    void *state = NULL;
+    tc_frame_hdr_t hdr;
+    char reason[160];
+    tc_jam_ctx_t jctx;
+    const char *why;
+    int64_t ret;
+
+    /* one copy of the header: what is checked is what is used */
+    memcpy(&hdr, frame, sizeof(hdr));
+    if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
+        /* the common cases: the same jam as the last frame, local or cached */
+        if (TC_LIKELY(tc_frame_fast(&hdr, TC_KIND_LOCAL, peer->frame_size, peer->rx_seq,
+                                    seen) &&
+                      (hdr.pkg_id == peer->disp_pkg_id) && (hdr.element == peer->disp_element))) {
+            goto run;
+        }
+        if ((peer->disp_cached != NULL) && (peer->ctx->params.exec != TC_EXEC_LOCAL_ONLY) &&
+            tc_frame_fast(&hdr, TC_KIND_CACHED, peer->frame_size, peer->rx_seq, seen) &&
+            (hdr.pkg_id == peer->disp_cached->pkg_id) &&
+            (hdr.element == peer->disp_cached->element)) {
+            run_fn = peer->disp_cached->cache_run;
+            state  = peer->disp_cached->state;
+            goto run;
+        }
+    }
+
+    expect.slot_size  = peer->rx_slot_size;
+    expect.frame_size = (peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size : 0;
+    expect.seq        = peer->rx_seq;
+    expect.known      = tc_peer_known;
+    expect.known_arg  = peer;
+    if (TC_UNLIKELY(tc_frame_validate_hdr(&hdr, frame, &expect, reason, sizeof(reason)) !=
+                    TC_OK)) {
+        tc_peer_reject(peer, reason);
+        goto consumed;
+    }
+    run_fn = NULL;
+    switch (hdr.kind) {
+    case TC_KIND_LOCAL:
+        break;
+    case TC_KIND_RIED:
+    case TC_KIND_RIED_REP:
+        tc_ried_rx_frame(peer, frame, &hdr);
+        goto bookkeeping;
+    case TC_KIND_MCAST:
+    case TC_KIND_MCAST_ACK:
+        /* multicast: queued by lib/mcast_fwd.c, run outside this loop */
+        if (peer->ctx->mcast_rx == NULL) {
+            tc_peer_reject(peer, "multicast frame, but no multicast set up here");
+            goto credits;
+        }
+        peer->ctx->mcast_rx(peer->ctx->mcast_arg, peer, &hdr, frame);
+        goto bookkeeping;
+    case TC_KIND_INJECTED:
+    case TC_KIND_CACHED:
+    case TC_KIND_SYNC_REQ:
+    case TC_KIND_SYNC_REP:
+        why = tc_peer_rx_code(peer, frame, &hdr, &run_fn, &state);
+        if (why != NULL) {
+            /* refused, but its header is valid: the credits it carries
+             * still count (else both sides wait for each other) */
+            tc_peer_reject(peer, why);
+            goto credits;
+        }
+        if (run_fn == NULL) {
+            goto bookkeeping; /* sync traffic: nothing runs */
+        }
+        break;
+    default:
+        goto bookkeeping; /* a reply: only its result and credits matter */
+    }
+
+run:
+    jctx.state    = (run_fn != NULL) ? state : peer->disp_state;
+    jctx.origin   = peer->peer_rank;
+    jctx.seq      = hdr.seq;
+    jctx.args     = frame + TC_FRAME_HDR_SIZE;
+    jctx.args_len = hdr.args_len;
+    run_fn = (run_fn != NULL) ? run_fn : peer->disp_elem->run;
+    peer->rx_last_run = run_fn;
+    ret = run_fn(&jctx, frame + hdr.payload_off, hdr.payload_len);
+    peer->ran_ret = ret;
+    peer->ran_seq = hdr.seq;
+    peer->ran_has = 1;
+    peer->stats.rx_frames++;
+    if (hdr.flags & TC_FRAME_F_WANT_REPLY) {
+        peer->reply_pending = 1;
+    }
+
+bookkeeping:
+    if (hdr.flags & TC_FRAME_F_HAS_RET) {
+        peer->stats.last_ret     = hdr.ret;
+        peer->stats.last_ret_seq = hdr.ret_seq;
+    }
+credits:
+    tc_peer_note_ack(peer, hdr.ack);
+
+consumed:
+    /* the slot goes back to the sender with the next credit */
+    peer->rx_stale[peer->rx_seq & (peer->rx_slots - 1)] = seen;
+    peer->rx_seq++;
+    peer->idle_polls = 0;
+    return TC_OK;
+}
+
+tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
+{
+    tc_status_t status = TC_OK;
+    unsigned n = 0;
+    uint64_t seen;
+    char *frame;
+
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    peer->in_progress = 1;
+    while (((max == 0) || (n < max)) && tc_peer_rx_ready(peer, &frame, &seen)) {
+        status = tc_peer_rx_handle(peer, frame, seen);
+        if (status != TC_OK) {
+            break;
+        }
+        ++n;
+    }
+    if ((status == TC_OK) && peer->reply_pending) {
+        status = tc_peer_send_reply(peer);
+    }
+    if ((status == TC_OK) && peer->sync_reply_pending) {
+        status = tc_inj_send_replies(peer);
+    }
+    if ((status == TC_OK) && peer->ried_rx.reply_pending) {
+        status = tc_ried_send_answer(peer);
+    }
+    if ((status == TC_OK) && (peer->rx_seq - peer->rx_reported >= peer->credit_batch)) {
+        status = tc_credits_return(peer);
+    }
+    peer->in_progress = 0;
+    if (n_p != NULL) {
+        *n_p = n;
+    }
+    return status;
+}

@@ -1,0 +1,159 @@
+/*
+ * The mailbox's receive fast path, inline: where the slot of a sequence
+ * number is, and whether the next frame has landed there. A consumed slot is
+ * never cleared (a transport may store a signal word more than once); the
+ * receiver remembers what each slot held (rx_stale) and waits for something
+ * different, and anything of an earlier lap of the slot counts as not yet.
+ */
+#ifndef TC_MAILBOX_H
+#define TC_MAILBOX_H
+
+#include "runtime.h"
+#include "log.h"
+
+#if defined(__aarch64__)
+#define tc_load_acquire_fence() __asm__ __volatile__("dmb ishld" ::: "memory")
+#else
+/* x86 TSO: loads are not reordered with older loads */
+#define tc_load_acquire_fence() __asm__ __volatile__("" ::: "memory")
+#endif
+
+#define TC_STALE_HDR (1ull << 63) /* variable frames: stale[] holds a header seq */
+
+/* Registered memory of len bytes, zeroed (the mailbox, the staging ring). */
+tc_status_t tc_mbox_mem_alloc(tc_peer_t *peer, size_t len, ucp_mem_h *memh_p, void **addr_p);
+/* This side's mailbox for the peer: ctrl line, ring, raw ring of the same
+ * shape; executable only in place (lib/exec.c). */
+tc_status_t tc_mbox_create(tc_peer_t *peer);
+void        tc_mbox_destroy(tc_peer_t *peer);
+/* Fixed frames changed size: the signal word of every slot moves. Forget what
+ * the old position held (the ring is idle: both directions drained). */
+void        tc_mbox_resize(tc_peer_t *peer, uint32_t frame_size);
+
+static inline char *tc_mbox_rx_slot(const tc_peer_t *peer, uint32_t seq)
+{
+    return peer->rx_ring + (size_t)(seq & (peer->rx_slots - 1)) * peer->rx_slot_size;
+}
+
+/* --sw-prefetch: ask for every line of the frame at once, before the
+ * validator and the jam walk it line by line. */
+static inline void tc_peer_prefetch_frame(const tc_peer_t *peer, const char *slot)
+{
+    uint32_t size = (peer->ctx->params.frames == TC_FRAMES_FIXED) ?
+                        peer->frame_size : ((const tc_frame_hdr_t *)slot)->frame_size;
+    uint32_t off;
+
+    if (size > peer->rx_slot_size) {
+        size = peer->rx_slot_size; /* garbage: the validator will say */
+    }
+    for (off = TC_FRAME_ALIGN; off < size; off += TC_FRAME_ALIGN) {
+        __builtin_prefetch(slot + off, 0, 3);
+    }
+}
+
+/* Laps: slot i holds seq i, i + slots, i + 2 slots, ... A header or SIG of
+ * an earlier lap of the slot the receiver waits on is what it left behind,
+ * whatever else changed since (frame size, mode, a reset of rx_stale): not
+ * a new frame, and not garbage either. */
+static inline int tc_peer_seq_stale(const tc_peer_t *peer, uint32_t seq)
+{
+    uint32_t behind = peer->rx_seq - seq;
+
+    return (behind != 0) && !(behind & (peer->rx_slots - 1)) && ((int32_t)behind > 0);
+}
+
+static inline int tc_peer_sig_stale(const tc_peer_t *peer, uint64_t sig)
+{
+    return ((uint32_t)sig == (uint32_t)tc_frame_sig(0)) &&
+           tc_peer_seq_stale(peer, (uint32_t)(sig >> 32));
+}
+
+/* Fixed frames: has the SIG word of slot idx changed since the receiver
+ * last looked (what a frame left, an earlier lap's)? The expected frame's
+ * signal is the common case and skips the lap arithmetic. */
+static inline int tc_peer_sig_new(const tc_peer_t *peer, uint32_t idx, uint64_t seen)
+{
+    return (seen != 0) && (seen != peer->rx_stale[idx]) &&
+           TC_LIKELY((seen == tc_frame_sig(peer->rx_seq)) || !tc_peer_sig_stale(peer, seen));
+}
+
+/* Variable frames: the same for the header's seq (MAG nonzero: written). */
+static inline int tc_peer_hdr_new(const tc_peer_t *peer, uint32_t idx, uint32_t seq)
+{
+    return ((TC_STALE_HDR | seq) != peer->rx_stale[idx]) && !tc_peer_seq_stale(peer, seq);
+}
+
+static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *seen_p)
+{
+    uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
+    char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
+    volatile tc_frame_hdr_t *vhdr = (volatile tc_frame_hdr_t *)slot;
+    uint64_t seen;
+    uint32_t size, seq;
+
+    if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
+        seen = *tc_frame_sig_ptr(slot, peer->frame_size);
+        if (!tc_peer_sig_new(peer, idx, seen)) {
+            return 0;
+        }
+    } else {
+        /* variable frames: a new header first, then SIG where its size says */
+        if (vhdr->mag == 0) {
+            return 0;
+        }
+        tc_load_acquire_fence();
+        seq  = vhdr->seq;
+        seen = TC_STALE_HDR | seq;
+        if (!tc_peer_hdr_new(peer, idx, seq)) {
+            return 0;
+        }
+        size = vhdr->frame_size;
+        if ((seq == peer->rx_seq) && (size >= TC_FRAME_MIN_SIZE) &&
+            (size <= peer->rx_slot_size) && !(size % TC_FRAME_ALIGN) &&
+            (*tc_frame_sig_ptr(slot, size) != tc_frame_sig(seq))) {
+            return 0; /* header landed, the rest not yet */
+        }
+        /* otherwise complete, or garbage the validator will name */
+    }
+    tc_load_acquire_fence();
+    if (TC_UNLIKELY(peer->sw_prefetch)) {
+        tc_peer_prefetch_frame(peer, slot);
+    }
+    *frame_p = slot;
+    *seen_p  = seen;
+    return 1;
+}
+
+/* The word whose change announces the next frame: SIG of the next slot for
+ * fixed frames, the header's last word (MAG) for variable ones. */
+static inline volatile uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint64_t *old_p)
+{
+    uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
+    char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
+    volatile uint64_t *word;
+
+    word = (peer->ctx->params.frames == TC_FRAMES_FIXED) ?
+               tc_frame_sig_ptr(slot, peer->frame_size) :
+               (volatile uint64_t *)(slot + TC_FRAME_HDR_SIZE - sizeof(uint64_t));
+    *old_p = *word;
+    return word;
+}
+
+
+/* Has the next frame (or something to reject) landed? The wait loop's only
+ * work per iteration, so it stays a couple of loads. */
+static inline int tc_peer_rx_peek(const tc_peer_t *peer)
+{
+    uint32_t idx     = peer->rx_seq & (peer->rx_slots - 1);
+    const char *slot = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
+    uint64_t seen;
+
+    if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
+        seen = *tc_frame_sig_ptr((char *)slot, peer->frame_size);
+        return tc_peer_sig_new(peer, idx, seen);
+    }
+    return (((const volatile tc_frame_hdr_t *)slot)->mag != 0) &&
+           tc_peer_hdr_new(peer, idx, ((const volatile tc_frame_hdr_t *)slot)->seq);
+}
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * The wait loop: how a peer waits for the next frame, for credits and for
+ * its puts to leave. Each loop iteration is a couple of loads on the next
+ * slot (mailbox.h); between looks, one idle step of the peer's wait
+ * strategy (wait.h: poll, pause, WFE, UMWAIT, MWAITX, event, adaptive).
+ * Multicast waits on many rings through the same tc_wait_ops_t.
+ */
+#include "runtime.h"
+#include "clock.h"
+#include "credits.h"
+#include "dispatch.h"
+#include "log.h"
+#include "mailbox.h"
+#include "peer_wait.h"
+#include "wait.h"
+
+tc_status_t tc_peer_waiter_check(tc_peer_t *peer, tc_peer_waiter_t *w)
+{
+    uint64_t now;
+
+    ucp_worker_progress(peer->ctx->worker); /* delivers endpoint errors */
+    if (peer->failed != TC_OK) {
+        return peer->failed;
+    }
+    now = tc_clock_mono_ns();
+    if (w->start_ns == 0) {
+        w->start_ns = w->next_alive_ns = now;
+    }
+    if (now >= w->next_alive_ns) {
+        w->next_alive_ns = now + 1000000ull;
+        if (tc_peer_check_alive(peer) != TC_OK) {
+            return peer->failed;
+        }
+    }
+    if (now - w->start_ns > 1000000ull * (uint64_t)peer->ctx->params.timeout_ms) {
+        tc_error("%s: nothing for %d ms while waiting for %s (peer hung or stopped?)",
+                 peer->name, peer->ctx->params.timeout_ms, w->what);
+        /* the ring's state is unknown now: the peer is done for */
+        peer->failed = TC_ERR_TIMEOUT;
+        return TC_ERR_TIMEOUT;
+    }
+    return TC_OK;
+}
+
+static volatile uint64_t *tc_peer_wait_watch(void *arg, uint64_t *old_p)
+{
+    return tc_peer_watch_word(arg, old_p);
+}
+
+static int tc_peer_wait_ready(void *arg)
+{
+    return tc_peer_rx_peek(arg);
+}
+
+static tc_status_t tc_peer_wait_arm(void *arg)
+{
+    const tc_peer_t *peer = arg;
+
+    return (ucp_worker_arm(peer->ctx->worker) == UCS_OK) ? TC_OK : TC_ERR_NO_RESOURCE;
+}
+
+static void tc_peer_wait_progress(void *arg)
+{
+    const tc_peer_t *peer = arg;
+
+    ucp_worker_progress(peer->ctx->worker);
+}
+
+void tc_peer_wait_ops_init(tc_peer_t *peer)
+{
+    peer->wait_ops = (tc_wait_ops_t){tc_peer_wait_watch, tc_peer_wait_ready, tc_peer_wait_arm,
+                                     tc_peer_wait_progress, peer->ctx->efd, peer};
+}
+
+tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
+{
+    tc_peer_waiter_t w = TC_PEER_WAITER("a frame");
+    tc_wait_state_t ws = {0, 0};
+    tc_status_t status;
+    unsigned n = 0;
+
+    for (;;) {
+        if (tc_peer_rx_peek(peer) || peer->reply_pending) {
+            /* one frame: looking at the next slot first would put a cache
+             * miss between this frame and whatever the caller sends next */
+            status = tc_peer_progress(peer, 1, &n);
+            if ((status != TC_OK) || (n > 0)) {
+                break;
+            }
+        }
+        /* an idle receiver hands back what it consumed, so a sender
+         * waiting for its last credits is not stuck behind the batch */
+        if (TC_UNLIKELY((++peer->idle_polls == 256) &&
+                        (peer->rx_seq != peer->rx_reported))) {
+            status = tc_credits_return(peer);
+            if (status != TC_OK) {
+                break;
+            }
+        }
+        if (peer->wait != TC_WAIT_POLL) {
+            int blocked = tc_wait_idle(peer->wait, peer->ctx->params.spin_ns, &peer->wait_ops,
+                                       &ws);
+            if (blocked) {
+                /* a blocking wait may last long: check deadlines every time */
+                status = tc_peer_waiter_check(peer, &w);
+                if (status != TC_OK) {
+                    break;
+                }
+                continue;
+            }
+        }
+        status = tc_peer_waiter_spin(peer, &w);
+        if (status != TC_OK) {
+            break;
+        }
+    }
+    peer->stats.polls   += w.iter + 1;
+    peer->stats.wakeups += ws.wakeups;
+    if ((status == TC_OK) && (n_p != NULL)) {
+        *n_p = n;
+    }
+    return status;
+}
+
+tc_status_t tc_peer_flush(tc_peer_t *peer)
+{
+    tc_peer_waiter_t w = TC_PEER_WAITER("outgoing puts");
+    tc_status_t status;
+
+    status = tc_peer_progress(peer, 0, NULL);
+    if ((status == TC_OK) && (peer->rx_seq != peer->rx_reported)) {
+        status = tc_credits_return(peer);
+    }
+    if ((status != TC_OK) || !peer->progress) {
+        return status;
+    }
+
+    /* Where puts are emulated, a put leaves only when the worker runs: keep
+     * it running until nothing of ours waits to go out. A worker flush would
+     * also wait for the peer's acknowledgement, which a peer that has moved
+     * on (to a barrier, say) does not send. */
+    while ((status == TC_OK) && (ucp_worker_progress(peer->ctx->worker) != 0)) {
+        status = tc_peer_waiter_spin(peer, &w);
+    }
+    return status;
+}

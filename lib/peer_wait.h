@@ -1,0 +1,41 @@
+/*
+ * The bookkeeping every wait loop of a peer shares (frames, credits, puts).
+ */
+#ifndef TC_PEER_WAIT_H
+#define TC_PEER_WAIT_H
+
+#include "runtime.h"
+#include "log.h"
+
+/* One call per iteration progresses the worker where puts need the target,
+ * and every TC_CHECK_EVERY calls delivers endpoint errors, checks the peer is alive (once a millisecond)
+ * and gives up after timeout_ms of waiting. The clock is read only once a
+ * wait drags on. */
+typedef struct tc_peer_waiter {
+    const char *what;
+    uint64_t    iter;
+    uint64_t    start_ns;
+    uint64_t    next_alive_ns;
+} tc_peer_waiter_t;
+
+#define TC_PEER_WAITER(_what) {(_what), 0, 0, 0}
+
+/* Deliver endpoint errors, check the peer is alive (once a millisecond),
+ * give up after timeout_ms of waiting. */
+tc_status_t tc_peer_waiter_check(tc_peer_t *peer, tc_peer_waiter_t *w);
+
+static inline tc_status_t tc_peer_waiter_spin(tc_peer_t *peer, tc_peer_waiter_t *w)
+{
+    if (peer->progress) {
+        ucp_worker_progress(peer->ctx->worker);
+    }
+    if (TC_UNLIKELY((++w->iter % TC_CHECK_EVERY) == 0)) {
+        return tc_peer_waiter_check(peer, w);
+    }
+    return TC_OK;
+}
+
+/* The peer's mailbox and worker as lib/wait's idle step sees them. */
+void tc_peer_wait_ops_init(tc_peer_t *peer);
+
+#endif

@@ -1,0 +1,362 @@
+/*
+ * Send: lay a frame out in the staging slot, stamp credits and the latest
+ * result, seal it, and deliver it with the operation the peer chose at
+ * connect (signalling x placement). Sync and ried frames are laid out by
+ * their own modules (inject.c, ried.c) and leave through tc_peer_send_frame.
+ */
+#define _GNU_SOURCE
+#include "runtime.h"
+#include "credits.h"
+#include "log.h"
+#include "peer_wait.h"
+#include "place.h"
+#include "send.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A peer that blocks in its worker's fd wakes on an active message: a
+ * zero-byte doorbell after the frame's puts (which it cannot see land). */
+tc_status_t tc_peer_ring(tc_peer_t *peer)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t sp;
+
+    param.op_attr_mask = 0;
+    sp = ucp_am_send_nbx(peer->ep, TC_AM_DOORBELL, NULL, 0, NULL, 0, &param);
+    if (UCS_PTR_IS_ERR(sp)) {
+        tc_error("%s: doorbell: %s", peer->name, ucs_status_string(UCS_PTR_STATUS(sp)));
+        peer->failed = TC_ERR_PEER_FAILED;
+        return TC_ERR_PEER_FAILED;
+    }
+    if (sp != NULL) {
+        ucp_request_free(sp);
+    }
+    return TC_OK;
+}
+
+/* Write the sealed frame straight into the peer's mapped slot (placement
+ * llc or dram); the doorbell, if any, follows as for a put. */
+static tc_status_t tc_peer_place_frame(tc_peer_t *peer, const char *frame, uint32_t size)
+{
+    char *dst = peer->remote_ring_ptr +
+                (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+
+    tc_place_frame(peer->place, dst, frame, size);
+    return TC_OK;
+}
+
+/* Stamp credits and the latest result, seal, and put the frame into the
+ * peer's slot for tx_seq. */
+tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
+{
+    tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
+    uint64_t raddr = peer->remote_ring +
+                     (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+    uint32_t size  = hdr->frame_size;
+    tc_status_t status;
+
+    hdr->ack         = peer->rx_seq;
+    peer->rx_reported = peer->rx_seq;
+    if (peer->ran_has) {
+        hdr->flags  |= TC_FRAME_F_HAS_RET;
+        hdr->ret     = peer->ran_ret;
+        hdr->ret_seq = peer->ran_seq;
+    }
+    tc_frame_seal(frame);
+    if (TC_UNLIKELY(peer->place != TC_PLACE_DEFAULT)) {
+        status = tc_peer_place_frame(peer, frame, size);
+    } else if (peer->ctx->params.signal == TC_SIGNAL_SINGLE_PUT) {
+        status = tc_peer_put(peer, frame, size, raddr);
+    } else {
+        status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
+        if (TC_LIKELY(status == TC_OK) && (peer->ctx->params.signal == TC_SIGNAL_FENCED)) {
+            ucs_status_t ucs = ucp_worker_fence(peer->ctx->worker);
+            if (TC_UNLIKELY(ucs != UCS_OK)) {
+                tc_error("%s: ucp_worker_fence: %s", peer->name, ucs_status_string(ucs));
+                return TC_ERR_UCX;
+            }
+        }
+        if (TC_LIKELY(status == TC_OK)) {
+            status = tc_peer_put(peer, frame + size - TC_FRAME_SIG_SIZE,
+                                 TC_FRAME_SIG_SIZE, raddr + size - TC_FRAME_SIG_SIZE);
+        }
+    }
+    if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
+        status = tc_peer_ring(peer);
+    }
+    if (TC_UNLIKELY(status != TC_OK)) {
+        return status;
+    }
+    peer->tx_seq++;
+    peer->stats.tx_frames++;
+    peer->stats.tx_jams += (hdr->kind == TC_KIND_LOCAL) || (hdr->kind == TC_KIND_INJECTED) ||
+                           (hdr->kind == TC_KIND_CACHED);
+    return TC_OK;
+}
+
+tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t len)
+{
+    uint64_t raddr = peer->remote_ring +
+                     (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+    char *staging;
+    tc_status_t status;
+
+    if ((len < TC_FRAME_SIG_SIZE) || (len > peer->tx_slot_size)) {
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (tc_peer_tx_free(peer) == 0) {
+        status = tc_credits_wait(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    staging = tc_peer_tx_frame(peer);
+    memcpy(staging, frame, len);
+    status = tc_peer_put(peer, staging, len - TC_FRAME_SIG_SIZE, raddr);
+    if (status == TC_OK) {
+        ucp_worker_fence(peer->ctx->worker);
+        status = tc_peer_put(peer, staging + len - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
+                             raddr + len - TC_FRAME_SIG_SIZE);
+    }
+    if (status == TC_OK) {
+        peer->tx_seq++;
+        peer->stats.tx_frames++;
+    }
+    return status;
+}
+
+static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                                     size_t len, unsigned flags)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 0};
+    tc_frame_offsets_t offsets;
+    tc_status_t status;
+    uint32_t size;
+    int64_t packed;
+    char *frame;
+
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    if (TC_UNLIKELY(tc_peer_tx_free(peer) == 0)) {
+        status = tc_credits_wait(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+
+    frame  = tc_peer_tx_frame(peer);
+    packed = jam->elem->pack(frame + TC_FRAME_HDR_SIZE,
+                             peer->tx_slot_size - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE,
+                             src, len);
+    if (TC_UNLIKELY(packed < 0)) {
+        tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1; "
+                 "slots are %u bytes)", peer->name, jam->elem->name, len, peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+
+    if (TC_LIKELY((jam->elem == peer->tx_tmpl_elem) && ((uint32_t)packed == peer->tx_tmpl_len) &&
+                  (flags == peer->tx_tmpl_flags) &&
+                  ((peer->ctx->params.frames != TC_FRAMES_FIXED) ||
+                   (peer->frame_size == peer->tx_tmpl_size)))) {
+        memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
+        ((tc_frame_hdr_t *)frame)->seq = peer->tx_seq;
+        return tc_peer_send_frame(peer, frame);
+    }
+
+    layout.payload_len = (uint32_t)packed;
+    status = tc_frame_layout(&layout, peer->tx_slot_size, &offsets);
+    size   = (status == TC_OK) ? tc_peer_frame_size(peer, offsets.frame_size) : 0;
+    if (TC_UNLIKELY(size == 0)) {
+        tc_error("%s: jam '%s' with %lld payload bytes needs a %u-byte frame; "
+                 "frames are %u bytes, slots %u", peer->name, jam->elem->name,
+                 (long long)packed, offsets.frame_size, peer->frame_size,
+                 peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    offsets.frame_size = size;
+
+    tc_frame_write_hdr(frame, &offsets, &layout, TC_KIND_LOCAL,
+                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
+                       jam->pkg_id, jam->element, peer->tx_seq);
+    memcpy(&peer->tx_tmpl, frame, sizeof(peer->tx_tmpl));
+    peer->tx_tmpl_elem  = jam->elem;
+    peer->tx_tmpl_len   = (uint32_t)packed;
+    peer->tx_tmpl_flags = flags;
+    peer->tx_tmpl_size  = size;
+    return tc_peer_send_frame(peer, frame);
+}
+
+tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                        size_t len, unsigned flags)
+{
+    return tc_jam_send_local(peer, jam, src, len, flags);
+}
+
+/* ------------------------------------------------------- injected, cached */
+
+tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                             size_t len, tc_mode_t mode, unsigned flags)
+{
+    tc_frame_layout_t layout;
+    const tc_blob_t *blob;
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    int64_t packed;
+    tc_inj_t *inj;
+    char *frame;
+
+    if (mode == TC_MODE_LOCAL) {
+        return tc_jam_send_local(peer, jam, src, len, flags);
+    }
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    /* the steady state: synced (and cached) already, one lookup */
+    inj = tc_inj_find(peer, jam->pkg_id, jam->element);
+    if (TC_UNLIKELY((inj == NULL) || !inj->tx_synced ||
+                    ((mode == TC_MODE_CACHED) && !inj->tx_cached))) {
+        status = tc_jam_prepare(peer, jam, mode);
+        if (status != TC_OK) {
+            return status;
+        }
+        inj = tc_inj_find(peer, jam->pkg_id, jam->element);
+    }
+    blob = inj->blob;
+    if (TC_UNLIKELY(tc_peer_tx_free(peer) == 0)) {
+        status = tc_credits_wait(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+
+    /* where the payload goes follows from the sections in front of it */
+    frame  = tc_peer_tx_frame(peer);
+    layout = tc_jam_layout(blob, mode, 0);
+    status = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    packed = (status == TC_OK) ?
+                 jam->elem->pack(frame + off.payload_off,
+                                 peer->tx_slot_size - off.payload_off - TC_FRAME_SIG_SIZE, src,
+                                 len) :
+                 -1;
+    if (packed >= 0) {
+        layout.payload_len = (uint32_t)packed;
+        status             = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+        off.frame_size     = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+    }
+    if (TC_UNLIKELY(packed < 0)) {
+        tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
+                 peer->name, jam->elem->name, len);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    if (TC_UNLIKELY(off.frame_size == 0)) {
+        tc_error("%s: jam '%s' %s with %zu payload bytes needs a %u-byte frame; slots are "
+                 "%u bytes, fixed frames %u", peer->name, jam->elem->name, tc_mode_str(mode),
+                 len, tc_jam_frame_size(jam, mode, (uint32_t)len), peer->tx_slot_size,
+                 (peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size : 0);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+
+    tc_frame_write_hdr(frame, &off, &layout,
+                       (mode == TC_MODE_CACHED) ? TC_KIND_CACHED : TC_KIND_INJECTED,
+                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
+                       jam->element, peer->tx_seq);
+    if (mode == TC_MODE_INJECTED) {
+        memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
+        memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
+    }
+    return tc_peer_send_frame(peer, frame);
+}
+
+/* A frame that only carries the latest result (and credits). Never waits:
+ * without a free slot the reply stays pending and goes later. */
+tc_status_t tc_peer_send_reply(tc_peer_t *peer)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 0};
+    tc_frame_offsets_t offsets;
+    char *frame;
+
+    if (tc_peer_tx_free(peer) == 0) {
+        peer->reply_pending = 1;
+        return TC_OK;
+    }
+    peer->reply_pending = 0;
+
+    frame = tc_peer_tx_frame(peer);
+    (void)tc_frame_layout(&layout, peer->tx_slot_size, &offsets);
+    offsets.frame_size = tc_peer_frame_size(peer, offsets.frame_size);
+    tc_frame_write_hdr(frame, &offsets, &layout, TC_KIND_REPLY, 0, 0, 0, peer->tx_seq);
+    return tc_peer_send_frame(peer, frame);
+}
+
+tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                        size_t len, int64_t *ret_p)
+{
+    return tc_jam_call_mode(peer, jam, src, len, TC_MODE_LOCAL, ret_p);
+}
+
+tc_status_t tc_jam_call_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                             size_t len, tc_mode_t mode, int64_t *ret_p)
+{
+    tc_status_t status;
+    uint32_t seq;
+
+    status = tc_jam_send_mode(peer, jam, src, len, mode, TC_SEND_WANT_REPLY);
+    if (status != TC_OK) {
+        return status;
+    }
+    /* tc_jam_send may have waited for credits; the jam went out as seq */
+    seq = peer->tx_seq - 1;
+    while (peer->stats.last_ret_seq != seq) {
+        status = tc_peer_wait(peer, NULL);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    *ret_p = peer->stats.last_ret;
+    return TC_OK;
+}
+
+tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, uint16_t element,
+                              const void *args, uint32_t args_len, const void *payload,
+                              uint32_t payload_len, int nowait)
+{
+    tc_frame_layout_t layout = {args_len, 0, 0, payload_len};
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    uint32_t size;
+    char *frame;
+
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    if (tc_peer_tx_free(peer) == 0) {
+        if (nowait) {
+            return TC_ERR_NO_RESOURCE;
+        }
+        status = tc_credits_wait(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    status = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    size   = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+    if (size == 0) {
+        tc_error("%s: a %s frame with %u ARGS and %u payload bytes does not fit the %u-byte "
+                 "slots", peer->name, tc_frame_kind_str(kind), args_len, payload_len,
+                 peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    off.frame_size = size;
+    frame = tc_peer_tx_frame(peer);
+    tc_frame_write_hdr(frame, &off, &layout, kind, 0, pkg_id, element, peer->tx_seq);
+    if (args_len > 0) {
+        memcpy(frame + off.args_off, args, args_len);
+    }
+    if (payload_len > 0) {
+        memcpy(frame + off.payload_off, payload, payload_len);
+    }
+    return tc_peer_send_frame(peer, frame);
+}
+

@@ -1,0 +1,55 @@
+/*
+ * Send, inline: the put, the staging slot of the next frame, and the frame
+ * size a frame of needed bytes goes out in.
+ */
+#ifndef TC_SEND_H
+#define TC_SEND_H
+
+#include "runtime.h"
+#include "log.h"
+
+static inline tc_status_t tc_peer_put(tc_peer_t *peer, const void *buf, size_t len,
+                                      uint64_t raddr)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t sp;
+
+    param.op_attr_mask = 0;
+    sp = ucp_put_nbx(peer->ep, buf, len, raddr, peer->rkey, &param);
+    if (TC_LIKELY(sp == NULL)) {
+        return TC_OK;
+    }
+    if (UCS_PTR_IS_ERR(sp)) {
+        tc_error("%s: put of %zu bytes failed: %s", peer->name, len,
+                 ucs_status_string(UCS_PTR_STATUS(sp)));
+        peer->failed = TC_ERR_PEER_FAILED;
+        return TC_ERR_PEER_FAILED;
+    }
+    /* The source stays untouched until its credit returns, which proves
+     * the put landed; UCX frees the request when it completes. */
+    ucp_request_free(sp);
+    return TC_OK;
+}
+
+/* The staging slot of the next frame (one per slot of the peer's ring). */
+static inline char *tc_peer_tx_frame(tc_peer_t *peer)
+{
+    return peer->tx_ring + (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+}
+
+/* The size a frame of needed bytes goes out in; 0 when it does not fit. */
+static inline uint32_t tc_peer_frame_size(const tc_peer_t *peer, uint32_t needed)
+{
+    if (peer->ctx->params.frames == TC_FRAMES_FIXED) {
+        return (needed <= peer->frame_size) ? peer->frame_size : 0;
+    }
+    return needed;
+}
+
+/* Stamp credits and the latest result, seal, deliver into the peer's slot
+ * for tx_seq. */
+tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame);
+/* A frame that only carries the latest result (and credits); never waits. */
+tc_status_t tc_peer_send_reply(tc_peer_t *peer);
+
+#endif

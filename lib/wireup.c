@@ -1,0 +1,379 @@
+/*
+ * Wireup: connect to a peer in steps (this side's mailbox, the wire
+ * exchange over the bootstrap, the UCX endpoint and the peer's mailbox),
+ * decide the data path once, and tear the connection down again. Nothing
+ * here is on the data path (model: UCX src/ucp/wireup).
+ */
+#define _GNU_SOURCE
+#include "runtime.h"
+#include "clock.h"
+#include "credits.h"
+#include "log.h"
+#include "mailbox.h"
+#include "peer_wait.h"
+#include "send.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static void tc_peer_err_cb(void *arg, ucp_ep_h ep, ucs_status_t ucs)
+{
+    tc_peer_t *peer = arg;
+
+    (void)ep;
+    if (peer->failed == TC_OK) {
+        tc_error("%s: endpoint failed: %s", peer->name, ucs_status_string(ucs));
+        peer->failed = TC_ERR_PEER_FAILED;
+    }
+}
+
+/* Decide whether wait loops must progress the worker: when no lane does
+ * puts (UCX emulates them over active messages) or a put lane is tcp, the
+ * target must progress for a put to land. Decided from what UCX says it
+ * selected for the endpoint. */
+static void tc_peer_detect_transports(tc_peer_t *peer)
+{
+    char lanes[16][32];
+    char *info = NULL, *line, *save = NULL;
+    size_t info_len = 0, used = 0;
+    int emulated = 0, n_put = 0;
+    unsigned lane;
+    FILE *stream;
+
+    memset(lanes, 0, sizeof(lanes));
+    peer->transports[0] = '\0';
+    stream = open_memstream(&info, &info_len);
+    if (stream != NULL) {
+        ucp_ep_print_info(peer->ep, stream);
+        fclose(stream);
+    }
+
+    for (line = (info != NULL) ? strtok_r(info, "\n", &save) : NULL; line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        char *p;
+        /* "#   lane[1]:  4:posix/memory.0 md[3] -> ..." */
+        if (((p = strstr(line, "lane[")) != NULL) && (sscanf(p, "lane[%u]", &lane) == 1) &&
+            (lane < 16) && ((p = strstr(p, "]:")) != NULL) && ((p = strchr(p + 2, ':')) != NULL)) {
+            snprintf(lanes[lane], sizeof(lanes[lane]), "%.*s", (int)strcspn(p + 1, " \t"),
+                     p + 1);
+            continue;
+        }
+        /* "#   put[1]: 0..<short>..4294967296..<bcopy>..(inf)" */
+        if (((p = strstr(line, "put[")) != NULL) && (sscanf(p, "put[%u]", &lane) == 1) &&
+            (lane < 16) && (lanes[lane][0] != '\0')) {
+            if (strncmp(lanes[lane], "tcp", 3) == 0) {
+                emulated = 1;
+            }
+            if (strstr(peer->transports, lanes[lane]) == NULL) {
+                used += (size_t)snprintf(peer->transports + used,
+                                         sizeof(peer->transports) - used, "%s%s",
+                                         (n_put > 0) ? "," : "", lanes[lane]);
+            }
+            ++n_put;
+        }
+    }
+    free(info);
+
+    if (n_put == 0) {
+        /* no put lane: name the lane the emulated puts travel on */
+        emulated = 1;
+        used = (size_t)snprintf(peer->transports, sizeof(peer->transports), "am-emulated:%s",
+                                lanes[0][0] ? lanes[0] : "unknown");
+    }
+
+    switch (peer->ctx->params.progress) {
+    case TC_PROGRESS_ALWAYS:
+        peer->progress     = 1;
+        peer->progress_why = "forced on";
+        break;
+    case TC_PROGRESS_NEVER:
+        peer->progress     = 0;
+        peer->progress_why = "forced off";
+        break;
+    default:
+        peer->progress     = emulated;
+        peer->progress_why = (n_put == 0) ? "auto: no put lane, UCX emulates puts over AM" :
+                             emulated     ? "auto: put lane is tcp, the target completes puts" :
+                                            "auto: puts are one-sided";
+        break;
+    }
+}
+
+/* UCX 1.13's shared-memory transports have no peer-failure handling: asking
+ * for it would silently move the data path to tcp. Ask for it only when the
+ * user restricted UCX to network transports; otherwise a dead peer is found
+ * through the bootstrap connection and the wait-loop timeout. */
+static ucp_err_handling_mode_t tc_peer_err_mode(void)
+{
+    static const char *const shm[] = {"all", "sm", "shm", "posix", "sysv", "cma",
+                                      "knem", "xpmem", "self"};
+    const char *tls = getenv("UCX_TLS");
+    unsigned i;
+
+    if ((tls == NULL) || (*tls == '\0') || (*tls == '^')) {
+        return UCP_ERR_HANDLING_MODE_NONE;
+    }
+    for (i = 0; i < TC_ARRAY_SIZE(shm); ++i) {
+        if (strstr(tls, shm[i]) != NULL) {
+            return UCP_ERR_HANDLING_MODE_NONE;
+        }
+    }
+    return UCP_ERR_HANDLING_MODE_PEER;
+}
+
+/* --------------------------------------------------------------- connect */
+
+/* Step 2: swap wire blobs through the bootstrap (ours: this side's mailbox,
+ * worker address and rkey) and check the peer's. The blob is the caller's
+ * to free; *remote_p its fixed part. */
+static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot,
+                                      tc_peer_wire_t *remote_p, void **peer_blob_p)
+{
+    const tc_context_params_t *params = &peer->ctx->params;
+    ucp_address_t *worker_addr;
+    size_t worker_addr_len, rkey_len, blob_len, peer_blob_len = 0;
+    void *rkey_buf, *blob, *peer_blob = NULL;
+    tc_peer_wire_t wire, remote;
+    ucs_status_t ucs;
+    tc_status_t status;
+
+    ucs = ucp_worker_get_address(peer->ctx->worker, &worker_addr, &worker_addr_len);
+    if (ucs != UCS_OK) {
+        tc_error("ucp_worker_get_address: %s", ucs_status_string(ucs));
+        return TC_ERR_UCX;
+    }
+    ucs = ucp_rkey_pack(peer->ctx->ucp, peer->mbox_memh, &rkey_buf, &rkey_len);
+    if (ucs != UCS_OK) {
+        tc_error("ucp_rkey_pack: %s", ucs_status_string(ucs));
+        status = TC_ERR_UCX;
+        goto out_release_addr;
+    }
+
+    memset(&wire, 0, sizeof(wire));
+    wire.proto           = TC_PROTO_VERSION;
+    wire.rank            = params->rank;
+    wire.wait            = (uint32_t)params->wait;
+    wire.slots           = params->slots;
+    wire.slot_size       = params->slot_size;
+    wire.mbox_base       = (uintptr_t)peer->mbox;
+    wire.ring_off        = (uint64_t)(peer->rx_ring - peer->mbox);
+    wire.raw_off         = (uint64_t)(peer->raw - peer->mbox);
+    wire.mbox_len        = peer->mbox_len;
+    wire.worker_addr_len = (uint32_t)worker_addr_len;
+    wire.rkey_len        = (uint32_t)rkey_len;
+
+    blob_len = sizeof(wire) + worker_addr_len + rkey_len;
+    blob     = malloc(blob_len);
+    if (blob == NULL) {
+        status = TC_ERR_NO_MEMORY;
+        goto out_release_rkey;
+    }
+    memcpy(blob, &wire, sizeof(wire));
+    memcpy((char *)blob + sizeof(wire), worker_addr, worker_addr_len);
+    memcpy((char *)blob + sizeof(wire) + worker_addr_len, rkey_buf, rkey_len);
+    status = tc_boot_exchange(boot, blob, blob_len, &peer_blob, &peer_blob_len);
+    free(blob);
+    if (status != TC_OK) {
+        goto out_release_rkey;
+    }
+
+    status = TC_ERR_PROTOCOL;
+    if (peer_blob_len < sizeof(remote)) {
+        tc_error("%s: connection blob too short (%zu bytes)", peer->name, peer_blob_len);
+        goto out_free_blob;
+    }
+    memcpy(&remote, peer_blob, sizeof(remote));
+    if (remote.proto != TC_PROTO_VERSION) {
+        tc_error("%s speaks protocol %u, this side %u", peer->name, remote.proto,
+                 TC_PROTO_VERSION);
+        status = TC_ERR_VERSION_MISMATCH;
+        goto out_free_blob;
+    }
+    if ((peer_blob_len != sizeof(remote) + (size_t)remote.worker_addr_len + remote.rkey_len) ||
+        (remote.slots < 2) || (remote.slots & (remote.slots - 1)) ||
+        (remote.slot_size < TC_FRAME_MIN_SIZE) || (remote.slot_size % TC_FRAME_ALIGN) ||
+        (remote.ring_off + (uint64_t)remote.slots * remote.slot_size > remote.mbox_len) ||
+        (remote.raw_off + (uint64_t)remote.slots * remote.slot_size > remote.mbox_len)) {
+        tc_error("%s: malformed connection blob", peer->name);
+        goto out_free_blob;
+    }
+    *remote_p    = remote;
+    *peer_blob_p = peer_blob;
+    peer_blob    = NULL;
+    status       = TC_OK;
+
+out_free_blob:
+    free(peer_blob);
+out_release_rkey:
+    ucp_rkey_buffer_release(rkey_buf);
+out_release_addr:
+    ucp_worker_release_address(peer->ctx->worker, worker_addr);
+    return status;
+}
+
+/* Step 3: the endpoint to the peer's worker, its mailbox's rkey (and, on
+ * shared memory, a mapping of its ring for direct placement), and the
+ * staging ring our frames are put from. */
+static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *remote,
+                                      const char *addresses)
+{
+    ucp_ep_params_t ep_params;
+    ucs_status_t ucs;
+    tc_status_t status;
+
+    memset(&ep_params, 0, sizeof(ep_params));
+    ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                           UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                           UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep_params.address         = (const ucp_address_t *)addresses;
+    ep_params.err_mode        = tc_peer_err_mode();
+    ep_params.err_handler.cb  = tc_peer_err_cb;
+    ep_params.err_handler.arg = peer;
+    ucs = ucp_ep_create(peer->ctx->worker, &ep_params, &peer->ep);
+    if (ucs != UCS_OK) {
+        tc_error("%s: ucp_ep_create: %s", peer->name, ucs_status_string(ucs));
+        return TC_ERR_UCX;
+    }
+
+    ucs = ucp_ep_rkey_unpack(peer->ep, addresses + remote->worker_addr_len, &peer->rkey);
+    if (ucs != UCS_OK) {
+        tc_error("%s: ucp_ep_rkey_unpack: %s", peer->name, ucs_status_string(ucs));
+        status = TC_ERR_UCX;
+        goto err_close_ep;
+    }
+    /* Direct placement needs the peer's ring in our address space; only
+     * shared-memory transports can give it (tc_peer_set_placement says). */
+    if (ucp_rkey_ptr(peer->rkey, peer->remote_ring, (void **)&peer->remote_ring_ptr) != UCS_OK) {
+        peer->remote_ring_ptr = NULL;
+    }
+
+    status = tc_mbox_mem_alloc(peer,
+                               (size_t)peer->tx_slots * peer->tx_slot_size +
+                                   sizeof(tc_mbox_ctrl_t),
+                               &peer->tx_memh, (void **)&peer->tx_ring);
+    if (status != TC_OK) {
+        goto err_destroy_rkey;
+    }
+    peer->credit_src = (uint64_t *)(peer->tx_ring +
+                                    (size_t)peer->tx_slots * peer->tx_slot_size);
+    return TC_OK;
+
+err_destroy_rkey:
+    ucp_rkey_destroy(peer->rkey);
+err_close_ep:
+    ucp_ep_destroy(peer->ep);
+    return status;
+}
+
+/* What the peer's wire blob says about its mailbox and how it waits. */
+static void tc_wireup_apply(tc_peer_t *peer, const tc_peer_wire_t *remote)
+{
+    peer->peer_rank    = remote->rank;
+    peer->wait         = peer->ctx->params.wait;
+    peer->doorbell     = (remote->wait == TC_WAIT_EVENT) || (remote->wait == TC_WAIT_ADAPTIVE);
+    peer->tx_slots     = remote->slots;
+    peer->tx_slot_size = remote->slot_size;
+    peer->remote_base  = remote->mbox_base;
+    peer->remote_ring  = remote->mbox_base + remote->ring_off;
+    peer->remote_raw   = remote->mbox_base + remote->raw_off;
+    peer->credit_batch = (peer->rx_slots >= 4) ? peer->rx_slots / 4 : 1;
+    peer->frame_size   = TC_FRAME_MIN_SIZE;
+    peer->stats.last_ret_seq = UINT32_MAX; /* no result yet */
+    peer->disp_element       = UINT32_MAX;
+}
+
+tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer_p)
+{
+    tc_peer_wire_t remote = {0};
+    void *peer_blob = NULL;
+    tc_status_t status;
+    tc_peer_t *peer;
+
+    peer = calloc(1, sizeof(*peer));
+    if (peer == NULL) {
+        return TC_ERR_NO_MEMORY;
+    }
+    peer->ctx    = ctx;
+    peer->boot   = boot;
+    peer->serial = ++ctx->next_peer_serial;
+    snprintf(peer->name, sizeof(peer->name), "peer %s", boot->peer_name);
+
+    status = tc_mbox_create(peer);
+    if (status != TC_OK) {
+        goto err_free;
+    }
+    status = tc_wireup_exchange(peer, boot, &remote, &peer_blob);
+    if (status != TC_OK) {
+        goto err_destroy_mbox;
+    }
+    tc_wireup_apply(peer, &remote);
+    status = tc_wireup_endpoint(peer, &remote, (const char *)peer_blob + sizeof(remote));
+    free(peer_blob);
+    if (status != TC_OK) {
+        goto err_destroy_mbox;
+    }
+    tc_peer_detect_transports(peer);
+    tc_peer_wait_ops_init(peer);
+
+    /* Both endpoints exist before either side puts. */
+    status = tc_boot_barrier(boot);
+    if (status != TC_OK) {
+        tc_peer_destroy(peer);
+        return status;
+    }
+    *peer_p = peer;
+    return TC_OK;
+
+err_destroy_mbox:
+    tc_mbox_destroy(peer);
+err_free:
+    free(peer);
+    return status;
+}
+
+static void tc_peer_close_ep(tc_peer_t *peer)
+{
+    ucp_request_param_t param;
+    ucs_status_ptr_t req;
+    uint64_t deadline;
+
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    /* A failed peer cannot answer a flush; nor can a blocking peer that
+     * already closed answer the doorbells still queued for it (useless now:
+     * every frame's landing was proven by its credit). */
+    param.flags        = ((peer->failed != TC_OK) || peer->doorbell) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+    req = ucp_ep_close_nbx(peer->ep, &param);
+    if ((req == NULL) || UCS_PTR_IS_ERR(req)) {
+        return;
+    }
+
+    /* A flush towards a dead peer must not hang the survivor. */
+    deadline = tc_clock_mono_ns() + 1000000ull * (uint64_t)peer->ctx->params.timeout_ms;
+    while (ucp_request_check_status(req) == UCS_INPROGRESS) {
+        ucp_worker_progress(peer->ctx->worker);
+        if (tc_clock_mono_ns() > deadline) {
+            tc_warn("%s: endpoint close timed out", peer->name);
+            break;
+        }
+    }
+    ucp_request_free(req);
+}
+
+void tc_peer_destroy(tc_peer_t *peer)
+{
+    if (peer == NULL) {
+        return;
+    }
+    ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
+    ucp_rkey_destroy(peer->rkey);
+    tc_peer_close_ep(peer);
+    tc_mbox_destroy(peer);
+    tc_inj_cleanup(peer);
+    tc_ried_release(peer->ctx, peer);
+    tc_exec_cleanup(peer);
+    free(peer->ried_rx.buf);
+    free(peer);
+}
