@@ -146,114 +146,140 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
     }
 }
 
-/* Validate and run (or reject) the frame, then give its slot back. */
-static tc_status_t tc_peer_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
+/* What every frame leaves once handled (run, refused or garbage): its slot
+ * goes back to the sender with the next credit. */
+static inline void tc_rx_consumed(tc_peer_t *peer, uint64_t seen)
+{
+    peer->rx_stale[peer->rx_seq & (peer->rx_slots - 1)] = seen;
+    peer->rx_seq++;
+    peer->idle_polls = 0;
+}
+
+/* A frame with a valid header: the result and the credits it carries. */
+static inline void tc_rx_note(tc_peer_t *peer, const tc_frame_hdr_t *hdr)
+{
+    if (hdr->flags & TC_FRAME_F_HAS_RET) {
+        peer->stats.last_ret     = hdr->ret;
+        peer->stats.last_ret_seq = hdr->ret_seq;
+    }
+    tc_peer_note_ack(peer, hdr->ack);
+}
+
+static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
+                             tc_jam_run_fn run_fn, void *state)
+{
+    tc_jam_ctx_t jctx;
+
+    jctx.state    = state;
+    jctx.origin   = peer->peer_rank;
+    jctx.seq      = hdr->seq;
+    jctx.args     = frame + TC_FRAME_HDR_SIZE;
+    jctx.args_len = hdr->args_len;
+    peer->rx_last_run = run_fn;
+    peer->ran_ret = run_fn(&jctx, frame + hdr->payload_off, hdr->payload_len);
+    peer->ran_seq = hdr->seq;
+    peer->ran_has = 1;
+    peer->stats.rx_frames++;
+    if (hdr->flags & TC_FRAME_F_WANT_REPLY) {
+        peer->reply_pending = 1;
+    }
+}
+
+/* Everything the fast path does not take: validate the header (nothing in
+ * the frame is trusted before), then route it by kind. */
+static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
+                            uint64_t seen)
 {
     tc_frame_expect_t expect;
     tc_jam_run_fn run_fn = NULL;
     void *state = NULL;
-    tc_frame_hdr_t hdr;
     char reason[160];
-    tc_jam_ctx_t jctx;
     const char *why;
-    int64_t ret;
-
-    /* one copy of the header: what is checked is what is used */
-    memcpy(&hdr, frame, sizeof(hdr));
-    if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
-        /* the common cases: the same jam as the last frame, local or cached */
-        if (TC_LIKELY(tc_frame_fast(&hdr, TC_KIND_LOCAL, peer->frame_size, peer->rx_seq,
-                                    seen) &&
-                      (hdr.pkg_id == peer->disp_pkg_id) && (hdr.element == peer->disp_element))) {
-            goto run;
-        }
-        if ((peer->disp_cached != NULL) && (peer->ctx->params.exec != TC_EXEC_LOCAL_ONLY) &&
-            tc_frame_fast(&hdr, TC_KIND_CACHED, peer->frame_size, peer->rx_seq, seen) &&
-            (hdr.pkg_id == peer->disp_cached->pkg_id) &&
-            (hdr.element == peer->disp_cached->element)) {
-            run_fn = peer->disp_cached->cache_run;
-            state  = peer->disp_cached->state;
-            goto run;
-        }
-    }
 
     expect.slot_size  = peer->rx_slot_size;
-    expect.frame_size = (peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size : 0;
+    expect.frame_size = (peer->frames == TC_FRAMES_FIXED) ? peer->frame_size : 0;
     expect.seq        = peer->rx_seq;
     expect.known      = tc_peer_known;
     expect.known_arg  = peer;
-    if (TC_UNLIKELY(tc_frame_validate_hdr(&hdr, frame, &expect, reason, sizeof(reason)) !=
+    if (TC_UNLIKELY(tc_frame_validate_hdr(hdr, frame, &expect, reason, sizeof(reason)) !=
                     TC_OK)) {
         tc_peer_reject(peer, reason);
-        goto consumed;
+        tc_rx_consumed(peer, seen);
+        return;
     }
-    run_fn = NULL;
-    switch (hdr.kind) {
+    switch (hdr->kind) {
     case TC_KIND_LOCAL:
+        tc_rx_run(peer, frame, hdr, peer->disp_elem->run, peer->disp_state);
         break;
     case TC_KIND_RIED:
     case TC_KIND_RIED_REP:
-        tc_ried_rx_frame(peer, frame, &hdr);
-        goto bookkeeping;
+        tc_ried_rx_frame(peer, frame, hdr);
+        break;
     case TC_KIND_MCAST:
     case TC_KIND_MCAST_ACK:
         /* multicast: queued by lib/mcast_fwd.c, run outside this loop */
         if (peer->ctx->mcast_rx == NULL) {
             tc_peer_reject(peer, "multicast frame, but no multicast set up here");
-            goto credits;
+            tc_peer_note_ack(peer, hdr->ack);
+            tc_rx_consumed(peer, seen);
+            return;
         }
-        peer->ctx->mcast_rx(peer->ctx->mcast_arg, peer, &hdr, frame);
-        goto bookkeeping;
+        peer->ctx->mcast_rx(peer->ctx->mcast_arg, peer, hdr, frame);
+        break;
     case TC_KIND_INJECTED:
     case TC_KIND_CACHED:
     case TC_KIND_SYNC_REQ:
     case TC_KIND_SYNC_REP:
-        why = tc_peer_rx_code(peer, frame, &hdr, &run_fn, &state);
+        why = tc_peer_rx_code(peer, frame, hdr, &run_fn, &state);
         if (why != NULL) {
             /* refused, but its header is valid: the credits it carries
              * still count (else both sides wait for each other) */
             tc_peer_reject(peer, why);
-            goto credits;
+            tc_peer_note_ack(peer, hdr->ack);
+            tc_rx_consumed(peer, seen);
+            return;
         }
-        if (run_fn == NULL) {
-            goto bookkeeping; /* sync traffic: nothing runs */
+        if (run_fn != NULL) { /* sync traffic runs nothing */
+            tc_rx_run(peer, frame, hdr, run_fn, state);
         }
         break;
     default:
-        goto bookkeeping; /* a reply: only its result and credits matter */
+        break; /* a reply: only its result and credits matter */
     }
+    tc_rx_note(peer, hdr);
+    tc_rx_consumed(peer, seen);
+}
 
-run:
-    jctx.state    = (run_fn != NULL) ? state : peer->disp_state;
-    jctx.origin   = peer->peer_rank;
-    jctx.seq      = hdr.seq;
-    jctx.args     = frame + TC_FRAME_HDR_SIZE;
-    jctx.args_len = hdr.args_len;
-    run_fn = (run_fn != NULL) ? run_fn : peer->disp_elem->run;
-    peer->rx_last_run = run_fn;
-    ret = run_fn(&jctx, frame + hdr.payload_off, hdr.payload_len);
-    peer->ran_ret = ret;
-    peer->ran_seq = hdr.seq;
-    peer->ran_has = 1;
-    peer->stats.rx_frames++;
-    if (hdr.flags & TC_FRAME_F_WANT_REPLY) {
-        peer->reply_pending = 1;
+/* Run (or reject) the frame that landed, then give its slot back. The
+ * common frame - the same local or cached jam as the last one, fixed size -
+ * takes a handful of compares. */
+static inline void tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
+{
+    tc_frame_hdr_t hdr;
+
+    /* one copy of the header: what is checked is what is used */
+    memcpy(&hdr, frame, sizeof(hdr));
+    if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
+        if (TC_LIKELY(tc_frame_fast(&hdr, TC_KIND_LOCAL, peer->frame_size, peer->rx_seq,
+                                    seen) &&
+                      (hdr.pkg_id == peer->disp_pkg_id) && (hdr.element == peer->disp_element))) {
+            tc_rx_run(peer, frame, &hdr, peer->disp_elem->run, peer->disp_state);
+            goto done;
+        }
+        if ((peer->disp_cached != NULL) && (peer->ctx->params.exec != TC_EXEC_LOCAL_ONLY) &&
+            tc_frame_fast(&hdr, TC_KIND_CACHED, peer->frame_size, peer->rx_seq, seen) &&
+            (hdr.pkg_id == peer->disp_cached->pkg_id) &&
+            (hdr.element == peer->disp_cached->element)) {
+            tc_rx_run(peer, frame, &hdr, peer->disp_cached->cache_run, peer->disp_cached->state);
+            goto done;
+        }
     }
+    tc_rx_validated(peer, frame, &hdr, seen);
+    return;
 
-bookkeeping:
-    if (hdr.flags & TC_FRAME_F_HAS_RET) {
-        peer->stats.last_ret     = hdr.ret;
-        peer->stats.last_ret_seq = hdr.ret_seq;
-    }
-credits:
-    tc_peer_note_ack(peer, hdr.ack);
-
-consumed:
-    /* the slot goes back to the sender with the next credit */
-    peer->rx_stale[peer->rx_seq & (peer->rx_slots - 1)] = seen;
-    peer->rx_seq++;
-    peer->idle_polls = 0;
-    return TC_OK;
+done:
+    tc_rx_note(peer, &hdr);
+    tc_rx_consumed(peer, seen);
 }
 
 tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
@@ -268,10 +294,7 @@ tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
     }
     peer->in_progress = 1;
     while (((max == 0) || (n < max)) && tc_peer_rx_ready(peer, &frame, &seen)) {
-        status = tc_peer_rx_handle(peer, frame, seen);
-        if (status != TC_OK) {
-            break;
-        }
+        tc_rx_handle(peer, frame, seen);
         ++n;
     }
     if ((status == TC_OK) && peer->reply_pending) {

@@ -39,7 +39,7 @@ static inline char *tc_mbox_rx_slot(const tc_peer_t *peer, uint32_t seq)
  * validator and the jam walk it line by line. */
 static inline void tc_peer_prefetch_frame(const tc_peer_t *peer, const char *slot)
 {
-    uint32_t size = (peer->ctx->params.frames == TC_FRAMES_FIXED) ?
+    uint32_t size = (peer->frames == TC_FRAMES_FIXED) ?
                         peer->frame_size : ((const tc_frame_hdr_t *)slot)->frame_size;
     uint32_t off;
 
@@ -91,7 +91,7 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
     uint64_t seen;
     uint32_t size, seq;
 
-    if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
+    if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
         seen = *tc_frame_sig_ptr(slot, peer->frame_size);
         if (!tc_peer_sig_new(peer, idx, seen)) {
             return 0;
@@ -132,7 +132,7 @@ static inline volatile uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint6
     char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
     volatile uint64_t *word;
 
-    word = (peer->ctx->params.frames == TC_FRAMES_FIXED) ?
+    word = (peer->frames == TC_FRAMES_FIXED) ?
                tc_frame_sig_ptr(slot, peer->frame_size) :
                (volatile uint64_t *)(slot + TC_FRAME_HDR_SIZE - sizeof(uint64_t));
     *old_p = *word;
@@ -148,7 +148,7 @@ static inline int tc_peer_rx_peek(const tc_peer_t *peer)
     const char *slot = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
     uint64_t seen;
 
-    if (TC_LIKELY(peer->ctx->params.frames == TC_FRAMES_FIXED)) {
+    if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
         seen = *tc_frame_sig_ptr((char *)slot, peer->frame_size);
         return tc_peer_sig_new(peer, idx, seen);
     }

@@ -11,6 +11,7 @@
 #include "peer_wait.h"
 #include "place.h"
 #include "platform.h"
+#include "send.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -85,6 +86,7 @@ tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place)
         return TC_ERR_UNSUPPORTED;
     }
     peer->place = place;
+    tc_send_select(peer);
     return TC_OK;
 }
 

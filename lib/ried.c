@@ -386,7 +386,7 @@ static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id,
     char *frame;
 
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
-    room = ((peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size :
+    room = ((peer->frames == TC_FRAMES_FIXED) ? peer->frame_size :
                                                            peer->tx_slot_size) -
            off.payload_off - TC_FRAME_SIG_SIZE;
     if (len > room) {
@@ -465,7 +465,7 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, char *exports, size_
     fclose(f);
 
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
-    room = ((peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size :
+    room = ((peer->frames == TC_FRAMES_FIXED) ? peer->frame_size :
                                                            peer->tx_slot_size) -
            off.payload_off - TC_FRAME_SIG_SIZE;
     id                    = ++peer->ried_tx.next_id;

@@ -13,6 +13,7 @@
 #include "wait.h"
 
 #include <ucp/api/ucp.h>
+#include <stddef.h>
 
 #define TC_MAX_PKGS        8
 #define TC_REJECT_LOG_MAX  8     /* rejections logged per peer, the rest only counted */
@@ -146,45 +147,81 @@ typedef struct tc_peer_wire {
     /* followed by worker address, then packed rkey */
 } tc_peer_wire_t;
 
+/* How a sealed frame reaches the peer's slot at raddr (lib/send.c picks one
+ * at connect: signalling x placement). */
+typedef tc_status_t (*tc_deliver_fn)(tc_peer_t *peer, const char *frame, uint32_t size,
+                                     uint64_t raddr);
+
 struct tc_peer {
-    tc_context_t     *ctx;
-    tc_boot_t        *boot;
+    /* --- the send path (first cache line) */
+    char             *tx_ring;       /* staging: one frame per remote slot */
+    uint64_t          remote_ring;
     ucp_ep_h          ep;
-    tc_status_t       failed;       /* set by the endpoint error handler */
+    ucp_rkey_h        rkey;
+    tc_deliver_fn     deliver;       /* chosen at connect */
+    uint32_t          tx_seq;        /* next sequence number to send */
+    uint32_t          tx_acked;      /* frames the peer has consumed */
+    uint32_t          tx_slots;
+    uint32_t          tx_slot_size;
+    uint32_t          frame_size;    /* fixed-frame mode */
+    uint8_t           frames;        /* tc_frame_mode_t, fixed at connect */
+    uint8_t           doorbell;      /* the peer blocks: ring it after each frame */
+    uint8_t           progress;      /* wait loops progress the worker */
+    uint8_t           sw_prefetch;   /* prefetch a frame once its arrival is seen */
+
+    /* --- the receive path (second cache line) */
+    char             *rx_ring __attribute__((aligned(64)));
+    uint64_t         *rx_stale;      /* per slot: what the last frame left behind */
+    tc_mbox_ctrl_t   *ctrl;
+    /* dispatch: filled by the validator's lookup, kept for the next frame
+     * (a stream of one jam looks its element up once) */
+    const tc_pkg_element_t *disp_elem;
+    void                   *disp_state;
+    struct tc_inj          *disp_cached;  /* the last cached jam run */
+    uint32_t          rx_seq;        /* next sequence number expected */
+    uint32_t          rx_slots;
+    uint32_t          rx_slot_size;
+    uint32_t          rx_reported;   /* consumed count last told to the peer */
+
+    /* --- both paths, less often (third cache line) */
+    tc_context_t     *ctx __attribute__((aligned(64)));
+    tc_status_t       failed;        /* set by the endpoint error handler */
+    uint32_t          disp_pkg_id;
+    uint32_t          disp_element;  /* UINT32_MAX: nothing cached */
+    uint32_t          credit_batch;
+    uint32_t          idle_polls;
+    uint32_t          ran_seq;
+    int64_t           ran_ret;       /* latest result of a jam from the peer */
+    uint8_t           ran_has;
+    uint8_t           reply_pending;
+    uint8_t           in_progress;
+    uint8_t           sync_reply_pending;
+    tc_place_t        place;         /* how frames land in the peer's mailbox */
+    uint64_t         *credit_src;    /* source of credit puts (monotonic) */
+    uint64_t          remote_base;
+
+    tc_peer_stats_t   stats;
+
+    /* --- cold: set up at connect, used by setup and slow paths */
+    tc_boot_t        *boot;
     uint32_t          peer_rank;
+    tc_wait_t         wait;          /* how this side waits for the peer's frames */
+    tc_wait_ops_t     wait_ops;      /* this mailbox and worker as lib/wait sees them */
+    const char       *progress_why;
+    tc_jam_run_fn     rx_last_run;   /* what the latest frame ran (checked by the
+                                      * receive-path fuzzer's invariant) */
 
     /* our mailbox for the peer's frames */
     ucp_mem_h         mbox_memh;
     char             *mbox;
     size_t            mbox_len;
-    tc_mbox_ctrl_t   *ctrl;
-    char             *rx_ring;
     char             *raw;
     int               mbox_exec;     /* the mailbox could be made executable */
-    uint32_t          rx_slots;
-    uint32_t          rx_slot_size;
-    uint64_t         *rx_stale;      /* per slot: what the last frame left behind */
-    uint32_t          rx_seq;        /* next sequence number expected */
-    uint32_t          rx_reported;   /* consumed count last told to the peer */
-    uint32_t          credit_batch;
-    uint32_t          idle_polls;
 
     /* the peer's mailbox */
-    ucp_rkey_h        rkey;
-    uint64_t          remote_base;
-    uint64_t          remote_ring;
     char             *remote_ring_ptr; /* ucp_rkey_ptr mapping, NULL if none */
-    tc_place_t        place;         /* how frames land in the peer's mailbox */
     uint64_t          remote_raw;
-    uint32_t          tx_slots;
-    uint32_t          tx_slot_size;
-    uint32_t          tx_seq;        /* next sequence number to send */
-    uint32_t          tx_acked;      /* frames the peer has consumed */
-    char             *tx_ring;       /* staging: one frame per remote slot */
     ucp_mem_h         tx_memh;
-    uint64_t         *credit_src;    /* source of credit puts (monotonic) */
-
-    uint32_t          frame_size;    /* fixed-frame mode */
 
     /* header of the last jam frame sent: the next one of the same jam, size
      * and flags copies it instead of laying the frame out again */
@@ -193,35 +230,11 @@ struct tc_peer {
     uint32_t                tx_tmpl_len;
     uint32_t                tx_tmpl_size;
     unsigned                tx_tmpl_flags;
-    int               progress;      /* wait loops progress the worker */
-    tc_wait_t         wait;          /* how this side waits for the peer's frames */
-    int               sw_prefetch;   /* prefetch a frame once its arrival is seen */
-    tc_wait_ops_t     wait_ops;      /* this mailbox and worker as lib/wait sees them */
-    int               doorbell;      /* the peer blocks: ring it after each frame */
-    const char       *progress_why;
-
-    /* results */
-    int64_t           ran_ret;       /* latest result of a jam from the peer */
-    uint32_t          ran_seq;
-    int               ran_has;
-    int               reply_pending;
-    int               in_progress;
-    tc_jam_run_fn     rx_last_run;   /* what the latest frame ran (checked by the
-                                      * receive-path fuzzer's invariant) */
-
-    /* dispatch: filled by the validator's lookup, kept for the next frame
-     * (a stream of one jam looks its element up once) */
-    const tc_pkg_element_t *disp_elem;
-    void                   *disp_state;
-    uint32_t                disp_pkg_id;
-    uint32_t                disp_element; /* UINT32_MAX: nothing cached */
-    tc_inj_t               *disp_cached;  /* the last cached jam run */
 
     /* injection: per (package, jam) sync and cache state */
     tc_inj_t          inj[TC_MAX_INJ];
     unsigned          n_inj;
     tc_inj_t         *inj_last;     /* the last entry looked up */
-    int               sync_reply_pending;
 
     /* rieds: the one being received, and the answer the sender waits for */
     struct {
@@ -244,11 +257,13 @@ struct tc_peer {
     tc_code_area_t    code;
     uint64_t          serial;       /* unique in the context, never reused */
 
-    tc_peer_stats_t   stats;
     char              last_reject[192];
     char              name[128];
     char              transports[128];
 };
+
+_Static_assert(offsetof(struct tc_peer, rx_ring) == 64, "send path: one cache line");
+_Static_assert(offsetof(struct tc_peer, ctx) == 128, "receive path: one cache line");
 
 /* inject.c */
 tc_inj_t   *tc_inj_find(tc_peer_t *peer, uint32_t pkg_id, uint16_t element);

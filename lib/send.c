@@ -35,28 +35,88 @@ tc_status_t tc_peer_ring(tc_peer_t *peer)
     return TC_OK;
 }
 
-/* Write the sealed frame straight into the peer's mapped slot (placement
- * llc or dram); the doorbell, if any, follows as for a put. */
-static tc_status_t tc_peer_place_frame(tc_peer_t *peer, const char *frame, uint32_t size)
-{
-    char *dst = peer->remote_ring_ptr +
-                (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+/* -------------------------------------------------- delivery, chosen at connect
+ * How a sealed frame of size bytes reaches the peer's slot at raddr: one
+ * variant per signalling mode and one for direct placement, picked once by
+ * tc_send_select (not re-decided per frame). */
 
-    tc_place_frame(peer->place, dst, frame, size);
+/* One put: only where a put's bytes land front to back. */
+static tc_status_t tc_deliver_single(tc_peer_t *peer, const char *frame, uint32_t size,
+                                     uint64_t raddr)
+{
+    return tc_peer_put(peer, frame, size, raddr);
+}
+
+/* Data, then SIG: only where two puts land in issue order. */
+static tc_status_t tc_deliver_ordered(tc_peer_t *peer, const char *frame, uint32_t size,
+                                      uint64_t raddr)
+{
+    tc_status_t status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
+
+    if (TC_LIKELY(status == TC_OK)) {
+        status = tc_peer_put(peer, frame + size - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
+                             raddr + size - TC_FRAME_SIG_SIZE);
+    }
+    return status;
+}
+
+/* Data, fence, SIG: any transport. */
+static tc_status_t tc_deliver_fenced(tc_peer_t *peer, const char *frame, uint32_t size,
+                                     uint64_t raddr)
+{
+    tc_status_t status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
+    ucs_status_t ucs;
+
+    if (TC_UNLIKELY(status != TC_OK)) {
+        return status;
+    }
+    ucs = ucp_worker_fence(peer->ctx->worker);
+    if (TC_UNLIKELY(ucs != UCS_OK)) {
+        tc_error("%s: ucp_worker_fence: %s", peer->name, ucs_status_string(ucs));
+        return TC_ERR_UCX;
+    }
+    return tc_peer_put(peer, frame + size - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
+                       raddr + size - TC_FRAME_SIG_SIZE);
+}
+
+/* Placement llc or dram: the sending CPU writes the peer's mapped slot. */
+static tc_status_t tc_deliver_place(tc_peer_t *peer, const char *frame, uint32_t size,
+                                    uint64_t raddr)
+{
+    tc_place_frame(peer->place, peer->remote_ring_ptr + (raddr - peer->remote_ring), frame,
+                   size);
     return TC_OK;
 }
 
-/* Stamp credits and the latest result, seal, and put the frame into the
+void tc_send_select(tc_peer_t *peer)
+{
+    if (peer->place != TC_PLACE_DEFAULT) {
+        peer->deliver = tc_deliver_place;
+        return;
+    }
+    switch (peer->ctx->params.signal) {
+    case TC_SIGNAL_SINGLE_PUT:
+        peer->deliver = tc_deliver_single;
+        break;
+    case TC_SIGNAL_ORDERED:
+        peer->deliver = tc_deliver_ordered;
+        break;
+    default:
+        peer->deliver = tc_deliver_fenced;
+        break;
+    }
+}
+
+/* Stamp credits and the latest result, seal, and deliver the frame into the
  * peer's slot for tx_seq. */
 tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
 {
     tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
     uint64_t raddr = peer->remote_ring +
                      (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
-    uint32_t size  = hdr->frame_size;
     tc_status_t status;
 
-    hdr->ack         = peer->rx_seq;
+    hdr->ack          = peer->rx_seq;
     peer->rx_reported = peer->rx_seq;
     if (peer->ran_has) {
         hdr->flags  |= TC_FRAME_F_HAS_RET;
@@ -64,24 +124,7 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
         hdr->ret_seq = peer->ran_seq;
     }
     tc_frame_seal(frame);
-    if (TC_UNLIKELY(peer->place != TC_PLACE_DEFAULT)) {
-        status = tc_peer_place_frame(peer, frame, size);
-    } else if (peer->ctx->params.signal == TC_SIGNAL_SINGLE_PUT) {
-        status = tc_peer_put(peer, frame, size, raddr);
-    } else {
-        status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
-        if (TC_LIKELY(status == TC_OK) && (peer->ctx->params.signal == TC_SIGNAL_FENCED)) {
-            ucs_status_t ucs = ucp_worker_fence(peer->ctx->worker);
-            if (TC_UNLIKELY(ucs != UCS_OK)) {
-                tc_error("%s: ucp_worker_fence: %s", peer->name, ucs_status_string(ucs));
-                return TC_ERR_UCX;
-            }
-        }
-        if (TC_LIKELY(status == TC_OK)) {
-            status = tc_peer_put(peer, frame + size - TC_FRAME_SIG_SIZE,
-                                 TC_FRAME_SIG_SIZE, raddr + size - TC_FRAME_SIG_SIZE);
-        }
-    }
+    status = peer->deliver(peer, frame, hdr->frame_size, raddr);
     if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
         status = tc_peer_ring(peer);
     }
@@ -158,7 +201,7 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
 
     if (TC_LIKELY((jam->elem == peer->tx_tmpl_elem) && ((uint32_t)packed == peer->tx_tmpl_len) &&
                   (flags == peer->tx_tmpl_flags) &&
-                  ((peer->ctx->params.frames != TC_FRAMES_FIXED) ||
+                  ((peer->frames != TC_FRAMES_FIXED) ||
                    (peer->frame_size == peer->tx_tmpl_size)))) {
         memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
         ((tc_frame_hdr_t *)frame)->seq = peer->tx_seq;
@@ -254,7 +297,7 @@ tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *s
         tc_error("%s: jam '%s' %s with %zu payload bytes needs a %u-byte frame; slots are "
                  "%u bytes, fixed frames %u", peer->name, jam->elem->name, tc_mode_str(mode),
                  len, tc_jam_frame_size(jam, mode, (uint32_t)len), peer->tx_slot_size,
-                 (peer->ctx->params.frames == TC_FRAMES_FIXED) ? peer->frame_size : 0);
+                 (peer->frames == TC_FRAMES_FIXED) ? peer->frame_size : 0);
         return TC_ERR_OUT_OF_RANGE;
     }
 

@@ -40,12 +40,15 @@ static inline char *tc_peer_tx_frame(tc_peer_t *peer)
 /* The size a frame of needed bytes goes out in; 0 when it does not fit. */
 static inline uint32_t tc_peer_frame_size(const tc_peer_t *peer, uint32_t needed)
 {
-    if (peer->ctx->params.frames == TC_FRAMES_FIXED) {
+    if (peer->frames == TC_FRAMES_FIXED) {
         return (needed <= peer->frame_size) ? peer->frame_size : 0;
     }
     return needed;
 }
 
+/* Choose how frames reach the peer (signalling x placement): at connect and
+ * when the placement changes. */
+void        tc_send_select(tc_peer_t *peer);
 /* Stamp credits and the latest result, seal, deliver into the peer's slot
  * for tx_seq. */
 tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame);

@@ -280,6 +280,7 @@ static void tc_wireup_apply(tc_peer_t *peer, const tc_peer_wire_t *remote)
     peer->remote_raw   = remote->mbox_base + remote->raw_off;
     peer->credit_batch = (peer->rx_slots >= 4) ? peer->rx_slots / 4 : 1;
     peer->frame_size   = TC_FRAME_MIN_SIZE;
+    peer->frames       = peer->ctx->params.frames;
     peer->stats.last_ret_seq = UINT32_MAX; /* no result yet */
     peer->disp_element       = UINT32_MAX;
 }
@@ -316,6 +317,7 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
     }
     tc_peer_detect_transports(peer);
     tc_peer_wait_ops_init(peer);
+    tc_send_select(peer);
 
     /* Both endpoints exist before either side puts. */
     status = tc_boot_barrier(boot);
