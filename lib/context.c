@@ -23,6 +23,37 @@ void tc_context_params_init(tc_context_params_t *params)
     params->events     = 0;
     params->spin_ns    = 20000;
     params->rank       = 0;
+    params->field_mask = TC_CONTEXT_PARAM_FIELD_ALL;
+}
+
+/* The caller's fields over the defaults: a field whose bit is clear keeps
+ * its default (a program built before the field existed never set it). */
+static void tc_context_params_apply(const tc_context_params_t *in, tc_context_params_t *out)
+{
+    uint64_t mask = in->field_mask;
+
+    tc_context_params_init(out);
+#define TC_PARAM_TAKE(_bit, _field) \
+    if (mask & TC_CONTEXT_PARAM_FIELD_##_bit) { \
+        out->_field = in->_field; \
+    }
+    TC_PARAM_TAKE(SLOTS, slots)
+    TC_PARAM_TAKE(SLOT_SIZE, slot_size)
+    TC_PARAM_TAKE(SIGNAL, signal)
+    TC_PARAM_TAKE(FRAMES, frames)
+    TC_PARAM_TAKE(PROGRESS, progress)
+    TC_PARAM_TAKE(TIMEOUT, timeout_ms)
+    TC_PARAM_TAKE(ENABLE_AM, enable_am)
+    TC_PARAM_TAKE(EXEC, exec)
+    TC_PARAM_TAKE(CODE_CACHE, code_cache)
+    TC_PARAM_TAKE(WAIT, wait)
+    TC_PARAM_TAKE(EVENTS, events)
+    TC_PARAM_TAKE(SPIN_NS, spin_ns)
+    TC_PARAM_TAKE(WX, wx)
+    TC_PARAM_TAKE(RANK, rank)
+    TC_PARAM_TAKE(IN_PLACE, in_place)
+#undef TC_PARAM_TAKE
+    out->field_mask = TC_CONTEXT_PARAM_FIELD_ALL;
 }
 
 static tc_status_t tc_context_check_params(const tc_context_params_t *params)
@@ -109,9 +140,16 @@ tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **
     ucp_worker_params_t worker_params;
     ucp_config_t *config;
     ucs_status_t ucs;
+    tc_context_params_t given;
     tc_context_t *ctx;
     tc_status_t status;
 
+    if (params == NULL) {
+        tc_error("tc_context_create: params is NULL (tc_context_params_init makes defaults)");
+        return TC_ERR_INVALID_PARAM;
+    }
+    tc_context_params_apply(params, &given);
+    params = &given;
     status = tc_context_check_params(params);
     if (status != TC_OK) {
         return status;

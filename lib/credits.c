@@ -6,7 +6,6 @@
  */
 #include "runtime.h"
 #include "credits.h"
-#include "dispatch.h"
 #include "peer_wait.h"
 #include "send.h"
 

@@ -6,7 +6,6 @@
  */
 #include "runtime.h"
 #include "credits.h"
-#include "dispatch.h"
 #include "log.h"
 #include "mailbox.h"
 #include "send.h"
@@ -24,19 +23,21 @@ static int tc_peer_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t k
         /* injected, cached, sync: a jam of an accepted package with a blob
          * (a multicast envelope names a jam as a local frame does) */
         entry = tc_context_find_pkg(peer->ctx, pkg_id);
-        return (entry != NULL) && (tc_pkg_blob(entry->pkg, element) != NULL);
+        peer->known_status = (entry == NULL) ? TC_ERR_NOT_FOUND :
+                             (tc_pkg_blob(entry->pkg, element) == NULL) ? TC_ERR_UNSUPPORTED :
+                                                                          TC_OK;
+        return peer->known_status == TC_OK;
     }
     if ((pkg_id == peer->disp_pkg_id) && (element == peer->disp_element)) {
         return 1;
     }
     entry = tc_context_find_pkg(peer->ctx, pkg_id);
-    if ((entry == NULL) || (element >= entry->pkg->desc->n_elements)) {
+    if ((entry == NULL) || (element >= entry->pkg->desc->n_elements) ||
+        (entry->pkg->desc->elements[element].kind != TC_ELEM_JAM)) {
+        peer->known_status = TC_ERR_NOT_FOUND;
         return 0;
     }
     elem = &entry->pkg->desc->elements[element];
-    if (elem->kind != TC_ELEM_JAM) {
-        return 0;
-    }
     peer->disp_elem    = elem;
     peer->disp_state   = entry->state;
     peer->disp_pkg_id  = pkg_id;
@@ -44,57 +45,25 @@ static int tc_peer_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t k
     return 1;
 }
 
-void tc_peer_reject(tc_peer_t *peer, const char *reason)
-{
-    snprintf(peer->last_reject, sizeof(peer->last_reject), "%s", reason);
-    if (peer->stats.rx_rejected++ < TC_REJECT_LOG_MAX) {
-        tc_warn("%s: rejected frame in slot %u (expected seq %u): %s", peer->name,
-                peer->rx_seq & (peer->rx_slots - 1), peer->rx_seq, reason);
-    }
-}
-
 /* Frames that carry or name code: check them against the manifest and the
- * namespace sync; return why not, or NULL and what to run (NULL for sync
- * traffic, which runs nothing). */
+ * namespace sync; return why not (and, in *status_p, what the sender's NACK
+ * says: TC_OK for none, where the sync protocol tells it already), or NULL
+ * and what to run (NULL for sync traffic, which runs nothing). */
 static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
-                                   tc_jam_run_fn *run_p, void **state_p)
+                                   tc_jam_run_fn *run_p, void **state_p, tc_status_t *status_p)
 {
     tc_frame_layout_t layout = {hdr->args_len, hdr->got_count, hdr->code_len,
                                 hdr->payload_len};
     tc_frame_offsets_t off;
-    const int64_t *status;
     const char *why;
     tc_inj_t *inj;
 
+    *run_p    = NULL;
+    *status_p = TC_ERR_REFUSED;
     (void)tc_frame_layout(&layout, UINT32_MAX, &off); /* the validator checked it */
     if (hdr->kind == TC_KIND_SYNC_REP) {
-        inj    = tc_inj_find(peer, hdr->pkg_id, hdr->element);
-        status = (const int64_t *)(frame + off.payload_off);
-        if ((inj != NULL) && (hdr->payload_len >= 8) && (*status == TC_SYNC_MISS)) {
-            inj->tx_cached = 0; /* the peer lost our code: the next cached send pushes it */
-            *run_p = NULL;
-            return NULL;
-        }
-        if ((inj == NULL) || !inj->tx_sync_wait) {
-            return "sync reply nobody asked for";
-        }
-        if ((hdr->payload_len != 8u + 8u * inj->blob->hdr->got_count) || (*status < 0)) {
-            inj->tx_sync_status = (hdr->payload_len >= 8) ? *status : -1;
-        } else {
-            inj->tx_sync_status = *status;
-            free(inj->tx_gotp);
-            inj->tx_gotp = malloc(8u * inj->blob->hdr->got_count + 8u);
-            if (inj->tx_gotp == NULL) {
-                inj->tx_sync_status = -1;
-            } else {
-                memcpy(inj->tx_gotp, status + 1, 8u * inj->blob->hdr->got_count);
-                inj->tx_synced = 1;
-                inj->tx_cached = (*status == TC_SYNC_CACHED) || inj->tx_cached;
-            }
-        }
-        inj->tx_sync_wait = 0;
-        *run_p = NULL;
-        return NULL;
+        *status_p = TC_ERR_PROTOCOL;
+        return tc_inj_rx_reply(peer, hdr, frame + off.payload_off);
     }
 
     inj = tc_inj_find(peer, hdr->pkg_id, hdr->element);
@@ -102,6 +71,7 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
         tc_jam_t jam = {NULL, NULL, hdr->pkg_id, hdr->element};
         inj = tc_inj_get(peer, &jam);
         if (inj == NULL) {
+            *status_p = TC_ERR_NO_RESOURCE;
             return "no room for another injected jam";
         }
     }
@@ -109,22 +79,7 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
 
     switch (hdr->kind) {
     case TC_KIND_SYNC_REQ:
-        inj->rx_sync_status = tc_exec_sync_allowed(peer, inj);
-        if (inj->rx_sync_status == TC_SYNC_OK) {
-            inj->rx_sync_status = tc_inj_resolve(peer, inj);
-        }
-        if ((inj->rx_sync_status == TC_SYNC_OK) && (hdr->flags & TC_FRAME_F_CACHE)) {
-            why = tc_exec_cache(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
-            if (why != NULL) {
-                tc_peer_reject(peer, why);
-                inj->rx_sync_status = TC_SYNC_BAD_CODE;
-            } else {
-                inj->rx_sync_status = TC_SYNC_CACHED;
-            }
-        }
-        inj->rx_sync_reply       = 1;
-        peer->sync_reply_pending = 1;
-        *run_p = NULL;
+        tc_inj_rx_request(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
         return NULL;
     case TC_KIND_INJECTED:
         return tc_exec_injected(peer, inj, hdr, (uint8_t *)frame + off.got_off, run_p);
@@ -139,6 +94,7 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
             inj->rx_sync_status      = TC_SYNC_MISS; /* tell the sender */
             inj->rx_sync_reply       = 1;
             peer->sync_reply_pending = 1;
+            *status_p                = TC_OK; /* the miss reply says it */
             return "cached frame for code this receiver does not hold (sender told)";
         }
         peer->disp_cached = inj;
@@ -192,18 +148,22 @@ static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *
 {
     tc_frame_expect_t expect;
     tc_jam_run_fn run_fn = NULL;
+    tc_status_t status;
+    uint32_t resize = 0;
     void *state = NULL;
     char reason[160];
     const char *why;
 
     expect.slot_size  = peer->rx_slot_size;
-    expect.frame_size = (peer->frames == TC_FRAMES_FIXED) ? peer->frame_size : 0;
+    expect.frame_size = (peer->frames == TC_FRAMES_FIXED) ? peer->rx_frame_size : 0;
     expect.seq        = peer->rx_seq;
     expect.known      = tc_peer_known;
     expect.known_arg  = peer;
+    peer->known_status = TC_OK;
     if (TC_UNLIKELY(tc_frame_validate_hdr(hdr, frame, &expect, reason, sizeof(reason)) !=
                     TC_OK)) {
-        tc_peer_reject(peer, reason);
+        tc_peer_reject(peer, (peer->known_status != TC_OK) ? peer->known_status :
+                                                             TC_ERR_BAD_FRAME, reason);
         tc_rx_consumed(peer, seen);
         return;
     }
@@ -219,7 +179,8 @@ static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *
     case TC_KIND_MCAST_ACK:
         /* multicast: queued by lib/mcast_fwd.c, run outside this loop */
         if (peer->ctx->mcast_rx == NULL) {
-            tc_peer_reject(peer, "multicast frame, but no multicast set up here");
+            tc_peer_reject(peer, TC_ERR_UNSUPPORTED,
+                           "multicast frame, but no multicast set up here");
             tc_peer_note_ack(peer, hdr->ack);
             tc_rx_consumed(peer, seen);
             return;
@@ -230,11 +191,11 @@ static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *
     case TC_KIND_CACHED:
     case TC_KIND_SYNC_REQ:
     case TC_KIND_SYNC_REP:
-        why = tc_peer_rx_code(peer, frame, hdr, &run_fn, &state);
+        why = tc_peer_rx_code(peer, frame, hdr, &run_fn, &state, &status);
         if (why != NULL) {
             /* refused, but its header is valid: the credits it carries
              * still count (else both sides wait for each other) */
-            tc_peer_reject(peer, why);
+            tc_peer_reject(peer, status, why);
             tc_peer_note_ack(peer, hdr->ack);
             tc_rx_consumed(peer, seen);
             return;
@@ -243,11 +204,28 @@ static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *
             tc_rx_run(peer, frame, hdr, run_fn, state);
         }
         break;
+    case TC_KIND_CONFIG:
+    case TC_KIND_NACK:
+        why = (hdr->kind == TC_KIND_CONFIG) ? tc_ctrl_rx_config(peer, frame, &resize) :
+                                              tc_ctrl_rx_nack(peer, frame, hdr);
+        if (why != NULL) {
+            tc_peer_reject(peer, TC_ERR_BAD_FRAME, why);
+        }
+        break;
+    case TC_KIND_GOODBYE:
+        tc_ctrl_rx_goodbye(peer);
+        break;
     default:
         break; /* a reply: only its result and credits matter */
     }
     tc_rx_note(peer, hdr);
     tc_rx_consumed(peer, seen);
+    if (resize != 0) {
+        /* the peer's next frames are of the new size: its slots' signal
+         * words move */
+        tc_mbox_resize(peer, resize);
+        peer->rx_frame_size = resize;
+    }
 }
 
 /* Run (or reject) the frame that landed, then give its slot back. The
@@ -260,14 +238,14 @@ static inline void tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
     /* one copy of the header: what is checked is what is used */
     memcpy(&hdr, frame, sizeof(hdr));
     if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
-        if (TC_LIKELY(tc_frame_fast(&hdr, TC_KIND_LOCAL, peer->frame_size, peer->rx_seq,
+        if (TC_LIKELY(tc_frame_fast(&hdr, TC_KIND_LOCAL, peer->rx_frame_size, peer->rx_seq,
                                     seen) &&
                       (hdr.pkg_id == peer->disp_pkg_id) && (hdr.element == peer->disp_element))) {
             tc_rx_run(peer, frame, &hdr, peer->disp_elem->run, peer->disp_state);
             goto done;
         }
         if ((peer->disp_cached != NULL) && (peer->ctx->params.exec != TC_EXEC_LOCAL_ONLY) &&
-            tc_frame_fast(&hdr, TC_KIND_CACHED, peer->frame_size, peer->rx_seq, seen) &&
+            tc_frame_fast(&hdr, TC_KIND_CACHED, peer->rx_frame_size, peer->rx_seq, seen) &&
             (hdr.pkg_id == peer->disp_cached->pkg_id) &&
             (hdr.element == peer->disp_cached->element)) {
             tc_rx_run(peer, frame, &hdr, peer->disp_cached->cache_run, peer->disp_cached->state);
@@ -305,6 +283,9 @@ tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
     }
     if ((status == TC_OK) && peer->ried_rx.reply_pending) {
         status = tc_ried_send_answer(peer);
+    }
+    if ((status == TC_OK) && peer->nack_tx.pending) {
+        status = tc_ctrl_send_nack(peer);
     }
     if ((status == TC_OK) && (peer->rx_seq - peer->rx_reported >= peer->credit_batch)) {
         status = tc_credits_return(peer);

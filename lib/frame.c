@@ -22,6 +22,9 @@ static const char *const tc_frame_kind_names[TC_KIND_LAST] = {
     [TC_KIND_RIED_REP] = "ried-reply",
     [TC_KIND_MCAST]     = "mcast",
     [TC_KIND_MCAST_ACK] = "mcast-ack",
+    [TC_KIND_CONFIG]    = "config",
+    [TC_KIND_NACK]      = "nack",
+    [TC_KIND_GOODBYE]   = "goodbye",
 };
 
 const char *tc_frame_kind_str(uint8_t kind)
@@ -218,6 +221,11 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
     }
     if (((hdr.kind == TC_KIND_RIED) || (hdr.kind == TC_KIND_RIED_REP)) &&
         (hdr.args_len != sizeof(tc_ried_args_t))) {
+        return tc_frame_reject(reason, reason_len, "%s frame without its arguments",
+                               tc_frame_kind_str(hdr.kind));
+    }
+    if (((hdr.kind == TC_KIND_CONFIG) && (hdr.args_len != sizeof(tc_config_args_t))) ||
+        ((hdr.kind == TC_KIND_NACK) && (hdr.args_len != sizeof(tc_nack_args_t)))) {
         return tc_frame_reject(reason, reason_len, "%s frame without its arguments",
                                tc_frame_kind_str(hdr.kind));
     }

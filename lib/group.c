@@ -452,7 +452,7 @@ tc_status_t tc_group_create(tc_context_t *ctx, const tc_group_params_t *params,
         if (r == params->rank) {
             continue;
         }
-        status = tc_peer_connect(ctx, g->pair[r], &g->peers[r]);
+        status = tc_peer_connect(ctx, g->pair[r], NULL, &g->peers[r]);
         if (status != TC_OK) {
             tc_error("group: rank %u: connecting to rank %u failed", params->rank, r);
         }
@@ -479,7 +479,7 @@ void tc_group_destroy(tc_group_t *g)
     }
     for (r = 0; r < g->params.size; ++r) {
         if ((g->peers != NULL) && (g->peers[r] != NULL)) {
-            tc_peer_destroy(g->peers[r]);
+            tc_peer_close(g->peers[r]);
         }
         if ((g->pair != NULL) && (g->pair[r] != NULL)) {
             tc_boot_close(g->pair[r]);

@@ -202,14 +202,85 @@ int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
     return (inj != NULL) && inj->tx_synced && ((mode != TC_MODE_CACHED) || inj->tx_cached);
 }
 
-tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
+/* Put the sync request for inj into the peer's next slot (with the code
+ * when it is to be cached); *seq_p: the frame it went as. */
+static tc_status_t tc_inj_send_request(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj,
+                                       tc_mode_t mode, int cache, uint32_t *seq_p)
 {
     tc_frame_layout_t layout = {0, 0, 0, 0};
-    const tc_blob_t *blob;
+    const tc_blob_t *blob = inj->blob;
     tc_frame_offsets_t off;
     tc_status_t status;
-    tc_inj_t *inj;
     char *frame;
+
+    if (tc_peer_tx_free(peer) == 0) {
+        status = tc_credits_wait(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    if (cache) {
+        layout = tc_jam_layout(blob, TC_MODE_INJECTED, 0);
+    }
+    status         = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+    if (off.frame_size == 0) {
+        tc_error("%s: the sync of jam '%s' needs %u-byte frames (frames are %u bytes, "
+                 "slots %u)", peer->name, jam->elem->name, tc_jam_prepare_size(jam, mode),
+                 peer->tx_frame_size, peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    frame = tc_peer_tx_frame(peer);
+    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_SYNC_REQ, cache ? TC_FRAME_F_CACHE : 0,
+                       jam->pkg_id, jam->element, peer->tx_seq);
+    if (cache) {
+        /* GOTP is the peer's to fill; the code is the image after it */
+        memset(frame + off.got_off, 0, 8u * layout.got_count);
+        memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
+    }
+    inj->tx_sync_wait   = 1;
+    inj->tx_sync_status = 0;
+    *seq_p = peer->tx_seq;
+    return tc_peer_send_frame(peer, frame);
+}
+
+/* What the peer's answer means for the caller of tc_jam_prepare. */
+static tc_status_t tc_inj_sync_outcome(tc_peer_t *peer, const tc_jam_t *jam,
+                                       const tc_inj_t *inj, int cache)
+{
+    const tc_blob_t *blob = inj->blob;
+
+    if (inj->tx_sync_status >= 0) {
+        if (cache && !inj->tx_cached) {
+            tc_error("%s did not cache the code of jam '%s'", peer->name, jam->elem->name);
+            return TC_ERR_PROTOCOL;
+        }
+        return TC_OK;
+    }
+    if (inj->tx_sync_status == TC_SYNC_BAD_CODE) {
+        tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->name,
+                 jam->elem->name);
+    } else if (inj->tx_sync_status == TC_SYNC_WRITABLE) {
+        tc_error("%s runs code W^X and refuses jam '%s': it writes its own .data or .bss "
+                 "(%u bytes), which W^X maps read-only; keep its state in a ried",
+                 peer->name, jam->elem->name, inj->writable);
+        return TC_ERR_UNSUPPORTED;
+    } else if (-inj->tx_sync_status - 1 < blob->hdr->got_count) {
+        tc_error("%s cannot resolve '%s' for jam '%s': load the ried that exports it",
+                 peer->name, tc_blob_slot_name(blob, (uint32_t)(-inj->tx_sync_status - 1)),
+                 jam->elem->name);
+    } else {
+        tc_error("%s: namespace sync of jam '%s' failed", peer->name, jam->elem->name);
+    }
+    return TC_ERR_NOT_FOUND;
+}
+
+tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
+{
+    const tc_blob_t *blob;
+    tc_status_t status;
+    tc_inj_t *inj;
+    uint32_t seq = 0;
     int cache;
 
     if (mode == TC_MODE_LOCAL) {
@@ -226,64 +297,19 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
     if (inj->tx_synced && !cache) {
         return TC_OK;
     }
-
-    if (tc_peer_tx_free(peer) == 0) {
-        status = tc_credits_wait(peer);
-        if (status != TC_OK) {
-            return status;
-        }
-    }
-    if (cache) {
-        layout = tc_jam_layout(blob, TC_MODE_INJECTED, 0);
-    }
-    status         = tc_frame_layout(&layout, peer->tx_slot_size, &off);
-    off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
-    if (off.frame_size == 0) {
-        tc_error("%s: the sync of jam '%s' needs %u-byte frames (frames are %u bytes, "
-                 "slots %u)", peer->name, jam->elem->name, tc_jam_prepare_size(jam, mode),
-                 peer->frame_size, peer->tx_slot_size);
-        return TC_ERR_OUT_OF_RANGE;
-    }
-    frame = tc_peer_tx_frame(peer);
-    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_SYNC_REQ, cache ? TC_FRAME_F_CACHE : 0,
-                       jam->pkg_id, jam->element, peer->tx_seq);
-    if (cache) {
-        /* GOTP is the peer's to fill; the code is the image after it */
-        memset(frame + off.got_off, 0, 8u * layout.got_count);
-        memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
-    }
-    inj->tx_sync_wait   = 1;
-    inj->tx_sync_status = 0;
-    status = tc_peer_send_frame(peer, frame);
+    status = tc_inj_send_request(peer, jam, inj, mode, cache, &seq);
     while ((status == TC_OK) && inj->tx_sync_wait) {
         status = tc_peer_wait(peer, NULL);
+        if (status == TC_OK) {
+            /* the peer rejected the request: no answer is coming */
+            status = tc_ctrl_nack_for(peer, seq, seq, "the namespace sync");
+        }
     }
     if (status != TC_OK) {
+        inj->tx_sync_wait = 0;
         return status;
     }
-    if (inj->tx_sync_status < 0) {
-        if (inj->tx_sync_status == TC_SYNC_BAD_CODE) {
-            tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->name,
-                     jam->elem->name);
-        } else if (inj->tx_sync_status == TC_SYNC_WRITABLE) {
-            tc_error("%s runs code W^X and refuses jam '%s': it writes its own .data or .bss "
-                     "(%u bytes), which W^X maps read-only; keep its state in a ried",
-                     peer->name, jam->elem->name, inj->writable);
-            return TC_ERR_UNSUPPORTED;
-        } else if (-inj->tx_sync_status - 1 < blob->hdr->got_count) {
-            tc_error("%s cannot resolve '%s' for jam '%s': load the ried that exports it",
-                     peer->name, tc_blob_slot_name(blob, (uint32_t)(-inj->tx_sync_status - 1)),
-                     jam->elem->name);
-        } else {
-            tc_error("%s: namespace sync of jam '%s' failed", peer->name, jam->elem->name);
-        }
-        return TC_ERR_NOT_FOUND;
-    }
-    if (cache && !inj->tx_cached) {
-        tc_error("%s did not cache the code of jam '%s'", peer->name, jam->elem->name);
-        return TC_ERR_PROTOCOL;
-    }
-    return TC_OK;
+    return tc_inj_sync_outcome(peer, jam, inj, cache);
 }
 
 /* Answer the peer's namespace syncs: status, then the addresses resolved
@@ -311,7 +337,7 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
         off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
         if (off.frame_size == 0) {
             tc_error("%s: a %u-slot sync reply does not fit the %u-byte frames", peer->name, n,
-                     peer->frame_size);
+                     peer->tx_frame_size);
             return TC_ERR_OUT_OF_RANGE;
         }
         frame = tc_peer_tx_frame(peer);
@@ -331,4 +357,67 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
     }
     peer->sync_reply_pending = 0;
     return TC_OK;
+}
+
+/* ------------------------------------------------------ the receiver's side */
+
+/* A sync request of the peer's: resolve its slot names for it, check and
+ * keep its code when asked to cache it; the answer goes at the end of the
+ * progress call (tc_inj_send_replies). */
+void tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
+                       const uint8_t *code)
+{
+    const char *why;
+
+    inj->rx_sync_status = tc_exec_sync_allowed(peer, inj);
+    if (inj->rx_sync_status == TC_SYNC_OK) {
+        inj->rx_sync_status = tc_inj_resolve(peer, inj);
+    }
+    if ((inj->rx_sync_status == TC_SYNC_OK) && (hdr->flags & TC_FRAME_F_CACHE)) {
+        why = tc_exec_cache(peer, inj, hdr, code);
+        if (why != NULL) {
+            tc_peer_reject(peer, TC_OK, why); /* the reply says BAD_CODE */
+            inj->rx_sync_status = TC_SYNC_BAD_CODE;
+        } else {
+            inj->rx_sync_status = TC_SYNC_CACHED;
+        }
+    }
+    inj->rx_sync_reply       = 1;
+    peer->sync_reply_pending = 1;
+}
+
+/* The answer to our sync request: status, then the peer's addresses for the
+ * slots. Why not, or NULL. */
+const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *payload)
+{
+    tc_inj_t *inj = tc_inj_find(peer, hdr->pkg_id, hdr->element);
+    int64_t status;
+
+    if (hdr->payload_len < 8) {
+        return "sync reply without a status";
+    }
+    memcpy(&status, payload, sizeof(status));
+    if ((inj != NULL) && (status == TC_SYNC_MISS)) {
+        inj->tx_cached = 0; /* the peer lost our code: the next cached send pushes it */
+        return NULL;
+    }
+    if ((inj == NULL) || !inj->tx_sync_wait) {
+        return "sync reply nobody asked for";
+    }
+    inj->tx_sync_wait = 0;
+    if ((hdr->payload_len != 8u + 8u * inj->blob->hdr->got_count) || (status < 0)) {
+        inj->tx_sync_status = (status < 0) ? status : -1;
+        return NULL;
+    }
+    free(inj->tx_gotp);
+    inj->tx_gotp = malloc(8u * inj->blob->hdr->got_count + 8u);
+    if (inj->tx_gotp == NULL) {
+        inj->tx_sync_status = -1;
+        return NULL;
+    }
+    memcpy(inj->tx_gotp, payload + 8, 8u * inj->blob->hdr->got_count);
+    inj->tx_sync_status = status;
+    inj->tx_synced      = 1;
+    inj->tx_cached      = (status == TC_SYNC_CACHED) || inj->tx_cached;
+    return NULL;
 }

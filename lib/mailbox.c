@@ -96,10 +96,18 @@ void tc_mbox_destroy(tc_peer_t *peer)
 
 void tc_mbox_resize(tc_peer_t *peer, uint32_t frame_size)
 {
-    uint32_t i;
+    uint32_t i, next;
+    uint64_t word;
 
+    if (peer->frames != TC_FRAMES_FIXED) {
+        return; /* variable frames: the header says each frame's size */
+    }
+    /* Not cleared (the sender may be writing its next frames already):
+     * each slot's word at the new position is remembered as what it held,
+     * unless it is already the signal of the frame due there. */
     for (i = 0; i < peer->rx_slots; ++i) {
-        *tc_frame_sig_ptr(tc_mbox_rx_slot(peer, i), frame_size) = 0;
-        peer->rx_stale[i] = 0;
+        next = peer->rx_seq + ((i - peer->rx_seq) & (peer->rx_slots - 1));
+        word = *tc_frame_sig_ptr(tc_mbox_rx_slot(peer, i), frame_size);
+        peer->rx_stale[i] = (word == tc_frame_sig(next)) ? 0 : word;
     }
 }

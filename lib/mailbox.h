@@ -26,8 +26,8 @@ tc_status_t tc_mbox_mem_alloc(tc_peer_t *peer, size_t len, ucp_mem_h *memh_p, vo
  * shape; executable only in place (lib/exec.c). */
 tc_status_t tc_mbox_create(tc_peer_t *peer);
 void        tc_mbox_destroy(tc_peer_t *peer);
-/* Fixed frames changed size: the signal word of every slot moves. Forget what
- * the old position held (the ring is idle: both directions drained). */
+/* The peer's fixed frames change size from rx_seq on (its config frame was
+ * consumed): the signal word of every slot moves. */
 void        tc_mbox_resize(tc_peer_t *peer, uint32_t frame_size);
 
 static inline char *tc_mbox_rx_slot(const tc_peer_t *peer, uint32_t seq)
@@ -40,7 +40,7 @@ static inline char *tc_mbox_rx_slot(const tc_peer_t *peer, uint32_t seq)
 static inline void tc_peer_prefetch_frame(const tc_peer_t *peer, const char *slot)
 {
     uint32_t size = (peer->frames == TC_FRAMES_FIXED) ?
-                        peer->frame_size : ((const tc_frame_hdr_t *)slot)->frame_size;
+                        peer->rx_frame_size : ((const tc_frame_hdr_t *)slot)->frame_size;
     uint32_t off;
 
     if (size > peer->rx_slot_size) {
@@ -92,7 +92,7 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
     uint32_t size, seq;
 
     if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
-        seen = *tc_frame_sig_ptr(slot, peer->frame_size);
+        seen = *tc_frame_sig_ptr(slot, peer->rx_frame_size);
         if (!tc_peer_sig_new(peer, idx, seen)) {
             return 0;
         }
@@ -133,7 +133,7 @@ static inline volatile uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint6
     volatile uint64_t *word;
 
     word = (peer->frames == TC_FRAMES_FIXED) ?
-               tc_frame_sig_ptr(slot, peer->frame_size) :
+               tc_frame_sig_ptr(slot, peer->rx_frame_size) :
                (volatile uint64_t *)(slot + TC_FRAME_HDR_SIZE - sizeof(uint64_t));
     *old_p = *word;
     return word;
@@ -149,7 +149,7 @@ static inline int tc_peer_rx_peek(const tc_peer_t *peer)
     uint64_t seen;
 
     if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
-        seen = *tc_frame_sig_ptr((char *)slot, peer->frame_size);
+        seen = *tc_frame_sig_ptr((char *)slot, peer->rx_frame_size);
         return tc_peer_sig_new(peer, idx, seen);
     }
     return (((const volatile tc_frame_hdr_t *)slot)->mag != 0) &&

@@ -1100,7 +1100,7 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
         tc_peer_t *peer = tc_group_peer(group, r);
 
         if (peer != NULL) {
-            status = tc_peer_set_wait(peer, wait, wait);
+            status = tc_peer_set_wait(peer, wait);
         }
     }
     if (status != TC_OK) {

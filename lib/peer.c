@@ -1,8 +1,9 @@
 /*
  * A peer: the connection to one other process once wireup made it - what
- * can be changed on it (wait strategy, placement, prefetch, frame size)
- * and what can be asked of it. The data path is in mailbox, credits, send,
- * dispatch and peer_wait; connect and teardown in wireup.
+ * can be changed on it locally (placement, prefetch) and what can be asked
+ * of it. The data path is in mailbox, credits, send, dispatch and
+ * peer_wait; connect and teardown in wireup; what changes on both sides
+ * (frame size, wait strategy) and the goodbye in control.
  */
 #include "runtime.h"
 #include "credits.h"
@@ -16,30 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 
-tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
-{
-    tc_status_t status;
-
-    if ((frame_size < TC_FRAME_MIN_SIZE) || (frame_size % TC_FRAME_ALIGN) ||
-        (frame_size > peer->rx_slot_size) || (frame_size > peer->tx_slot_size)) {
-        tc_error("%s: frame size %u must be a multiple of %u in [%u, %u]", peer->name,
-                 frame_size, TC_FRAME_ALIGN, TC_FRAME_MIN_SIZE,
-                 (peer->rx_slot_size < peer->tx_slot_size) ? peer->rx_slot_size :
-                                                             peer->tx_slot_size);
-        return TC_ERR_INVALID_PARAM;
-    }
-    /* our frames must all be consumed; where puts are emulated the last
-     * credits land only while we progress */
-    status = tc_peer_drain(peer);
-    if (status != TC_OK) {
-        return status;
-    }
-    /* the signal moves: forget what the old position held */
-    tc_mbox_resize(peer, frame_size);
-    peer->frame_size = frame_size;
-    return TC_OK;
-}
-
 /* ----------------------------------------------------------------- checks */
 
 tc_status_t tc_peer_check_alive(tc_peer_t *peer)
@@ -49,6 +26,16 @@ tc_status_t tc_peer_check_alive(tc_peer_t *peer)
     if (peer->failed != TC_OK) {
         return peer->failed;
     }
+    /* what the peer put before it went is read first: its goodbye, if it
+     * said one, makes this a clean close */
+    if (tc_peer_rx_peek(peer)) {
+        return TC_OK;
+    }
+    if (peer->ep_error != UCS_OK) {
+        tc_error("%s: endpoint failed: %s", peer->name, ucs_status_string(peer->ep_error));
+        peer->failed = TC_ERR_PEER_FAILED;
+        return peer->failed;
+    }
     status = peer->boot->ops->check_peer(peer->boot);
     if (status != TC_OK) {
         tc_error("%s: the peer closed its bootstrap connection (process gone?)",
@@ -56,18 +43,6 @@ tc_status_t tc_peer_check_alive(tc_peer_t *peer)
         peer->failed = TC_ERR_PEER_FAILED;
     }
     return peer->failed;
-}
-
-tc_status_t tc_peer_set_wait(tc_peer_t *peer, tc_wait_t mine, tc_wait_t theirs)
-{
-    tc_status_t status = tc_context_check_wait(peer->ctx, mine);
-
-    if (status != TC_OK) {
-        return status;
-    }
-    peer->wait     = mine;
-    peer->doorbell = (theirs == TC_WAIT_EVENT) || (theirs == TC_WAIT_ADAPTIVE);
-    return TC_OK;
 }
 
 tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place)

@@ -8,7 +8,6 @@
 #include "runtime.h"
 #include "clock.h"
 #include "credits.h"
-#include "dispatch.h"
 #include "log.h"
 #include "mailbox.h"
 #include "peer_wait.h"

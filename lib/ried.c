@@ -386,7 +386,7 @@ static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id,
     char *frame;
 
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
-    room = ((peer->frames == TC_FRAMES_FIXED) ? peer->frame_size :
+    room = ((peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size :
                                                            peer->tx_slot_size) -
            off.payload_off - TC_FRAME_SIG_SIZE;
     if (len > room) {
@@ -401,7 +401,7 @@ static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id,
     }
     off.frame_size = tc_peer_frame_size(peer, off.frame_size);
     if (off.frame_size == 0) {
-        tc_error("%s: ried frames do not fit %u-byte frames", peer->name, peer->frame_size);
+        tc_error("%s: ried frames do not fit %u-byte frames", peer->name, peer->tx_frame_size);
         return TC_ERR_OUT_OF_RANGE;
     }
     memset(&args, 0, sizeof(args));
@@ -419,72 +419,75 @@ static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id,
 }
 
 /* Wait for the peer's answer about ried id. */
-static tc_status_t tc_peer_ried_wait(tc_peer_t *peer, uint32_t id)
+/* Wait for the peer's answer to our ried frames first_seq.. (a NACK for
+ * any of them is the answer too: none other is coming). */
+static tc_status_t tc_peer_ried_wait(tc_peer_t *peer, uint32_t first_seq)
 {
     tc_status_t status = TC_OK;
 
     while ((status == TC_OK) && !peer->ried_tx.done) {
         status = tc_peer_wait(peer, NULL);
+        if (status == TC_OK) {
+            status = tc_ctrl_nack_for(peer, first_seq, peer->tx_seq - 1, "a ried frame");
+        }
     }
-    (void)id;
     return status;
 }
 
-tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, char *exports, size_t exports_len,
-                         uint32_t *ried_id_p)
+/* The library at path, in chunks of what one frame carries. */
+static tc_status_t tc_ried_send_chunks(tc_peer_t *peer, uint32_t id, const char *name,
+                                       const uint8_t *buf, uint32_t size)
 {
     tc_frame_layout_t layout = {sizeof(tc_ried_args_t), 0, 0, 0};
-    const char *base = strrchr(path, '/');
-    char name[TC_RIED_NAME_MAX];
     tc_frame_offsets_t off;
-    uint32_t id, offset = 0, room, n;
+    uint32_t offset = 0, room, n;
     tc_status_t status = TC_OK;
-    uint8_t *buf;
-    long size;
-    FILE *f;
-
-    base = (base != NULL) ? base + 1 : path;
-    snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
-    f = fopen(path, "rb");
-    if (f == NULL) {
-        tc_error("ried %s: %m", path);
-        return TC_ERR_NOT_FOUND;
-    }
-    if ((fseek(f, 0, SEEK_END) != 0) || ((size = ftell(f)) <= 0) || (size > (64l << 20)) ||
-        (fseek(f, 0, SEEK_SET) != 0) || ((buf = malloc((size_t)size)) == NULL)) {
-        fclose(f);
-        tc_error("ried %s: empty, unreadable or over 64 MiB", path);
-        return TC_ERR_IO;
-    }
-    if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-        fclose(f);
-        free(buf);
-        tc_error("ried %s: short read", path);
-        return TC_ERR_IO;
-    }
-    fclose(f);
 
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
-    room = ((peer->frames == TC_FRAMES_FIXED) ? peer->frame_size :
-                                                           peer->tx_slot_size) -
+    room = ((peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : peer->tx_slot_size) -
            off.payload_off - TC_FRAME_SIG_SIZE;
-    id                    = ++peer->ried_tx.next_id;
-    peer->ried_tx.wait_id = id;
-    peer->ried_tx.done    = 0;
-    while ((status == TC_OK) && (offset < (uint32_t)size)) {
-        n = ((uint32_t)size - offset < room) ? (uint32_t)size - offset : room;
+    while ((status == TC_OK) && (offset < size)) {
+        n = (size - offset < room) ? size - offset : room;
         if (tc_peer_tx_free(peer) == 0) {
             status = tc_credits_wait(peer);
         }
         if (status == TC_OK) {
-            status = tc_peer_send_ried(peer, TC_KIND_RIED, id, TC_RIED_OP_CHUNK, (uint32_t)size,
-                                       offset, 0, name, buf + offset, n, 0);
+            status = tc_peer_send_ried(peer, TC_KIND_RIED, id, TC_RIED_OP_CHUNK, size, offset, 0,
+                                       name, buf + offset, n, 0);
         }
         offset += n;
     }
+    return status;
+}
+
+tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
+                         char *exports, uint32_t *ried_id_p)
+{
+    const char *base = strrchr(path, '/');
+    char name[TC_RIED_NAME_MAX];
+    uint32_t id, first_seq;
+    tc_status_t status;
+    uint8_t *buf;
+    size_t size = 0;
+
+    base = (base != NULL) ? base + 1 : path;
+    snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
+    buf = tc_read_file(path, &size);
+    if ((buf == NULL) || (size == 0) || (size > TC_RIED_MAX_BYTES)) {
+        tc_error("ried %s: %s", path, (buf == NULL) ? "cannot read it" :
+                                      (size == 0)   ? "empty" : "over 64 MiB");
+        free(buf);
+        return (buf == NULL) ? TC_ERR_NOT_FOUND : TC_ERR_IO;
+    }
+
+    id                    = ++peer->ried_tx.next_id;
+    peer->ried_tx.wait_id = id;
+    peer->ried_tx.done    = 0;
+    first_seq             = peer->tx_seq;
+    status = tc_ried_send_chunks(peer, id, name, buf, (uint32_t)size);
     free(buf);
     if (status == TC_OK) {
-        status = tc_peer_ried_wait(peer, id);
+        status = tc_peer_ried_wait(peer, first_seq);
     }
     if (status != TC_OK) {
         return status;
@@ -502,6 +505,7 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, char *exports, size_
 
 tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
 {
+    uint32_t first_seq = peer->tx_seq;
     tc_status_t status = TC_OK;
 
     peer->ried_tx.wait_id = ried_id;
@@ -514,7 +518,7 @@ tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
                                    "", 0, 0);
     }
     if (status == TC_OK) {
-        status = tc_peer_ried_wait(peer, ried_id);
+        status = tc_peer_ried_wait(peer, first_seq);
     }
     if ((status == TC_OK) && (peer->ried_tx.status != 0)) {
         tc_error("%s: unload of ried %u: %s", peer->name, ried_id, peer->ried_tx.text);

@@ -144,6 +144,8 @@ typedef struct tc_peer_wire {
     uint64_t mbox_len;
     uint32_t worker_addr_len;
     uint32_t rkey_len;
+    uint32_t frame_size;    /* fixed frames: the size of the sender's frames */
+    uint32_t reserved;
     /* followed by worker address, then packed rkey */
 } tc_peer_wire_t;
 
@@ -163,7 +165,7 @@ struct tc_peer {
     uint32_t          tx_acked;      /* frames the peer has consumed */
     uint32_t          tx_slots;
     uint32_t          tx_slot_size;
-    uint32_t          frame_size;    /* fixed-frame mode */
+    uint32_t          tx_frame_size; /* fixed frames: the size of ours (we announce it) */
     uint8_t           frames;        /* tc_frame_mode_t, fixed at connect */
     uint8_t           doorbell;      /* the peer blocks: ring it after each frame */
     uint8_t           progress;      /* wait loops progress the worker */
@@ -181,10 +183,11 @@ struct tc_peer {
     uint32_t          rx_seq;        /* next sequence number expected */
     uint32_t          rx_slots;
     uint32_t          rx_slot_size;
-    uint32_t          rx_reported;   /* consumed count last told to the peer */
+    uint32_t          rx_frame_size; /* fixed frames: the size of the peer's (it announces it) */
 
     /* --- both paths, less often (third cache line) */
     tc_context_t     *ctx __attribute__((aligned(64)));
+    uint32_t          rx_reported;   /* consumed count last told to the peer */
     tc_status_t       failed;        /* set by the endpoint error handler */
     uint32_t          disp_pkg_id;
     uint32_t          disp_element;  /* UINT32_MAX: nothing cached */
@@ -257,6 +260,22 @@ struct tc_peer {
     tc_code_area_t    code;
     uint64_t          serial;       /* unique in the context, never reused */
 
+    /* control (lib/control.c): the rejection to tell the peer, the latest
+     * the peer told us, the goodbye */
+    struct {
+        int         pending;
+        uint32_t    seq;
+        tc_status_t status;
+        char        reason[160];
+    } nack_tx;
+    tc_nack_t         nack_rx;
+    uint8_t           nack_has;
+    uint8_t           nack_unseen;  /* no call has returned it yet */
+    uint8_t           goodbye_seen;
+    tc_status_t       known_status; /* why the validator's lookup said no */
+    ucs_status_t      ep_error;     /* the endpoint's failure, reported once the ring
+                                     * holds nothing more (it may hold a goodbye) */
+
     char              last_reject[192];
     char              name[128];
     char              transports[128];
@@ -274,6 +293,11 @@ void        tc_inj_cleanup(tc_peer_t *peer);
 int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
 /* The sections in front of a jam's payload in a frame of this mode. */
 tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode, uint32_t payload_len);
+/* Receiver: a sync request (code: the CODE section, when asked to cache). */
+void        tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
+                              const uint8_t *code);
+/* Sender: the answer to our sync request; why not, or NULL. */
+const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *payload);
 /* Receiver: answer the peer's namespace syncs (never waits; what finds no
  * free slot goes later). */
 tc_status_t tc_inj_send_replies(tc_peer_t *peer);
@@ -335,6 +359,23 @@ tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, ui
  * blocked on its worker's fd). Frames ring it themselves; lib/mcast_fwd.c
  * rings it after credits it returned, since its senders block for them. */
 tc_status_t tc_peer_ring(tc_peer_t *peer);
+
+/* control.c: frames one side tells the other in the stream */
+/* Record why the frame in the next slot was rejected (and log the first
+ * few); the peer is told with a NACK carrying status and reason. */
+void        tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason);
+tc_status_t tc_ctrl_send_nack(tc_peer_t *peer);
+/* A config frame: why not, or NULL and the new frame size (0: unchanged),
+ * which the mailbox takes once the frame is consumed. */
+const char *tc_ctrl_rx_config(tc_peer_t *peer, const char *frame, uint32_t *resize_p);
+const char *tc_ctrl_rx_nack(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr);
+void        tc_ctrl_rx_goodbye(tc_peer_t *peer);
+/* A NACK for one of our frames first..last that no call returned yet: its
+ * status (logged, naming what), else TC_OK. */
+tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, const char *what);
+
+/* wireup.c: free the peer without a goodbye (tc_peer_close says it first). */
+void        tc_peer_destroy(tc_peer_t *peer);
 
 /* context.c: is this wait strategy usable here (events set up, host
  * support)? TC_OK, or TC_ERR_UNSUPPORTED after logging why. */

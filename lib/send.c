@@ -169,8 +169,21 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
     return status;
 }
 
+/* A free slot for the next frame: wait for its credit, or (nowait) say
+ * there is none. */
+static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
+{
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    if (TC_LIKELY(tc_peer_tx_free(peer) > 0)) {
+        return TC_OK;
+    }
+    return nowait ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
+}
+
 static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                                     size_t len, unsigned flags)
+                                     size_t len, unsigned flags, int nowait)
 {
     tc_frame_layout_t layout = {0, 0, 0, 0};
     tc_frame_offsets_t offsets;
@@ -179,14 +192,9 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
     int64_t packed;
     char *frame;
 
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
-        return peer->failed;
-    }
-    if (TC_UNLIKELY(tc_peer_tx_free(peer) == 0)) {
-        status = tc_credits_wait(peer);
-        if (status != TC_OK) {
-            return status;
-        }
+    status = tc_send_slot(peer, nowait);
+    if (TC_UNLIKELY(status != TC_OK)) {
+        return status;
     }
 
     frame  = tc_peer_tx_frame(peer);
@@ -202,7 +210,7 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
     if (TC_LIKELY((jam->elem == peer->tx_tmpl_elem) && ((uint32_t)packed == peer->tx_tmpl_len) &&
                   (flags == peer->tx_tmpl_flags) &&
                   ((peer->frames != TC_FRAMES_FIXED) ||
-                   (peer->frame_size == peer->tx_tmpl_size)))) {
+                   (peer->tx_frame_size == peer->tx_tmpl_size)))) {
         memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
         ((tc_frame_hdr_t *)frame)->seq = peer->tx_seq;
         return tc_peer_send_frame(peer, frame);
@@ -214,7 +222,7 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
     if (TC_UNLIKELY(size == 0)) {
         tc_error("%s: jam '%s' with %lld payload bytes needs a %u-byte frame; "
                  "frames are %u bytes, slots %u", peer->name, jam->elem->name,
-                 (long long)packed, offsets.frame_size, peer->frame_size,
+                 (long long)packed, offsets.frame_size, peer->tx_frame_size,
                  peer->tx_slot_size);
         return TC_ERR_OUT_OF_RANGE;
     }
@@ -231,85 +239,135 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
     return tc_peer_send_frame(peer, frame);
 }
 
-tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                        size_t len, unsigned flags)
-{
-    return tc_jam_send_local(peer, jam, src, len, flags);
-}
-
 /* ------------------------------------------------------- injected, cached */
 
-tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                             size_t len, tc_mode_t mode, unsigned flags)
+/* The synced entry of the jam with this peer, syncing first unless nowait. */
+static tc_status_t tc_jam_send_sync(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode,
+                                    int nowait, tc_inj_t **inj_p)
 {
-    tc_frame_layout_t layout;
-    const tc_blob_t *blob;
-    tc_frame_offsets_t off;
+    tc_inj_t *inj = tc_inj_find(peer, jam->pkg_id, jam->element);
     tc_status_t status;
-    int64_t packed;
-    tc_inj_t *inj;
-    char *frame;
 
-    if (mode == TC_MODE_LOCAL) {
-        return tc_jam_send_local(peer, jam, src, len, flags);
+    if (TC_LIKELY((inj != NULL) && inj->tx_synced &&
+                  ((mode != TC_MODE_CACHED) || inj->tx_cached))) {
+        *inj_p = inj; /* the steady state: one lookup */
+        return TC_OK;
     }
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
-        return peer->failed;
+    if (nowait) {
+        tc_error("%s: jam '%s' is not prepared %s for this peer: tc_jam_try_send does not "
+                 "wait for the sync (call tc_jam_prepare first)", peer->name, jam->elem->name,
+                 tc_mode_str(mode));
+        return TC_ERR_INVALID_PARAM;
     }
-    /* the steady state: synced (and cached) already, one lookup */
-    inj = tc_inj_find(peer, jam->pkg_id, jam->element);
-    if (TC_UNLIKELY((inj == NULL) || !inj->tx_synced ||
-                    ((mode == TC_MODE_CACHED) && !inj->tx_cached))) {
-        status = tc_jam_prepare(peer, jam, mode);
-        if (status != TC_OK) {
-            return status;
-        }
-        inj = tc_inj_find(peer, jam->pkg_id, jam->element);
+    status = tc_jam_prepare(peer, jam, mode);
+    if (status == TC_OK) {
+        *inj_p = tc_inj_find(peer, jam->pkg_id, jam->element);
     }
-    blob = inj->blob;
-    if (TC_UNLIKELY(tc_peer_tx_free(peer) == 0)) {
-        status = tc_credits_wait(peer);
-        if (status != TC_OK) {
-            return status;
-        }
-    }
+    return status;
+}
 
-    /* where the payload goes follows from the sections in front of it */
-    frame  = tc_peer_tx_frame(peer);
-    layout = tc_jam_layout(blob, mode, 0);
-    status = tc_frame_layout(&layout, peer->tx_slot_size, &off);
-    packed = (status == TC_OK) ?
-                 jam->elem->pack(frame + off.payload_off,
+/* Pack the payload behind the sections of mode into the staging slot and
+ * lay the frame out: TC_OK and its offsets, or why not (logged). */
+static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const tc_blob_t *blob,
+                                    tc_mode_t mode, const void *src, size_t len, char *frame,
+                                    tc_frame_layout_t *layout_p, tc_frame_offsets_t *off_p)
+{
+    tc_frame_layout_t layout = tc_jam_layout(blob, mode, 0);
+    tc_frame_offsets_t off;
+    int64_t packed = -1;
+
+    if (tc_frame_layout(&layout, peer->tx_slot_size, &off) == TC_OK) {
+        packed = jam->elem->pack(frame + off.payload_off,
                                  peer->tx_slot_size - off.payload_off - TC_FRAME_SIG_SIZE, src,
-                                 len) :
-                 -1;
-    if (packed >= 0) {
-        layout.payload_len = (uint32_t)packed;
-        status             = tc_frame_layout(&layout, peer->tx_slot_size, &off);
-        off.frame_size     = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+                                 len);
     }
     if (TC_UNLIKELY(packed < 0)) {
         tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
                  peer->name, jam->elem->name, len);
         return TC_ERR_OUT_OF_RANGE;
     }
+    layout.payload_len = (uint32_t)packed;
+    off.frame_size     = (tc_frame_layout(&layout, peer->tx_slot_size, &off) == TC_OK) ?
+                             tc_peer_frame_size(peer, off.frame_size) : 0;
     if (TC_UNLIKELY(off.frame_size == 0)) {
         tc_error("%s: jam '%s' %s with %zu payload bytes needs a %u-byte frame; slots are "
                  "%u bytes, fixed frames %u", peer->name, jam->elem->name, tc_mode_str(mode),
                  len, tc_jam_frame_size(jam, mode, (uint32_t)len), peer->tx_slot_size,
-                 (peer->frames == TC_FRAMES_FIXED) ? peer->frame_size : 0);
+                 (peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : 0);
         return TC_ERR_OUT_OF_RANGE;
     }
+    *layout_p = layout;
+    *off_p    = off;
+    return TC_OK;
+}
 
+static tc_status_t tc_jam_send_code(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                                    size_t len, tc_mode_t mode, unsigned flags, int nowait)
+{
+    tc_frame_layout_t layout;
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    tc_inj_t *inj;
+    char *frame;
+
+    status = tc_send_slot(peer, nowait);
+    if (status == TC_OK) {
+        status = tc_jam_send_sync(peer, jam, mode, nowait, &inj);
+    }
+    if (status == TC_OK) {
+        status = tc_send_slot(peer, nowait); /* the sync may have used the last */
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    frame  = tc_peer_tx_frame(peer);
+    status = tc_jam_pack_code(peer, jam, inj->blob, mode, src, len, frame, &layout, &off);
+    if (status != TC_OK) {
+        return status;
+    }
     tc_frame_write_hdr(frame, &off, &layout,
                        (mode == TC_MODE_CACHED) ? TC_KIND_CACHED : TC_KIND_INJECTED,
                        (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
                        jam->element, peer->tx_seq);
     if (mode == TC_MODE_INJECTED) {
         memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
-        memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
+        memcpy(frame + off.code_off, inj->blob->image + inj->blob->hdr->code_offset,
+               layout.code_len);
     }
     return tc_peer_send_frame(peer, frame);
+}
+
+/* ----------------------------------------------------------- the public send */
+
+static inline tc_status_t tc_jam_send_params(tc_peer_t *peer, const tc_jam_t *jam,
+                                             const void *src, size_t len,
+                                             const tc_send_params_t *params, unsigned more_flags,
+                                             int nowait)
+{
+    uint64_t mask   = (params != NULL) ? params->field_mask : 0;
+    tc_mode_t mode  = (mask & TC_SEND_PARAM_FIELD_MODE) ? params->mode : TC_MODE_LOCAL;
+    unsigned flags  = ((mask & TC_SEND_PARAM_FIELD_FLAGS) ? params->flags : 0) | more_flags;
+
+    if (TC_LIKELY(mode == TC_MODE_LOCAL)) {
+        return tc_jam_send_local(peer, jam, src, len, flags, nowait);
+    }
+    if (TC_UNLIKELY((mode != TC_MODE_INJECTED) && (mode != TC_MODE_CACHED))) {
+        tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
+        return TC_ERR_INVALID_PARAM;
+    }
+    return tc_jam_send_code(peer, jam, src, len, mode, flags, nowait);
+}
+
+tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                        const tc_send_params_t *params)
+{
+    return tc_jam_send_params(peer, jam, src, len, params, 0, 0);
+}
+
+tc_status_t tc_jam_try_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                            const tc_send_params_t *params)
+{
+    return tc_jam_send_params(peer, jam, src, len, params, 0, 1);
 }
 
 /* A frame that only carries the latest result (and credits). Never waits:
@@ -333,26 +391,24 @@ tc_status_t tc_peer_send_reply(tc_peer_t *peer)
     return tc_peer_send_frame(peer, frame);
 }
 
-tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                        size_t len, int64_t *ret_p)
-{
-    return tc_jam_call_mode(peer, jam, src, len, TC_MODE_LOCAL, ret_p);
-}
-
-tc_status_t tc_jam_call_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                             size_t len, tc_mode_t mode, int64_t *ret_p)
+tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                        const tc_send_params_t *params, int64_t *ret_p)
 {
     tc_status_t status;
     uint32_t seq;
 
-    status = tc_jam_send_mode(peer, jam, src, len, mode, TC_SEND_WANT_REPLY);
+    status = tc_jam_send_params(peer, jam, src, len, params, TC_SEND_WANT_REPLY, 0);
     if (status != TC_OK) {
         return status;
     }
-    /* tc_jam_send may have waited for credits; the jam went out as seq */
+    /* the send may have waited for credits; the jam went out as seq */
     seq = peer->tx_seq - 1;
     while (peer->stats.last_ret_seq != seq) {
         status = tc_peer_wait(peer, NULL);
+        if (status == TC_OK) {
+            /* rejected: no result is coming */
+            status = tc_ctrl_nack_for(peer, seq, seq, jam->elem->name);
+        }
         if (status != TC_OK) {
             return status;
         }

@@ -41,7 +41,7 @@ static inline char *tc_peer_tx_frame(tc_peer_t *peer)
 static inline uint32_t tc_peer_frame_size(const tc_peer_t *peer, uint32_t needed)
 {
     if (peer->frames == TC_FRAMES_FIXED) {
-        return (needed <= peer->frame_size) ? peer->frame_size : 0;
+        return (needed <= peer->tx_frame_size) ? peer->tx_frame_size : 0;
     }
     return needed;
 }

@@ -20,6 +20,8 @@ const char *tc_status_str(tc_status_t status)
     case TC_ERR_PROTOCOL:         return "protocol error";
     case TC_ERR_OUT_OF_RANGE:     return "out of range";
     case TC_ERR_INTERRUPTED:      return "interrupted";
+    case TC_ERR_REFUSED:          return "refused by policy";
+    case TC_ERR_CLOSED:           return "peer closed";
     case TC_ERR_LAST:             break;
     }
     return "unknown status";

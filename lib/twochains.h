@@ -21,7 +21,7 @@ extern "C" {
 #define TC_VERSION_MINOR 1
 /* Wire protocol version: bootstrap handshake and frame header. Bump on any
  * change that an older peer would misread. */
-#define TC_PROTO_VERSION 1
+#define TC_PROTO_VERSION 2
 
 /* ------------------------------------------------------------------ status */
 
@@ -43,7 +43,9 @@ typedef enum {
     TC_ERR_PROTOCOL         = -14,
     TC_ERR_OUT_OF_RANGE     = -15,
     TC_ERR_INTERRUPTED      = -16,
-    TC_ERR_LAST             = -17
+    TC_ERR_REFUSED          = -17, /* the peer's policy refused it (a NACK says) */
+    TC_ERR_CLOSED           = -18, /* the peer said goodbye */
+    TC_ERR_LAST             = -19
 } tc_status_t;
 
 const char *tc_status_str(tc_status_t status);
@@ -206,8 +208,8 @@ typedef struct tc_peer tc_peer_t;
  * injected afterwards resolve their slots against it. A library the peer
  * cannot load is reported with the peer's dlerror text; the peer keeps
  * serving. */
-tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, char *exports, size_t exports_len,
-                         uint32_t *ried_id_p);
+tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
+                         char *exports_p, uint32_t *ried_id_p);
 tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id);
 
 typedef enum {
@@ -273,7 +275,30 @@ typedef enum {
 
 const char *tc_place_str(tc_place_t place);
 
+/* Which fields of tc_context_params_t the caller set; the others take their
+ * defaults (tc_context_params_init sets them all, with defaults). New fields
+ * get new bits, so a program built against an older header keeps working. */
+enum {
+    TC_CONTEXT_PARAM_FIELD_SLOTS      = 1u << 0,
+    TC_CONTEXT_PARAM_FIELD_SLOT_SIZE  = 1u << 1,
+    TC_CONTEXT_PARAM_FIELD_SIGNAL     = 1u << 2,
+    TC_CONTEXT_PARAM_FIELD_FRAMES     = 1u << 3,
+    TC_CONTEXT_PARAM_FIELD_PROGRESS   = 1u << 4,
+    TC_CONTEXT_PARAM_FIELD_TIMEOUT    = 1u << 5,
+    TC_CONTEXT_PARAM_FIELD_ENABLE_AM  = 1u << 6,
+    TC_CONTEXT_PARAM_FIELD_EXEC       = 1u << 7,
+    TC_CONTEXT_PARAM_FIELD_CODE_CACHE = 1u << 8,
+    TC_CONTEXT_PARAM_FIELD_WAIT       = 1u << 9,
+    TC_CONTEXT_PARAM_FIELD_EVENTS     = 1u << 10,
+    TC_CONTEXT_PARAM_FIELD_SPIN_NS    = 1u << 11,
+    TC_CONTEXT_PARAM_FIELD_WX         = 1u << 12,
+    TC_CONTEXT_PARAM_FIELD_RANK       = 1u << 13,
+    TC_CONTEXT_PARAM_FIELD_IN_PLACE   = 1u << 14,
+    TC_CONTEXT_PARAM_FIELD_ALL        = (1u << 15) - 1
+};
+
 typedef struct tc_context_params {
+    uint64_t           field_mask;  /* TC_CONTEXT_PARAM_FIELD_* */
     uint32_t           slots;       /* ring slots per peer (power of two) */
     uint32_t           slot_size;   /* bytes, multiple of 64 */
     tc_signal_mode_t   signal;
@@ -283,7 +308,7 @@ typedef struct tc_context_params {
     int                enable_am;   /* also set up UCX active messages (reference tests) */
     tc_exec_policy_t   exec;        /* what injected code this side runs */
     uint32_t           code_cache;  /* bytes of executable code cache (cached mode) */
-    tc_wait_t          wait;        /* how this side waits (tc_peer_set_wait changes it) */
+    tc_wait_t          wait;        /* how this side waits: the default for its peers */
     int                events;      /* set up UCX wake-ups (needed for event, adaptive) */
     uint32_t           spin_ns;     /* adaptive: spin this long before blocking */
     int                wx;          /* W^X: the mailbox stays RW; injected code is copied
@@ -309,31 +334,49 @@ void       *tc_context_pkg_state(const tc_context_t *ctx, const tc_pkg_t *pkg);
 /* "x.y.z" of the UCX library in use. */
 const char *tc_ucx_version(void);
 
-/* Connect to the peer at the other end of boot: swap worker address, mailbox
- * address and rkey, create the endpoint. */
-tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer_p);
-/* Flush outstanding puts and close the endpoint. */
-void        tc_peer_destroy(tc_peer_t *peer);
+/* Per connection; fields not in field_mask take the context's values. */
+enum {
+    TC_PEER_PARAM_FIELD_FRAME_SIZE = 1u << 0,
+    TC_PEER_PARAM_FIELD_WAIT       = 1u << 1
+};
 
-/* Change how this side waits (mine) and what the peer does (theirs: a peer
- * that blocks in event or adaptive mode gets a doorbell active message after
- * every frame). Both sides call it with mirrored arguments while the ring
- * is idle. A strategy this host lacks fails with TC_ERR_UNSUPPORTED and a
- * message naming the reason and the strategies it has. */
-tc_status_t tc_peer_set_wait(tc_peer_t *peer, tc_wait_t mine, tc_wait_t theirs);
+typedef struct tc_peer_params {
+    uint64_t  field_mask;   /* TC_PEER_PARAM_FIELD_* */
+    uint32_t  frame_size;   /* fixed frames: the size of this side's frames (default 64) */
+    tc_wait_t wait;         /* how this side waits for the peer's frames */
+} tc_peer_params_t;
+
+/* Connect to the peer at the other end of boot: swap worker address,
+ * mailbox address and rkey, and what each side's frames and waits are, then
+ * create the endpoint. params may be NULL. */
+tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_params_t *params,
+                            tc_peer_t **peer_p);
+/* Say goodbye and close: this side's frames are consumed first, the peer
+ * sees the goodbye (its calls then return TC_ERR_CLOSED, with nothing
+ * logged) and answers it; then the endpoint closes and the peer is freed.
+ * A failed peer is only freed. */
+void        tc_peer_close(tc_peer_t *peer);
+
+/* Change how this side waits for the peer's frames. The peer hears it in the
+ * stream (a config frame) and rings a doorbell after its frames from then
+ * on where mine blocks (event, adaptive); nothing to set on its side. A
+ * strategy this host lacks fails with TC_ERR_UNSUPPORTED and a message
+ * naming the reason and the strategies it has. */
+tc_status_t tc_peer_set_wait(tc_peer_t *peer, tc_wait_t mine);
 
 /* How this side's frames land in the peer's mailbox from now on. LLC and
  * DRAM write through the mailbox mapped with ucp_rkey_ptr; they fail with
  * TC_ERR_UNSUPPORTED and a message naming the reason when the transport
  * cannot map it (not same-host shared memory) or the CPU lacks the
- * instructions. Call while the ring is idle. */
+ * instructions. */
 tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place);
 /* Receiver: prefetch a whole frame as soon as its arrival is seen. */
 void        tc_peer_set_sw_prefetch(tc_peer_t *peer, int on);
 
-/* Fixed-frame mode: the frame size both sides use from now on (a multiple
- * of 64, at most slot_size). Both sides must set the same value while the
- * ring is idle. */
+/* Fixed-frame mode: the size of this side's frames from the next one on (a
+ * multiple of 64, at most the peer's slot size). The peer hears it in the
+ * stream, ahead of the first frame of the new size: nothing to set on its
+ * side, and no need to stop. */
 tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size);
 /* Bytes of the frame that carries a payload of len bytes; UINT32_MAX when
  * no frame can. */
@@ -341,15 +384,32 @@ uint32_t    tc_frame_size_for(uint32_t payload_len);
 
 #define TC_SEND_WANT_REPLY 0x1u
 
+/* How one jam goes; fields not in field_mask take their defaults (mode
+ * local, no flags). NULL: all defaults. */
+enum {
+    TC_SEND_PARAM_FIELD_MODE  = 1u << 0,
+    TC_SEND_PARAM_FIELD_FLAGS = 1u << 1
+};
+
+typedef struct tc_send_params {
+    uint64_t  field_mask;   /* TC_SEND_PARAM_FIELD_* */
+    tc_mode_t mode;         /* local, injected or cached */
+    unsigned  flags;        /* TC_SEND_* */
+} tc_send_params_t;
+
 /* Pack a jam frame (the jam's pack routine fills the payload from src/len)
- * and put it into the peer's next mailbox slot. Blocks (progressing) while
- * the ring is full; fails with TC_ERR_TIMEOUT/TC_ERR_PEER_FAILED. */
-tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                        size_t len, unsigned flags);
-/* The same in a given mode. INJECTED and CACHED first run the namespace
- * sync with the peer (once per peer and jam; see tc_jam_prepare). */
-tc_status_t tc_jam_send_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                             size_t len, tc_mode_t mode, unsigned flags);
+ * and put it into the peer's next mailbox slot. INJECTED and CACHED first
+ * run the namespace sync with the peer (once per peer and jam; see
+ * tc_jam_prepare). Blocks (progressing) while the ring is full; fails with
+ * TC_ERR_TIMEOUT, TC_ERR_PEER_FAILED or TC_ERR_CLOSED. */
+tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                        const tc_send_params_t *params);
+/* The same, but never waits: TC_ERR_NO_RESOURCE while the ring is full (run
+ * tc_peer_progress or tc_peer_wait, then try again), TC_ERR_INVALID_PARAM
+ * for an INJECTED or CACHED jam not yet prepared (tc_jam_prepare, a round
+ * trip). */
+tc_status_t tc_jam_try_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                            const tc_send_params_t *params);
 /* Namespace sync now rather than at the first send: the peer resolves the
  * jam's GOT slot names against what it has loaded and returns the
  * addresses; for CACHED the code goes along and the peer keeps it. In
@@ -365,11 +425,11 @@ void        tc_peer_forget_code(tc_peer_t *peer);
 int         tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode);
 /* Bytes of the frame that carries this jam with a payload of len bytes. */
 uint32_t    tc_jam_frame_size(const tc_jam_t *jam, tc_mode_t mode, uint32_t len);
-/* Send with TC_SEND_WANT_REPLY and wait for the int64 the jam returned. */
-tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                        size_t len, int64_t *ret_p);
-tc_status_t tc_jam_call_mode(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                             size_t len, tc_mode_t mode, int64_t *ret_p);
+/* Send with TC_SEND_WANT_REPLY and wait for the int64 the jam returned.
+ * A peer that rejects the frame answers with a NACK: the call returns its
+ * status at once (tc_peer_last_nack says why). */
+tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                        const tc_send_params_t *params, int64_t *ret_p);
 
 /* Run whatever has arrived from the peer (at most max frames; 0 = all
  * ready). Never blocks. */
@@ -393,8 +453,20 @@ typedef struct tc_peer_stats {
 } tc_peer_stats_t;
 
 void        tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats_p);
-/* Why the latest frame was rejected ("" if none was). */
+/* Why the latest frame from the peer was rejected ("" if none was). */
 const char *tc_peer_last_reject(const tc_peer_t *peer);
+
+/* The latest NACK from the peer: which of our frames it rejected and why. */
+typedef struct tc_nack {
+    uint32_t    seq;         /* the frame's sequence number */
+    tc_status_t status;      /* NOT_FOUND: unknown package or element; UNSUPPORTED: no
+                              * blob or no multicast there; REFUSED: its policy;
+                              * BAD_FRAME: malformed */
+    char        reason[160]; /* the peer's words, cut to what its frame could carry */
+} tc_nack_t;
+
+/* TC_OK and the latest NACK, or TC_ERR_NOT_FOUND if none came. */
+tc_status_t tc_peer_last_nack(const tc_peer_t *peer, tc_nack_t *nack_p);
 const char *tc_peer_name(const tc_peer_t *peer);
 /* Does the wait loop progress the UCX worker, and why. */
 int         tc_peer_progress_needed(const tc_peer_t *peer, const char **why_p);

@@ -23,9 +23,10 @@ static void tc_peer_err_cb(void *arg, ucp_ep_h ep, ucs_status_t ucs)
     tc_peer_t *peer = arg;
 
     (void)ep;
-    if (peer->failed == TC_OK) {
-        tc_error("%s: endpoint failed: %s", peer->name, ucs_status_string(ucs));
-        peer->failed = TC_ERR_PEER_FAILED;
+    /* reported by the next liveness check, after what the peer put before
+     * it went (a goodbye, say) has been read */
+    if (peer->ep_error == UCS_OK) {
+        peer->ep_error = ucs;
     }
 }
 
@@ -154,7 +155,7 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot,
     memset(&wire, 0, sizeof(wire));
     wire.proto           = TC_PROTO_VERSION;
     wire.rank            = params->rank;
-    wire.wait            = (uint32_t)params->wait;
+    wire.wait            = (uint32_t)peer->wait;
     wire.slots           = params->slots;
     wire.slot_size       = params->slot_size;
     wire.mbox_base       = (uintptr_t)peer->mbox;
@@ -163,6 +164,7 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot,
     wire.mbox_len        = peer->mbox_len;
     wire.worker_addr_len = (uint32_t)worker_addr_len;
     wire.rkey_len        = (uint32_t)rkey_len;
+    wire.frame_size      = peer->tx_frame_size;
 
     blob_len = sizeof(wire) + worker_addr_len + rkey_len;
     blob     = malloc(blob_len);
@@ -195,7 +197,9 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot,
         (remote.slots < 2) || (remote.slots & (remote.slots - 1)) ||
         (remote.slot_size < TC_FRAME_MIN_SIZE) || (remote.slot_size % TC_FRAME_ALIGN) ||
         (remote.ring_off + (uint64_t)remote.slots * remote.slot_size > remote.mbox_len) ||
-        (remote.raw_off + (uint64_t)remote.slots * remote.slot_size > remote.mbox_len)) {
+        (remote.raw_off + (uint64_t)remote.slots * remote.slot_size > remote.mbox_len) ||
+        (remote.frame_size < TC_FRAME_MIN_SIZE) || (remote.frame_size % TC_FRAME_ALIGN) ||
+        (remote.frame_size > peer->rx_slot_size) || (remote.wait > TC_WAIT_ADAPTIVE)) {
         tc_error("%s: malformed connection blob", peer->name);
         goto out_free_blob;
     }
@@ -271,7 +275,6 @@ err_close_ep:
 static void tc_wireup_apply(tc_peer_t *peer, const tc_peer_wire_t *remote)
 {
     peer->peer_rank    = remote->rank;
-    peer->wait         = peer->ctx->params.wait;
     peer->doorbell     = (remote->wait == TC_WAIT_EVENT) || (remote->wait == TC_WAIT_ADAPTIVE);
     peer->tx_slots     = remote->slots;
     peer->tx_slot_size = remote->slot_size;
@@ -279,13 +282,32 @@ static void tc_wireup_apply(tc_peer_t *peer, const tc_peer_wire_t *remote)
     peer->remote_ring  = remote->mbox_base + remote->ring_off;
     peer->remote_raw   = remote->mbox_base + remote->raw_off;
     peer->credit_batch = (peer->rx_slots >= 4) ? peer->rx_slots / 4 : 1;
-    peer->frame_size   = TC_FRAME_MIN_SIZE;
+    peer->rx_frame_size = remote->frame_size;
     peer->frames       = peer->ctx->params.frames;
     peer->stats.last_ret_seq = UINT32_MAX; /* no result yet */
     peer->disp_element       = UINT32_MAX;
 }
 
-tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer_p)
+/* Step 1: this side's choices, from params over the context's defaults. */
+static tc_status_t tc_wireup_params(tc_peer_t *peer, const tc_peer_params_t *params)
+{
+    uint64_t mask = (params != NULL) ? params->field_mask : 0;
+    tc_status_t status;
+
+    peer->wait          = (mask & TC_PEER_PARAM_FIELD_WAIT) ? params->wait : peer->ctx->params.wait;
+    peer->tx_frame_size = (mask & TC_PEER_PARAM_FIELD_FRAME_SIZE) ? params->frame_size :
+                                                                      TC_FRAME_MIN_SIZE;
+    if ((peer->tx_frame_size < TC_FRAME_MIN_SIZE) || (peer->tx_frame_size % TC_FRAME_ALIGN)) {
+        tc_error("%s: frame size %u is not a multiple of %u (at least %u)", peer->name,
+                 peer->tx_frame_size, TC_FRAME_ALIGN, TC_FRAME_MIN_SIZE);
+        return TC_ERR_INVALID_PARAM;
+    }
+    status = tc_context_check_wait(peer->ctx, peer->wait);
+    return status;
+}
+
+tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_params_t *params,
+                            tc_peer_t **peer_p)
 {
     tc_peer_wire_t remote = {0};
     void *peer_blob = NULL;
@@ -301,6 +323,10 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
     peer->serial = ++ctx->next_peer_serial;
     snprintf(peer->name, sizeof(peer->name), "peer %s", boot->peer_name);
 
+    status = tc_wireup_params(peer, params);
+    if (status != TC_OK) {
+        goto err_free;
+    }
     status = tc_mbox_create(peer);
     if (status != TC_OK) {
         goto err_free;
@@ -310,6 +336,13 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, tc_peer_t **peer
         goto err_destroy_mbox;
     }
     tc_wireup_apply(peer, &remote);
+    if (peer->tx_frame_size > peer->tx_slot_size) {
+        tc_error("%s: frame size %u exceeds the peer's %u-byte slots", peer->name,
+                 peer->tx_frame_size, peer->tx_slot_size);
+        free(peer_blob);
+        status = TC_ERR_INVALID_PARAM;
+        goto err_destroy_mbox;
+    }
     status = tc_wireup_endpoint(peer, &remote, (const char *)peer_blob + sizeof(remote));
     free(peer_blob);
     if (status != TC_OK) {
@@ -346,7 +379,8 @@ static void tc_peer_close_ep(tc_peer_t *peer)
     /* A failed peer cannot answer a flush; nor can a blocking peer that
      * already closed answer the doorbells still queued for it (useless now:
      * every frame's landing was proven by its credit). */
-    param.flags        = ((peer->failed != TC_OK) || peer->doorbell) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+    param.flags        = ((peer->failed != TC_OK) || peer->doorbell || (peer->ep_error != UCS_OK)) ?
+                             UCP_EP_CLOSE_FLAG_FORCE : 0;
     req = ucp_ep_close_nbx(peer->ep, &param);
     if ((req == NULL) || UCS_PTR_IS_ERR(req)) {
         return;

@@ -1,0 +1,220 @@
+/*
+ * Control frames: what one side tells the other in the stream, ahead of the
+ * frames it concerns - its frame size and wait strategy changed (config), a
+ * frame of the peer's was rejected and why (nack), it is closing (goodbye).
+ * In the stream, so nothing has to be set by hand on both sides and a
+ * sender is told at once instead of waiting for a reply that cannot come.
+ */
+#include "runtime.h"
+#include "credits.h"
+#include "log.h"
+#include "mailbox.h"
+#include "peer_wait.h"
+#include "send.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ config */
+
+static tc_status_t tc_ctrl_send_config(tc_peer_t *peer, uint8_t flags, uint32_t frame_size,
+                                       tc_wait_t wait)
+{
+    tc_config_args_t args;
+
+    memset(&args, 0, sizeof(args));
+    args.flags      = flags;
+    args.frame_size = frame_size;
+    args.wait       = (uint8_t)wait;
+    return tc_peer_send_kind(peer, TC_KIND_CONFIG, 0, 0, &args, sizeof(args), NULL, 0, 0);
+}
+
+tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
+{
+    tc_status_t status;
+
+    if ((frame_size < TC_FRAME_MIN_SIZE) || (frame_size % TC_FRAME_ALIGN) ||
+        (frame_size > peer->tx_slot_size)) {
+        tc_error("%s: frame size %u must be a multiple of %u in [%u, %u] (the peer's slots)",
+                 peer->name, frame_size, TC_FRAME_ALIGN, TC_FRAME_MIN_SIZE,
+                 peer->tx_slot_size);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (frame_size == peer->tx_frame_size) {
+        return TC_OK;
+    }
+    /* the config goes in the old size; every later frame in the new one */
+    status = tc_ctrl_send_config(peer, TC_CONFIG_F_FRAME_SIZE, frame_size, peer->wait);
+    if (status == TC_OK) {
+        peer->tx_frame_size = frame_size;
+    }
+    return status;
+}
+
+tc_status_t tc_peer_set_wait(tc_peer_t *peer, tc_wait_t mine)
+{
+    tc_status_t status = tc_context_check_wait(peer->ctx, mine);
+
+    if ((status != TC_OK) || (mine == peer->wait)) {
+        return status;
+    }
+    /* The peer rings (or stops ringing) once it reads this; a frame it put
+     * before wakes a blocked wait at its next bounded timeout at worst. */
+    status = tc_ctrl_send_config(peer, TC_CONFIG_F_WAIT, 0, mine);
+    if (status == TC_OK) {
+        peer->wait = mine;
+    }
+    return status;
+}
+
+const char *tc_ctrl_rx_config(tc_peer_t *peer, const char *frame, uint32_t *resize_p)
+{
+    tc_config_args_t args;
+
+    memcpy(&args, frame + TC_FRAME_HDR_SIZE, sizeof(args)); /* args_len checked */
+    if (args.flags & ~(TC_CONFIG_F_FRAME_SIZE | TC_CONFIG_F_WAIT)) {
+        return "config frame with unknown flags";
+    }
+    if ((args.flags & TC_CONFIG_F_FRAME_SIZE) &&
+        ((args.frame_size < TC_FRAME_MIN_SIZE) || (args.frame_size % TC_FRAME_ALIGN) ||
+         (args.frame_size > peer->rx_slot_size))) {
+        return "config frame with a frame size that does not fit the slots";
+    }
+    if ((args.flags & TC_CONFIG_F_WAIT) && (args.wait > TC_WAIT_ADAPTIVE)) {
+        return "config frame with an unknown wait strategy";
+    }
+    if (args.flags & TC_CONFIG_F_WAIT) {
+        peer->doorbell = (args.wait == TC_WAIT_EVENT) || (args.wait == TC_WAIT_ADAPTIVE);
+    }
+    *resize_p = (args.flags & TC_CONFIG_F_FRAME_SIZE) ? args.frame_size : 0;
+    return NULL;
+}
+
+/* -------------------------------------------------------------------- nack */
+
+void tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason)
+{
+    snprintf(peer->last_reject, sizeof(peer->last_reject), "%s", reason);
+    if (peer->stats.rx_rejected++ < TC_REJECT_LOG_MAX) {
+        tc_warn("%s: rejected frame in slot %u (expected seq %u): %s", peer->name,
+                peer->rx_seq & (peer->rx_slots - 1), peer->rx_seq, reason);
+    }
+    /* one answer pending at a time: the first rejection of a burst */
+    if (!peer->nack_tx.pending) {
+        peer->nack_tx.pending = 1;
+        peer->nack_tx.seq     = peer->rx_seq;
+        peer->nack_tx.status  = status;
+        snprintf(peer->nack_tx.reason, sizeof(peer->nack_tx.reason), "%s", reason);
+    }
+}
+
+tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
+{
+    tc_frame_layout_t layout = {sizeof(tc_nack_args_t), 0, 0, 0};
+    tc_frame_offsets_t off;
+    tc_nack_args_t args;
+    uint32_t room, len;
+    tc_status_t status;
+
+    if (tc_peer_tx_free(peer) == 0) {
+        return TC_OK; /* later */
+    }
+    (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    room = ((peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : peer->tx_slot_size) -
+           off.payload_off - TC_FRAME_SIG_SIZE;
+    len  = (uint32_t)strlen(peer->nack_tx.reason);
+    len  = (len < room) ? len : room; /* the status always goes; the words if they fit */
+    args.seq    = peer->nack_tx.seq;
+    args.status = peer->nack_tx.status;
+    status = tc_peer_send_kind(peer, TC_KIND_NACK, 0, 0, &args, sizeof(args),
+                               peer->nack_tx.reason, len, 1);
+    if (status != TC_ERR_NO_RESOURCE) {
+        peer->nack_tx.pending = 0;
+    }
+    return (status == TC_ERR_NO_RESOURCE) ? TC_OK : status;
+}
+
+const char *tc_ctrl_rx_nack(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr)
+{
+    tc_nack_args_t args;
+    uint32_t n;
+
+    memcpy(&args, frame + TC_FRAME_HDR_SIZE, sizeof(args));
+    if ((args.status >= 0) || (args.status <= TC_ERR_LAST)) {
+        return "nack frame without an error status";
+    }
+    n = (hdr->payload_len < sizeof(peer->nack_rx.reason)) ? hdr->payload_len :
+                                                            sizeof(peer->nack_rx.reason) - 1;
+    memcpy(peer->nack_rx.reason, frame + hdr->payload_off, n);
+    peer->nack_rx.reason[n] = '\0';
+    peer->nack_rx.seq    = args.seq;
+    peer->nack_rx.status = (tc_status_t)args.status;
+    peer->nack_has       = 1;
+    peer->nack_unseen    = 1;
+    return NULL;
+}
+
+tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, const char *what)
+{
+    if (!peer->nack_unseen || (peer->nack_rx.seq - first > last - first)) {
+        return TC_OK;
+    }
+    peer->nack_unseen = 0;
+    tc_error("%s rejected %s (frame %u): %s%s%s", peer->name, what, peer->nack_rx.seq,
+             tc_status_str(peer->nack_rx.status), peer->nack_rx.reason[0] ? ": " : "",
+             peer->nack_rx.reason);
+    return peer->nack_rx.status;
+}
+
+tc_status_t tc_peer_last_nack(const tc_peer_t *peer, tc_nack_t *nack_p)
+{
+    if (!peer->nack_has) {
+        return TC_ERR_NOT_FOUND;
+    }
+    *nack_p = peer->nack_rx;
+    return TC_OK;
+}
+
+/* ----------------------------------------------------------------- goodbye */
+
+void tc_ctrl_rx_goodbye(tc_peer_t *peer)
+{
+    peer->goodbye_seen = 1;
+    if (peer->failed == TC_OK) {
+        peer->failed = TC_ERR_CLOSED; /* its calls return this, and nothing is logged */
+    }
+}
+
+/* The goodbye follows every frame of ours in the ring, so the peer runs
+ * them before it reads it; waiting for a credit is bounded by the timeout. */
+static tc_status_t tc_ctrl_send_goodbye(tc_peer_t *peer)
+{
+    tc_peer_waiter_t w = TC_PEER_WAITER("a slot for the goodbye");
+    tc_status_t status = TC_OK;
+
+    while ((status == TC_OK) && (tc_peer_tx_free(peer) == 0)) {
+        status = tc_peer_progress(peer, 0, NULL);
+        if (status == TC_OK) {
+            status = tc_peer_waiter_spin(peer, &w);
+        }
+    }
+    if (status == TC_OK) {
+        status = tc_peer_send_kind(peer, TC_KIND_GOODBYE, 0, 0, NULL, 0, NULL, 0, 1);
+    }
+    if (status == TC_OK) {
+        status = tc_peer_flush(peer); /* emulated puts leave only while we progress */
+    }
+    return status;
+}
+
+void tc_peer_close(tc_peer_t *peer)
+{
+    if (peer == NULL) {
+        return;
+    }
+    /* a peer that said goodbye first, or failed, hears nothing more */
+    if (peer->failed == TC_OK) {
+        (void)tc_ctrl_send_goodbye(peer);
+    }
+    tc_peer_destroy(peer);
+}
