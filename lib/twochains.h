@@ -210,6 +210,11 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, char *exports, size_
                          uint32_t *ried_id_p);
 tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id);
 
+/* Names of the enums below (lib/names.c, one table each): tc_<enum>_str gives
+ * "unknown" for a value out of range; tc_<enum>_parse reads the same names
+ * back (TC_ERR_NOT_FOUND for one it does not know; quiet, the caller
+ * reports it; the output is written only on success). */
+
 typedef enum {
     TC_SIGNAL_FENCED     = 0, /* data put, ucp_worker_fence, signal put: any transport */
     TC_SIGNAL_SINGLE_PUT = 1, /* one put: only where a put's bytes land in address
@@ -219,16 +224,25 @@ typedef enum {
                                * one RC lane); saves the fence's store-buffer drain */
 } tc_signal_mode_t;
 
+const char *tc_signal_str(tc_signal_mode_t signal);   /* fenced, single-put, ordered */
+tc_status_t tc_signal_parse(const char *name, tc_signal_mode_t *signal_p);
+
 typedef enum {
     TC_FRAMES_FIXED    = 0, /* every frame has the size set per peer: wait on SIG */
     TC_FRAMES_VARIABLE = 1  /* wait on MAG, read the size, wait on SIG */
 } tc_frame_mode_t;
+
+const char *tc_frames_str(tc_frame_mode_t frames);    /* fixed, variable */
+tc_status_t tc_frames_parse(const char *name, tc_frame_mode_t *frames_p);
 
 typedef enum {
     TC_PROGRESS_AUTO   = 0, /* progress the worker in wait loops iff a lane emulates puts */
     TC_PROGRESS_ALWAYS = 1,
     TC_PROGRESS_NEVER  = 2
 } tc_progress_mode_t;
+
+const char *tc_progress_str(tc_progress_mode_t progress); /* auto, on (always), off (never) */
+tc_status_t tc_progress_parse(const char *name, tc_progress_mode_t *progress_p);
 
 /* How a jam reaches the peer. */
 typedef enum {
@@ -238,6 +252,7 @@ typedef enum {
 } tc_mode_t;
 
 const char *tc_mode_str(tc_mode_t mode);
+tc_status_t tc_mode_parse(const char *name, tc_mode_t *mode_p);
 
 /* What a receiver agrees to run. */
 typedef enum {
@@ -246,6 +261,9 @@ typedef enum {
     TC_EXEC_ANY        = 1, /* any code whose layout fits (loud warning) */
     TC_EXEC_LOCAL_ONLY = 2  /* no injected or cached code at all */
 } tc_exec_policy_t;
+
+const char *tc_exec_str(tc_exec_policy_t exec);       /* allowlist, any, local-only */
+tc_status_t tc_exec_parse(const char *name, tc_exec_policy_t *exec_p);
 
 /* How a receiver waits for the next frame (lib/platform reports which this
  * host supports). Same order as tc_platform_wait_t. */
@@ -260,6 +278,7 @@ typedef enum {
 } tc_wait_t;
 
 const char *tc_wait_str(tc_wait_t wait);
+tc_status_t tc_wait_parse(const char *name, tc_wait_t *wait_p);
 
 /* Where a frame's bytes land in the peer's mailbox (an emulation by the
  * sending CPU of a NIC with or without cache stashing; needs the peer's
@@ -272,6 +291,7 @@ typedef enum {
 } tc_place_t;
 
 const char *tc_place_str(tc_place_t place);
+tc_status_t tc_place_parse(const char *name, tc_place_t *place_p);
 
 typedef struct tc_context_params {
     uint32_t           slots;       /* ring slots per peer (power of two) */
