@@ -25,27 +25,42 @@ extern "C" {
 
 /* ------------------------------------------------------------------ status */
 
+/* Every status code, its value and its string, in one list (the model:
+ * UCX's ucs/type/status.h). TC_OK is 0, errors are negative, and a value
+ * once given never changes (it crosses the wire inside replies);
+ * TC_INPROGRESS (positive, like UCS_INPROGRESS) says an operation was
+ * started and is not done yet; TC_ERR_AGAIN that nothing was done and the
+ * same call may succeed later. New codes go at the end, before TC_ERR_LAST. */
+#define TC_STATUS_TABLE(_) \
+    _(TC_INPROGRESS,           1,   "operation in progress") \
+    _(TC_OK,                   0,   "success") \
+    _(TC_ERR_INVALID_PARAM,    -1,  "invalid parameter") \
+    _(TC_ERR_NO_MEMORY,        -2,  "out of memory") \
+    _(TC_ERR_IO,               -3,  "input/output error") \
+    _(TC_ERR_TIMEOUT,          -4,  "timed out") \
+    _(TC_ERR_PEER_NOT_FOUND,   -5,  "peer not found") \
+    _(TC_ERR_PORT_BUSY,        -6,  "port busy") \
+    _(TC_ERR_VERSION_MISMATCH, -7,  "protocol version mismatch") \
+    _(TC_ERR_PEER_FAILED,      -8,  "peer failed") \
+    _(TC_ERR_UCX,              -9,  "UCX error") \
+    _(TC_ERR_NO_RESOURCE,      -10, "no resource") \
+    _(TC_ERR_BAD_FRAME,        -11, "malformed frame") \
+    _(TC_ERR_NOT_FOUND,        -12, "not found") \
+    _(TC_ERR_UNSUPPORTED,      -13, "unsupported") \
+    _(TC_ERR_PROTOCOL,         -14, "protocol error") \
+    _(TC_ERR_OUT_OF_RANGE,     -15, "out of range") \
+    _(TC_ERR_INTERRUPTED,      -16, "interrupted") \
+    _(TC_ERR_AGAIN,            -17, "try again")
+
+#define TC_STATUS_ENUM_ENTRY(_code, _value, _str) _code = (_value),
+
 typedef enum {
-    TC_OK                   = 0,
-    TC_ERR_INVALID_PARAM    = -1,
-    TC_ERR_NO_MEMORY        = -2,
-    TC_ERR_IO               = -3,
-    TC_ERR_TIMEOUT          = -4,
-    TC_ERR_PEER_NOT_FOUND   = -5,
-    TC_ERR_PORT_BUSY        = -6,
-    TC_ERR_VERSION_MISMATCH = -7,
-    TC_ERR_PEER_FAILED      = -8,
-    TC_ERR_UCX              = -9,
-    TC_ERR_NO_RESOURCE      = -10,
-    TC_ERR_BAD_FRAME        = -11,
-    TC_ERR_NOT_FOUND        = -12,
-    TC_ERR_UNSUPPORTED      = -13,
-    TC_ERR_PROTOCOL         = -14,
-    TC_ERR_OUT_OF_RANGE     = -15,
-    TC_ERR_INTERRUPTED      = -16,
-    TC_ERR_LAST             = -17
+    TC_STATUS_TABLE(TC_STATUS_ENUM_ENTRY)
+    TC_ERR_LAST = -18 /* below every error: not a status, keep it last */
 } tc_status_t;
 
+/* The status' string from the table; "unknown status" for a value that is
+ * not a code. */
 const char *tc_status_str(tc_status_t status);
 
 /* --------------------------------------------------------------- histogram
