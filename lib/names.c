@@ -30,6 +30,9 @@ TC_NAMES_TABLE(tc_names_exec, "exec policy",
 TC_NAMES_TABLE(tc_names_progress, "progress mode",
                [TC_PROGRESS_AUTO] = "auto", [TC_PROGRESS_ALWAYS] = "on",
                [TC_PROGRESS_NEVER] = "off");
+TC_NAMES_TABLE(tc_names_log_level, "log level",
+               [TC_LOG_ERROR] = "error", [TC_LOG_WARN] = "warn", [TC_LOG_INFO] = "info",
+               [TC_LOG_DEBUG] = "debug");
 
 const char *tc_names_str(const tc_names_t *table, unsigned value)
 {
@@ -81,6 +84,7 @@ TC_NAMES_API(tc_signal, tc_names_signal, tc_signal_mode_t)
 TC_NAMES_API(tc_frames, tc_names_frames, tc_frame_mode_t)
 TC_NAMES_API(tc_exec, tc_names_exec, tc_exec_policy_t)
 TC_NAMES_API(tc_progress, tc_names_progress, tc_progress_mode_t)
+TC_NAMES_API(tc_log_level, tc_names_log_level, tc_log_level_t)
 
 /* tc_place_str is still lib/place.c's (its own copy of the table, "?" out
  * of range) until that file switches to tc_names_place. */

@@ -63,6 +63,31 @@ typedef enum {
  * not a code. */
 const char *tc_status_str(tc_status_t status);
 
+/* --------------------------------------------------------------------- log
+ * What the library has to say goes through one handler, filtered by level
+ * (the library never prints on its own beyond it). The default handler
+ * writes "twochains: error: <msg>" (warning, info, debug) to stderr; the
+ * default level is TC_LOG_WARN, or TC_LOG_LEVEL from the environment
+ * (error, warn, info, debug) read at the first message. A handler gets one
+ * message (no newline) per call, possibly from several threads at once. */
+
+typedef enum {
+    TC_LOG_ERROR = 0,
+    TC_LOG_WARN  = 1,
+    TC_LOG_INFO  = 2,
+    TC_LOG_DEBUG = 3
+} tc_log_level_t;
+
+typedef void (*tc_log_handler_t)(tc_log_level_t level, const char *msg, void *arg);
+
+/* Messages above level are dropped. */
+void           tc_log_set_level(tc_log_level_t level);
+tc_log_level_t tc_log_get_level(void);
+/* handler NULL: back to the default one. */
+tc_status_t    tc_log_set_handler(tc_log_handler_t handler, void *arg);
+const char    *tc_log_level_str(tc_log_level_t level);  /* error, warn, info, debug */
+tc_status_t    tc_log_level_parse(const char *name, tc_log_level_t *level_p);
+
 /* --------------------------------------------------------------- histogram
  * Log-linear histogram (pure: no UCX). Values are unsigned integers (the
  * harness records nanoseconds). Relative error of any reported percentile is
