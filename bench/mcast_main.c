@@ -41,14 +41,7 @@ static void mcast_usage(FILE *out)
             "  -h            this help\n");
 }
 
-static int mcast_bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "tc-mcast: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    mcast_usage(stderr);
-    return 2;
-}
+static const tc_tool_t mcast_tool = {"tc-mcast", mcast_usage};
 
 static int mcast_parse_double(const char *s, double *v_p)
 {
@@ -68,22 +61,22 @@ static int mcast_parse_double(const char *s, double *v_p)
 
 static int mcast_parse_radices(const char *arg, mcast_opts_t *opts)
 {
-    char *copy = strdup(arg), *tok, *save = NULL;
-    uint64_t v;
-    int rc = 0;
+    static const tc_tool_list_t radices = {
+        .min = 1, .max = 1u << 16, .max_n = MCAST_MAX_RADICES,
+        .bad_fmt = "bad radix list '%s' (1..65536, at most 16)", .bad_whole = 1,
+        .none_fmt = "bad radix list '%s'",
+    };
+    uint64_t v[MCAST_MAX_RADICES];
+    unsigned i, n;
+    int rc;
 
-    opts->n_radices = 0;
-    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        if ((opts->n_radices == MCAST_MAX_RADICES) || tc_tool_parse_u64(tok, 1, 1u << 16, &v)) {
-            rc = mcast_bad("bad radix list '%s' (1..65536, at most 16)", arg);
-            break;
+    rc = tc_tool_opt_list(&mcast_tool, arg, &radices, v, &n);
+    if (rc == 0) {
+        for (i = 0; i < n; ++i) {
+            opts->radices[i] = (uint32_t)v[i];
         }
-        opts->radices[opts->n_radices++] = (uint32_t)v;
+        opts->n_radices = n;
     }
-    if ((rc == 0) && (opts->n_radices == 0)) {
-        rc = mcast_bad("bad radix list '%s'", arg);
-    }
-    free(copy);
     return rc;
 }
 
@@ -118,99 +111,93 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
         rc = 0;
         switch (c) {
         case 'n':
-            if (tc_tool_parse_u64(optarg, 1, 4096, &v)) {
-                return mcast_bad("bad process count '%s' (1..4096)", optarg);
+            rc = tc_tool_opt_u64(&mcast_tool, optarg, 1, 4096, "bad process count '%s' (1..4096)",
+                                 &v);
+            if (rc == 0) {
+                opts->n = (uint32_t)v;
             }
-            opts->n = (uint32_t)v;
             break;
         case 'R': rc = mcast_parse_radices(optarg, opts); break;
         case 'j': opts->jam = optarg; break;
         case 's':
-            if (tc_tool_parse_u64(optarg, 0, 1u << 20, &v)) {
-                return mcast_bad("bad payload size '%s' (0..1048576)", optarg);
+            rc = tc_tool_opt_u64(&mcast_tool, optarg, 0, 1u << 20,
+                                 "bad payload size '%s' (0..1048576)", &v);
+            if (rc == 0) {
+                opts->size = (uint32_t)v;
             }
-            opts->size = (uint32_t)v;
             break;
-        case 'W':
-            if (!strcmp(optarg, "poll")) {
-                opts->wait = TC_WAIT_POLL;
-            } else if (!strcmp(optarg, "pause")) {
-                opts->wait = TC_WAIT_PAUSE;
-            } else if (!strcmp(optarg, "event")) {
-                opts->wait = TC_WAIT_EVENT;
-            } else if (!strcmp(optarg, "adaptive")) {
-                opts->wait = TC_WAIT_ADAPTIVE;
-            } else {
-                return mcast_bad("bad wait '%s' (poll, pause, event, adaptive)", optarg);
+        case 'W': {
+            /* the group's forwarding waits: no WFE/UMWAIT/MWAITX there */
+            const uint32_t waits = (1u << TC_WAIT_POLL) | (1u << TC_WAIT_PAUSE) |
+                                   (1u << TC_WAIT_EVENT) | (1u << TC_WAIT_ADAPTIVE);
+            unsigned w;
+            rc = tc_tool_opt_name(&mcast_tool, &tc_names_wait, waits, optarg,
+                                  "bad wait '%s' (poll, pause, event, adaptive)", &w);
+            if (rc == 0) {
+                opts->wait     = (tc_wait_t)w;
+                opts->wait_set = 1;
             }
-            opts->wait_set = 1;
             break;
+        }
         case 'S':
-            if (tc_tool_parse_u64(optarg, 2, 1u << 16, &v) || (v & (v - 1))) {
-                return mcast_bad("bad slot count '%s' (a power of two, 2..65536)", optarg);
-            }
-            opts->slots = (uint32_t)v;
+            rc = tc_tool_opt_pow2(&mcast_tool, optarg, 2, 1u << 16,
+                                  "bad slot count '%s' (a power of two, 2..65536)", &opts->slots);
             break;
-        case 'T':
-            if (tc_tool_parse_u64(optarg, 1, 3600000, &v)) {
-                return mcast_bad("bad timeout '%s' (1..3600000 ms)", optarg);
-            }
-            opts->timeout_ms = (int)v;
-            break;
+        case 'T': rc = tc_tool_opt_timeout(&mcast_tool, optarg, &opts->timeout_ms); break;
         case 'q': opts->quiet = 1; break;
         case O_ACK: opts->ack = 1; break;
         case O_NAIVE: opts->naive = 1; break;
         case O_ITERS:
-            if (tc_tool_parse_u64(optarg, 1, 100000000, &v)) {
-                return mcast_bad("bad iteration count '%s' (1..10^8)", optarg);
+            rc = tc_tool_opt_u64(&mcast_tool, optarg, 1, 100000000,
+                                 "bad iteration count '%s' (1..10^8)", &v);
+            if (rc == 0) {
+                opts->iters = (uint32_t)v;
             }
-            opts->iters = (uint32_t)v;
             break;
         case O_WARMUP:
-            if (tc_tool_parse_u64(optarg, 0, 100000000, &v)) {
-                return mcast_bad("bad warm-up count '%s' (0..10^8)", optarg);
+            rc = tc_tool_opt_u64(&mcast_tool, optarg, 0, 100000000,
+                                 "bad warm-up count '%s' (0..10^8)", &v);
+            if (rc == 0) {
+                opts->warmup = (uint32_t)v;
             }
-            opts->warmup = (uint32_t)v;
             break;
         case O_CSV: opts->csv_path = optarg; break;
         case O_SIM:
-            if (tc_tool_parse_u64(optarg, 1, UINT32_MAX, &v)) {
-                return mcast_bad("bad node count '%s' (1..4294967295)", optarg);
-            }
-            opts->simulate = v;
+            rc = tc_tool_opt_u64(&mcast_tool, optarg, 1, UINT32_MAX,
+                                 "bad node count '%s' (1..4294967295)", &opts->simulate);
             break;
         case O_SHAPE:
             if (strcmp(optarg, "all") && strcmp(optarg, "every100") && strcmp(optarg, "dense") &&
                 strcmp(optarg, "block")) {
-                return mcast_bad("bad shape '%s' (all, every100, dense, block)", optarg);
+                return tc_tool_bad(&mcast_tool, "bad shape '%s' (all, every100, dense, block)",
+                                   optarg);
             }
             opts->shape = optarg;
             break;
         case O_HOP:
             if (mcast_parse_double(optarg, &opts->hop_us)) {
-                return mcast_bad("bad --hop-us '%s' (microseconds >= 0)", optarg);
+                return tc_tool_bad(&mcast_tool, "bad --hop-us '%s' (microseconds >= 0)", optarg);
             }
             break;
         case O_SEND:
             if (mcast_parse_double(optarg, &opts->send_us)) {
-                return mcast_bad("bad --send-us '%s' (microseconds >= 0)", optarg);
+                return tc_tool_bad(&mcast_tool, "bad --send-us '%s' (microseconds >= 0)", optarg);
             }
             break;
         case O_SHAPES: opts->shapes = 1; break;
         case O_VERIFY: opts->verify = 1; break;
         case 'h': mcast_usage(stdout); exit(0);
-        case ':': return mcast_bad("option '%s' needs a value", argv[optind - 1]);
-        default: return mcast_bad("unknown option '%s'", argv[optind - 1]);
+        default: return tc_tool_bad_opt(&mcast_tool, c, argv);
         }
         if (rc != 0) {
             return rc;
         }
     }
     if (optind < argc) {
-        return mcast_bad("unexpected argument '%s'", argv[optind]);
+        return tc_tool_bad(&mcast_tool, "unexpected argument '%s'", argv[optind]);
     }
     if (opts->naive && opts->simulate) {
-        return mcast_bad("%s: --simulate always prints the naive row", "--naive");
+        return tc_tool_bad(&mcast_tool, "--naive: --simulate always prints the naive row");
     }
     return 0;
 }

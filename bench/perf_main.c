@@ -82,14 +82,7 @@ static void perf_usage(FILE *out)
             PERF_DEFAULT_PORT);
 }
 
-static int perf_bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "tc-perf: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    perf_usage(stderr);
-    return 2;
-}
+static const tc_tool_t perf_tool = {"tc-perf", perf_usage};
 
 static int perf_parse_tests(const char *arg, perf_opts_t *opts)
 {
@@ -102,111 +95,36 @@ static int perf_parse_tests(const char *arg, perf_opts_t *opts)
         for (i = 0; (i < perf_n_tests) && strcmp(perf_tests[i].name, tok); ++i) {
         }
         if ((i == perf_n_tests) || (opts->n_tests == PERF_MAX_TESTS)) {
-            rc = perf_bad("unknown test '%s'", tok);
+            rc = tc_tool_bad(&perf_tool, "unknown test '%s'", tok);
             break;
         }
         opts->tests[opts->n_tests++] = i;
     }
     if ((rc == 0) && (opts->n_tests == 0)) {
-        rc = perf_bad("no test in '%s'", arg);
+        rc = tc_tool_bad(&perf_tool, "no test in '%s'", arg);
     }
     free(copy);
     return rc;
-}
-
-/* A comma list of names from a fixed table into their indexes (at most max):
- * what names the list in errors ("mode", "wait strategy", "placement"). */
-static int perf_parse_names(const char *arg, const char *const *names, unsigned n_names,
-                            const char *what, uint32_t *out, uint32_t max, uint32_t *n_out)
-{
-    char *copy = strdup(arg), *tok, *save = NULL, msg[256];
-    size_t used;
-    unsigned i;
-    int rc = 0;
-
-    *n_out = 0;
-    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        for (i = 0; (i < n_names) && strcmp(names[i], tok); ++i) {
-        }
-        if ((i == n_names) || (*n_out == max)) {
-            used = (size_t)snprintf(msg, sizeof(msg), "unknown %s '%s' (", what, tok);
-            for (i = 0; (i < n_names) && (used < sizeof(msg)); ++i) {
-                used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%s",
-                                         i ? ", " : "", names[i]);
-            }
-            if (used < sizeof(msg)) {
-                snprintf(msg + used, sizeof(msg) - used, ")");
-            }
-            rc = perf_bad("%s", msg);
-            break;
-        }
-        out[(*n_out)++] = i;
-    }
-    if ((rc == 0) && (*n_out == 0)) {
-        snprintf(msg, sizeof(msg), "no %s in '%s'", what, arg);
-        rc = perf_bad("%s", msg);
-    }
-    free(copy);
-    return rc;
-}
-
-static int perf_parse_onoff(const char *opt, const char *arg, int32_t *val_p)
-{
-    if (!strcmp(arg, "on")) {
-        *val_p = 1;
-    } else if (!strcmp(arg, "off")) {
-        *val_p = 0;
-    } else {
-        fprintf(stderr, "tc-perf: %s takes on or off, not '%s'\n", opt, arg);
-        perf_usage(stderr);
-        return 2;
-    }
-    return 0;
 }
 
 static int perf_parse_sizes(const char *arg, perf_opts_t *opts)
 {
-    char *copy = strdup(arg), *tok, *save = NULL;
-    uint64_t v;
-    int rc = 0;
+    static const tc_tool_list_t sizes = {
+        .min = 0, .max = 1u << 30, .max_n = PERF_MAX_SIZES,
+        .bad_fmt  = "bad payload size '%s' (0..1073741824, at most 64 sizes)",
+        .none_fmt = "no size in '%s'",
+    };
+    uint64_t v[PERF_MAX_SIZES];
+    unsigned i, n;
+    int rc;
 
-    opts->n_sizes = 0;
-    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        if (tc_tool_parse_u64(tok, 0, 1u << 30, &v) || (opts->n_sizes == PERF_MAX_SIZES)) {
-            rc = perf_bad("bad payload size '%s' (0..1073741824, at most 64 sizes)", tok);
-            break;
+    rc = tc_tool_opt_list(&perf_tool, arg, &sizes, v, &n);
+    if (rc == 0) {
+        for (i = 0; i < n; ++i) {
+            opts->sizes[i] = (uint32_t)v[i];
         }
-        opts->sizes[opts->n_sizes++] = (uint32_t)v;
+        opts->n_sizes = n;
     }
-    if ((rc == 0) && (opts->n_sizes == 0)) {
-        rc = perf_bad("no size in '%s'", arg);
-    }
-    free(copy);
-    return rc;
-}
-
-static int perf_parse_cpus(const char *arg, perf_local_t *local)
-{
-    char *copy = strdup(arg), *comma = strchr(copy, ',');
-    uint64_t v;
-    int rc = 0;
-
-    if (comma != NULL) {
-        *comma = '\0';
-    }
-    if (tc_tool_parse_u64(copy, 0, 4095, &v)) {
-        rc = perf_bad("bad cpu '%s'", arg);
-    } else {
-        local->cpu[0] = (int)v;
-        if (comma != NULL) {
-            if (tc_tool_parse_u64(comma + 1, 0, 4095, &v)) {
-                rc = perf_bad("bad cpu '%s'", arg);
-            } else {
-                local->cpu[1] = (int)v;
-            }
-        }
-    }
-    free(copy);
     return rc;
 }
 
@@ -234,6 +152,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {NULL, 0, NULL, 0},
     };
     uint64_t v;
+    unsigned n;
     int c, rc;
 
     memset(opts, 0, sizeof(*opts));
@@ -272,143 +191,114 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         case 't': rc = perf_parse_tests(optarg, opts); break;
         case 'j':
             if ((strlen(optarg) == 0) || (strlen(optarg) >= sizeof(opts->jam))) {
-                return perf_bad("bad jam name '%s'", optarg);
+                return tc_tool_bad(&perf_tool, "bad jam name '%s'", optarg);
             }
             snprintf(opts->jam, sizeof(opts->jam), "%s", optarg);
             break;
         case 's': rc = perf_parse_sizes(optarg, opts); break;
-        case 'm': {
-            static const char *const modes[] = {"local", "injected", "cached"};
-            rc = perf_parse_names(optarg, modes, 3, "mode", opts->modes, 3, &opts->n_modes);
+        case 'm':
+            rc = tc_tool_opt_names(&perf_tool, &tc_names_mode, optarg, opts->modes,
+                                   TC_ARRAY_SIZE(opts->modes), &opts->n_modes);
             break;
-        }
-        case 'W': {
-            static const char *const waits[] = {"poll", "pause", "wfe", "umwait", "mwaitx",
-                                                "event", "adaptive"};
-            rc = perf_parse_names(optarg, waits, 7, "wait strategy", opts->waits, 7,
-                                  &opts->n_waits);
+        case 'W':
+            rc = tc_tool_opt_names(&perf_tool, &tc_names_wait, optarg, opts->waits,
+                                   TC_ARRAY_SIZE(opts->waits), &opts->n_waits);
             break;
-        }
         case 'P': local->pkg_dir = optarg; break;
         case 'n':
-            if (tc_tool_parse_u64(optarg, 1, 1ull << 40, &opts->iters)) {
-                return perf_bad("bad iteration count '%s' (1..2^40)", optarg);
-            }
+            rc = tc_tool_opt_u64(&perf_tool, optarg, 1, 1ull << 40,
+                                 "bad iteration count '%s' (1..2^40)", &opts->iters);
             break;
         case 'w':
-            if (tc_tool_parse_u64(optarg, 0, 1ull << 40, &opts->warmup)) {
-                return perf_bad("bad warm-up count '%s' (0..2^40)", optarg);
-            }
+            rc = tc_tool_opt_u64(&perf_tool, optarg, 0, 1ull << 40,
+                                 "bad warm-up count '%s' (0..2^40)", &opts->warmup);
             break;
-        case 'c': rc = perf_parse_cpus(optarg, local); break;
+        case 'c':
+            rc = tc_tool_opt_cpus(&perf_tool, optarg, 1, 2, "bad cpu '%s'", local->cpu, &n);
+            break;
         case 'p':
-            if (tc_tool_parse_u64(optarg, 1, 65535, &v)) {
-                return perf_bad("bad port '%s' (1..65535)", optarg);
+            rc = tc_tool_opt_u64(&perf_tool, optarg, 1, 65535, "bad port '%s' (1..65535)", &v);
+            if (rc == 0) {
+                local->port = (uint16_t)v;
             }
-            local->port = (uint16_t)v;
             break;
         case 'l': local->loopback = 1; break;
         case 'S':
-            if (tc_tool_parse_u64(optarg, 2, 1u << 20, &v) || (v & (v - 1))) {
-                return perf_bad("bad slot count '%s' (a power of two, 2..2^20)", optarg);
-            }
-            opts->slots = (uint32_t)v;
+            rc = tc_tool_opt_pow2(&perf_tool, optarg, 2, 1u << 20,
+                                  "bad slot count '%s' (a power of two, 2..2^20)", &opts->slots);
             break;
         case 'z':
-            if (tc_tool_parse_u64(optarg, 64, 1u << 30, &v) || (v % 64)) {
-                return perf_bad("bad slot size '%s' (a multiple of 64, 64..2^30)", optarg);
-            }
-            opts->slot_size = (uint32_t)v;
+            rc = tc_tool_opt_mult64(&perf_tool, optarg, 64, 1u << 30,
+                                    "bad slot size '%s' (a multiple of 64, 64..2^30)",
+                                    &opts->slot_size);
             break;
         case 3:
-            if (!strcmp(optarg, "fenced")) {
-                opts->signal = TC_SIGNAL_FENCED;
-            } else if (!strcmp(optarg, "single-put")) {
-                opts->signal = TC_SIGNAL_SINGLE_PUT;
-            } else if (!strcmp(optarg, "ordered")) {
-                opts->signal = TC_SIGNAL_ORDERED;
-            } else {
-                return perf_bad("bad signalling mode '%s' (fenced, ordered, single-put)",
-                                optarg);
-            }
+            rc = tc_tool_opt_name(&perf_tool, &tc_names_signal, TC_TOOL_NAMES_ALL, optarg,
+                                  "bad signalling mode '%s' (fenced, ordered, single-put)",
+                                  &opts->signal);
             break;
         case 'F':
-            if (!strcmp(optarg, "fixed")) {
-                opts->frames = TC_FRAMES_FIXED;
-            } else if (!strcmp(optarg, "variable")) {
-                opts->frames = TC_FRAMES_VARIABLE;
-            } else {
-                return perf_bad("bad frame mode '%s' (fixed, variable)", optarg);
-            }
+            rc = tc_tool_opt_name(&perf_tool, &tc_names_frames, TC_TOOL_NAMES_ALL, optarg,
+                                  "bad frame mode '%s' (fixed, variable)", &opts->frames);
             break;
         case 4:
-            if (!strcmp(optarg, "auto")) {
-                opts->progress = TC_PROGRESS_AUTO;
-            } else if (!strcmp(optarg, "on")) {
-                opts->progress = TC_PROGRESS_ALWAYS;
-            } else if (!strcmp(optarg, "off")) {
-                opts->progress = TC_PROGRESS_NEVER;
-            } else {
-                return perf_bad("bad progress mode '%s' (auto, on, off)", optarg);
-            }
+            rc = tc_tool_opt_name(&perf_tool, &tc_names_progress, TC_TOOL_NAMES_ALL, optarg,
+                                  "bad progress mode '%s' (auto, on, off)", &opts->progress);
             break;
-        case 'T':
-            if (tc_tool_parse_u64(optarg, 1, 3600000, &v)) {
-                return perf_bad("bad timeout '%s' (1..3600000 ms)", optarg);
-            }
-            local->timeout_ms = (int)v;
-            break;
+        case 'T': rc = tc_tool_opt_timeout(&perf_tool, optarg, &local->timeout_ms); break;
         case 5:
-            if (tc_tool_parse_u64(optarg, 1, 1u << 20, &v)) {
-                return perf_bad("bad window '%s' (1..2^20)", optarg);
+            rc = tc_tool_opt_u64(&perf_tool, optarg, 1, 1u << 20, "bad window '%s' (1..2^20)",
+                                 &v);
+            if (rc == 0) {
+                opts->window = (uint32_t)v;
             }
-            opts->window = (uint32_t)v;
             break;
         case 'k': local->pkg_path = optarg; break;
         case 'q': local->quiet = 1; break;
         case 6: local->platform = 1; break;
         case 7: opts->wx = 1; break;
         case 16: {
-            static const char *const execs[] = {"allowlist", "any", "local-only"};
-            uint32_t n_exec;
-            rc = perf_parse_names(optarg, execs, 3, "exec policy", &opts->exec, 1, &n_exec);
+            uint32_t n_exec; /* one policy: a list of two names the second */
+            rc = tc_tool_opt_names(&perf_tool, &tc_names_exec, optarg, &opts->exec, 1, &n_exec);
             break;
         }
         case 17: opts->in_place = 1; break;
-        case 8: {
-            static const char *const places[] = {"default", "llc", "dram"};
-            rc = perf_parse_names(optarg, places, 3, "placement", opts->places, 3,
-                                  &opts->n_places);
+        case 8:
+            rc = tc_tool_opt_names(&perf_tool, &tc_names_place, optarg, opts->places,
+                                   TC_ARRAY_SIZE(opts->places), &opts->n_places);
             break;
-        }
         case 9: {
             int32_t on;
-            rc = perf_parse_onoff("--sw-prefetch", optarg, &on);
-            opts->sw_prefetch = (uint32_t)(on == 1);
+            rc = tc_tool_opt_onoff(&perf_tool, "--sw-prefetch", optarg, &on);
+            if (rc == 0) {
+                opts->sw_prefetch = (uint32_t)(on == 1);
+            }
             break;
         }
-        case 10: rc = perf_parse_onoff("--hw-prefetch", optarg, &opts->hw_prefetch); break;
-        case 11: rc = perf_parse_onoff("--stash", optarg, &opts->stash); break;
+        case 10:
+            rc = tc_tool_opt_onoff(&perf_tool, "--hw-prefetch", optarg, &opts->hw_prefetch);
+            break;
+        case 11: rc = tc_tool_opt_onoff(&perf_tool, "--stash", optarg, &opts->stash); break;
         case 12:
             if ((strlen(optarg) == 0) || (strlen(optarg) >= sizeof(opts->stress))) {
-                return perf_bad("bad --stress spec '%s' (CLASS[:N], e.g. vm)", optarg);
+                return tc_tool_bad(&perf_tool, "bad --stress spec '%s' (CLASS[:N], e.g. vm)",
+                                   optarg);
             }
             snprintf(opts->stress, sizeof(opts->stress), "%s", optarg);
             break;
         case 13: local->stress_cpus = optarg; break;
         case 14: local->dist_path = optarg; break;
         case 15:
-            if (tc_tool_parse_u64(optarg, 0, 1000000, &v)) {
-                return perf_bad("bad gap '%s' (0..1000000 us)", optarg);
+            rc = tc_tool_opt_u64(&perf_tool, optarg, 0, 1000000, "bad gap '%s' (0..1000000 us)",
+                                 &v);
+            if (rc == 0) {
+                opts->gap_ns = v * 1000;
             }
-            opts->gap_ns = v * 1000;
             break;
         case 1: local->csv_path = optarg; break;
         case 2: local->json_path = optarg; break;
         case 'h': perf_usage(stdout); exit(0);
-        case ':': return perf_bad("option '%s' needs a value", argv[optind - 1]);
-        default:
-            return perf_bad("unknown option '%s'", argv[optind - 1]);
+        default: return tc_tool_bad_opt(&perf_tool, c, argv);
         }
         if (rc != 0) {
             return rc;
@@ -418,19 +308,20 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         local->host = argv[optind++];
     }
     if (optind < argc) {
-        return perf_bad("unexpected argument '%s'", argv[optind]);
+        return tc_tool_bad(&perf_tool, "unexpected argument '%s'", argv[optind]);
     }
     if (local->loopback && (local->host != NULL)) {
-        return perf_bad("-l takes no HOST (got '%s')", local->host);
+        return tc_tool_bad(&perf_tool, "-l takes no HOST (got '%s')", local->host);
     }
     if ((local->stress_cpus != NULL) && (opts->stress[0] == '\0')) {
-        return perf_bad("--stress-cpus %s needs --stress", local->stress_cpus);
+        return tc_tool_bad(&perf_tool, "--stress-cpus %s needs --stress", local->stress_cpus);
     }
     if (opts->in_place && ((opts->exec != TC_EXEC_ANY) || opts->wx)) {
-        return perf_bad("--in-place needs --exec any and no --wx%s", "");
+        return tc_tool_bad(&perf_tool, "--in-place needs --exec any and no --wx");
     }
     if ((opts->stress[0] != '\0') && !local->loopback && (local->host == NULL)) {
-        return perf_bad("--stress %s goes on the client (or -l), which runs the load", opts->stress);
+        return tc_tool_bad(&perf_tool, "--stress %s goes on the client (or -l), which runs the load",
+                           opts->stress);
     }
     return 0;
 }

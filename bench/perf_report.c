@@ -19,11 +19,6 @@
 #define TC_CFLAGS "unknown"
 #endif
 
-static const char *const perf_signal_names[] = {"fenced", "single-put", "ordered"};
-static const char *const perf_frames_names[] = {"fixed", "variable"};
-static const char *const perf_progress_names[] = {"auto", "on", "off"};
-static const char *const perf_exec_names[] = {"allowlist", "any", "local-only"};
-
 static void perf_cpu_model(char *buf, size_t len)
 {
     char line[512];
@@ -114,8 +109,8 @@ void perf_print_header(const perf_run_t *run)
     printf("| transports %-20s  progress %s (%s)%*s|\n", tc_peer_transports(run->peer),
            prog ? "on" : "off", why, (int)(46 - strlen(why) > 0 ? 46 - strlen(why) : 1), "");
     printf("| signalling %-10s frames %-8s  slots %-5u x %-8u B  jam %-20s |\n",
-           perf_signal_names[o->signal], perf_frames_names[o->frames], o->slots,
-           o->slot_size, o->jam);
+           tc_signal_str((tc_signal_mode_t)o->signal), tc_frames_str((tc_frame_mode_t)o->frames),
+           o->slots, o->slot_size, o->jam);
     printf("| iterations %-12llu warm-up %-10llu clock %-8s (%.4f ns/tick)%*s|\n",
            (unsigned long long)o->iters, (unsigned long long)o->warmup, run->clock.source,
            run->clock.ns_per_tick, 12, "");
@@ -235,7 +230,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
                 r->lat.p9999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
                 perf_tail_spread(r), r->rate_mps, r->bw_mbs,
-                perf_signal_names[run->opts->signal], tc_peer_transports(run->peer),
+                tc_signal_str((tc_signal_mode_t)run->opts->signal), tc_peer_transports(run->peer),
                 r->code_bytes, r->got_slots, r->wait, r->cpu_ns_per_msg, r->polls_per_msg,
                 perf_opt_num(c0, r->cycles_per_msg), tc_cycles_source(run->cycles), r->place,
                 run->opts->sw_prefetch ? "on" : "off", perf_stress_name(run),
@@ -316,9 +311,9 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     fprintf(f, ",\n  \"signalling\": \"%s\",\n  \"frames\": \"%s\",\n  \"progress_mode\": \"%s\","
                "\n  \"wx\": %s,\n  \"exec\": \"%s\",\n  \"in_place\": %s,"
                "\n  \"git_rev\": \"%s\",\n  \"cflags\": ",
-            perf_signal_names[o->signal], perf_frames_names[o->frames],
-            perf_progress_names[o->progress], o->wx ? "true" : "false",
-            perf_exec_names[o->exec],
+            tc_signal_str((tc_signal_mode_t)o->signal), tc_frames_str((tc_frame_mode_t)o->frames),
+            tc_progress_str((tc_progress_mode_t)o->progress), o->wx ? "true" : "false",
+            tc_exec_str((tc_exec_policy_t)o->exec),
             o->in_place ? "true" : "false", TC_GIT_REV);
     perf_json_str(f, TC_CFLAGS);
     fprintf(f, ",\n  \"clock\": {\"source\": \"%s\", \"ns_per_tick\": %.6f},\n",

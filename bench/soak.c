@@ -60,14 +60,7 @@ static void soak_usage(FILE *out)
             "  -h          this help\n");
 }
 
-static int soak_bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "tc-soak: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    soak_usage(stderr);
-    return 2;
-}
+static const tc_tool_t soak_tool = {"tc-soak", soak_usage};
 
 static int soak_parse(int argc, char **argv, soak_opts_t *o)
 {
@@ -77,9 +70,8 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    uint64_t v, w;
-    char *comma;
-    int c;
+    unsigned n, v;
+    int c, rc;
 
     memset(o, 0, sizeof(*o));
     o->count      = 10000000;
@@ -90,67 +82,45 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
     o->label      = "";
     opterr        = 0;
     while ((c = getopt_long(argc, argv, ":n:S:m:c:T:L:h", long_opts, NULL)) != -1) {
+        rc = 0;
         switch (c) {
         case 'n':
-            if (tc_tool_parse_u64(optarg, 1, 1ull << 40, &o->count)) {
-                return soak_bad("bad count '%s' (1..2^40)", optarg);
-            }
+            rc = tc_tool_opt_u64(&soak_tool, optarg, 1, 1ull << 40, "bad count '%s' (1..2^40)",
+                                 &o->count);
             break;
         case 'S':
-            if (tc_tool_parse_u64(optarg, 2, 1u << 20, &v) || (v & (v - 1))) {
-                return soak_bad("bad slot count '%s' (a power of two, 2..2^20)", optarg);
-            }
-            o->slots = (uint32_t)v;
+            rc = tc_tool_opt_pow2(&soak_tool, optarg, 2, 1u << 20,
+                                  "bad slot count '%s' (a power of two, 2..2^20)", &o->slots);
             break;
         case 2:
-            if (!strcmp(optarg, "fenced")) {
-                o->signal = TC_SIGNAL_FENCED;
-            } else if (!strcmp(optarg, "ordered")) {
-                o->signal = TC_SIGNAL_ORDERED;
-            } else if (!strcmp(optarg, "single-put")) {
-                o->signal = TC_SIGNAL_SINGLE_PUT;
-            } else {
-                return soak_bad("bad signalling mode '%s' (fenced, ordered, single-put)", optarg);
+            rc = tc_tool_opt_name(&soak_tool, &tc_names_signal, TC_TOOL_NAMES_ALL, optarg,
+                                  "bad signalling mode '%s' (fenced, ordered, single-put)", &v);
+            if (rc == 0) {
+                o->signal = (tc_signal_mode_t)v;
             }
             break;
         case 'c':
-            comma = strchr(optarg, ',');
-            if ((comma == NULL) || (*comma = '\0', tc_tool_parse_u64(optarg, 0, 4095, &v)) ||
-                tc_tool_parse_u64(comma + 1, 0, 4095, &w)) {
-                if (comma != NULL) {
-                    *comma = ',';
-                }
-                return soak_bad("bad cores '%s' (A,B)", optarg);
-            }
-            o->cpu[0] = (int)v;
-            o->cpu[1] = (int)w;
+            rc = tc_tool_opt_cpus(&soak_tool, optarg, 2, 2, "bad cores '%s' (A,B)", o->cpu, &n);
             break;
-        case 'T':
-            if (tc_tool_parse_u64(optarg, 1, 3600000, &v)) {
-                return soak_bad("bad timeout '%s' (1..3600000 ms)", optarg);
-            }
-            o->timeout_ms = (int)v;
-            break;
+        case 'T': rc = tc_tool_opt_timeout(&soak_tool, optarg, &o->timeout_ms); break;
         case 'm':
-            if (!strcmp(optarg, "local")) {
-                o->mode = TC_MODE_LOCAL;
-            } else if (!strcmp(optarg, "injected")) {
-                o->mode = TC_MODE_INJECTED;
-            } else if (!strcmp(optarg, "cached")) {
-                o->mode = TC_MODE_CACHED;
-            } else {
-                return soak_bad("unknown mode '%s' (local, injected, cached)", optarg);
+            rc = tc_tool_opt_name(&soak_tool, &tc_names_mode, TC_TOOL_NAMES_ALL, optarg,
+                                  "unknown mode '%s' (local, injected, cached)", &v);
+            if (rc == 0) {
+                o->mode = (tc_mode_t)v;
             }
             break;
         case 'L': o->label = optarg; break;
         case 1: o->json_path = optarg; break;
         case 'h': soak_usage(stdout); exit(0);
-        case ':': return soak_bad("option '%s' needs a value", argv[optind - 1]);
-        default: return soak_bad("unknown option '%s'", argv[optind - 1]);
+        default: return tc_tool_bad_opt(&soak_tool, c, argv);
+        }
+        if (rc != 0) {
+            return rc;
         }
     }
     if (optind < argc) {
-        return soak_bad("unexpected argument '%s'", argv[optind]);
+        return tc_tool_bad(&soak_tool, "unexpected argument '%s'", argv[optind]);
     }
     return 0;
 }

@@ -48,14 +48,7 @@ static void run_usage(FILE *out)
             "the receiver-side effect.\n");
 }
 
-static int run_bad(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "tc-run: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n");
-    run_usage(stderr);
-    return 2;
-}
+static const tc_tool_t run_tool = {"tc-run", run_usage};
 
 /* A comma list of numbers into buf as int32/uint32 (width 4) values. */
 static int run_parse_list(const char *arg, int is_signed, uint8_t *buf, size_t *len_p)
@@ -70,7 +63,7 @@ static int run_parse_list(const char *arg, int is_signed, uint8_t *buf, size_t *
         if ((len + 4 > RUN_MAX_PAYLOAD) ||
             tc_tool_parse_u64(tok + neg, 0, neg ? 2147483648ull :
                                            (is_signed ? INT32_MAX : UINT32_MAX), &v)) {
-            rc = run_bad("bad number '%s'", tok);
+            rc = tc_tool_bad(&run_tool, "bad number '%s'", tok);
             break;
         }
         uint32_t w = neg ? (uint32_t)(-(int64_t)v) : (uint32_t)v;
@@ -153,47 +146,44 @@ int main(int argc, char **argv)
         switch (c) {
         case 'P': dir = optarg; break;
         case 'j': jam_name = optarg; break;
-        case 'm':
-            if (!strcmp(optarg, "local")) {
-                mode = TC_MODE_LOCAL;
-            } else if (!strcmp(optarg, "injected")) {
-                mode = TC_MODE_INJECTED;
-            } else if (!strcmp(optarg, "cached")) {
-                mode = TC_MODE_CACHED;
-            } else {
-                return run_bad("unknown mode '%s' (local, injected, cached)", optarg);
+        case 'm': {
+            unsigned m;
+            rc = tc_tool_opt_name(&run_tool, &tc_names_mode, TC_TOOL_NAMES_ALL, optarg,
+                                  "unknown mode '%s' (local, injected, cached)", &m);
+            if (rc == 0) {
+                mode = (tc_mode_t)m;
             }
             break;
+        }
         case 1: rc = run_parse_list(optarg, 1, payload, &len); break;
         case 2: rc = run_parse_list(optarg, 0, payload, &len); break;
         case 3:
-            if (tc_tool_parse_u64(optarg, 0, UINT64_MAX, &v)) {
-                return run_bad("bad number '%s'", optarg);
+            rc = tc_tool_opt_u64(&run_tool, optarg, 0, UINT64_MAX, "bad number '%s'", &v);
+            if (rc == 0) {
+                memcpy(payload, &v, sizeof(v));
+                len = sizeof(v);
             }
-            memcpy(payload, &v, sizeof(v));
-            len = sizeof(v);
             break;
         case 4:
             len = strlen(optarg);
             if (len > RUN_MAX_PAYLOAD) {
-                return run_bad("text longer than %s bytes", "65536");
+                return tc_tool_bad(&run_tool, "text longer than %d bytes", RUN_MAX_PAYLOAD);
             }
             memcpy(payload, optarg, len);
             break;
         case 5: wx = 1; break;
         case 'h': run_usage(stdout); return 0;
-        case ':': return run_bad("option '%s' needs a value", argv[optind - 1]);
-        default: return run_bad("unknown option '%s'", argv[optind - 1]);
+        default: return tc_tool_bad_opt(&run_tool, c, argv);
         }
         if (rc != 0) {
             return rc;
         }
     }
     if (optind < argc) {
-        return run_bad("unexpected argument '%s'", argv[optind]);
+        return tc_tool_bad(&run_tool, "unexpected argument '%s'", argv[optind]);
     }
     if (jam_name == NULL) {
-        return run_bad("%s", "which jam? (-j JAM)");
+        return tc_tool_bad(&run_tool, "which jam? (-j JAM)");
     }
 
     memset(&rx, 0, sizeof(rx));

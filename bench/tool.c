@@ -2,7 +2,9 @@
 #include "log.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <hwloc.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,4 +51,202 @@ tc_status_t tc_tool_pin(int cpu)
         return TC_ERR_INVALID_PARAM;
     }
     return TC_OK;
+}
+
+/* ------------------------------------------------------ shared options */
+
+int tc_tool_bad(const tc_tool_t *tool, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "%s: ", tool->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    tool->usage(stderr);
+    return 2;
+}
+
+int tc_tool_bad_opt(const tc_tool_t *tool, int c, char **argv)
+{
+    if (c == ':') {
+        return tc_tool_bad(tool, "option '%s' needs a value", argv[optind - 1]);
+    }
+    return tc_tool_bad(tool, "unknown option '%s'", argv[optind - 1]);
+}
+
+int tc_tool_opt_u64(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,
+                    const char *bad_fmt, uint64_t *val_p)
+{
+    uint64_t v;
+
+    if (tc_tool_parse_u64(arg, min, max, &v)) {
+        return tc_tool_bad(tool, bad_fmt, arg);
+    }
+    *val_p = v;
+    return 0;
+}
+
+int tc_tool_opt_pow2(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,
+                     const char *bad_fmt, uint32_t *val_p)
+{
+    uint64_t v;
+
+    if (tc_tool_parse_u64(arg, min, max, &v) || (v & (v - 1)) || (v > UINT32_MAX)) {
+        return tc_tool_bad(tool, bad_fmt, arg);
+    }
+    *val_p = (uint32_t)v;
+    return 0;
+}
+
+int tc_tool_opt_mult64(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,
+                       const char *bad_fmt, uint32_t *val_p)
+{
+    uint64_t v;
+
+    if (tc_tool_parse_u64(arg, min, max, &v) || (v % 64) || (v > UINT32_MAX)) {
+        return tc_tool_bad(tool, bad_fmt, arg);
+    }
+    *val_p = (uint32_t)v;
+    return 0;
+}
+
+int tc_tool_opt_timeout(const tc_tool_t *tool, const char *arg, int *ms_p)
+{
+    uint64_t v;
+
+    if (tc_tool_parse_u64(arg, 1, 3600000, &v)) {
+        return tc_tool_bad(tool, "bad timeout '%s' (1..3600000 ms)", arg);
+    }
+    *ms_p = (int)v;
+    return 0;
+}
+
+int tc_tool_opt_list(const tc_tool_t *tool, const char *arg, const tc_tool_list_t *list,
+                     uint64_t *vals, unsigned *n_p)
+{
+    char *copy = strdup(arg), *tok, *save = NULL;
+    uint64_t v;
+    unsigned n = 0;
+    int rc = 0;
+
+    if (copy == NULL) {
+        return tc_tool_bad(tool, "out of memory parsing '%s'", arg);
+    }
+    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        if ((n == list->max_n) || tc_tool_parse_u64(tok, list->min, list->max, &v)) {
+            rc = tc_tool_bad(tool, list->bad_fmt, list->bad_whole ? arg : tok);
+            break;
+        }
+        vals[n++] = v;
+    }
+    if ((rc == 0) && (n == 0)) {
+        rc = tc_tool_bad(tool, list->none_fmt, arg);
+    }
+    free(copy);
+    if (rc == 0) {
+        *n_p = n;
+    }
+    return rc;
+}
+
+int tc_tool_opt_cpus(const tc_tool_t *tool, const char *arg, unsigned n_min, unsigned n_max,
+                     const char *bad_fmt, int *cpus, unsigned *n_p)
+{
+    char *copy = strdup(arg), *item, *comma;
+    unsigned n = 0;
+    int got[64];
+    uint64_t v;
+    int bad = 0;
+
+    if (copy == NULL) {
+        return tc_tool_bad(tool, "out of memory parsing '%s'", arg);
+    }
+    for (item = copy; !bad; item = comma + 1) {
+        comma = strchr(item, ','); /* every item counts: "1,,2" and "1," are bad */
+        if (comma != NULL) {
+            *comma = '\0';
+        }
+        bad = (n == n_max) || (n == TC_ARRAY_SIZE(got)) ||
+              tc_tool_parse_u64(item, 0, 4095, &v);
+        if (!bad) {
+            got[n++] = (int)v;
+        }
+        if (comma == NULL) {
+            break;
+        }
+    }
+    free(copy);
+    if (bad || (n < n_min)) {
+        return tc_tool_bad(tool, bad_fmt, arg);
+    }
+    memcpy(cpus, got, n * sizeof(*cpus));
+    *n_p = n;
+    return 0;
+}
+
+int tc_tool_opt_name(const tc_tool_t *tool, const tc_names_t *names, uint32_t allowed,
+                     const char *arg, const char *bad_fmt, unsigned *val_p)
+{
+    unsigned v;
+
+    if ((tc_names_parse(names, arg, &v) != TC_OK) || (v >= 32) || !(allowed & (1u << v))) {
+        return tc_tool_bad(tool, bad_fmt, arg);
+    }
+    *val_p = v;
+    return 0;
+}
+
+int tc_tool_opt_names(const tc_tool_t *tool, const tc_names_t *names, const char *arg,
+                      uint32_t *vals, uint32_t max, uint32_t *n_p)
+{
+    char *copy = strdup(arg), *tok, *save = NULL, msg[256];
+    uint32_t got[32], n = 0;
+    unsigned i, v;
+    size_t used;
+    int rc = 0;
+
+    if (copy == NULL) {
+        return tc_tool_bad(tool, "out of memory parsing '%s'", arg);
+    }
+    if (max > TC_ARRAY_SIZE(got)) {
+        max = TC_ARRAY_SIZE(got);
+    }
+    for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+        if ((tc_names_parse(names, tok, &v) != TC_OK) || (n == max)) {
+            used = (size_t)snprintf(msg, sizeof(msg), "unknown %s '%s' (", names->what, tok);
+            for (i = 0; (i < names->count) && (used < sizeof(msg)); ++i) {
+                used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s%s",
+                                         i ? ", " : "", names->names[i]);
+            }
+            if (used < sizeof(msg)) {
+                snprintf(msg + used, sizeof(msg) - used, ")");
+            }
+            rc = tc_tool_bad(tool, "%s", msg);
+            break;
+        }
+        got[n++] = v;
+    }
+    if ((rc == 0) && (n == 0)) {
+        rc = tc_tool_bad(tool, "no %s in '%s'", names->what, arg);
+    }
+    free(copy);
+    if (rc == 0) {
+        memcpy(vals, got, n * sizeof(*vals));
+        *n_p = n;
+    }
+    return rc;
+}
+
+int tc_tool_opt_onoff(const tc_tool_t *tool, const char *opt, const char *arg, int32_t *val_p)
+{
+    if (!strcmp(arg, "on")) {
+        *val_p = 1;
+    } else if (!strcmp(arg, "off")) {
+        *val_p = 0;
+    } else {
+        return tc_tool_bad(tool, "%s takes on or off, not '%s'", opt, arg);
+    }
+    return 0;
 }

@@ -1,15 +1,78 @@
-/* What the command-line tools (tc-perf, tc-soak) share: strict number
- * parsing and pinning the calling thread to a core. */
+/* What the command-line tools (tc-perf, tc-soak, tc-run, tc-mcast) share:
+ * the parsing of their common flags, composed once (like fabtests'
+ * common/shared.c), and pinning the calling thread to a core.
+ *
+ * Every tc_tool_opt_* parser reads one option argument; on a bad one it
+ * prints "<tool>: <what was wrong>" and the tool's usage to stderr and
+ * returns 2 (the tools' exit code for a bad command line), else 0. Its
+ * output is written only on success. */
 #ifndef TC_TOOL_H
 #define TC_TOOL_H
 
 #include "twochains.h"
+#include "names.h"
 
 #include <stdint.h>
+#include <stdio.h>
+
+typedef struct tc_tool {
+    const char *name;               /* "tc-perf": prefix of every error */
+    void      (*usage)(FILE *out);  /* printed to stderr after an error */
+} tc_tool_t;
 
 /* Digits only, no overflow, within [min, max]: 0, else -1. */
 int         tc_tool_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *val_p);
 /* Pin the calling thread to cpu with hwloc (cpu < 0: leave it). */
 tc_status_t tc_tool_pin(int cpu);
+
+/* "<tool>: " fmt "\n", then the usage, to stderr; returns 2. */
+int tc_tool_bad(const tc_tool_t *tool, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* What getopt_long returned for an option it did not take (':' a missing
+ * value, anything else unknown) as tc_tool_bad. */
+int tc_tool_bad_opt(const tc_tool_t *tool, int c, char **argv);
+
+/* A number in [min, max]; bad: fmt with the argument (e.g. "bad count '%s' (1..2^40)"). */
+int tc_tool_opt_u64(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,
+                    const char *bad_fmt, uint64_t *val_p);
+/* -S: a power of two in [min, max]. */
+int tc_tool_opt_pow2(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,
+                     const char *bad_fmt, uint32_t *val_p);
+/* -z: a multiple of 64 in [min, max]. */
+int tc_tool_opt_mult64(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,
+                       const char *bad_fmt, uint32_t *val_p);
+/* -T: milliseconds, 1..3600000. */
+int tc_tool_opt_timeout(const tc_tool_t *tool, const char *arg, int *ms_p);
+
+/* A comma list of numbers. Empty items are skipped ("8,,16" is 8,16). */
+typedef struct tc_tool_list {
+    uint64_t    min, max;   /* each number */
+    unsigned    max_n;      /* at most this many */
+    const char *bad_fmt;    /* a bad number or one too many: %s the item ... */
+    int         bad_whole;  /* ... or, when set, the whole argument */
+    const char *none_fmt;   /* no number at all: %s the argument */
+} tc_tool_list_t;
+
+int tc_tool_opt_list(const tc_tool_t *tool, const char *arg, const tc_tool_list_t *list,
+                     uint64_t *vals, unsigned *n_p);
+
+/* -c: n_min..n_max cores "A[,B...]", each 0..4095, no empty item; bad:
+ * bad_fmt with the argument. Writes cpus[0..n-1]. */
+int tc_tool_opt_cpus(const tc_tool_t *tool, const char *arg, unsigned n_min, unsigned n_max,
+                     const char *bad_fmt, int *cpus, unsigned *n_p);
+
+/* One name of a table (names.h), among those whose bit is set in allowed
+ * (TC_TOOL_NAMES_ALL: any); bad: bad_fmt with the argument (e.g. "bad frame
+ * mode '%s' (fixed, variable)"). */
+#define TC_TOOL_NAMES_ALL UINT32_MAX
+int tc_tool_opt_name(const tc_tool_t *tool, const tc_names_t *names, uint32_t allowed,
+                     const char *arg, const char *bad_fmt, unsigned *val_p);
+/* -W, -m, --placement: a comma list of names of a table into their values
+ * (at most max); errors name the table's what and list its names:
+ * "unknown wait strategy 'nap' (poll, pause, ...)", "no mode in ','". */
+int tc_tool_opt_names(const tc_tool_t *tool, const tc_names_t *names, const char *arg,
+                      uint32_t *vals, uint32_t max, uint32_t *n_p);
+/* on or off into 1 or 0; bad: "<opt> takes on or off, not '<arg>'". */
+int tc_tool_opt_onoff(const tc_tool_t *tool, const char *opt, const char *arg, int32_t *val_p);
 
 #endif

@@ -1,6 +1,7 @@
 /* UCX context and worker, and the packages loaded into them. */
 #include "runtime.h"
 #include "log.h"
+#include "names.h"
 #include "platform.h"
 
 #include <stdlib.h>
@@ -100,20 +101,12 @@ static ucs_status_t tc_context_doorbell(void *arg, const void *header, size_t he
     return UCS_OK;
 }
 
-static const char *const tc_wait_names[] = {"poll", "pause", "wfe", "umwait", "mwaitx",
-                                            "event", "adaptive"};
-
-const char *tc_wait_str(tc_wait_t wait)
-{
-    return ((unsigned)wait < TC_ARRAY_SIZE(tc_wait_names)) ? tc_wait_names[wait] : "unknown";
-}
-
 tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait)
 {
     tc_platform_t platform;
     char have[128];
 
-    if ((unsigned)wait >= TC_ARRAY_SIZE(tc_wait_names)) {
+    if ((unsigned)wait >= tc_names_wait.count) {
         tc_error("unknown wait strategy %d", (int)wait);
         return TC_ERR_INVALID_PARAM;
     }

@@ -15,13 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const tc_mode_names[] = {"local", "injected", "cached"};
-
-const char *tc_mode_str(tc_mode_t mode)
-{
-    return ((unsigned)mode < TC_ARRAY_SIZE(tc_mode_names)) ? tc_mode_names[mode] : "unknown";
-}
-
 tc_inj_t *tc_inj_find(tc_peer_t *peer, uint32_t pkg_id, uint16_t element)
 {
     unsigned i;

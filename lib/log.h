@@ -1,13 +1,21 @@
-/* Internal logging: the function that first decides an error logs it. */
+/* Internal logging: the function that first decides an error logs it.
+ * Every message goes through tc_log (lib/log.c): level filter, then the
+ * handler an application installed (twochains.h), else stderr. */
 #ifndef TC_LOG_H
 #define TC_LOG_H
 
+#include "twochains.h"
+
 #include <stdio.h>
 
-#define tc_error(_fmt, ...) \
-    fprintf(stderr, "twochains: error: " _fmt "\n", ##__VA_ARGS__)
-#define tc_warn(_fmt, ...) \
-    fprintf(stderr, "twochains: warning: " _fmt "\n", ##__VA_ARGS__)
+void tc_log(tc_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether a message of level would be passed on (to skip costly formatting). */
+int  tc_log_enabled(tc_log_level_t level);
+
+#define tc_error(_fmt, ...) tc_log(TC_LOG_ERROR, _fmt, ##__VA_ARGS__)
+#define tc_warn(_fmt, ...)  tc_log(TC_LOG_WARN, _fmt, ##__VA_ARGS__)
+#define tc_info(_fmt, ...)  tc_log(TC_LOG_INFO, _fmt, ##__VA_ARGS__)
+#define tc_debug(_fmt, ...) tc_log(TC_LOG_DEBUG, _fmt, ##__VA_ARGS__)
 
 #define TC_LIKELY(_x)   __builtin_expect(!!(_x), 1)
 #define TC_UNLIKELY(_x) __builtin_expect(!!(_x), 0)

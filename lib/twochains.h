@@ -25,30 +25,70 @@ extern "C" {
 
 /* ------------------------------------------------------------------ status */
 
+/* Every status code, its value and its string, in one list (the model:
+ * UCX's ucs/type/status.h). TC_OK is 0, errors are negative, and a value
+ * once given never changes (it crosses the wire inside replies);
+ * TC_INPROGRESS (positive, like UCS_INPROGRESS) says an operation was
+ * started and is not done yet; TC_ERR_AGAIN that nothing was done and the
+ * same call may succeed later. New codes go at the end, before TC_ERR_LAST. */
+#define TC_STATUS_TABLE(_) \
+    _(TC_INPROGRESS,           1,   "operation in progress") \
+    _(TC_OK,                   0,   "success") \
+    _(TC_ERR_INVALID_PARAM,    -1,  "invalid parameter") \
+    _(TC_ERR_NO_MEMORY,        -2,  "out of memory") \
+    _(TC_ERR_IO,               -3,  "input/output error") \
+    _(TC_ERR_TIMEOUT,          -4,  "timed out") \
+    _(TC_ERR_PEER_NOT_FOUND,   -5,  "peer not found") \
+    _(TC_ERR_PORT_BUSY,        -6,  "port busy") \
+    _(TC_ERR_VERSION_MISMATCH, -7,  "protocol version mismatch") \
+    _(TC_ERR_PEER_FAILED,      -8,  "peer failed") \
+    _(TC_ERR_UCX,              -9,  "UCX error") \
+    _(TC_ERR_NO_RESOURCE,      -10, "no resource") \
+    _(TC_ERR_BAD_FRAME,        -11, "malformed frame") \
+    _(TC_ERR_NOT_FOUND,        -12, "not found") \
+    _(TC_ERR_UNSUPPORTED,      -13, "unsupported") \
+    _(TC_ERR_PROTOCOL,         -14, "protocol error") \
+    _(TC_ERR_OUT_OF_RANGE,     -15, "out of range") \
+    _(TC_ERR_INTERRUPTED,      -16, "interrupted") \
+    _(TC_ERR_AGAIN,            -17, "try again") \
+    _(TC_ERR_REFUSED,          -18, "refused by the peer's policy") \
+    _(TC_ERR_CLOSED,           -19, "the peer closed the connection")
+
+#define TC_STATUS_ENUM_ENTRY(_code, _value, _str) _code = (_value),
+
 typedef enum {
-    TC_OK                   = 0,
-    TC_ERR_INVALID_PARAM    = -1,
-    TC_ERR_NO_MEMORY        = -2,
-    TC_ERR_IO               = -3,
-    TC_ERR_TIMEOUT          = -4,
-    TC_ERR_PEER_NOT_FOUND   = -5,
-    TC_ERR_PORT_BUSY        = -6,
-    TC_ERR_VERSION_MISMATCH = -7,
-    TC_ERR_PEER_FAILED      = -8,
-    TC_ERR_UCX              = -9,
-    TC_ERR_NO_RESOURCE      = -10,
-    TC_ERR_BAD_FRAME        = -11,
-    TC_ERR_NOT_FOUND        = -12,
-    TC_ERR_UNSUPPORTED      = -13,
-    TC_ERR_PROTOCOL         = -14,
-    TC_ERR_OUT_OF_RANGE     = -15,
-    TC_ERR_INTERRUPTED      = -16,
-    TC_ERR_REFUSED          = -17, /* the peer's policy refused it (a NACK says) */
-    TC_ERR_CLOSED           = -18, /* the peer said goodbye */
-    TC_ERR_LAST             = -19
+    TC_STATUS_TABLE(TC_STATUS_ENUM_ENTRY)
+    TC_ERR_LAST = -20 /* below every error: not a status, keep it last */
 } tc_status_t;
 
+/* The status' string from the table; "unknown status" for a value that is
+ * not a code. */
 const char *tc_status_str(tc_status_t status);
+
+/* --------------------------------------------------------------------- log
+ * What the library has to say goes through one handler, filtered by level
+ * (the library never prints on its own beyond it). The default handler
+ * writes "twochains: error: <msg>" (warning, info, debug) to stderr; the
+ * default level is TC_LOG_WARN, or TC_LOG_LEVEL from the environment
+ * (error, warn, info, debug) read at the first message. A handler gets one
+ * message (no newline) per call, possibly from several threads at once. */
+
+typedef enum {
+    TC_LOG_ERROR = 0,
+    TC_LOG_WARN  = 1,
+    TC_LOG_INFO  = 2,
+    TC_LOG_DEBUG = 3
+} tc_log_level_t;
+
+typedef void (*tc_log_handler_t)(tc_log_level_t level, const char *msg, void *arg);
+
+/* Messages above level are dropped. */
+void           tc_log_set_level(tc_log_level_t level);
+tc_log_level_t tc_log_get_level(void);
+/* handler NULL: back to the default one. */
+tc_status_t    tc_log_set_handler(tc_log_handler_t handler, void *arg);
+const char    *tc_log_level_str(tc_log_level_t level);  /* error, warn, info, debug */
+tc_status_t    tc_log_level_parse(const char *name, tc_log_level_t *level_p);
 
 /* --------------------------------------------------------------- histogram
  * Log-linear histogram (pure: no UCX). Values are unsigned integers (the
@@ -212,6 +252,11 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
                          char *exports_p, uint32_t *ried_id_p);
 tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id);
 
+/* Names of the enums below (lib/names.c, one table each): tc_<enum>_str gives
+ * "unknown" for a value out of range; tc_<enum>_parse reads the same names
+ * back (TC_ERR_NOT_FOUND for one it does not know; quiet, the caller
+ * reports it; the output is written only on success). */
+
 typedef enum {
     TC_SIGNAL_FENCED     = 0, /* data put, ucp_worker_fence, signal put: any transport */
     TC_SIGNAL_SINGLE_PUT = 1, /* one put: only where a put's bytes land in address
@@ -221,16 +266,25 @@ typedef enum {
                                * one RC lane); saves the fence's store-buffer drain */
 } tc_signal_mode_t;
 
+const char *tc_signal_str(tc_signal_mode_t signal);   /* fenced, single-put, ordered */
+tc_status_t tc_signal_parse(const char *name, tc_signal_mode_t *signal_p);
+
 typedef enum {
     TC_FRAMES_FIXED    = 0, /* every frame has the size set per peer: wait on SIG */
     TC_FRAMES_VARIABLE = 1  /* wait on MAG, read the size, wait on SIG */
 } tc_frame_mode_t;
+
+const char *tc_frames_str(tc_frame_mode_t frames);    /* fixed, variable */
+tc_status_t tc_frames_parse(const char *name, tc_frame_mode_t *frames_p);
 
 typedef enum {
     TC_PROGRESS_AUTO   = 0, /* progress the worker in wait loops iff a lane emulates puts */
     TC_PROGRESS_ALWAYS = 1,
     TC_PROGRESS_NEVER  = 2
 } tc_progress_mode_t;
+
+const char *tc_progress_str(tc_progress_mode_t progress); /* auto, on (always), off (never) */
+tc_status_t tc_progress_parse(const char *name, tc_progress_mode_t *progress_p);
 
 /* How a jam reaches the peer. */
 typedef enum {
@@ -240,6 +294,7 @@ typedef enum {
 } tc_mode_t;
 
 const char *tc_mode_str(tc_mode_t mode);
+tc_status_t tc_mode_parse(const char *name, tc_mode_t *mode_p);
 
 /* What a receiver agrees to run. */
 typedef enum {
@@ -248,6 +303,9 @@ typedef enum {
     TC_EXEC_ANY        = 1, /* any code whose layout fits (loud warning) */
     TC_EXEC_LOCAL_ONLY = 2  /* no injected or cached code at all */
 } tc_exec_policy_t;
+
+const char *tc_exec_str(tc_exec_policy_t exec);       /* allowlist, any, local-only */
+tc_status_t tc_exec_parse(const char *name, tc_exec_policy_t *exec_p);
 
 /* How a receiver waits for the next frame (lib/platform reports which this
  * host supports). Same order as tc_platform_wait_t. */
@@ -262,6 +320,7 @@ typedef enum {
 } tc_wait_t;
 
 const char *tc_wait_str(tc_wait_t wait);
+tc_status_t tc_wait_parse(const char *name, tc_wait_t *wait_p);
 
 /* Where a frame's bytes land in the peer's mailbox (an emulation by the
  * sending CPU of a NIC with or without cache stashing; needs the peer's
@@ -274,6 +333,7 @@ typedef enum {
 } tc_place_t;
 
 const char *tc_place_str(tc_place_t place);
+tc_status_t tc_place_parse(const char *name, tc_place_t *place_p);
 
 /* Which fields of tc_context_params_t the caller set; the others take their
  * defaults (tc_context_params_init sets them all, with defaults). New fields

@@ -275,8 +275,8 @@ static void race(const race_case_t *c)
     foreign = (st.rx_frames - runs0) - (state_of(&pair.s[0])->calls - calls0);
     print_message("race %s %s%s %s frames, %s %s: %llu frames, %llu rewrites, %llu rejected, "
                   "%llu syncs refused, %llu foreign code runs, %lu foreign GOT calls\n",
-                  (c->exec == TC_EXEC_ANY) ? "any" : "allowlist", c->wx ? "wx " : "",
-                  tc_mode_str(c->mode), (c->frames == TC_FRAMES_FIXED) ? "fixed" : "variable",
+                  tc_exec_str(c->exec), c->wx ? "wx " : "",
+                  tc_mode_str(c->mode), tc_frames_str(c->frames),
                   (c->target == RACE_GOTP) ? "GOTP" : "code",
                   c->two_jams ? "two jams" : "one jam", (unsigned long long)n,
                   (unsigned long long)racer.writes, (unsigned long long)st.rx_rejected,

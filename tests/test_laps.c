@@ -103,7 +103,7 @@ static void laps(tc_frame_mode_t frames)
 
     tc_peer_stats(pair.s[0].peer, &st);
     print_message("%s frames: %u phases, %llu frames, %llu run, %llu rejected, %llu out of "
-                  "order\n", (frames == TC_FRAMES_FIXED) ? "fixed" : "variable", phases(),
+                  "order\n", tc_frames_str(frames), phases(),
                   (unsigned long long)sent,
                   (unsigned long long)(state_of(&pair.s[0])->calls - calls0),
                   (unsigned long long)st.rx_rejected,
