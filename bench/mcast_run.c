@@ -12,6 +12,7 @@
 #include "mcast_fwd.h"
 #include "mcast_sim.h"
 #include "group.h"
+#include "hist.h"
 #include "frame.h"
 #include "clock.h"
 #include "log.h"
