@@ -1,7 +1,7 @@
 /* UCX context and worker, and the packages loaded into them. */
 #include "runtime.h"
+#include "cpu.h"
 #include "log.h"
-#include "platform.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +79,7 @@ const char *tc_wait_str(tc_wait_t wait)
 
 tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait)
 {
-    tc_platform_t platform;
+    tc_cpu_features_t cpu;
     char have[128];
 
     if ((unsigned)wait >= TC_ARRAY_SIZE(tc_wait_names)) {
@@ -94,10 +94,11 @@ tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait)
                  tc_wait_str(wait));
         return TC_ERR_INVALID_PARAM;
     }
-    if ((tc_platform_probe(&platform) == TC_OK) && !platform.wait[wait].supported) {
-        tc_platform_wait_available(&platform, have, sizeof(have));
+    tc_cpu_probe(&cpu);
+    if (!cpu.wait[wait].supported) {
+        tc_cpu_wait_available(&cpu, have, sizeof(have));
         tc_error("wait strategy %s: %s (this host has: %s)", tc_wait_str(wait),
-                 platform.wait[wait].status, have);
+                 cpu.wait[wait].status, have);
         return TC_ERR_UNSUPPORTED;
     }
     return TC_OK;
