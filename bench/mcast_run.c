@@ -10,7 +10,7 @@
 #define _GNU_SOURCE
 #include "mcast.h"
 #include "mcast_fwd.h"
-#include "mcast_sim.h"
+#include "harness/mcast_sim.h"
 #include "group.h"
 #include "hist.h"
 #include "frame.h"

@@ -7,9 +7,9 @@
 #include "perf.h"
 #include "log.h"
 #include "tool.h"
-#include "platform.h"
+#include "harness/platform.h"
 #include "manifest.h"
-#include "cycles.h"
+#include "harness/cycles.h"
 #include "stress.h"
 #include "place.h"
 

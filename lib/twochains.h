@@ -221,8 +221,8 @@ typedef enum {
     TC_EXEC_LOCAL_ONLY = 2  /* no injected or cached code at all */
 } tc_exec_policy_t;
 
-/* How a receiver waits for the next frame (lib/platform reports which this
- * host supports). Same order as tc_platform_wait_t. */
+/* How a receiver waits for the next frame (tc_context_check_wait says
+ * whether this host can). */
 typedef enum {
     TC_WAIT_POLL     = 0, /* plain loads */
     TC_WAIT_PAUSE    = 1, /* x86 PAUSE / aarch64 YIELD between loads */
@@ -237,8 +237,7 @@ const char *tc_wait_str(tc_wait_t wait);
 
 /* Where a frame's bytes land in the peer's mailbox (an emulation by the
  * sending CPU of a NIC with or without cache stashing; needs the peer's
- * mailbox mapped through shared memory). Same order as
- * tc_platform_place_t. */
+ * mailbox mapped through shared memory). */
 typedef enum {
     TC_PLACE_DEFAULT = 0, /* the transport's own put */
     TC_PLACE_LLC     = 1, /* direct write, lines pushed to the shared cache */

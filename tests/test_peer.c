@@ -22,7 +22,7 @@
 #include "bench_state.h"
 #include "log.h"
 #include "place.h"
-#include "platform.h"
+#include "harness/platform.h"
 
 #include "loop_pair.h"
 
