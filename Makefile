@@ -27,8 +27,9 @@ LIB_A     := $(BUILD)/lib/libtwochains.a
 LIB_SO    := $(BUILD)/lib/libtwochains.so
 
 # The harness, private to bench/ (never installed): platform report and
-# hardware controls, cycle counters, the multicast model. The tools and the
-# tests link it before libtwochains; they include it as "harness/<x>.h".
+# hardware controls, cycle counters, the multicast model, the bench
+# package's default path. The tools and the tests link it before
+# libtwochains; they include it as "harness/<x>.h".
 HARNESS_SRCS := $(wildcard bench/harness/*.c)
 HARNESS_OBJS := $(HARNESS_SRCS:%.c=$(BUILD)/obj/%.o)
 HARNESS_A    := $(BUILD)/lib/libtc_harness.a
@@ -214,7 +215,8 @@ fuzz:
 fuzz-rx: all
 	@scripts/deps.sh fuzz
 	@mkdir -p $(BUILD)/fuzz/rx-new tests/fuzz/rx-corpus tests/fuzz/rx-crashes
-	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE tests/fuzz/rx_target.c $(LIB_SRCS) -o $(BUILD)/fuzz/fuzz_rx $(LIBS)
+	clang $(FUZZ_CFLAGS) -Ibench -D_GNU_SOURCE tests/fuzz/rx_target.c $(LIB_SRCS) bench/harness/pkg_path.c \
+	    -o $(BUILD)/fuzz/fuzz_rx $(LIBS)
 	ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_rx -max_total_time=$(FUZZ_SECONDS) -max_len=2048 -timeout=30 \
 	    -detect_leaks=0 -artifact_prefix=tests/fuzz/rx-crashes/ $(BUILD)/fuzz/rx-new tests/fuzz/rx-corpus
 	ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_rx -detect_leaks=0 -merge=1 tests/fuzz/rx-corpus $(BUILD)/fuzz/rx-new

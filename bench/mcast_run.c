@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "log.h"
 #include "bench_state.h"
+#include "harness/pkg_path.h"
 
 #include <errno.h>
 #include <math.h>

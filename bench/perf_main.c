@@ -12,6 +12,7 @@
 #include "harness/cycles.h"
 #include "stress.h"
 #include "place.h"
+#include "harness/pkg_path.h"
 
 #include <getopt.h>
 #include <limits.h>

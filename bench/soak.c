@@ -13,6 +13,7 @@
 #include "log.h"
 #include "bench_state.h"
 #include "tool.h"
+#include "harness/pkg_path.h"
 
 #include <getopt.h>
 #include <limits.h>

@@ -9,6 +9,7 @@
 #include "manifest.h"
 #include "tool.h"
 #include "bench_state.h"
+#include "harness/pkg_path.h"
 
 #include <getopt.h>
 #include <limits.h>

@@ -166,8 +166,6 @@ tc_status_t tc_pkg_jam(const tc_pkg_t *pkg, const char *name, tc_jam_t *jam_p);
  * TC_ERR_UNSUPPORTED when its package was not built by tc-pkg. */
 tc_status_t tc_jam_code_info(const tc_jam_t *jam, uint32_t *code_bytes_p,
                              uint32_t *got_slots_p);
-/* Path of the test package built next to the running binary (build/lib). */
-tc_status_t tc_pkg_default_path(char *buf, size_t len);
 
 /* -------------------------------------------------------------- the runtime */
 

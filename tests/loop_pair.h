@@ -14,6 +14,7 @@
 
 #include "twochains.h"
 #include "bench_state.h"
+#include "harness/pkg_path.h"
 
 typedef struct side {
     tc_context_params_t params;

@@ -27,6 +27,7 @@ static const tc_mode_t modes[N_MODES] = {TC_MODE_LOCAL, TC_MODE_INJECTED, TC_MOD
 /* ------------------------------------------------ a loopback pair of peers */
 
 #include "loop_pair.h"
+#include "harness/pkg_path.h"
 
 /* Variable frames: every jam and mode gets the frame its payload needs. */
 static void pair_open_variable(pair_t *pair)

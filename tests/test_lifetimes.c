@@ -19,6 +19,7 @@
 #include "runtime.h"
 
 #include "loop_pair.h"
+#include "harness/pkg_path.h"
 
 /* Ship the bench ried from s[1] to s[0]; its slot in s[0]'s context. */
 static int ship(pair_t *pair, uint32_t *id_p)

@@ -25,6 +25,7 @@
 #include "harness/platform.h"
 
 #include "loop_pair.h"
+#include "harness/pkg_path.h"
 
 static int quick(void)
 {

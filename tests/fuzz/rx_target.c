@@ -26,6 +26,7 @@
 #include "twochains.h"
 #include "runtime.h"
 #include "frame.h"
+#include "harness/pkg_path.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
