@@ -27,9 +27,9 @@ LIB_A     := $(BUILD)/lib/libtwochains.a
 LIB_SO    := $(BUILD)/lib/libtwochains.so
 
 # The harness, private to bench/ (never installed): platform report and
-# hardware controls, cycle counters, the multicast model, the bench
-# package's default path. The tools and the tests link it before
-# libtwochains; they include it as "harness/<x>.h".
+# hardware controls, cycle counters, the multicast model, raw UCX handles for
+# the reference tests, the bench package's default path. The tools and the
+# tests link it before libtwochains; they include it as "harness/<x>.h".
 HARNESS_SRCS := $(wildcard bench/harness/*.c)
 HARNESS_OBJS := $(HARNESS_SRCS:%.c=$(BUILD)/obj/%.o)
 HARNESS_A    := $(BUILD)/lib/libtc_harness.a
