@@ -242,7 +242,6 @@ install: all
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libtwochains.so.0
 	ln -sf libtwochains.so.0 $(DESTDIR)$(PREFIX)/lib/libtwochains.so
 	install -m 644 lib/twochains.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains_jam.h
 	install -d $(DESTDIR)$(PREFIX)/include/twochains
 	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains/
 	# multicast over process groups: <twochains/mcast_fwd.h> (group, codec, forwarding)
