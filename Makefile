@@ -15,7 +15,9 @@ CFLAGS   ?=
 CFLAGS   += $(CFLAGS_BASE)
 CPPFLAGS += -Ilib -MMD -MP
 UCX_LIBS  := -lucp -lucs
-LIBS      := $(UCX_LIBS) -lhwloc -ldl -lm -lpthread
+LIBS      := $(UCX_LIBS) -ldl -lm -lpthread
+# hwloc: the harness's platform report and the tools' CPU pinning only
+HWLOC_LIBS := -lhwloc
 
 GIT_REV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
@@ -23,6 +25,14 @@ LIB_SRCS  := $(wildcard lib/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB_A     := $(BUILD)/lib/libtwochains.a
 LIB_SO    := $(BUILD)/lib/libtwochains.so
+
+# The harness, private to bench/ (never installed): platform report and
+# hardware controls, cycle counters, the multicast model, raw UCX handles for
+# the reference tests, the bench package's default path. The tools and the
+# tests link it before libtwochains; they include it as "harness/<x>.h".
+HARNESS_SRCS := $(wildcard bench/harness/*.c)
+HARNESS_OBJS := $(HARNESS_SRCS:%.c=$(BUILD)/obj/%.o)
+HARNESS_A    := $(BUILD)/lib/libtc_harness.a
 
 # The bench package, built from jams/ by tc-pkg: Local Function library,
 # ried libraries, injectable jam blobs, header and manifest.
@@ -47,11 +57,12 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all lib pkg tools check check-run bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx
+.PHONY: all lib harness pkg tools check check-run bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx
 .SECONDARY:
 all: lib pkg tools
 
 lib: $(LIB_A) $(LIB_SO)
+harness: $(HARNESS_A)
 pkg: $(PKG_OUT)
 tools: $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST)
 
@@ -61,6 +72,10 @@ $(BUILD)/obj/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DTC_GIT_REV='"$(GIT_REV)"' -c $< -o $@
 
 $(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(HARNESS_A): $(HARNESS_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
@@ -86,29 +101,30 @@ $(TC_PKG): $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lelf
 
-$(TC_PERF): $(PERF_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+$(TC_PERF): $(PERF_SRCS:%.c=$(BUILD)/obj/%.o) $(HARNESS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(HWLOC_LIBS)
 
 $(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/tc_run.o $(BUILD)/obj/bench/mcast_run.o: CPPFLAGS += -Ijams
-$(TC_RUN): $(BUILD)/obj/bench/tc_run.o $(BUILD)/obj/bench/tool.o $(LIB_A)
+$(TC_RUN): $(BUILD)/obj/bench/tc_run.o $(BUILD)/obj/bench/tool.o $(HARNESS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(HWLOC_LIBS)
 
-$(TC_MCAST): $(MCAST_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
+$(TC_MCAST): $(MCAST_SRCS:%.c=$(BUILD)/obj/%.o) $(HARNESS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(HWLOC_LIBS)
 
-$(TC_SOAK): $(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/tool.o $(LIB_A)
+$(TC_SOAK): $(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/tool.o $(HARNESS_A) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(HWLOC_LIBS)
 
 # --- tests
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(LIB_A) | $(PKG_SO) $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_MCAST)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HARNESS_A) $(LIB_A) | $(PKG_SO) $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_MCAST)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(LIB_A) $(LIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $< $(HARNESS_A) $(LIB_A) $(LIBS) $(HWLOC_LIBS) -lcmocka
 
-$(BUILD)/obj/tests/%.o: CPPFLAGS += -Ijams -I$(PKG_DIR)
+# -Ibench after -Ilib: "harness/<x>.h"; lib's headers keep their names.
+$(BUILD)/obj/tests/%.o: CPPFLAGS += -Ijams -I$(PKG_DIR) -Ibench
 $(BUILD)/obj/tests/%.o: | $(PKG_DIR)/bench.h
 
 # test_blob_exec fills GOT slots with dlsym(RTLD_DEFAULT, ...): export its symbols.
@@ -199,7 +215,8 @@ fuzz:
 fuzz-rx: all
 	@scripts/deps.sh fuzz
 	@mkdir -p $(BUILD)/fuzz/rx-new tests/fuzz/rx-corpus tests/fuzz/rx-crashes
-	clang $(FUZZ_CFLAGS) -D_GNU_SOURCE tests/fuzz/rx_target.c $(LIB_SRCS) -o $(BUILD)/fuzz/fuzz_rx $(LIBS)
+	clang $(FUZZ_CFLAGS) -Ibench -D_GNU_SOURCE tests/fuzz/rx_target.c $(LIB_SRCS) bench/harness/pkg_path.c \
+	    -o $(BUILD)/fuzz/fuzz_rx $(LIBS)
 	ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_rx -max_total_time=$(FUZZ_SECONDS) -max_len=2048 -timeout=30 \
 	    -detect_leaks=0 -artifact_prefix=tests/fuzz/rx-crashes/ $(BUILD)/fuzz/rx-new tests/fuzz/rx-corpus
 	ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_rx -detect_leaks=0 -merge=1 tests/fuzz/rx-corpus $(BUILD)/fuzz/rx-new
@@ -225,7 +242,6 @@ install: all
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libtwochains.so.0
 	ln -sf libtwochains.so.0 $(DESTDIR)$(PREFIX)/lib/libtwochains.so
 	install -m 644 lib/twochains.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains_jam.h
 	install -d $(DESTDIR)$(PREFIX)/include/twochains
 	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains/
 	# multicast over process groups: <twochains/mcast_fwd.h> (group, codec, forwarding)

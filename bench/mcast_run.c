@@ -10,12 +10,14 @@
 #define _GNU_SOURCE
 #include "mcast.h"
 #include "mcast_fwd.h"
-#include "mcast_sim.h"
+#include "harness/mcast_sim.h"
 #include "group.h"
+#include "hist.h"
 #include "frame.h"
 #include "clock.h"
 #include "log.h"
 #include "bench_state.h"
+#include "harness/pkg_path.h"
 
 #include <errno.h>
 #include <math.h>

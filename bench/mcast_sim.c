@@ -1,10 +1,10 @@
 /*
  * tc-mcast --simulate and --shapes: the real plan and codec in one process
- * (lib/mcast_sim.c), tree against naive, and what the PR's test shapes
+ * (bench/harness/mcast_sim.c), tree against naive, and what the PR's test shapes
  * cost on the wire.
  */
 #include "mcast.h"
-#include "mcast_sim.h"
+#include "harness/mcast_sim.h"
 #include "log.h"
 
 #include <math.h>

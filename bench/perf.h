@@ -8,6 +8,7 @@
 
 #include "twochains.h"
 #include "clock.h"
+#include "hist.h"
 
 #include <stdint.h>
 

@@ -7,11 +7,12 @@
 #include "perf.h"
 #include "log.h"
 #include "tool.h"
-#include "platform.h"
+#include "harness/platform.h"
 #include "manifest.h"
-#include "cycles.h"
+#include "harness/cycles.h"
 #include "stress.h"
 #include "place.h"
+#include "harness/pkg_path.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -667,7 +668,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
     if (status != TC_OK) {
         goto out_destroy_ctx;
     }
-    status = tc_peer_connect(run.ctx, side->boot, &run.peer);
+    status = tc_peer_connect(run.ctx, side->boot, NULL, &run.peer);
     if (status != TC_OK) {
         goto out_destroy_ctx;
     }
@@ -684,7 +685,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
     tc_peer_set_sw_prefetch(run.peer, (int)side->opts.sw_prefetch);
     for (wi = 0; (wi < side->opts.n_waits) && (status == TC_OK); ++wi) {
     tc_wait_t wait = (tc_wait_t)side->opts.waits[wi];
-    status = tc_peer_set_wait(run.peer, wait, wait);
+    status = tc_peer_set_wait(run.peer, wait);
     for (pi = 0; (pi < side->opts.n_places) && (status == TC_OK); ++pi) {
     tc_place_t place = (tc_place_t)side->opts.places[pi];
     status = tc_peer_set_placement(run.peer, place);
@@ -763,7 +764,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
     }
 
 out_destroy_peer:
-    tc_peer_destroy(run.peer);
+    tc_peer_close(run.peer);
 out_destroy_ctx:
     tc_context_destroy(run.ctx);
 out_free_src:

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include "perf.h"
 #include "log.h"
-#include "cycles.h"
+#include "harness/cycles.h"
 #include "place.h"
 #include "stress.h"
 

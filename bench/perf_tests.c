@@ -4,6 +4,7 @@
  * same connection.
  */
 #include "perf.h"
+#include "harness/peer_raw.h"
 #include "wait_arch.h"
 #include "log.h"
 
@@ -200,7 +201,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
                 perf_idle_gap(run);
             }
             t0     = tc_clock_ticks();
-            status = tc_jam_send_mode(run->peer, &run->jam, run->src, payload, run->mode, 0);
+            status = tc_jam_send(run->peer, &run->jam, run->src, payload, TC_SEND_PARAMS(run->mode, 0));
             if (status == TC_OK) {
                 status = tc_peer_wait(run->peer, NULL); /* the answer ran here */
             }
@@ -211,7 +212,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
         } else {
             status = tc_peer_wait(run->peer, NULL);
             if (status == TC_OK) {
-                status = tc_jam_send_mode(run->peer, &run->jam, run->src, payload, run->mode, 0);
+                status = tc_jam_send(run->peer, &run->jam, run->src, payload, TC_SEND_PARAMS(run->mode, 0));
             }
         }
         if (status != TC_OK) {
@@ -238,7 +239,7 @@ static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t c
     if (run->initiator) {
         tw = tc_clock_ticks();
         for (i = 0; i < count; ++i) {
-            status = tc_jam_send_mode(run->peer, &run->jam, run->src, payload, run->mode, 0);
+            status = tc_jam_send(run->peer, &run->jam, run->src, payload, TC_SEND_PARAMS(run->mode, 0));
             if (status != TC_OK) {
                 return status;
             }
@@ -307,9 +308,9 @@ static tc_status_t perf_put_lat(perf_run_t *run, uint32_t payload, perf_result_t
     tc_status_t status = TC_OK;
     volatile uint8_t *mine;
     perf_waiter_t waiter;
-    tc_peer_raw_t raw;
+    tc_harness_peer_raw_t raw;
 
-    tc_peer_raw(run->peer, &raw);
+    tc_harness_peer_raw(run->peer, &raw);
     mine = (volatile uint8_t *)raw.local_ring + frame - 1;
     *mine = 0;
     perf_waiter_init(&waiter, run);
@@ -357,10 +358,10 @@ static tc_status_t perf_put_stream(perf_run_t *run, uint32_t frame, uint64_t fir
     uint64_t batch;
     tc_status_t status = TC_OK;
     perf_waiter_t waiter;
-    tc_peer_raw_t raw;
+    tc_harness_peer_raw_t raw;
     uint64_t credit;
 
-    tc_peer_raw(run->peer, &raw);
+    tc_harness_peer_raw(run->peer, &raw);
     perf_waiter_init(&waiter, run);
 
     if (run->initiator) {
@@ -421,11 +422,11 @@ static tc_status_t perf_put_stream(perf_run_t *run, uint32_t frame, uint64_t fir
 static tc_status_t perf_put_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
     uint32_t frame = tc_frame_size_for(payload);
-    tc_peer_raw_t raw;
+    tc_harness_peer_raw_t raw;
     tc_status_t status;
     uint64_t t0, t1;
 
-    tc_peer_raw(run->peer, &raw);
+    tc_harness_peer_raw(run->peer, &raw);
     memset(raw.local_ring, 0, (size_t)raw.local_slots * raw.local_slot_size);
     *raw.local_consumed = 0;
     status = tc_boot_barrier(run->boot);
@@ -466,7 +467,7 @@ static ucs_status_t perf_am_cb(void *arg, const void *header, size_t header_leng
 {
     perf_run_t *run = arg;
     ucp_request_param_t rp;
-    tc_peer_raw_t raw;
+    tc_harness_peer_raw_t raw;
     ucs_status_ptr_t sp;
 
     (void)header;
@@ -476,7 +477,7 @@ static ucs_status_t perf_am_cb(void *arg, const void *header, size_t header_leng
         return UCS_OK;
     }
     /* rendezvous: fetch the data as a real receiver would */
-    tc_peer_raw(run->peer, &raw);
+    tc_harness_peer_raw(run->peer, &raw);
     memset(&rp, 0, sizeof(rp));
     rp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
     rp.cb.recv_am   = perf_am_data_cb;
@@ -494,10 +495,10 @@ static ucs_status_t perf_am_cb(void *arg, const void *header, size_t header_leng
 tc_status_t perf_am_setup(perf_run_t *run)
 {
     ucp_am_handler_param_t param;
-    tc_peer_raw_t raw;
+    tc_harness_peer_raw_t raw;
     ucs_status_t ucs;
 
-    tc_peer_raw(run->peer, &raw);
+    tc_harness_peer_raw(run->peer, &raw);
     memset(&param, 0, sizeof(param));
     param.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
                        UCP_AM_HANDLER_PARAM_FIELD_ARG;
@@ -522,7 +523,7 @@ static void perf_am_send_cb(void *request, ucs_status_t status, void *user_data)
 }
 
 /* Send one AM; at most `window` may be in flight. */
-static tc_status_t perf_am_send(perf_run_t *run, const tc_peer_raw_t *raw, uint32_t len,
+static tc_status_t perf_am_send(perf_run_t *run, const tc_harness_peer_raw_t *raw, uint32_t len,
                                 volatile int *inflight, perf_waiter_t *waiter)
 {
     ucp_request_param_t param;
@@ -549,7 +550,7 @@ static tc_status_t perf_am_send(perf_run_t *run, const tc_peer_raw_t *raw, uint3
     return status;
 }
 
-static tc_status_t perf_am_wait(perf_run_t *run, const tc_peer_raw_t *raw, int target,
+static tc_status_t perf_am_wait(perf_run_t *run, const tc_harness_peer_raw_t *raw, int target,
                                 perf_waiter_t *waiter)
 {
     tc_status_t status = TC_OK;
@@ -569,9 +570,9 @@ static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t 
     volatile int inflight = 0;
     tc_status_t status;
     perf_waiter_t waiter;
-    tc_peer_raw_t raw;
+    tc_harness_peer_raw_t raw;
 
-    tc_peer_raw(run->peer, &raw);
+    tc_harness_peer_raw(run->peer, &raw);
     perf_waiter_init(&waiter, run);
     *run->am_count = 0;
     status = tc_boot_barrier(run->boot);
@@ -608,7 +609,7 @@ static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t 
     return TC_OK;
 }
 
-static tc_status_t perf_am_stream(perf_run_t *run, const tc_peer_raw_t *raw, uint32_t frame,
+static tc_status_t perf_am_stream(perf_run_t *run, const tc_harness_peer_raw_t *raw, uint32_t frame,
                                   uint64_t count, int measure, perf_waiter_t *waiter)
 {
     uint64_t window = run->opts->window, i, tw, now;
@@ -648,11 +649,11 @@ static tc_status_t perf_am_rate(perf_run_t *run, uint32_t payload, perf_result_t
 {
     uint32_t frame = tc_frame_size_for(payload);
     perf_waiter_t waiter;
-    tc_peer_raw_t raw;
+    tc_harness_peer_raw_t raw;
     tc_status_t status;
     uint64_t t0, t1;
 
-    tc_peer_raw(run->peer, &raw);
+    tc_harness_peer_raw(run->peer, &raw);
     perf_waiter_init(&waiter, run);
     status = tc_boot_barrier(run->boot);
     if (status == TC_OK) {

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "bench_state.h"
 #include "tool.h"
+#include "harness/pkg_path.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -165,7 +166,7 @@ static void *soak_side_run(void *arg)
         st->lat_cap   = side->opts->count;
     }
     if (side->status == TC_OK) {
-        side->status = tc_peer_connect(side->ctx, side->boot, &side->peer);
+        side->status = tc_peer_connect(side->ctx, side->boot, NULL, &side->peer);
     }
     if ((side->status == TC_OK) && (side->opts->mode == TC_MODE_LOCAL)) {
         side->status = tc_peer_set_frame_size(side->peer, tc_frame_size_for(sizeof(stamp)));
@@ -192,7 +193,7 @@ static void *soak_side_run(void *arg)
         side->status = tc_peer_flush(side->peer);
     } else {
         for (i = 0; (i < side->opts->count) && (side->status == TC_OK); ++i) {
-            side->status = tc_jam_send_mode(side->peer, &jam, &i, sizeof(i), side->opts->mode, 0);
+            side->status = tc_jam_send(side->peer, &jam, &i, sizeof(i), TC_SEND_PARAMS(side->opts->mode, 0));
         }
         if (side->status == TC_OK) {
             side->status = tc_peer_drain(side->peer); /* the last credit is back */
@@ -321,7 +322,7 @@ int main(int argc, char **argv)
     }
 
     for (i = 0; i < 2; ++i) {
-        tc_peer_destroy(side[i].peer);
+        tc_peer_close(side[i].peer);
         tc_context_destroy(side[i].ctx);
         tc_boot_close(side[i].boot);
     }

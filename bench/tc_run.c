@@ -9,6 +9,7 @@
 #include "manifest.h"
 #include "tool.h"
 #include "bench_state.h"
+#include "harness/pkg_path.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -93,7 +94,7 @@ static void *run_side(void *arg)
         side->status = tc_context_add_pkg(side->ctx, side->pkg);
     }
     if (side->status == TC_OK) {
-        side->status = tc_peer_connect(side->ctx, side->boot, &side->peer);
+        side->status = tc_peer_connect(side->ctx, side->boot, NULL, &side->peer);
     }
     while ((side->status == TC_OK) && side->serve && !side->stop) {
         side->status = tc_peer_progress(side->peer, 0, &n);
@@ -209,7 +210,7 @@ int main(int argc, char **argv)
     run_side(&tx);
     status = tx.status;
     if (status == TC_OK) {
-        status = tc_jam_call_mode(tx.peer, &jam, payload, len, mode, &result);
+        status = tc_jam_call(tx.peer, &jam, payload, len, TC_SEND_PARAMS(mode, 0), &result);
     }
     rx.stop = 1;
     pthread_join(thread, NULL);
@@ -238,8 +239,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "tc-run: %s\n", tc_status_str(status));
     }
 
-    tc_peer_destroy(tx.peer);
-    tc_peer_destroy(rx.peer);
+    tc_peer_close(tx.peer);
+    tc_peer_close(rx.peer);
     tc_context_destroy(tx.ctx);
     tc_context_destroy(rx.ctx);
     tc_boot_close(tx.boot);

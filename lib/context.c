@@ -1,8 +1,8 @@
 /* UCX context and worker, and the packages loaded into them. */
 #include "runtime.h"
+#include "cpu.h"
 #include "log.h"
 #include "names.h"
-#include "platform.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +103,7 @@ static ucs_status_t tc_context_doorbell(void *arg, const void *header, size_t he
 
 tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait)
 {
-    tc_platform_t platform;
+    tc_cpu_features_t cpu;
     char have[128];
 
     if ((unsigned)wait >= tc_names_wait.count) {
@@ -118,10 +118,11 @@ tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait)
                  tc_wait_str(wait));
         return TC_ERR_INVALID_PARAM;
     }
-    if ((tc_platform_probe(&platform) == TC_OK) && !platform.wait[wait].supported) {
-        tc_platform_wait_available(&platform, have, sizeof(have));
+    tc_cpu_probe(&cpu);
+    if (!cpu.wait[wait].supported) {
+        tc_cpu_wait_available(&cpu, have, sizeof(have));
         tc_error("wait strategy %s: %s (this host has: %s)", tc_wait_str(wait),
-                 platform.wait[wait].status, have);
+                 cpu.wait[wait].status, have);
         return TC_ERR_UNSUPPORTED;
     }
     return TC_OK;

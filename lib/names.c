@@ -86,15 +86,4 @@ TC_NAMES_API(tc_exec, tc_names_exec, tc_exec_policy_t)
 TC_NAMES_API(tc_progress, tc_names_progress, tc_progress_mode_t)
 TC_NAMES_API(tc_log_level, tc_names_log_level, tc_log_level_t)
 
-/* tc_place_str is still lib/place.c's (its own copy of the table, "?" out
- * of range) until that file switches to tc_names_place. */
-tc_status_t tc_place_parse(const char *name, tc_place_t *place_p)
-{
-    unsigned value;
-    tc_status_t status = tc_names_parse(&tc_names_place, name, &value);
-
-    if (status == TC_OK) {
-        *place_p = (tc_place_t)value;
-    }
-    return status;
-}
+TC_NAMES_API(tc_place, tc_names_place, tc_place_t)

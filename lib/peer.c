@@ -11,7 +11,7 @@
 #include "mailbox.h"
 #include "peer_wait.h"
 #include "place.h"
-#include "platform.h"
+#include "cpu.h"
 #include "send.h"
 
 #include <stdio.h>
@@ -47,7 +47,7 @@ tc_status_t tc_peer_check_alive(tc_peer_t *peer)
 
 tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place)
 {
-    char why[TC_PLATFORM_STATUS_LEN];
+    char why[TC_CPU_STATUS_LEN];
     tc_status_t status = tc_place_check(place, why, sizeof(why));
 
     if (status != TC_OK) {
@@ -91,21 +91,6 @@ int tc_peer_progress_needed(const tc_peer_t *peer, const char **why_p)
         *why_p = peer->progress_why;
     }
     return peer->progress;
-}
-
-void tc_peer_raw(const tc_peer_t *peer, tc_peer_raw_t *raw_p)
-{
-    raw_p->ucp_worker       = peer->ctx->worker;
-    raw_p->ucp_ep           = peer->ep;
-    raw_p->ucp_rkey         = peer->rkey;
-    raw_p->remote_ring      = peer->remote_raw;
-    raw_p->remote_consumed  = peer->remote_base + offsetof(tc_mbox_ctrl_t, raw_consumed);
-    raw_p->remote_slots     = peer->tx_slots;
-    raw_p->remote_slot_size = peer->tx_slot_size;
-    raw_p->local_ring       = peer->raw;
-    raw_p->local_consumed   = &peer->ctrl->raw_consumed;
-    raw_p->local_slots      = peer->rx_slots;
-    raw_p->local_slot_size  = peer->rx_slot_size;
 }
 
 const char *tc_peer_transports(const tc_peer_t *peer)

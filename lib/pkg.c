@@ -382,38 +382,3 @@ tc_status_t tc_jam_code_info(const tc_jam_t *jam, uint32_t *code_bytes_p,
     *got_slots_p  = blob->hdr->got_count;
     return TC_OK;
 }
-
-tc_status_t tc_pkg_default_path(char *buf, size_t len)
-{
-    static const char *const rel[] = {"../pkg/bench", "../share/twochains/pkg/bench"};
-    char exe[PATH_MAX];
-    const char *dir;
-    unsigned i;
-    const char *env = getenv("TC_PKG");
-    ssize_t n;
-    int rc;
-
-    if ((env != NULL) && (*env != '\0')) {
-        rc = snprintf(buf, len, "%s", env);
-        return ((rc < 0) || ((size_t)rc >= len)) ? TC_ERR_OUT_OF_RANGE : TC_OK;
-    }
-
-    /* build/bin/tc-perf and build/tests/x find build/pkg/bench; an
-     * installed PREFIX/bin/tc-perf finds PREFIX/share/twochains/pkg/bench */
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n < 0) {
-        return TC_ERR_IO;
-    }
-    exe[n] = '\0';
-    dir = dirname(exe);
-    for (i = 0; i < TC_ARRAY_SIZE(rel); ++i) {
-        rc = snprintf(buf, len, "%s/%s/libtc_bench.so", dir, rel[i]);
-        if ((rc < 0) || ((size_t)rc >= len)) {
-            return TC_ERR_OUT_OF_RANGE;
-        }
-        if (access(buf, R_OK) == 0) {
-            return TC_OK;
-        }
-    }
-    return TC_ERR_NOT_FOUND;
-}

@@ -6,9 +6,9 @@
  */
 #include "place.h"
 
+#include "cpu.h"
 #include "log.h"
-
-#include "platform.h"
+#include "names.h"
 #include "wait_arch.h"
 
 #include <stdio.h>
@@ -16,17 +16,6 @@
 
 #define TC_PLACE_LINE 64u
 #define TC_PLACE_SIG  8u
-
-static const char *const tc_place_names[] = {
-    [TC_PLACE_DEFAULT] = "default",
-    [TC_PLACE_LLC]     = "llc",
-    [TC_PLACE_DRAM]    = "dram",
-};
-
-const char *tc_place_str(tc_place_t place)
-{
-    return ((unsigned)place < TC_ARRAY_SIZE(tc_place_names)) ? tc_place_names[place] : "?";
-}
 
 const char *tc_place_sequence(tc_place_t place)
 {
@@ -46,9 +35,9 @@ const char *tc_place_sequence(tc_place_t place)
 
 tc_status_t tc_place_check(tc_place_t place, char *why, size_t len)
 {
-    tc_platform_t platform;
+    tc_cpu_features_t cpu;
 
-    if ((unsigned)place >= TC_ARRAY_SIZE(tc_place_names)) {
+    if ((unsigned)place >= tc_names_place.count) {
         if (why != NULL) {
             snprintf(why, len, "unsupported: unknown placement %d", (int)place);
         }
@@ -57,16 +46,10 @@ tc_status_t tc_place_check(tc_place_t place, char *why, size_t len)
     if (place == TC_PLACE_DEFAULT) {
         return TC_OK;
     }
-    if (tc_platform_probe(&platform) != TC_OK) {
+    tc_cpu_probe(&cpu);
+    if (!cpu.place[place].supported) {
         if (why != NULL) {
-            snprintf(why, len, "unsupported: platform probe failed");
-        }
-        return TC_ERR_UNSUPPORTED;
-    }
-    /* same order: tc_place_t mirrors tc_platform_place_t */
-    if (!platform.place[place].supported) {
-        if (why != NULL) {
-            snprintf(why, len, "%s", platform.place[place].status);
+            snprintf(why, len, "%s", cpu.place[place].status);
         }
         return TC_ERR_UNSUPPORTED;
     }

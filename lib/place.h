@@ -12,8 +12,8 @@
  * aligned store: the receiver that sees the signal sees the data. This is an
  * emulation by the sending CPU, not a NIC's write: see docs/EXPERIMENTS.md.
  *
- * Pure: no UCX. Whether the running CPU has the instructions is
- * lib/platform's question (tc_place_check).
+ * Pure: no UCX. Whether the running CPU has the instructions is lib/cpu's
+ * answer (tc_place_check).
  */
 #ifndef TC_PLACE_H
 #define TC_PLACE_H

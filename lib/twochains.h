@@ -90,32 +90,6 @@ tc_status_t    tc_log_set_handler(tc_log_handler_t handler, void *arg);
 const char    *tc_log_level_str(tc_log_level_t level);  /* error, warn, info, debug */
 tc_status_t    tc_log_level_parse(const char *name, tc_log_level_t *level_p);
 
-/* --------------------------------------------------------------- histogram
- * Log-linear histogram (pure: no UCX). Values are unsigned integers (the
- * harness records nanoseconds). Relative error of any reported percentile is
- * at most 1/128 (< 0.8%); min and max are exact. */
-
-typedef struct tc_hist tc_hist_t;
-
-typedef struct tc_hist_summary {
-    uint64_t count;
-    uint64_t min, p50, p90, p99, p999, p9999, max;
-    double   mean;
-} tc_hist_summary_t;
-
-tc_status_t tc_hist_create(uint64_t max_value, tc_hist_t **hist_p);
-void        tc_hist_destroy(tc_hist_t *hist);
-void        tc_hist_reset(tc_hist_t *hist);
-/* Values above max_value are clamped to it and counted as saturated. */
-void        tc_hist_record(tc_hist_t *hist, uint64_t value);
-void        tc_hist_record_n(tc_hist_t *hist, uint64_t value, uint64_t n);
-tc_status_t tc_hist_merge(tc_hist_t *dst, const tc_hist_t *src);
-uint64_t    tc_hist_count(const tc_hist_t *hist);
-uint64_t    tc_hist_saturated(const tc_hist_t *hist);
-/* Nearest-rank percentile, pct in [0, 100]; 0 when empty. */
-uint64_t    tc_hist_percentile(const tc_hist_t *hist, double pct);
-void        tc_hist_summarize(const tc_hist_t *hist, tc_hist_summary_t *summary_p);
-
 /* --------------------------------------------------------------- bootstrap
  * Out-of-band rendezvous used once, before the data path: the two sides
  * swap blobs (worker address, mailbox address, packed rkeys, tool options).
@@ -234,8 +208,6 @@ tc_status_t tc_pkg_jam(const tc_pkg_t *pkg, const char *name, tc_jam_t *jam_p);
  * TC_ERR_UNSUPPORTED when its package was not built by tc-pkg. */
 tc_status_t tc_jam_code_info(const tc_jam_t *jam, uint32_t *code_bytes_p,
                              uint32_t *got_slots_p);
-/* Path of the test package built next to the running binary (build/lib). */
-tc_status_t tc_pkg_default_path(char *buf, size_t len);
 
 /* -------------------------------------------------------------- the runtime */
 
@@ -307,8 +279,8 @@ typedef enum {
 const char *tc_exec_str(tc_exec_policy_t exec);       /* allowlist, any, local-only */
 tc_status_t tc_exec_parse(const char *name, tc_exec_policy_t *exec_p);
 
-/* How a receiver waits for the next frame (lib/platform reports which this
- * host supports). Same order as tc_platform_wait_t. */
+/* How a receiver waits for the next frame (tc_context_check_wait says
+ * whether this host can). */
 typedef enum {
     TC_WAIT_POLL     = 0, /* plain loads */
     TC_WAIT_PAUSE    = 1, /* x86 PAUSE / aarch64 YIELD between loads */
@@ -324,8 +296,7 @@ tc_status_t tc_wait_parse(const char *name, tc_wait_t *wait_p);
 
 /* Where a frame's bytes land in the peer's mailbox (an emulation by the
  * sending CPU of a NIC with or without cache stashing; needs the peer's
- * mailbox mapped through shared memory). Same order as
- * tc_platform_place_t. */
+ * mailbox mapped through shared memory). */
 typedef enum {
     TC_PLACE_DEFAULT = 0, /* the transport's own put */
     TC_PLACE_LLC     = 1, /* direct write, lines pushed to the shared cache */
@@ -457,6 +428,13 @@ typedef struct tc_send_params {
     unsigned  flags;        /* TC_SEND_* */
 } tc_send_params_t;
 
+#ifndef __cplusplus
+/* Both fields at once, as an argument: tc_jam_send(..., TC_SEND_PARAMS(mode, flags)). */
+#define TC_SEND_PARAMS(_mode, _flags) \
+    (&(const tc_send_params_t){TC_SEND_PARAM_FIELD_MODE | TC_SEND_PARAM_FIELD_FLAGS, \
+                               (_mode), (_flags)})
+#endif
+
 /* Pack a jam frame (the jam's pack routine fills the payload from src/len)
  * and put it into the peer's next mailbox slot. INJECTED and CACHED first
  * run the namespace sync with the peer (once per peer and jam; see
@@ -536,24 +514,6 @@ tc_status_t tc_peer_check_alive(tc_peer_t *peer);
 /* Hand back consumed slots and a pending reply now, and push out what waits
  * in the worker: the last thing a receiver does before it stops polling. */
 tc_status_t tc_peer_flush(tc_peer_t *peer);
-
-/* ----------------------------------------------------------- reference path
- * Raw UCX handles for the harness's reference tests (put_*, am_*), which
- * measure plain UCX on the same connection as the jams. Each side's mailbox
- * has a raw ring shaped like the jam ring and a raw credit word. */
-typedef struct tc_peer_raw {
-    void              *ucp_worker;        /* ucp_worker_h */
-    void              *ucp_ep;            /* ucp_ep_h */
-    void              *ucp_rkey;          /* ucp_rkey_h of the peer's mailbox */
-    uint64_t           remote_ring;       /* the peer's raw ring */
-    uint64_t           remote_consumed;   /* the peer's raw credit word */
-    uint32_t           remote_slots, remote_slot_size;
-    char              *local_ring;        /* our raw ring, written by the peer */
-    volatile uint64_t *local_consumed;    /* our raw credit word, written by the peer */
-    uint32_t           local_slots, local_slot_size;
-} tc_peer_raw_t;
-
-void tc_peer_raw(const tc_peer_t *peer, tc_peer_raw_t *raw_p);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,7 @@
  * The spinning strategies are inline (they sit in the hot loop); the
  * blocking one is out of line in wait.c and reaches UCX only through the
  * caller's tc_wait_ops_t, so this module has no UCX dependency.
- * Whether the CPU has the instructions is lib/platform's question; callers
+ * Whether the CPU has the instructions is lib/cpu's question; callers
  * check before choosing a strategy (tc_context_check_wait).
  */
 #ifndef TC_WAIT_H

@@ -14,6 +14,7 @@
 
 #include "twochains.h"
 #include "bench_state.h"
+#include "harness/pkg_path.h"
 
 typedef struct side {
     tc_context_params_t params;
@@ -44,7 +45,7 @@ static void *side_open(void *arg)
         side->status = tc_context_add_pkg(side->ctx, side->pkg);
     }
     if (side->status == TC_OK) {
-        side->status = tc_peer_connect(side->ctx, side->boot, &side->peer);
+        side->status = tc_peer_connect(side->ctx, side->boot, NULL, &side->peer);
     }
     return NULL;
 }
@@ -72,7 +73,7 @@ static void pair_close(pair_t *pair)
     int i;
 
     for (i = 0; i < 2; ++i) {
-        tc_peer_destroy(pair->s[i].peer);
+        tc_peer_close(pair->s[i].peer);
         tc_context_destroy(pair->s[i].ctx);
         tc_pkg_close(pair->s[i].pkg);
         tc_boot_close(pair->s[i].boot);

@@ -18,6 +18,7 @@
 
 #include "blob_exec.h"
 #include "bench.h"
+#include "harness/pkg_path.h"
 
 #define TEST_PAPER_INDIRECT_PUT_BYTES 1408
 

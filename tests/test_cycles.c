@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "cycles.h"
+#include "harness/cycles.h"
 
 #define BUSY_NS   20000000ull /* 20 ms */
 #define TRIES     8
@@ -46,7 +46,7 @@ static void busy_ns(uint64_t ns)
     sink = x;
 }
 
-/* This thread's CPU time, read here independently of lib/cycles. */
+/* This thread's CPU time, read here independently of bench/harness/cycles. */
 static uint64_t thread_cpu_ns(void)
 {
     struct timespec ts;

@@ -242,7 +242,7 @@ static void race(const race_case_t *c)
         if (raced) {
             racer_arm(&racer, pair.s[1].peer->tx_seq); /* the frame, or its sync request */
         }
-        status = tc_jam_send_mode(pair.s[1].peer, jm, buf, payload, c->mode, 0);
+        status = tc_jam_send(pair.s[1].peer, jm, buf, payload, TC_SEND_PARAMS(c->mode, 0));
         if (raced) {
             racer_wait(&racer);
         }
@@ -359,7 +359,7 @@ static void test_in_place_opt_in(void **unused)
     srv.side = &pair.s[0];
     assert_int_equal(pthread_create(&th, NULL, serve_thread, &srv), 0);
     jam = jam_of(&pair.s[1], "server_sum");
-    assert_int_equal(tc_jam_call_mode(pair.s[1].peer, &jam, v, sizeof(v), TC_MODE_INJECTED, &ret),
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, v, sizeof(v), TC_SEND_PARAMS(TC_MODE_INJECTED, 0), &ret),
                      TC_OK);
     assert_int_equal(ret, 10);
     atomic_store(&srv.stop, 1);
@@ -399,7 +399,7 @@ static void test_cached_sync_tampered_refused(void **unused)
     srv.side = &pair.s[0];
     assert_int_equal(pthread_create(&th, NULL, serve_thread, &srv), 0);
     jam = jam_of(&pair.s[1], "server_sum");
-    assert_int_equal(tc_jam_call_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED, &ret),
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0), &ret),
                      TC_OK);
     atomic_store(&srv.stop, 1);
     pthread_join(th, NULL);
@@ -423,7 +423,7 @@ static void test_cached_sync_tampered_refused(void **unused)
 
     /* the cached code it held still runs */
     assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, &n), TC_OK);
-    assert_int_equal(tc_jam_send_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED, 0),
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0)),
                      TC_OK);
     assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
     assert_int_equal(state_of(&pair.s[0])->sum, 10);

@@ -27,6 +27,7 @@ static const tc_mode_t modes[N_MODES] = {TC_MODE_LOCAL, TC_MODE_INJECTED, TC_MOD
 /* ------------------------------------------------ a loopback pair of peers */
 
 #include "loop_pair.h"
+#include "harness/pkg_path.h"
 
 /* Variable frames: every jam and mode gets the frame its payload needs. */
 static void pair_open_variable(pair_t *pair)
@@ -65,8 +66,7 @@ static void call_all(pair_t *pair, const char *name, tc_mode_t mode, const call_
     server = (server_arg_t){&pair->s[0], before.rx_frames + before.rx_rejected + n, 0, TC_OK};
     assert_int_equal(pthread_create(&thread, NULL, server_thread, &server), 0);
     for (k = 0; (k < n) && (status == TC_OK); ++k) {
-        status = tc_jam_call_mode(pair->s[1].peer, &jam, calls[k].src, calls[k].len, mode,
-                                  &ret[k]);
+        status = tc_jam_call(pair->s[1].peer, &jam, calls[k].src, calls[k].len, TC_SEND_PARAMS(mode, 0), &ret[k]);
     }
     pthread_join(thread, NULL); /* on a failed call the server times out */
     assert_int_equal(status, TC_OK);
@@ -100,7 +100,7 @@ static void check_pack_refuses(pair_t *pair, const char *name, tc_mode_t mode,
     int64_t ret;
     unsigned n = 99;
 
-    assert_int_not_equal(tc_jam_call_mode(pair->s[1].peer, &jam, src, len, mode, &ret), TC_OK);
+    assert_int_not_equal(tc_jam_call(pair->s[1].peer, &jam, src, len, TC_SEND_PARAMS(mode, 0), &ret), TC_OK);
     assert_int_equal(tc_peer_progress(pair->s[0].peer, 0, &n), TC_OK);
     assert_int_equal(n, 0);
 }

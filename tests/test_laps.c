@@ -87,11 +87,10 @@ static void laps(tc_frame_mode_t frames)
         assert_int_equal(pthread_create(&thread, NULL, server_thread, &server), 0);
         for (k = 0; k < n; ++k, ++sent) {
             if (next_rand(&rnd) & 1) {
-                assert_int_equal(tc_jam_send_mode(pair.s[1].peer, &seq, &counter,
-                                                  sizeof(counter), mode, 0), TC_OK);
+                assert_int_equal(tc_jam_send(pair.s[1].peer, &seq, &counter, sizeof(counter), TC_SEND_PARAMS(mode, 0)), TC_OK);
                 counter++;
             } else {
-                assert_int_equal(tc_jam_send_mode(pair.s[1].peer, &copy, buf, size, mode, 0),
+                assert_int_equal(tc_jam_send(pair.s[1].peer, &copy, buf, size, TC_SEND_PARAMS(mode, 0)),
                                  TC_OK);
             }
         }

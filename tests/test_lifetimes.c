@@ -19,6 +19,7 @@
 #include "runtime.h"
 
 #include "loop_pair.h"
+#include "harness/pkg_path.h"
 
 /* Ship the bench ried from s[1] to s[0]; its slot in s[0]'s context. */
 static int ship(pair_t *pair, uint32_t *id_p)
@@ -28,7 +29,7 @@ static int ship(pair_t *pair, uint32_t *id_p)
 
     assert_int_equal(tc_pkg_default_path(path, sizeof(path)), TC_OK);
     strcpy(strrchr(path, '/') + 1, "libried_bench.so");
-    assert_int_equal(tc_ried_ship(pair->s[1].peer, path, NULL, 0, id_p), TC_OK);
+    assert_int_equal(tc_ried_ship(pair->s[1].peer, path, 0, NULL, id_p), TC_OK);
     for (i = 0; i < TC_MAX_RIEDS; ++i) {
         if ((pair->s[0].ctx->rieds[i].handle != NULL) &&
             (pair->s[0].ctx->rieds[i].id == *id_p)) {
@@ -118,7 +119,7 @@ static void test_shipped_ried_goes_with_its_peer(void **unused)
     assert_true(serial != 0);
     assert_int_equal(pair.s[0].ctx->rieds[slot].owner, serial);
     assert_int_equal(pair.s[0].ctx->next_peer_serial, serial);
-    tc_peer_destroy(pair.s[0].peer);
+    tc_peer_close(pair.s[0].peer);
     pair.s[0].peer = NULL;
     assert_null(pair.s[0].ctx->rieds[slot].handle);
     pair_close(&pair);

@@ -34,6 +34,7 @@
 #include "group.h"
 #include "mcast_fwd.h"
 #include "runtime.h"
+#include "harness/pkg_path.h"
 
 #define FWD_RANKS  5u
 #define FWD_ROUNDS 40u

@@ -1,5 +1,5 @@
 /*
- * Tests of the multicast tree model (lib/mcast_sim.c): the shape bounds the
+ * Tests of the multicast tree model (bench/harness/mcast_sim.c): the shape bounds the
  * issue promises (origin sends = min(R, N - 1), depth <= ceil(log_R N) + 1,
  * N - 1 edges and acks, every target delivered once), the codec surviving
  * every envelope, and the clock of the naive baseline.
@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 
-#include "mcast_sim.h"
+#include "harness/mcast_sim.h"
 
 static tc_mcast_set_t *sim_all_but(uint32_t n, uint32_t origin)
 {

@@ -22,9 +22,10 @@
 #include "bench_state.h"
 #include "log.h"
 #include "place.h"
-#include "platform.h"
+#include "harness/platform.h"
 
 #include "loop_pair.h"
+#include "harness/pkg_path.h"
 
 static int quick(void)
 {
@@ -90,7 +91,7 @@ static void test_server_sum_matches_local(void **unused)
             payload[k] = (int32_t)((i * 131 + (uint64_t)k * 7) % 20011) - 10000;
             expect += payload[k];
         }
-        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, payload, sizeof(payload), 0), TC_OK);
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, payload, sizeof(payload), TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
     }
     assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
     pthread_join(thread, NULL);
@@ -128,7 +129,7 @@ static void test_indirect_put_matches_local(void **unused)
             payload[k] = (int32_t)(i * 1000003u + k);
             expect[tc_bench_index(cursor++)] = payload[k];
         }
-        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, payload, sizeof(payload), 0), TC_OK);
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, payload, sizeof(payload), TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
     }
     assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
     pthread_join(thread, NULL);
@@ -161,7 +162,7 @@ static void test_call_returns_result(void **unused)
     server = (server_arg_t){&pair.s[0], 100, 0, TC_OK};
     pthread_create(&thread, NULL, server_thread, &server);
     for (i = 1; i <= 100; ++i) {
-        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, payload, sizeof(payload), &ret),
+        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, payload, sizeof(payload), NULL, &ret),
                          TC_OK);
         assert_int_equal(ret, 10 * i); /* the running total after this call */
     }
@@ -194,16 +195,16 @@ static void test_every_jam_returns(void **unused)
     server = (server_arg_t){&pair.s[0], 4, 0, TC_OK};
     pthread_create(&thread, NULL, server_thread, &server);
     jam = jam_of(&pair.s[1], "indirect_put");
-    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, sizeof(ints), &ret), TC_OK);
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, sizeof(ints), NULL, &ret), TC_OK);
     assert_int_equal(ret, 16);                 /* integers put */
     jam = jam_of(&pair.s[1], "server_sum");
-    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, sizeof(ints), &ret), TC_OK);
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, sizeof(ints), NULL, &ret), TC_OK);
     assert_int_equal(ret, 136);                /* 1 + ... + 16 */
     jam = jam_of(&pair.s[1], "seq");
-    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &counter, sizeof(counter), &ret), TC_OK);
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &counter, sizeof(counter), NULL, &ret), TC_OK);
     assert_int_equal(ret, 0);
     jam = jam_of(&pair.s[1], "noop");
-    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, 40, &ret), TC_OK);
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, 40, NULL, &ret), TC_OK);
     assert_int_equal(ret, 40);                 /* bytes it was given */
     pthread_join(thread, NULL);
     assert_int_equal(server.status, TC_OK);
@@ -249,8 +250,7 @@ static void modes_agree(int wx)
         for (j = 0; j < TC_ARRAY_SIZE(jams); ++j) {
             jam = jam_of(&pair[m].s[1], jams[j]);
             for (z = 0; z < TC_ARRAY_SIZE(sizes); ++z) {
-                assert_int_equal(tc_jam_call_mode(pair[m].s[1].peer, &jam, payload, sizes[z],
-                                                  modes[m], &ret[m]), TC_OK);
+                assert_int_equal(tc_jam_call(pair[m].s[1].peer, &jam, payload, sizes[z], TC_SEND_PARAMS(modes[m], 0), &ret[m]), TC_OK);
             }
         }
         pthread_join(thread, NULL);
@@ -342,8 +342,7 @@ static void test_injected_tampering_rejected(void **unused)
         int64_t ret;
         int32_t one = 1;
         pthread_create(&thread, NULL, server_thread, &server);
-        assert_int_equal(tc_jam_call_mode(pair.s[1].peer, &jam, &one, sizeof(one),
-                                          TC_MODE_INJECTED, &ret), TC_OK);
+        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &one, sizeof(one), TC_SEND_PARAMS(TC_MODE_INJECTED, 0), &ret), TC_OK);
         pthread_join(thread, NULL);
         assert_int_equal(ret, 1);
     }
@@ -403,15 +402,14 @@ static void test_cache_loss(void **unused)
         pthread_t thread;
         int64_t ret;
         pthread_create(&thread, NULL, server_thread, &server);
-        assert_int_equal(tc_jam_call_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED,
-                                          &ret), TC_OK);
+        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0), &ret), TC_OK);
         pthread_join(thread, NULL);
         assert_int_equal(ret, 5);
     }
 
     /* allow-list: relinked from the receiver's own blob */
     tc_peer_forget_code(pair.s[0].peer);
-    assert_int_equal(tc_jam_send_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED, 0),
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0)),
                      TC_OK);
     assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
     assert_int_equal(n, 1);
@@ -422,7 +420,7 @@ static void test_cache_loss(void **unused)
     /* policy any: rejected, the sender told, the code goes again */
     pair.s[0].ctx->params.exec = TC_EXEC_ANY;
     tc_peer_forget_code(pair.s[0].peer);
-    assert_int_equal(tc_jam_send_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED, 0),
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0)),
                      TC_OK);
     assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK); /* rejects, tells */
     tc_peer_stats(pair.s[0].peer, &rx);
@@ -437,14 +435,12 @@ static void test_cache_loss(void **unused)
         pthread_t thread;
         int64_t ret;
         pthread_create(&thread, NULL, server_thread, &server);
-        assert_int_equal(tc_jam_call_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED,
-                                          &ret), TC_OK);
+        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0), &ret), TC_OK);
         pthread_join(thread, NULL);
         assert_int_equal(ret, 15);
     }
     for (k = 0; k < 3; ++k) { /* and it stays cached */
-        assert_int_equal(tc_jam_send_mode(pair.s[1].peer, &jam, &v, sizeof(v), TC_MODE_CACHED,
-                                          0), TC_OK);
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0)), TC_OK);
         assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
         assert_int_equal(tc_peer_flush(pair.s[0].peer), TC_OK);
     }
@@ -501,7 +497,7 @@ static void test_ried_over_the_wire(void **unused)
     server = (ship_arg_t){&pair.s[0], 0, TC_OK};
     pthread_create(&thread, NULL, serve_until_stopped, &server);
 
-    assert_int_equal(tc_ried_ship(pair.s[1].peer, path, exports, sizeof(exports), &id), TC_OK);
+    assert_int_equal(tc_ried_ship(pair.s[1].peer, path, sizeof(exports), exports, &id), TC_OK);
     assert_true(id != 0);
     assert_non_null(strstr(exports, "tc_ried_init_bench"));
 
@@ -510,7 +506,7 @@ static void test_ried_over_the_wire(void **unused)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, "not an ELF file", 15), 15);
     close(fd);
-    assert_int_equal(tc_ried_ship(pair.s[1].peer, bogus, NULL, 0, &id2), TC_ERR_IO);
+    assert_int_equal(tc_ried_ship(pair.s[1].peer, bogus, 0, NULL, &id2), TC_ERR_IO);
     assert_non_null(strstr(pair.s[1].peer->ried_tx.text, "allow-list"));
 
     /* a receiver that accepts any code tries it: dlopen says why */
@@ -519,12 +515,12 @@ static void test_ried_over_the_wire(void **unused)
     pair.s[0].ctx->params.exec = TC_EXEC_ANY;
     server = (ship_arg_t){&pair.s[0], 0, TC_OK};
     pthread_create(&thread, NULL, serve_until_stopped, &server);
-    assert_int_equal(tc_ried_ship(pair.s[1].peer, bogus, NULL, 0, &id2), TC_ERR_IO);
+    assert_int_equal(tc_ried_ship(pair.s[1].peer, bogus, 0, NULL, &id2), TC_ERR_IO);
     assert_non_null(strstr(pair.s[1].peer->ried_tx.text, "dlopen"));
     unlink(bogus);
     /* ... and keeps serving */
     jam = jam_of(&pair.s[1], "server_sum");
-    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &v, sizeof(v), &ret), TC_OK);
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &v, sizeof(v), NULL, &ret), TC_OK);
     assert_int_equal(ret, 7);
 
     server.stop = 1;
@@ -583,7 +579,7 @@ static void wait_strategy(tc_wait_t wait)
     server = (server_arg_t){&pair.s[0], n, 0, TC_OK};
     pthread_create(&thread, NULL, server_thread, &server);
     for (i = 0; i < n; ++i) {
-        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), 0), TC_OK);
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
     }
     assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
     pthread_join(thread, NULL);
@@ -650,7 +646,7 @@ static void placement_fill(pair_t *pair, tc_place_t place, uint8_t *sent)
             payload[k] = (uint8_t)((i * 131 + k * 7) ^ (k >> 3));
         }
         memcpy(sent + i * PLACE_PAYLOAD, payload, PLACE_PAYLOAD);
-        assert_int_equal(tc_jam_send(pair->s[1].peer, &jam, payload, PLACE_PAYLOAD, 0), TC_OK);
+        assert_int_equal(tc_jam_send(pair->s[1].peer, &jam, payload, PLACE_PAYLOAD, TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
     }
     assert_int_equal(tc_peer_drain(pair->s[1].peer), TC_OK);
     pthread_join(thread, NULL);
@@ -709,7 +705,7 @@ static void placement(tc_place_t place)
     server = (server_arg_t){&pair.s[0], PLACE_SLOTS + stream, 0, TC_OK}; /* counts all */
     pthread_create(&thread, NULL, server_thread, &server);
     for (i = 0; i < stream; ++i) {
-        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), 0), TC_OK);
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
     }
     assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
     pthread_join(thread, NULL);
@@ -758,7 +754,7 @@ static void test_million_in_order_small_ring(void **unused)
     server = (server_arg_t){&pair.s[0], n, 0, TC_OK};
     pthread_create(&thread, NULL, server_thread, &server);
     for (i = 0; i < n; ++i) {
-        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), 0), TC_OK);
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
     }
     assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
     pthread_join(thread, NULL);
@@ -801,7 +797,7 @@ static void test_full_ring_blocks_sender(void **unused)
     t0 = tc_clock_mono_ns();
     for (i = 0; i < n; ++i) {
         uint64_t before = tc_clock_mono_ns();
-        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), 0), TC_OK);
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
         if (i < slots) {
             /* no wait: a send that waited for the receiver, 300 ms late,
              * would take about 300 ms */
@@ -850,7 +846,7 @@ static void test_variable_frames(void **unused)
         for (size_t k = 0; k < len / sizeof(int32_t); ++k) {
             expect += payload[k];
         }
-        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, payload, len, 0), TC_OK);
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, payload, len, TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
     }
     assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
     pthread_join(thread, NULL);
@@ -880,7 +876,7 @@ static void test_single_put_signalling(void **unused)
     server = (server_arg_t){&pair.s[0], n, 0, TC_OK};
     pthread_create(&thread, NULL, server_thread, &server);
     for (i = 0; i < n; ++i) {
-        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), 0), TC_OK);
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
     }
     assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
     pthread_join(thread, NULL);

@@ -30,6 +30,7 @@
 #include "blob.h"
 #include "elfcheck.h"
 #include "manifest.h"
+#include "harness/pkg_path.h"
 
 #if defined(__x86_64__)
 #define TEST_HOST_MACHINE EM_X86_64

@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "platform.h"
+#include "harness/platform.h"
 #include "names.h"
 
 /* ------------------------------------------------------------ helpers */

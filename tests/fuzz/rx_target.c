@@ -26,6 +26,7 @@
 #include "twochains.h"
 #include "runtime.h"
 #include "frame.h"
+#include "harness/pkg_path.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -96,7 +97,7 @@ static void *rx_open(void *arg)
         s->status = tc_context_add_pkg(s->ctx, s->pkg);
     }
     if (s->status == TC_OK) {
-        s->status = tc_peer_connect(s->ctx, s->boot, &s->peer);
+        s->status = tc_peer_connect(s->ctx, s->boot, NULL, &s->peer);
     }
     return NULL;
 }
@@ -159,7 +160,7 @@ static __attribute__((unused)) void rx_teardown(void)
     int i;
 
     for (i = 0; i < 2; ++i) {
-        tc_peer_destroy(rx_sides[i].peer);
+        tc_peer_close(rx_sides[i].peer);
     }
     for (i = 0; i < 2; ++i) {
         tc_context_destroy(rx_sides[i].ctx);
@@ -430,7 +431,7 @@ static void rx_genuine(rx_in_t *in, tc_mode_t mode)
     if (!tc_jam_is_prepared(rx_sides[1].peer, jam, mode)) {
         return; /* told meanwhile that the receiver dropped the code */
     }
-    (void)tc_jam_send_mode(rx_sides[1].peer, jam, payload, len, mode, 0);
+    (void)tc_jam_send(rx_sides[1].peer, jam, payload, len, TC_SEND_PARAMS(mode, 0));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

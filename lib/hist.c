@@ -18,7 +18,7 @@
  * midpoint is within w / 2 of any value in it: relative error <= 1/256,
  * inside the 1/128 the header promises.
  */
-#include "twochains.h"
+#include "hist.h"
 #include "log.h"
 
 #include <math.h>

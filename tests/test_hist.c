@@ -1,5 +1,5 @@
 /*
- * Unit tests of the log-linear histogram (lib/stats.c).
+ * Unit tests of the log-linear histogram (lib/hist.c).
  *
  * Percentiles are checked against the exact nearest-rank percentiles of the
  * sorted samples, with the rank computed in integer arithmetic (parts per
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "twochains.h"
+#include "hist.h"
 
 #define TEST_SEED         UINT64_C(0x5eed2c4a1b7e9d03)
 #define TEST_MAX_VALUE    UINT64_C(1000000000000) /* 1000 s in ns */

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 
 #include "platform.h"
+#include "names.h"
 #include "place.h"
 #include "cycles.h"
 #include "log.h"
@@ -41,16 +42,6 @@
 
 /* ----------------------------------------------------------------- names */
 
-static const char *const tc_platform_wait_names[TC_PLATFORM_WAIT_COUNT] = {
-    [TC_PLATFORM_WAIT_POLL]     = "poll",
-    [TC_PLATFORM_WAIT_PAUSE]    = "pause",
-    [TC_PLATFORM_WAIT_WFE]      = "wfe",
-    [TC_PLATFORM_WAIT_UMWAIT]   = "umwait",
-    [TC_PLATFORM_WAIT_MWAITX]   = "mwaitx",
-    [TC_PLATFORM_WAIT_EVENT]    = "event",
-    [TC_PLATFORM_WAIT_ADAPTIVE] = "adaptive",
-};
-
 static const char *const tc_platform_op_names[TC_PLATFORM_OP_COUNT] = {
     [TC_PLATFORM_OP_CLFLUSH]    = "clflush",
     [TC_PLATFORM_OP_CLFLUSHOPT] = "clflushopt",
@@ -62,15 +53,9 @@ static const char *const tc_platform_op_names[TC_PLATFORM_OP_COUNT] = {
     [TC_PLATFORM_OP_DC_CIVAC]   = "dc_civac",
 };
 
-static const char *const tc_platform_place_names[TC_PLATFORM_PLACE_COUNT] = {
-    [TC_PLATFORM_PLACE_DEFAULT] = "default",
-    [TC_PLATFORM_PLACE_LLC]     = "llc",
-    [TC_PLATFORM_PLACE_DRAM]    = "dram",
-};
-
 const char *tc_platform_wait_name(tc_platform_wait_t wait)
 {
-    return (unsigned)wait < TC_PLATFORM_WAIT_COUNT ? tc_platform_wait_names[wait] : NULL;
+    return tc_names_str(&tc_names_wait, (unsigned)wait);
 }
 
 const char *tc_platform_op_name(tc_platform_op_t op)
@@ -80,33 +65,31 @@ const char *tc_platform_op_name(tc_platform_op_t op)
 
 const char *tc_platform_place_name(tc_platform_place_t place)
 {
-    return (unsigned)place < TC_PLATFORM_PLACE_COUNT ? tc_platform_place_names[place] : NULL;
+    return tc_names_str(&tc_names_place, (unsigned)place);
 }
 
+/* The names are lib/names.c's (one table per enum); the platform's enums
+ * keep the same order. */
 tc_status_t tc_platform_wait_lookup(const char *name, tc_platform_wait_t *wait_p)
 {
-    unsigned i;
+    unsigned value;
+    tc_status_t status = tc_names_parse(&tc_names_wait, name, &value);
 
-    for (i = 0; name != NULL && i < TC_PLATFORM_WAIT_COUNT; ++i) {
-        if (strcmp(name, tc_platform_wait_names[i]) == 0) {
-            *wait_p = (tc_platform_wait_t)i;
-            return TC_OK;
-        }
+    if (status == TC_OK) {
+        *wait_p = (tc_platform_wait_t)value;
     }
-    return TC_ERR_NOT_FOUND;
+    return (status == TC_ERR_INVALID_PARAM) ? TC_ERR_NOT_FOUND : status;
 }
 
 tc_status_t tc_platform_place_lookup(const char *name, tc_platform_place_t *place_p)
 {
-    unsigned i;
+    unsigned value;
+    tc_status_t status = tc_names_parse(&tc_names_place, name, &value);
 
-    for (i = 0; name != NULL && i < TC_PLATFORM_PLACE_COUNT; ++i) {
-        if (strcmp(name, tc_platform_place_names[i]) == 0) {
-            *place_p = (tc_platform_place_t)i;
-            return TC_OK;
-        }
+    if (status == TC_OK) {
+        *place_p = (tc_platform_place_t)value;
     }
-    return TC_ERR_NOT_FOUND;
+    return (status == TC_ERR_INVALID_PARAM) ? TC_ERR_NOT_FOUND : status;
 }
 
 void tc_platform_wait_available(const tc_platform_t *platform, char *buf, size_t len)
@@ -124,7 +107,7 @@ void tc_platform_wait_available(const tc_platform_t *platform, char *buf, size_t
             continue;
         }
         n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
-                     tc_platform_wait_names[i]);
+                     tc_names_wait.names[i]);
         if (n < 0 || (size_t)n >= len - used) {
             return;
         }
@@ -134,24 +117,8 @@ void tc_platform_wait_available(const tc_platform_t *platform, char *buf, size_t
 
 /* ------------------------------------------------------------ features */
 
-static void tc_feat_yes(tc_platform_feature_t *f)
-{
-    f->supported = 1;
-    snprintf(f->status, sizeof(f->status), "supported");
-}
-
-__attribute__((format(printf, 2, 3)))
-static void tc_feat_no(tc_platform_feature_t *f, const char *fmt, ...)
-{
-    va_list ap;
-    int     n;
-
-    f->supported = 0;
-    n = snprintf(f->status, sizeof(f->status), "unsupported: ");
-    va_start(ap, fmt);
-    vsnprintf(f->status + n, sizeof(f->status) - (size_t)n, fmt, ap);
-    va_end(ap);
-}
+#define tc_feat_yes tc_cpu_feature_yes
+#define tc_feat_no  tc_cpu_feature_no
 
 /* Copy with truncation (snprintf "%s" would warn about it). */
 static void tc_copy(char *dst, size_t len, const char *src)
@@ -170,90 +137,8 @@ static int tc_path_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-/* ------------------------------------------------------------ CPU ident */
-
-typedef struct tc_cpu_ident {
-    char     vendor[16];
-    char     hypervisor[16];
-    unsigned family, model, stepping;
-    /* x86 feature words */
-    uint32_t l1_ecx, l1_edx;        /* CPUID 1 */
-    uint32_t l7_ebx, l7_ecx;        /* CPUID (7, 0) */
-    uint32_t e1_ecx;                /* CPUID 0x80000001 */
-    int      in_vm;                 /* CPUID.1:ECX[31] */
-} tc_cpu_ident_t;
-
-#if defined(__x86_64__)
-static void tc_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
-{
-    __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
-}
-#endif
-
-static void tc_cpu_ident(tc_cpu_ident_t *id)
-{
-    memset(id, 0, sizeof(*id));
-#if defined(__x86_64__)
-    {
-        uint32_t r[4], max, emax;
-
-        tc_cpuid(0, 0, r);
-        max = r[0];
-        memcpy(id->vendor + 0, &r[1], 4);
-        memcpy(id->vendor + 4, &r[3], 4);
-        memcpy(id->vendor + 8, &r[2], 4);
-        id->vendor[12] = '\0';
-        if (max >= 1) {
-            unsigned base_family, base_model;
-
-            tc_cpuid(1, 0, r);
-            base_family  = (r[0] >> 8) & 0xf;
-            base_model   = (r[0] >> 4) & 0xf;
-            id->stepping = r[0] & 0xf;
-            id->family   = base_family == 0xf ? base_family + ((r[0] >> 20) & 0xff)
-                                              : base_family;
-            id->model    = (base_family == 0x6 || base_family == 0xf)
-                               ? base_model + (((r[0] >> 16) & 0xf) << 4) : base_model;
-            id->l1_ecx   = r[2];
-            id->l1_edx   = r[3];
-            id->in_vm    = (int)((r[2] >> 31) & 1);
-        }
-        if (max >= 7) {
-            tc_cpuid(7, 0, r);
-            id->l7_ebx = r[1];
-            id->l7_ecx = r[2];
-        }
-        tc_cpuid(0x80000000u, 0, r);
-        emax = r[0];
-        if (emax >= 0x80000001u) {
-            tc_cpuid(0x80000001u, 0, r);
-            id->e1_ecx = r[2];
-        }
-        if (id->in_vm) {
-            tc_cpuid(0x40000000u, 0, r);
-            memcpy(id->hypervisor + 0, &r[1], 4);
-            memcpy(id->hypervisor + 4, &r[2], 4);
-            memcpy(id->hypervisor + 8, &r[3], 4);
-            id->hypervisor[12] = '\0';
-            if (id->hypervisor[0] == '\0') {
-                snprintf(id->hypervisor, sizeof(id->hypervisor), "unknown");
-            }
-        }
-    }
-#endif
-}
-
-__attribute__((unused)) /* x86-only users */
-static int tc_cpu_is_intel(const tc_cpu_ident_t *id)
-{
-    return strcmp(id->vendor, "GenuineIntel") == 0;
-}
-
-__attribute__((unused)) /* x86-only users */
-static int tc_cpu_is_amd(const tc_cpu_ident_t *id)
-{
-    return strcmp(id->vendor, "AuthenticAMD") == 0 || strcmp(id->vendor, "HygonGenuine") == 0;
-}
+/* ------------------------------------------------------------ CPU ident
+ * CPUID is lib/cpu's (tc_cpu_ident); this adds /proc/cpuinfo and uname. */
 
 /* Value of the first "key<spaces>: value" line in /proc/cpuinfo. */
 static int tc_cpuinfo_field(const char *key, char *buf, size_t len)
@@ -454,131 +339,27 @@ static void tc_platform_topology(tc_platform_t *p)
     tc_feat_yes(&p->topology);
 }
 
-/* ---------------------------------------------------------- wait / ops */
+/* ------------------------------------------------- wait / ops / placement */
 
-static void tc_platform_waits(tc_platform_t *p, const tc_cpu_ident_t *id)
+/* The CPU's answers are the library's (lib/cpu.c): what it refuses is what
+ * the report says; the enums are in the same order. */
+_Static_assert((int)TC_PLATFORM_WAIT_COUNT == (int)TC_CPU_WAIT_COUNT, "tc_platform_wait_t is tc_wait_t");
+_Static_assert((int)TC_PLATFORM_OP_COUNT == (int)TC_CPU_OP_COUNT, "tc_platform_op_t is tc_cpu_op_t");
+_Static_assert((int)TC_PLATFORM_PLACE_COUNT == (int)TC_CPU_PLACE_COUNT, "tc_platform_place_t is tc_place_t");
+
+static void tc_platform_cpu_features(tc_platform_t *p, const tc_cpu_ident_t *id)
 {
-    tc_platform_feature_t *w = p->wait;
+    tc_cpu_features_t f;
+    unsigned          i;
 
-    (void)id;
-    tc_feat_yes(&w[TC_PLATFORM_WAIT_POLL]);
-    /* The receiver blocks in the UCX worker's wake-up fd; needs nothing
-     * from the CPU. */
-    tc_feat_yes(&w[TC_PLATFORM_WAIT_EVENT]);
-    tc_feat_yes(&w[TC_PLATFORM_WAIT_ADAPTIVE]);
-
-#if defined(__x86_64__)
-    tc_feat_yes(&w[TC_PLATFORM_WAIT_PAUSE]);
-    tc_feat_no(&w[TC_PLATFORM_WAIT_WFE], "not aarch64");
-    if (!((id->l7_ecx >> 5) & 1)) {
-        tc_feat_no(&w[TC_PLATFORM_WAIT_UMWAIT], "CPUID.(EAX=7,ECX=0):ECX[5] WAITPKG is 0%s",
-                   id->in_vm ? " (as the hypervisor reports it)" : "");
-    } else if (!tc_path_exists("/sys/devices/system/cpu/umwait_control")) {
-        tc_feat_no(&w[TC_PLATFORM_WAIT_UMWAIT], "the CPU has WAITPKG but "
-                   "/sys/devices/system/cpu/umwait_control is missing (kernel without "
-                   "UMWAIT support, or disabled)");
-    } else {
-        tc_feat_yes(&w[TC_PLATFORM_WAIT_UMWAIT]);
-    }
-    if ((id->e1_ecx >> 29) & 1) {
-        tc_feat_yes(&w[TC_PLATFORM_WAIT_MWAITX]);
-    } else {
-        tc_feat_no(&w[TC_PLATFORM_WAIT_MWAITX], "CPUID 0x80000001:ECX[29] MONITORX is 0%s",
-                   tc_cpu_is_amd(id) ? "" : " (an AMD instruction)");
-    }
-#elif defined(__aarch64__)
-    tc_feat_yes(&w[TC_PLATFORM_WAIT_PAUSE]);
-    tc_feat_yes(&w[TC_PLATFORM_WAIT_WFE]);
-    tc_feat_no(&w[TC_PLATFORM_WAIT_UMWAIT], "not x86_64");
-    tc_feat_no(&w[TC_PLATFORM_WAIT_MWAITX], "not x86_64 (an AMD instruction)");
-#else
-    tc_feat_no(&w[TC_PLATFORM_WAIT_PAUSE], "no spin-wait hint known on %s", p->arch);
-    tc_feat_no(&w[TC_PLATFORM_WAIT_WFE], "not aarch64");
-    tc_feat_no(&w[TC_PLATFORM_WAIT_UMWAIT], "not x86_64");
-    tc_feat_no(&w[TC_PLATFORM_WAIT_MWAITX], "not x86_64");
-#endif
-}
-
-#if defined(__x86_64__)
-static void tc_x86_bit(tc_platform_feature_t *f, uint32_t word, unsigned bit,
-                       const char *where, const char *what)
-{
-    if ((word >> bit) & 1) {
-        tc_feat_yes(f);
-    } else {
-        tc_feat_no(f, "%s[%u] %s is 0", where, bit, what);
-    }
-}
-#endif
-
-static void tc_platform_ops(tc_platform_t *p, const tc_cpu_ident_t *id)
-{
-    tc_platform_feature_t *o = p->op;
-
-    (void)id;
-#if defined(__x86_64__)
-    tc_x86_bit(&o[TC_PLATFORM_OP_CLFLUSH], id->l1_edx, 19, "CPUID.1:EDX", "CLFSH");
-    tc_x86_bit(&o[TC_PLATFORM_OP_CLFLUSHOPT], id->l7_ebx, 23, "CPUID.(EAX=7,ECX=0):EBX",
-               "CLFLUSHOPT");
-    tc_x86_bit(&o[TC_PLATFORM_OP_CLWB], id->l7_ebx, 24, "CPUID.(EAX=7,ECX=0):EBX", "CLWB");
-    tc_x86_bit(&o[TC_PLATFORM_OP_CLDEMOTE], id->l7_ecx, 25, "CPUID.(EAX=7,ECX=0):ECX",
-               "CLDEMOTE");
-    tc_feat_yes(&o[TC_PLATFORM_OP_NT_STORE]); /* MOVNTDQ/MOVNTI: SSE2, x86-64 baseline */
-    tc_x86_bit(&o[TC_PLATFORM_OP_MOVDIR64B], id->l7_ecx, 28, "CPUID.(EAX=7,ECX=0):ECX",
-               "MOVDIR64B");
-    tc_feat_no(&o[TC_PLATFORM_OP_DC_CVAC], "not aarch64");
-    tc_feat_no(&o[TC_PLATFORM_OP_DC_CIVAC], "not aarch64");
-#elif defined(__aarch64__)
-    tc_feat_no(&o[TC_PLATFORM_OP_CLFLUSH], "not x86_64");
-    tc_feat_no(&o[TC_PLATFORM_OP_CLFLUSHOPT], "not x86_64");
-    tc_feat_no(&o[TC_PLATFORM_OP_CLWB], "not x86_64");
-    tc_feat_no(&o[TC_PLATFORM_OP_CLDEMOTE], "not x86_64");
-    tc_feat_yes(&o[TC_PLATFORM_OP_NT_STORE]); /* STNP: base ISA, a hint */
-    tc_feat_no(&o[TC_PLATFORM_OP_MOVDIR64B], "not x86_64");
-    /* Assumed: Linux sets SCTLR_EL1.UCI, so EL0 may issue DC CVAC/CIVAC
-     * (kernels with a cache erratum trap and emulate them). */
-    tc_feat_yes(&o[TC_PLATFORM_OP_DC_CVAC]);
-    tc_feat_yes(&o[TC_PLATFORM_OP_DC_CIVAC]);
-#else
-    {
-        unsigned i;
-
-        for (i = 0; i < TC_PLATFORM_OP_COUNT; ++i) {
-            tc_feat_no(&o[i], "no cache operations known on %s", p->arch);
-        }
-    }
-#endif
-}
-
-static void tc_platform_placement(tc_platform_t *p)
-{
-    tc_platform_feature_t *pl = p->place;
-    unsigned i;
-
+    tc_cpu_features(id, &f);
+    memcpy(p->wait, f.wait, sizeof(p->wait));
+    memcpy(p->op, f.op, sizeof(p->op));
+    memcpy(p->place, f.place, sizeof(p->place));
     /* the sequences are lib/place's: what it runs is what the report says */
     for (i = 0; i < TC_PLATFORM_PLACE_COUNT; ++i) {
         snprintf(p->place_seq[i], sizeof(p->place_seq[i]), "%s", tc_place_sequence((tc_place_t)i));
     }
-    tc_feat_yes(&pl[TC_PLATFORM_PLACE_DEFAULT]);
-#if defined(__x86_64__)
-    if (p->op[TC_PLATFORM_OP_CLDEMOTE].supported) {
-        tc_feat_yes(&pl[TC_PLATFORM_PLACE_LLC]);
-    } else {
-        tc_feat_no(&pl[TC_PLATFORM_PLACE_LLC], "needs CLDEMOTE (%s)",
-                   p->op[TC_PLATFORM_OP_CLDEMOTE].status + strlen("unsupported: "));
-    }
-    /* non-temporal stores are always there */
-    tc_feat_yes(&pl[TC_PLATFORM_PLACE_DRAM]);
-#elif defined(__aarch64__)
-    /* Arm has no user-mode demote to the shared cache: the closest is a
-     * clean to the point of coherency, which writes the line back and may
-     * leave it cached; DRAM is a clean and invalidate. */
-    tc_feat_yes(&pl[TC_PLATFORM_PLACE_LLC]);
-    tc_feat_yes(&pl[TC_PLATFORM_PLACE_DRAM]);
-#else
-    tc_feat_no(&pl[TC_PLATFORM_PLACE_LLC], "no cache operations known on %s", p->arch);
-    tc_feat_no(&pl[TC_PLATFORM_PLACE_DRAM], "no cache operations known on %s", p->arch);
-#endif
 }
 
 static void tc_platform_control(tc_platform_feature_t *f, const tc_hwctl_ops_t *ops)
@@ -620,9 +401,7 @@ tc_status_t tc_platform_probe(tc_platform_t *platform_p)
     if (tc_cycles_probe(p->pmu.status, sizeof(p->pmu.status)) == TC_OK) {
         tc_feat_yes(&p->pmu);
     }
-    tc_platform_waits(p, &id);
-    tc_platform_ops(p, &id);
-    tc_platform_placement(p);
+    tc_platform_cpu_features(p, &id);
     tc_platform_control(&p->hw_prefetch, &tc_hwctl_prefetch_ops);
     tc_platform_control(&p->stash, &tc_hwctl_stash_ops);
     *platform_p = *p;
@@ -776,7 +555,7 @@ void tc_platform_print(const tc_platform_t *p, FILE *f, int json)
 
     tc_out_group(&o, "wait");
     for (i = 0; i < TC_PLATFORM_WAIT_COUNT; ++i) {
-        tc_out_str(&o, tc_platform_wait_names[i], p->wait[i].status);
+        tc_out_str(&o, tc_names_wait.names[i], p->wait[i].status);
     }
     tc_out_group_end(&o);
 
@@ -788,10 +567,10 @@ void tc_platform_print(const tc_platform_t *p, FILE *f, int json)
 
     tc_out_group(&o, "placement");
     for (i = 0; i < TC_PLATFORM_PLACE_COUNT; ++i) {
-        tc_out_str(&o, tc_platform_place_names[i], p->place[i].status);
+        tc_out_str(&o, tc_names_place.names[i], p->place[i].status);
     }
     for (i = 0; i < TC_PLATFORM_PLACE_COUNT; ++i) {
-        snprintf(buf, sizeof(buf), "%s_sequence", tc_platform_place_names[i]);
+        snprintf(buf, sizeof(buf), "%s_sequence", tc_names_place.names[i]);
         tc_out_str(&o, buf, p->place_seq[i]);
     }
     tc_out_group_end(&o);

@@ -23,18 +23,17 @@
 #include <stdio.h>
 
 #include "twochains.h"
+#include "cpu.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define TC_PLATFORM_STATUS_LEN 320
+#define TC_PLATFORM_STATUS_LEN TC_CPU_STATUS_LEN
 
-/* One capability. status is "supported" or "unsupported: <reason>". */
-typedef struct tc_platform_feature {
-    int  supported;
-    char status[TC_PLATFORM_STATUS_LEN];
-} tc_platform_feature_t;
+/* One capability. status is "supported" or "unsupported: <reason>". The
+ * CPU's answers (wait, op, place) are lib/cpu's. */
+typedef tc_cpu_feature_t tc_platform_feature_t;
 
 typedef enum {
     TC_PLATFORM_WAIT_POLL = 0,  /* plain loads */
