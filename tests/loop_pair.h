@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -80,6 +81,36 @@ static void pair_close(pair_t *pair)
     }
 }
 
+/* TC_TEST_QUICK: the volume tests run their short form (sanitizer runs). */
+static __attribute__((unused)) int test_quick(void)
+{
+    return getenv("TC_TEST_QUICK") != NULL;
+}
+
+/* TC_TEST_FILTER=name (cmocka's wildcards) runs only the cases it names. */
+static __attribute__((unused)) void test_filter_from_env(void)
+{
+    if (getenv("TC_TEST_FILTER") != NULL) {
+        cmocka_set_test_filter(getenv("TC_TEST_FILTER"));
+    }
+}
+
+/* The small ring most peer tests open: slots of 4 KiB, 5 s timeout. */
+static __attribute__((unused)) void pair_params(tc_context_params_t *params, uint32_t slots)
+{
+    tc_context_params_init(params);
+    params->slots      = slots;
+    params->slot_size  = 4096;
+    params->timeout_ms = 5000;
+}
+
+/* Fixed-frame mode: both sides' frames hold a payload of `payload` bytes. */
+static __attribute__((unused)) void pair_set_frames(pair_t *pair, uint32_t payload)
+{
+    assert_int_equal(tc_peer_set_frame_size(pair->s[0].peer, tc_frame_size_for(payload)), TC_OK);
+    assert_int_equal(tc_peer_set_frame_size(pair->s[1].peer, tc_frame_size_for(payload)), TC_OK);
+}
+
 static __attribute__((unused)) tc_bench_state_t *state_of(side_t *side)
 {
     return tc_context_pkg_state(side->ctx, side->pkg);
@@ -123,6 +154,42 @@ static __attribute__((unused)) void *server_thread(void *arg)
     return NULL;
 }
 
+/* The payload of the i-th jam send_and_drain sends: *len_p bytes at the
+ * pointer returned (kept valid until the next call). */
+typedef const void *(*payload_fn)(uint64_t i, size_t *len_p, void *arg);
+
+/* Send n jams from s[1] to s[0] while a server thread serves s[0] (until
+ * it has seen these n frames besides those it saw before), each send TC_OK;
+ * then drain the sender and join the server, which must end TC_OK. The
+ * payload of jam i comes from fill, or with fill NULL is i itself (8 bytes:
+ * what the seq jam expects). */
+static __attribute__((unused)) void send_and_drain(pair_t *pair, const tc_jam_t *jam, uint64_t n,
+                                                   payload_fn fill, void *arg)
+{
+    server_arg_t server;
+    tc_peer_stats_t rx;
+    pthread_t thread;
+    const void *payload;
+    size_t len;
+    uint64_t i;
+
+    tc_peer_stats(pair->s[0].peer, &rx);
+    server = (server_arg_t){&pair->s[0], rx.rx_frames + rx.rx_rejected + n, 0, TC_OK};
+    assert_int_equal(pthread_create(&thread, NULL, server_thread, &server), 0);
+    for (i = 0; i < n; ++i) {
+        if (fill != NULL) {
+            payload = fill(i, &len, arg);
+        } else {
+            payload = &i;
+            len     = sizeof(i);
+        }
+        assert_int_equal(tc_jam_send(pair->s[1].peer, jam, payload, len, TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+    }
+    assert_int_equal(tc_peer_drain(pair->s[1].peer), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+}
+
 /* A receiver thread that progresses until told to stop; between steps it
  * drops its code cache when asked (forget), so that the next cached jam
  * needs a fresh sync. It yields when idle: tests run three busy threads on
@@ -151,6 +218,21 @@ static __attribute__((unused)) void *serve_thread(void *arg)
         }
     }
     return NULL;
+}
+
+/* Start a serve_thread for side; serve_stop stops and joins it (its
+ * status is then in s->status). */
+static __attribute__((unused)) void serve_start(serve_t *s, side_t *side, pthread_t *thread)
+{
+    memset(s, 0, sizeof(*s));
+    s->side = side;
+    assert_int_equal(pthread_create(thread, NULL, serve_thread, s), 0);
+}
+
+static __attribute__((unused)) void serve_stop(serve_t *s, pthread_t thread)
+{
+    atomic_store(&s->stop, 1);
+    pthread_join(thread, NULL);
 }
 
 #endif

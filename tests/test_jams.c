@@ -1,6 +1,6 @@
 /*
  * The bench package's data-structure jams end to end over real UCX
- * (loopback, as in test_peer.c): append, kv_get and pointer_chase, each in
+ * (loopback, as in test_send.c): append, kv_get and pointer_chase, each in
  * every mode (local, injected, cached), checked call by call and in the
  * receiver's ried state against a local computation, and the three modes
  * against each other. Public API only, plus bench_state.h and the package

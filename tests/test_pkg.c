@@ -298,6 +298,76 @@ static void test_pristine(void **state)
     tc_pkg_close(pkg);
 }
 
+/* Jams are found by name among the package's jams only: an unknown name, a
+ * ried's name or an empty one is TC_ERR_NOT_FOUND, the output untouched;
+ * the descriptor numbers its elements by position. */
+static void test_jam_lookup(void **state)
+{
+    test_env_t *env = *state;
+    char msg[TEST_MSG_MAX];
+    const tc_pkg_desc_t *desc;
+    const char *ried = NULL;
+    tc_jam_t jam, untouched;
+    tc_pkg_t *pkg;
+    uint32_t e;
+
+    assert_int_equal(test_open(env->lib, msg, &pkg), TC_OK);
+    desc = tc_pkg_desc(pkg);
+    assert_non_null(desc);
+    assert_int_equal(desc->magic, TC_PKG_DESC_MAGIC);
+    assert_int_equal(desc->abi_version, TC_PROTO_VERSION);
+    assert_string_equal(desc->name, "bench");
+    for (e = 0; e < desc->n_elements; ++e) {
+        assert_int_equal(desc->elements[e].id, e);
+        if (desc->elements[e].kind == TC_ELEM_RIED) {
+            ried = desc->elements[e].name;
+        } else {
+            assert_int_equal(desc->elements[e].kind, TC_ELEM_JAM);
+            assert_int_equal(tc_pkg_jam(pkg, desc->elements[e].name, &jam), TC_OK);
+            assert_ptr_equal(jam.pkg, pkg);
+            assert_ptr_equal(jam.elem, &desc->elements[e]);
+            assert_int_equal(jam.pkg_id, desc->id);
+            assert_int_equal(jam.element, e);
+        }
+    }
+    assert_non_null(ried); /* the bench package has its ried */
+
+    memset(&untouched, 0xa5, sizeof(untouched));
+    jam = untouched;
+    assert_int_equal(tc_pkg_jam(pkg, "no_such_jam", &jam), TC_ERR_NOT_FOUND);
+    assert_int_equal(tc_pkg_jam(pkg, "", &jam), TC_ERR_NOT_FOUND);
+    assert_int_equal(tc_pkg_jam(pkg, "noo", &jam), TC_ERR_NOT_FOUND);   /* a prefix */
+    assert_int_equal(tc_pkg_jam(pkg, "noopx", &jam), TC_ERR_NOT_FOUND); /* longer */
+    assert_int_equal(tc_pkg_jam(pkg, "NOOP", &jam), TC_ERR_NOT_FOUND);
+    assert_int_equal(tc_pkg_jam(pkg, ried, &jam), TC_ERR_NOT_FOUND);    /* not a jam */
+    assert_memory_equal(&jam, &untouched, sizeof(jam));
+    tc_pkg_close(pkg);
+}
+
+/* TC_PKG names the package; a buffer too small for the path is refused. */
+static void test_default_path(void **unused)
+{
+    char path[PATH_MAX], small[4], *saved = getenv("TC_PKG");
+
+    (void)unused;
+    saved = (saved != NULL) ? strdup(saved) : NULL;
+    assert_int_equal(unsetenv("TC_PKG"), 0);
+    assert_int_equal(tc_pkg_default_path(path, sizeof(path)), TC_OK);
+    assert_non_null(strstr(path, "libtc_bench.so"));
+    assert_int_equal(access(path, R_OK), 0);
+    assert_int_equal(tc_pkg_default_path(small, sizeof(small)), TC_ERR_OUT_OF_RANGE);
+
+    assert_int_equal(setenv("TC_PKG", "/somewhere/libtc_other.so", 1), 0);
+    assert_int_equal(tc_pkg_default_path(path, sizeof(path)), TC_OK);
+    assert_string_equal(path, "/somewhere/libtc_other.so");
+    assert_int_equal(tc_pkg_default_path(small, sizeof(small)), TC_ERR_OUT_OF_RANGE);
+    assert_int_equal(unsetenv("TC_PKG"), 0);
+    if (saved != NULL) {
+        assert_int_equal(setenv("TC_PKG", saved, 1), 0);
+        free(saved);
+    }
+}
+
 /* No manifest: Local Function only, as before. */
 static void test_no_manifest(void **state)
 {
@@ -696,6 +766,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_pristine, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_jam_lookup, test_setup, test_teardown),
+        cmocka_unit_test(test_default_path),
         cmocka_unit_test_setup_teardown(test_no_manifest, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_blob_entry_moved, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_blob_rehashed, test_setup, test_teardown),

@@ -221,7 +221,7 @@ static void test_adaptive_spins_then_blocks(void **unused)
 
 /* A monitor strategy this build's architecture lacks is a plain spin step
  * (the context refuses it before it gets here; this is the fallback). Where
- * the CPU has one, tests/test_peer.c and test_wfe_qemu.sh run it for real. */
+ * the CPU has one, tests/test_peer_wait.c and test_wfe_qemu.sh run it for real. */
 static void test_unavailable_strategies_fall_through(void **unused)
 {
     tc_wait_state_t st = {0, 0};

@@ -1,0 +1,195 @@
+/*
+ * Frames a receiver must reject, count and never run, over a loopback pair:
+ * injected frames with a flipped byte in the code, the GOTP or the header
+ * (and any injected frame at a local-only receiver), and malformed headers
+ * of every kind; after each the receiver keeps serving.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "twochains.h"
+#include "runtime.h"
+#include "frame.h"
+#include "bench_state.h"
+#include "log.h"
+
+#include "loop_pair.h"
+#include "raw_frame.h"
+
+/* Injected frames with a flipped byte in the code, the GOTP or the header
+ * are rejected, counted and never run; a local-only receiver refuses code. */
+static tc_status_t send_tampered(pair_t *pair, const tc_jam_t *jam, int32_t value,
+                                 size_t where, int policy_case)
+{
+    char frame[4096];
+    tc_peer_t *tx = pair->s[1].peer;
+    tc_inj_t *inj = tc_inj_find(tx, jam->pkg_id, jam->element);
+    const tc_blob_t *blob = inj->blob;
+    tc_frame_layout_t layout = {0, blob->hdr->got_count,
+                                blob->hdr->image_size - blob->hdr->code_offset, sizeof(value)};
+    tc_frame_offsets_t off;
+    uint32_t size;
+
+    (void)policy_case;
+    assert_int_equal(tc_frame_layout(&layout, sizeof(frame), &off), TC_OK);
+    size = off.frame_size;
+    memset(frame, 0, size);
+    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_INJECTED, 0, jam->pkg_id, jam->element,
+                       tx->tx_seq);
+    memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
+    memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
+    memcpy(frame + off.payload_off, &value, sizeof(value));
+    if (where != 0) {
+        frame[where] ^= 0x40;
+    }
+    tc_frame_seal(frame);
+    return tc_peer_send_raw_frame(tx, frame, size);
+}
+
+static void test_injected_tampering_rejected(void **unused)
+{
+    tc_context_params_t params;
+    tc_frame_offsets_t off;
+    tc_frame_layout_t layout;
+    tc_peer_stats_t rx;
+    tc_inj_t *inj;
+    unsigned n, i;
+    tc_jam_t jam;
+    pair_t pair;
+    struct { size_t where; const char *why; } cases[3];
+
+    (void)unused;
+    pair_params(&params, 4);
+    params.frames = TC_FRAMES_VARIABLE;
+    pair_open(&pair, &params);
+    jam = jam_of(&pair.s[1], "server_sum");
+
+    /* sync by hand, both sides driven from this thread */
+    {
+        server_arg_t server = {&pair.s[0], 1, 0, TC_OK};
+        pthread_t thread;
+        int64_t ret;
+        int32_t one = 1;
+        pthread_create(&thread, NULL, server_thread, &server);
+        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &one, sizeof(one), TC_SEND_PARAMS(TC_MODE_INJECTED, 0), &ret), TC_OK);
+        pthread_join(thread, NULL);
+        assert_int_equal(ret, 1);
+    }
+    inj    = tc_inj_find(pair.s[1].peer, jam.pkg_id, jam.element);
+    layout = (tc_frame_layout_t){0, inj->blob->hdr->got_count,
+                                 inj->blob->hdr->image_size - inj->blob->hdr->code_offset, 4};
+    assert_int_equal(tc_frame_layout(&layout, 4096, &off), TC_OK);
+    cases[0].where = off.code_off + 3;  cases[0].why = "code differs";
+    cases[1].where = off.got_off + 1;   cases[1].why = "GOTP differs";
+    cases[2].where = offsetof(tc_frame_hdr_t, code_len); cases[2].why = "";
+
+    for (i = 0; i < 3; ++i) {
+        assert_int_equal(send_tampered(&pair, &jam, 100, cases[i].where, 0), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+        assert_int_equal(n, 1);
+        tc_peer_stats(pair.s[0].peer, &rx);
+        assert_int_equal(rx.rx_rejected, i + 1);
+        assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), cases[i].why));
+        assert_int_equal(state_of(&pair.s[0])->sum, 1 + 10 * (int64_t)i); /* never ran */
+        /* an untampered frame still runs */
+        assert_int_equal(send_tampered(&pair, &jam, 10, 0, 0), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+        assert_int_equal(state_of(&pair.s[0])->sum, 1 + 10 * (int64_t)(i + 1));
+        assert_int_equal(tc_peer_flush(pair.s[0].peer), TC_OK);
+    }
+
+    /* the same receiver turned local-only refuses it */
+    pair.s[0].ctx->params.exec = TC_EXEC_LOCAL_ONLY;
+    assert_int_equal(send_tampered(&pair, &jam, 10, 0, 0), TC_OK);
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+    assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), "local-only"));
+    assert_int_equal(state_of(&pair.s[0])->sum, 31);
+    pair_close(&pair);
+}
+
+typedef void (*tamper_fn)(char *frame);
+
+static void tamper_magic(char *f)   { ((tc_frame_hdr_t *)f)->mag = 0x11; }
+static void tamper_size(char *f)    { ((tc_frame_hdr_t *)f)->frame_size = 1u << 20; }
+static void tamper_element(char *f) { ((tc_frame_hdr_t *)f)->element = 999; }
+static void tamper_package(char *f) { ((tc_frame_hdr_t *)f)->pkg_id ^= 0x5a5a5a5a; }
+static void tamper_trunc(char *f)   { ((tc_frame_hdr_t *)f)->payload_len = 4000; }
+static void tamper_kind(char *f)    { ((tc_frame_hdr_t *)f)->kind = 77; }
+static void tamper_seq(char *f)
+{
+    tc_frame_hdr_t *h = (tc_frame_hdr_t *)f;
+    h->seq += 5;
+    tc_frame_seal(f); /* a consistent frame, just not the one expected now */
+}
+static void tamper_sig(char *f)
+{
+    *tc_frame_sig_ptr(f, ((tc_frame_hdr_t *)f)->frame_size) ^= 0xff00;
+}
+
+static void test_malformed_frames_rejected(void **unused)
+{
+    static const struct {
+        tamper_fn   fn;
+        const char *reason;
+    } cases[] = {
+        {tamper_magic, "magic"},     {tamper_size, "exceeds the slot"},
+        {tamper_element, "unknown element"}, {tamper_package, "unknown element"},
+        {tamper_trunc, "truncated"}, {tamper_kind, "unknown kind"},
+        {tamper_seq, "sequence"},    {tamper_sig, "signal"},
+    };
+    const uint32_t fsize = tc_frame_size_for(sizeof(int32_t));
+    tc_context_params_t params;
+    tc_peer_stats_t rx;
+    char frame[256];
+    unsigned i, n;
+    int64_t sum = 0;
+    pair_t pair;
+
+    (void)unused;
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(int32_t));
+
+    /* one thread drives both sides: shared-memory puts land at once */
+    for (i = 0; i < TC_ARRAY_SIZE(cases); ++i) {
+        build_frame(&pair.s[1], frame, fsize, 1000 + (int32_t)i);
+        cases[i].fn(frame);
+        assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, fsize), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+        assert_int_equal(n, 1); /* consumed ... */
+        tc_peer_stats(pair.s[0].peer, &rx);
+        assert_int_equal(rx.rx_rejected, i + 1); /* ... rejected and counted */
+        assert_int_equal(rx.rx_frames, i);
+        assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), cases[i].reason));
+        assert_int_equal(state_of(&pair.s[0])->calls, i); /* never run */
+
+        /* the receiver keeps serving: the next valid frame runs */
+        build_frame(&pair.s[1], frame, fsize, (int32_t)i + 1);
+        sum += (int32_t)i + 1;
+        assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, fsize), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+        assert_int_equal(n, 1);
+        assert_int_equal(state_of(&pair.s[0])->calls, i + 1);
+        assert_int_equal(state_of(&pair.s[0])->sum, sum);
+        /* the sender learns about the freed slots */
+        assert_int_equal(tc_peer_flush(pair.s[0].peer), TC_OK);
+    }
+    pair_close(&pair);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_injected_tampering_rejected),
+        cmocka_unit_test(test_malformed_frames_rejected),
+    };
+    test_filter_from_env();
+    return cmocka_run_group_tests_name("reject", tests, NULL, NULL);
+}

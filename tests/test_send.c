@@ -1,0 +1,191 @@
+/*
+ * Local jams end to end over a loopback pair (two contexts in one process,
+ * shared-memory transports): streams whose receiver state must match what
+ * the sender computed, calls and their reply values, every jam of the bench
+ * package.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "twochains.h"
+#include "bench_state.h"
+#include "log.h"
+
+#include "loop_pair.h"
+
+/* server_sum: 64 ints per jam, their total kept by the sender. */
+typedef struct sum_fill {
+    int32_t payload[64];
+    int64_t expect;
+} sum_fill_t;
+
+static const void *sum_payload(uint64_t i, size_t *len_p, void *arg)
+{
+    sum_fill_t *f = arg;
+    int k;
+
+    for (k = 0; k < 64; ++k) {
+        f->payload[k] = (int32_t)((i * 131 + (uint64_t)k * 7) % 20011) - 10000;
+        f->expect += f->payload[k];
+    }
+    *len_p = sizeof(f->payload);
+    return f->payload;
+}
+
+static void test_server_sum_matches_local(void **unused)
+{
+    const uint64_t n = 5000;
+    tc_context_params_t params;
+    sum_fill_t fill = {{0}, 0};
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)unused;
+    pair_params(&params, 16);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(fill.payload));
+    jam = jam_of(&pair.s[1], "server_sum");
+
+    send_and_drain(&pair, &jam, n, sum_payload, &fill);
+
+    assert_int_equal(state_of(&pair.s[0])->sum, fill.expect);
+    assert_int_equal(state_of(&pair.s[0])->calls, n);
+    assert_int_equal(state_of(&pair.s[1])->calls, 0); /* the sender ran nothing */
+    pair_close(&pair);
+}
+
+/* indirect_put: 100 ints per jam, where the receiver's array must hold them. */
+typedef struct put_fill {
+    int32_t  payload[100];
+    int32_t *expect;
+    uint64_t cursor;
+} put_fill_t;
+
+static const void *put_payload(uint64_t i, size_t *len_p, void *arg)
+{
+    put_fill_t *f = arg;
+    uint64_t k;
+
+    for (k = 0; k < TC_ARRAY_SIZE(f->payload); ++k) {
+        f->payload[k] = (int32_t)(i * 1000003u + k);
+        f->expect[tc_bench_index(f->cursor++)] = f->payload[k];
+    }
+    *len_p = sizeof(f->payload);
+    return f->payload;
+}
+
+static void test_indirect_put_matches_local(void **unused)
+{
+    const uint64_t n = 3000, ints = 100;
+    tc_context_params_t params;
+    tc_bench_state_t *st;
+    put_fill_t fill;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)unused;
+    fill.expect = calloc(TC_BENCH_ARRAY_LEN, sizeof(int32_t));
+    fill.cursor = 0;
+    pair_params(&params, 8);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(fill.payload));
+    jam = jam_of(&pair.s[1], "indirect_put");
+
+    send_and_drain(&pair, &jam, n, put_payload, &fill);
+
+    st = state_of(&pair.s[0]);
+    assert_int_equal(st->cursor, n * ints);
+    assert_memory_equal(st->array, fill.expect, TC_BENCH_ARRAY_LEN * sizeof(int32_t));
+    free(fill.expect);
+    pair_close(&pair);
+}
+
+static void test_call_returns_result(void **unused)
+{
+    tc_context_params_t params;
+    server_arg_t server;
+    int32_t payload[4] = {1, 2, 3, 4};
+    pthread_t thread;
+    int64_t ret = 0;
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(payload));
+    jam = jam_of(&pair.s[1], "server_sum");
+
+    server = (server_arg_t){&pair.s[0], 100, 0, TC_OK};
+    pthread_create(&thread, NULL, server_thread, &server);
+    for (i = 1; i <= 100; ++i) {
+        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, payload, sizeof(payload), NULL, &ret),
+                         TC_OK);
+        assert_int_equal(ret, 10 * i); /* the running total after this call */
+    }
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+    pair_close(&pair);
+}
+
+/* Every jam of the package runs end to end and returns what it computed. */
+static void test_every_jam_returns(void **unused)
+{
+    int32_t ints[16];
+    uint64_t counter = 0;
+    tc_context_params_t params;
+    server_arg_t server;
+    pthread_t thread;
+    int64_t ret;
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    pair_params(&params, 4);
+    params.frames = TC_FRAMES_VARIABLE; /* each jam its own frame size */
+    pair_open(&pair, &params);
+    for (i = 0; i < 16; ++i) {
+        ints[i] = i + 1;
+    }
+
+    server = (server_arg_t){&pair.s[0], 4, 0, TC_OK};
+    pthread_create(&thread, NULL, server_thread, &server);
+    jam = jam_of(&pair.s[1], "indirect_put");
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, sizeof(ints), NULL, &ret), TC_OK);
+    assert_int_equal(ret, 16);                 /* integers put */
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, sizeof(ints), NULL, &ret), TC_OK);
+    assert_int_equal(ret, 136);                /* 1 + ... + 16 */
+    jam = jam_of(&pair.s[1], "seq");
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &counter, sizeof(counter), NULL, &ret), TC_OK);
+    assert_int_equal(ret, 0);
+    jam = jam_of(&pair.s[1], "noop");
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, 40, NULL, &ret), TC_OK);
+    assert_int_equal(ret, 40);                 /* bytes it was given */
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+    assert_int_equal(state_of(&pair.s[0])->calls, 3); /* noop touches no state */
+    assert_int_equal(state_of(&pair.s[0])->array[tc_bench_index(15)], 16);
+    pair_close(&pair);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_server_sum_matches_local),
+        cmocka_unit_test(test_indirect_put_matches_local),
+        cmocka_unit_test(test_call_returns_result),
+        cmocka_unit_test(test_every_jam_returns),
+    };
+    test_filter_from_env();
+    return cmocka_run_group_tests_name("send", tests, NULL, NULL);
+}

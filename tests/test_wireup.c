@@ -1,0 +1,262 @@
+/*
+ * Wireup: tc_peer_connect over a loopback bootstrap. A real pair connects
+ * and reports its transports; a connection blob this side must refuse
+ * (short, another protocol version, malformed) fails the connect with the
+ * reason, before any endpoint is made, and leaves the output untouched.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "twochains.h"
+#include "runtime.h"
+#include "frame.h"
+#include "log.h"
+
+#include "loop_pair.h"
+
+static void test_connect_reports_transport(void **unused)
+{
+    tc_context_params_t params;
+    const char *why = NULL;
+    pair_t pair;
+
+    (void)unused;
+    pair_params(&params, 8);
+    pair_open(&pair, &params);
+    assert_non_null(tc_peer_transports(pair.s[0].peer));
+    assert_true(strlen(tc_peer_transports(pair.s[0].peer)) > 0);
+    (void)tc_peer_progress_needed(pair.s[0].peer, &why);
+    assert_non_null(why);
+    assert_int_equal(tc_peer_check_alive(pair.s[0].peer), TC_OK);
+    pair_close(&pair);
+}
+
+/* One end of a loopback bootstrap runs tc_peer_connect in a thread; the
+ * test plays the other end by hand (tc_boot_exchange), sending a crafted
+ * connection blob. */
+typedef struct connect_arg {
+    tc_context_t *ctx;
+    tc_boot_t    *boot;
+    tc_peer_t    *peer;
+    tc_status_t   status;
+} connect_arg_t;
+
+static void *connect_thread(void *arg)
+{
+    connect_arg_t *a = arg;
+
+    a->status = tc_peer_connect(a->ctx, a->boot, NULL, &a->peer);
+    return NULL;
+}
+
+enum { FAKE_SLOTS = 4, FAKE_SLOT_SIZE = 4096 };
+
+/* A wire header that passes every check of tc_peer_connect: each case
+ * breaks one thing (a blob passing them all would reach ucp_ep_create with
+ * no worker address). */
+static void fake_wire(tc_peer_wire_t *w)
+{
+    const uint64_t ring = (uint64_t)FAKE_SLOTS * FAKE_SLOT_SIZE;
+
+    memset(w, 0, sizeof(*w));
+    w->proto           = TC_PROTO_VERSION;
+    w->rank            = 1;
+    w->wait            = TC_WAIT_POLL;
+    w->slots           = FAKE_SLOTS;
+    w->slot_size       = FAKE_SLOT_SIZE;
+    w->mbox_base       = 0x10000000;
+    w->ring_off        = 64;
+    w->raw_off         = 64 + ring;
+    w->mbox_len        = 64 + 2 * ring;
+    w->worker_addr_len = 0;
+    w->rkey_len        = 0;
+}
+
+/* ctx connects over a fresh loopback pair to a fake peer that sends
+ * blob/len; returns what tc_peer_connect returned, which must not have
+ * touched its output. What the real side sent is checked on the way. */
+static tc_status_t connect_to_fake(tc_context_t *ctx, const void *blob, size_t len)
+{
+    tc_peer_t *const untouched = (tc_peer_t *)&untouched;
+    const tc_peer_wire_t *real;
+    connect_arg_t arg;
+    tc_boot_t *fake;
+    pthread_t thread;
+    void *got = NULL;
+    size_t got_len = 0;
+
+    memset(&arg, 0, sizeof(arg));
+    arg.ctx  = ctx;
+    arg.peer = untouched;
+    assert_int_equal(tc_boot_loopback_pair(5000, &arg.boot, &fake), TC_OK);
+    assert_int_equal(pthread_create(&thread, NULL, connect_thread, &arg), 0);
+    assert_int_equal(tc_boot_exchange(fake, blob, len, &got, &got_len), TC_OK);
+    pthread_join(thread, NULL);
+
+    /* the real side's blob: the wire header, its worker address, its rkey */
+    assert_true(got_len >= sizeof(*real));
+    real = got;
+    assert_int_equal(real->proto, TC_PROTO_VERSION);
+    assert_int_equal(real->slots, 8);
+    assert_int_equal(real->slot_size, 4096);
+    assert_int_equal(real->rank, 0);
+    assert_true(real->worker_addr_len > 0);
+    assert_true(real->rkey_len > 0);
+    assert_int_equal(got_len, sizeof(*real) + real->worker_addr_len + real->rkey_len);
+    free(got);
+
+    if (arg.status != TC_OK) {
+        assert_ptr_equal(arg.peer, untouched); /* output set only on success */
+    }
+    tc_boot_close(fake);
+    tc_boot_close(arg.boot);
+    return arg.status;
+}
+
+static void wireup_ctx(tc_context_t **ctx_p)
+{
+    tc_context_params_t params;
+
+    pair_params(&params, 8);
+    assert_int_equal(tc_context_create(&params, ctx_p), TC_OK);
+}
+
+/* The same context connects to a real peer after the refusals. */
+static void connect_real(tc_context_t *ctx)
+{
+    tc_context_params_t params;
+    tc_context_t *other;
+    tc_peer_t *peer;
+    connect_arg_t arg;
+    tc_boot_t *boot;
+    pthread_t thread;
+
+    pair_params(&params, 8);
+    params.rank = 1;
+    assert_int_equal(tc_context_create(&params, &other), TC_OK);
+    memset(&arg, 0, sizeof(arg));
+    arg.ctx = ctx;
+    assert_int_equal(tc_boot_loopback_pair(5000, &arg.boot, &boot), TC_OK);
+    assert_int_equal(pthread_create(&thread, NULL, connect_thread, &arg), 0);
+    assert_int_equal(tc_peer_connect(other, boot, NULL, &peer), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(arg.status, TC_OK);
+    assert_int_equal(tc_peer_check_alive(arg.peer), TC_OK);
+    assert_int_equal(tc_peer_check_alive(peer), TC_OK);
+    tc_peer_close(peer);
+    tc_peer_close(arg.peer);
+    tc_context_destroy(other);
+    tc_boot_close(boot);
+    tc_boot_close(arg.boot);
+}
+
+/* Shorter than the wire header, down to nothing at all. */
+static void test_connect_short_blob(void **unused)
+{
+    tc_peer_wire_t w;
+    tc_context_t *ctx;
+
+    (void)unused;
+    wireup_ctx(&ctx);
+    fake_wire(&w);
+    assert_int_equal(connect_to_fake(ctx, &w, sizeof(w) - 1), TC_ERR_PROTOCOL);
+    assert_int_equal(connect_to_fake(ctx, &w, 4), TC_ERR_PROTOCOL);
+    assert_int_equal(connect_to_fake(ctx, NULL, 0), TC_ERR_PROTOCOL);
+    connect_real(ctx);
+    tc_context_destroy(ctx);
+}
+
+/* Another protocol version is refused as such, whatever follows it. */
+static void test_connect_version_mismatch(void **unused)
+{
+    tc_peer_wire_t w;
+    tc_context_t *ctx;
+
+    (void)unused;
+    wireup_ctx(&ctx);
+    fake_wire(&w);
+    w.proto = TC_PROTO_VERSION + 1;
+    assert_int_equal(connect_to_fake(ctx, &w, sizeof(w)), TC_ERR_VERSION_MISMATCH);
+    w.proto = 0;
+    assert_int_equal(connect_to_fake(ctx, &w, sizeof(w)), TC_ERR_VERSION_MISMATCH);
+    fake_wire(&w);
+    w.proto  = TC_PROTO_VERSION + 1;
+    w.slots  = 6; /* malformed too: the version is what it reports */
+    assert_int_equal(connect_to_fake(ctx, &w, sizeof(w)), TC_ERR_VERSION_MISMATCH);
+    connect_real(ctx);
+    tc_context_destroy(ctx);
+}
+
+/* A ring the peer describes must be a power of two of at least 2 slots,
+ * each a multiple of TC_FRAME_ALIGN, inside the mailbox it describes; the
+ * blob's length must be the header plus the lengths it announces. */
+typedef void (*wire_tamper_fn)(tc_peer_wire_t *w);
+
+static void slots_not_pow2(tc_peer_wire_t *w)    { w->slots = 6; }
+static void slots_one(tc_peer_wire_t *w)         { w->slots = 1; }
+static void slots_zero(tc_peer_wire_t *w)        { w->slots = 0; }
+static void slot_size_zero(tc_peer_wire_t *w)    { w->slot_size = 0; }
+static void slot_size_unaligned(tc_peer_wire_t *w) { w->slot_size = FAKE_SLOT_SIZE + 8; }
+static void ring_past_mbox(tc_peer_wire_t *w)    { w->ring_off = w->mbox_len - 64; }
+static void raw_past_mbox(tc_peer_wire_t *w)     { w->raw_off = w->mbox_len - 64; }
+static void mbox_too_small(tc_peer_wire_t *w)    { w->mbox_len = 64; }
+static void addr_len_missing(tc_peer_wire_t *w)  { w->worker_addr_len = 100; }
+static void rkey_len_missing(tc_peer_wire_t *w)  { w->rkey_len = 100; }
+
+static void test_connect_malformed_blob(void **unused)
+{
+    static const struct {
+        wire_tamper_fn fn;
+        const char    *what;
+    } cases[] = {
+        {slots_not_pow2, "slots not a power of two"},
+        {slots_one, "one slot"},
+        {slots_zero, "no slots"},
+        {slot_size_zero, "slot size 0"},
+        {slot_size_unaligned, "slot size not a multiple of 64"},
+        {ring_past_mbox, "ring past the mailbox"},
+        {raw_past_mbox, "raw ring past the mailbox"},
+        {mbox_too_small, "mailbox smaller than its rings"},
+        {addr_len_missing, "worker address announced, not sent"},
+        {rkey_len_missing, "rkey announced, not sent"},
+    };
+    char longer[sizeof(tc_peer_wire_t) + 8];
+    tc_peer_wire_t w;
+    tc_context_t *ctx;
+    unsigned i;
+
+    (void)unused;
+    wireup_ctx(&ctx);
+    for (i = 0; i < TC_ARRAY_SIZE(cases); ++i) {
+        print_message("malformed: %s\n", cases[i].what);
+        fake_wire(&w);
+        cases[i].fn(&w);
+        assert_int_equal(connect_to_fake(ctx, &w, sizeof(w)), TC_ERR_PROTOCOL);
+    }
+    /* bytes beyond what the header announces */
+    fake_wire(&w);
+    memset(longer, 0, sizeof(longer));
+    memcpy(longer, &w, sizeof(w));
+    assert_int_equal(connect_to_fake(ctx, longer, sizeof(longer)), TC_ERR_PROTOCOL);
+    connect_real(ctx);
+    tc_context_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_connect_reports_transport),
+        cmocka_unit_test(test_connect_short_blob),
+        cmocka_unit_test(test_connect_version_mismatch),
+        cmocka_unit_test(test_connect_malformed_blob),
+    };
+    test_filter_from_env();
+    return cmocka_run_group_tests_name("wireup", tests, NULL, NULL);
+}
