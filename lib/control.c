@@ -20,13 +20,8 @@
 static tc_status_t tc_ctrl_send_config(tc_peer_t *peer, uint8_t flags, uint32_t frame_size,
                                        tc_wait_t wait)
 {
-    tc_config_args_t args;
-
-    memset(&args, 0, sizeof(args));
-    args.flags      = flags;
-    args.frame_size = frame_size;
-    args.wait       = (uint8_t)wait;
-    return tc_peer_send_kind(peer, TC_KIND_CONFIG, 0, 0, &args, sizeof(args), NULL, 0, 0);
+    return tc_peer_send_kind(peer, TC_KIND_CONFIG, frame_size,
+                             (uint16_t)(flags | ((unsigned)wait << 8)), NULL, 0, NULL, 0, 0);
 }
 
 tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
@@ -67,26 +62,25 @@ tc_status_t tc_peer_set_wait(tc_peer_t *peer, tc_wait_t mine)
     return status;
 }
 
-const char *tc_ctrl_rx_config(tc_peer_t *peer, const char *frame, uint32_t *resize_p)
+const char *tc_ctrl_rx_config(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32_t *resize_p)
 {
-    tc_config_args_t args;
+    unsigned flags = hdr->element & 0xffu, wait = hdr->element >> 8;
 
-    memcpy(&args, frame + TC_FRAME_HDR_SIZE, sizeof(args)); /* args_len checked */
-    if (args.flags & ~(TC_CONFIG_F_FRAME_SIZE | TC_CONFIG_F_WAIT)) {
+    if (flags & ~(TC_CONFIG_F_FRAME_SIZE | TC_CONFIG_F_WAIT)) {
         return "config frame with unknown flags";
     }
-    if ((args.flags & TC_CONFIG_F_FRAME_SIZE) &&
-        ((args.frame_size < TC_FRAME_MIN_SIZE) || (args.frame_size % TC_FRAME_ALIGN) ||
-         (args.frame_size > peer->rx_slot_size))) {
+    if ((flags & TC_CONFIG_F_FRAME_SIZE) &&
+        ((hdr->pkg_id < TC_FRAME_MIN_SIZE) || (hdr->pkg_id % TC_FRAME_ALIGN) ||
+         (hdr->pkg_id > peer->rx_slot_size))) {
         return "config frame with a frame size that does not fit the slots";
     }
-    if ((args.flags & TC_CONFIG_F_WAIT) && (args.wait > TC_WAIT_ADAPTIVE)) {
+    if ((flags & TC_CONFIG_F_WAIT) && (wait > TC_WAIT_ADAPTIVE)) {
         return "config frame with an unknown wait strategy";
     }
-    if (args.flags & TC_CONFIG_F_WAIT) {
-        peer->doorbell = (args.wait == TC_WAIT_EVENT) || (args.wait == TC_WAIT_ADAPTIVE);
+    if (flags & TC_CONFIG_F_WAIT) {
+        peer->doorbell = (wait == TC_WAIT_EVENT) || (wait == TC_WAIT_ADAPTIVE);
     }
-    *resize_p = (args.flags & TC_CONFIG_F_FRAME_SIZE) ? args.frame_size : 0;
+    *resize_p = (flags & TC_CONFIG_F_FRAME_SIZE) ? hdr->pkg_id : 0;
     return NULL;
 }
 
@@ -110,9 +104,8 @@ void tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason)
 
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
 {
-    tc_frame_layout_t layout = {sizeof(tc_nack_args_t), 0, 0, 0};
+    tc_frame_layout_t layout = {0, 0, 0, 0};
     tc_frame_offsets_t off;
-    tc_nack_args_t args;
     uint32_t room, len;
     tc_status_t status;
 
@@ -124,10 +117,9 @@ tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
            off.payload_off - TC_FRAME_SIG_SIZE;
     len  = (uint32_t)strlen(peer->nack_tx.reason);
     len  = (len < room) ? len : room; /* the status always goes; the words if they fit */
-    args.seq    = peer->nack_tx.seq;
-    args.status = peer->nack_tx.status;
-    status = tc_peer_send_kind(peer, TC_KIND_NACK, 0, 0, &args, sizeof(args),
-                               peer->nack_tx.reason, len, 1);
+    status = tc_peer_send_kind(peer, TC_KIND_NACK, peer->nack_tx.seq,
+                               (uint16_t)-peer->nack_tx.status, NULL, 0, peer->nack_tx.reason,
+                               len, 1);
     if (status != TC_ERR_NO_RESOURCE) {
         peer->nack_tx.pending = 0;
     }
@@ -136,19 +128,18 @@ tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
 
 const char *tc_ctrl_rx_nack(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr)
 {
-    tc_nack_args_t args;
+    int status = -(int)hdr->element;
     uint32_t n;
 
-    memcpy(&args, frame + TC_FRAME_HDR_SIZE, sizeof(args));
-    if ((args.status >= 0) || (args.status <= TC_ERR_LAST)) {
+    if ((status >= 0) || (status <= TC_ERR_LAST)) {
         return "nack frame without an error status";
     }
     n = (hdr->payload_len < sizeof(peer->nack_rx.reason)) ? hdr->payload_len :
                                                             sizeof(peer->nack_rx.reason) - 1;
     memcpy(peer->nack_rx.reason, frame + hdr->payload_off, n);
     peer->nack_rx.reason[n] = '\0';
-    peer->nack_rx.seq    = args.seq;
-    peer->nack_rx.status = (tc_status_t)args.status;
+    peer->nack_rx.seq    = hdr->pkg_id;
+    peer->nack_rx.status = (tc_status_t)status;
     peer->nack_has       = 1;
     peer->nack_unseen    = 1;
     return NULL;

@@ -206,7 +206,7 @@ static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *
         break;
     case TC_KIND_CONFIG:
     case TC_KIND_NACK:
-        why = (hdr->kind == TC_KIND_CONFIG) ? tc_ctrl_rx_config(peer, frame, &resize) :
+        why = (hdr->kind == TC_KIND_CONFIG) ? tc_ctrl_rx_config(peer, hdr, &resize) :
                                               tc_ctrl_rx_nack(peer, frame, hdr);
         if (why != NULL) {
             tc_peer_reject(peer, TC_ERR_BAD_FRAME, why);

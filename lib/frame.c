@@ -224,11 +224,6 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
         return tc_frame_reject(reason, reason_len, "%s frame without its arguments",
                                tc_frame_kind_str(hdr.kind));
     }
-    if (((hdr.kind == TC_KIND_CONFIG) && (hdr.args_len != sizeof(tc_config_args_t))) ||
-        ((hdr.kind == TC_KIND_NACK) && (hdr.args_len != sizeof(tc_nack_args_t)))) {
-        return tc_frame_reject(reason, reason_len, "%s frame without its arguments",
-                               tc_frame_kind_str(hdr.kind));
-    }
     if ((hdr.kind == TC_KIND_LOCAL) || (hdr.kind == TC_KIND_INJECTED) ||
         (hdr.kind == TC_KIND_CACHED) || (hdr.kind == TC_KIND_SYNC_REQ) ||
         (hdr.kind == TC_KIND_MCAST)) {

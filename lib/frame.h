@@ -40,9 +40,8 @@ typedef enum {
                             * pkg_id/element name the jam; handled by lib/mcast_fwd.c */
     TC_KIND_MCAST_ACK = 11, /* multicast ack tree: ARGS a tc_mcast_ack_t, no payload */
     TC_KIND_CONFIG   = 12, /* the sender's frame size or wait strategy changes from the next
-                            * frame on (ARGS: tc_config_args_t) */
-    TC_KIND_NACK     = 13, /* a frame of the receiver's was rejected (ARGS: tc_nack_args_t,
-                            * payload: the reason, cut to fit) */
+                            * frame on (see TC_CONFIG_F_*) */
+    TC_KIND_NACK     = 13, /* a frame of the receiver's was rejected: which, why */
     TC_KIND_GOODBYE  = 14, /* the sender closes: no frame follows */
     TC_KIND_LAST
 } tc_frame_kind_t;
@@ -89,21 +88,14 @@ typedef struct __attribute__((packed)) tc_ried_args {
     char     name[TC_RIED_NAME_MAX]; /* NUL-terminated: ried_<name> */
 } tc_ried_args_t;
 
-/* ARGS of a config frame (8 bytes: it fits the smallest frame). */
+/* Control frames carry their few words in header fields that only jam
+ * frames use otherwise (no ARGS: they fit the smallest frame).
+ *   config:  pkg_id = new frame size (0: unchanged), element = TC_CONFIG_F_*
+ *            | wait << 8
+ *   nack:    pkg_id = the rejected frame's seq, element = -status; payload:
+ *            the reason, cut to fit */
 #define TC_CONFIG_F_FRAME_SIZE 0x1u
 #define TC_CONFIG_F_WAIT       0x2u
-typedef struct __attribute__((packed)) tc_config_args {
-    uint32_t frame_size; /* TC_CONFIG_F_FRAME_SIZE: fixed frames from the next one */
-    uint8_t  wait;       /* TC_CONFIG_F_WAIT: how the sender waits now (tc_wait_t) */
-    uint8_t  flags;
-    uint16_t reserved;
-} tc_config_args_t;
-
-/* ARGS of a nack frame (8 bytes). */
-typedef struct __attribute__((packed)) tc_nack_args {
-    uint32_t seq;        /* the rejected frame */
-    int32_t  status;     /* tc_status_t: why, in a word */
-} tc_nack_args_t;
 
 /* What the encoder needs to lay a frame out. */
 typedef struct tc_frame_layout {

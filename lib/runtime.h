@@ -367,7 +367,7 @@ void        tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reas
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer);
 /* A config frame: why not, or NULL and the new frame size (0: unchanged),
  * which the mailbox takes once the frame is consumed. */
-const char *tc_ctrl_rx_config(tc_peer_t *peer, const char *frame, uint32_t *resize_p);
+const char *tc_ctrl_rx_config(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32_t *resize_p);
 const char *tc_ctrl_rx_nack(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr);
 void        tc_ctrl_rx_goodbye(tc_peer_t *peer);
 /* A NACK for one of our frames first..last that no call returned yet: its
