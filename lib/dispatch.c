@@ -142,8 +142,9 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
 }
 
 /* Everything the fast path does not take: validate the header (nothing in
- * the frame is trusted before), then route it by kind. */
-static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
+ * the frame is trusted before), then route it by kind. Returns 0 for a
+ * control frame (what a caller waits for is never one), else 1. */
+static int tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
                             uint64_t seen)
 {
     tc_frame_expect_t expect;
@@ -165,7 +166,7 @@ static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *
         tc_peer_reject(peer, (peer->known_status != TC_OK) ? peer->known_status :
                                                              TC_ERR_BAD_FRAME, reason);
         tc_rx_consumed(peer, seen);
-        return;
+        return 1;
     }
     switch (hdr->kind) {
     case TC_KIND_LOCAL:
@@ -183,7 +184,7 @@ static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *
                            "multicast frame, but no multicast set up here");
             tc_peer_note_ack(peer, hdr->ack);
             tc_rx_consumed(peer, seen);
-            return;
+            return 1;
         }
         peer->ctx->mcast_rx(peer->ctx->mcast_arg, peer, hdr, frame);
         break;
@@ -198,7 +199,7 @@ static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *
             tc_peer_reject(peer, status, why);
             tc_peer_note_ack(peer, hdr->ack);
             tc_rx_consumed(peer, seen);
-            return;
+            return 1;
         }
         if (run_fn != NULL) { /* sync traffic runs nothing */
             tc_rx_run(peer, frame, hdr, run_fn, state);
@@ -226,12 +227,14 @@ static void tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *
         tc_mbox_resize(peer, resize);
         peer->rx_frame_size = resize;
     }
+    return (hdr->kind != TC_KIND_CONFIG) && (hdr->kind != TC_KIND_NACK) &&
+           (hdr->kind != TC_KIND_GOODBYE);
 }
 
 /* Run (or reject) the frame that landed, then give its slot back. The
  * common frame - the same local or cached jam as the last one, fixed size -
- * takes a handful of compares. */
-static inline void tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
+ * takes a handful of compares. 0 for a control frame, else 1. */
+static inline int tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
 {
     tc_frame_hdr_t hdr;
 
@@ -252,12 +255,12 @@ static inline void tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
             goto done;
         }
     }
-    tc_rx_validated(peer, frame, &hdr, seen);
-    return;
+    return tc_rx_validated(peer, frame, &hdr, seen);
 
 done:
     tc_rx_note(peer, &hdr);
     tc_rx_consumed(peer, seen);
+    return 1;
 }
 
 tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
@@ -272,8 +275,7 @@ tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
     }
     peer->in_progress = 1;
     while (((max == 0) || (n < max)) && tc_peer_rx_ready(peer, &frame, &seen)) {
-        tc_rx_handle(peer, frame, seen);
-        ++n;
+        n += (unsigned)tc_rx_handle(peer, frame, seen);
     }
     if ((status == TC_OK) && peer->reply_pending) {
         status = tc_peer_send_reply(peer);

@@ -1296,7 +1296,9 @@ static void test_fuzz_one(uint8_t *slot, const uint8_t *tmpl, uint32_t tmpl_size
     }
     if ((h->kind == TC_KIND_REPLY) || (h->kind == TC_KIND_NOP) ||
         (h->kind == TC_KIND_SYNC_REP) || (h->kind == TC_KIND_RIED) ||
-        (h->kind == TC_KIND_RIED_REP) || (h->kind == TC_KIND_MCAST_ACK)) {
+        (h->kind == TC_KIND_RIED_REP) || (h->kind == TC_KIND_MCAST_ACK) ||
+        (h->kind == TC_KIND_CONFIG) || (h->kind == TC_KIND_NACK) ||
+        (h->kind == TC_KIND_GOODBYE)) {
         assert_int_equal(h->flags & TC_FRAME_F_WANT_REPLY, 0);
     } else if (e->known != NULL) {
         assert_true(e->known(e->known_arg, h->pkg_id, h->element, h->kind));

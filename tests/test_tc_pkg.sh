@@ -135,7 +135,7 @@ lib_refused "not an ELF file"
 # the blobs run, injected, with the Local Function library's results
 "$CC" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$TC_SRC/lib" -I"$TC_SRC/jams" \
     "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/blob.c" "$TC_SRC/lib/manifest.c" \
-    "$TC_SRC/lib/status.c" -ldl -o "$TMP/blob_run" || fail "building blob_run"
+    "$TC_SRC/lib/log.c" "$TC_SRC/lib/names.c" "$TC_SRC/lib/status.c" -ldl -o "$TMP/blob_run" || fail "building blob_run"
 "$TMP/blob_run" "$TMP/bench" >"$TMP/run.native" 2>&1 || { cat "$TMP/run.native"; fail "bench blobs"; }
 [ "$(grep -c ' ok$' "$TMP/run.native")" = "$njams" ] || fail "not every jam ran"
 
@@ -459,7 +459,7 @@ $PACK" >"$TMP/rej/jam_small.amc"
     else
         "$A64CC" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$TC_SRC/lib" -I"$TC_SRC/jams" \
             "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/blob.c" "$TC_SRC/lib/manifest.c" \
-            "$TC_SRC/lib/status.c" -ldl -o "$TMP/blob_run.a64" || fail "building blob_run for aarch64"
+            "$TC_SRC/lib/log.c" "$TC_SRC/lib/names.c" "$TC_SRC/lib/status.c" -ldl -o "$TMP/blob_run.a64" || fail "building blob_run for aarch64"
         for pkg in bench extra; do
             native="$TMP/run.native"; [ "$pkg" = extra ] && native="$TMP/extra.native"
             qemu-aarch64-static -L "$SYSROOT" "$TMP/blob_run.a64" "$TMP/$pkg.a64" \

@@ -175,18 +175,12 @@ int main(void)
 EOF
 
 # lib/place.c on aarch64: every placement writes the frame byte for byte
-# and the signal last, after lib/cpu.c's check said it can. cpu.c names wait
-# strategies with tc_wait_str, which lives with the UCX context: a stand-in
-# here.
+# and the signal last, after lib/cpu.c's check said it can (the real
+# modules: place, cpu, names, log, status; none needs UCX).
 cat >"$tmp/place.c" <<'EOF'
 #include <stdio.h>
 #include <string.h>
 #include "place.h"
-const char *tc_wait_str(tc_wait_t wait)
-{
-    (void)wait;
-    return "?";
-}
 int main(void)
 {
     static _Alignas(64) char frame[1024], slot[1024];
@@ -211,10 +205,10 @@ EOF
 rc=0
 echo "== build (aarch64)"
 "$CROSS_CC" $CFLAGS -I"$top/lib" "$tmp/place.c" "$top/lib/place.c" "$top/lib/cpu.c" \
-    "$top/lib/status.c" -o "$tmp/place" || exit 1
+    "$top/lib/names.c" "$top/lib/log.c" "$top/lib/status.c" -o "$tmp/place" || exit 1
 "$CROSS_CC" $CFLAGS -I"$top/lib" "$tmp/wfe.c" -o "$tmp/wfe" || exit 1
 "$CROSS_CC" $CFLAGS -I"$top/lib" -I"$top/bench" "$tmp/cyc.c" "$top/bench/harness/cycles.c" "$top/lib/clock.c" \
-    "$top/lib/status.c" -o "$tmp/cyc" || exit 1
+    "$top/lib/names.c" "$top/lib/log.c" "$top/lib/status.c" -o "$tmp/cyc" || exit 1
 
 # the harness's platform.c for aarch64: hwloc's headers are architecture-neutral except its
 # autogen config, which only the host's multiarch directory has.
