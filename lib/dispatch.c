@@ -143,7 +143,7 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
 
 /* Everything the fast path does not take: validate the header (nothing in
  * the frame is trusted before), then route it by kind. Returns 0 for a
- * control frame (what a caller waits for is never one), else 1. */
+ * config or goodbye (what a caller waits for is never one), else 1. */
 static int tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
                             uint64_t seen)
 {
@@ -227,13 +227,13 @@ static int tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *h
         tc_mbox_resize(peer, resize);
         peer->rx_frame_size = resize;
     }
-    return (hdr->kind != TC_KIND_CONFIG) && (hdr->kind != TC_KIND_NACK) &&
-           (hdr->kind != TC_KIND_GOODBYE);
+    /* a nack counts: the caller's wait ends, and its call sees it */
+    return (hdr->kind != TC_KIND_CONFIG) && (hdr->kind != TC_KIND_GOODBYE);
 }
 
 /* Run (or reject) the frame that landed, then give its slot back. The
  * common frame - the same local or cached jam as the last one, fixed size -
- * takes a handful of compares. 0 for a control frame, else 1. */
+ * takes a handful of compares. 0 for a config or goodbye, else 1. */
 static inline int tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
 {
     tc_frame_hdr_t hdr;

@@ -207,8 +207,10 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
         return TC_ERR_OUT_OF_RANGE;
     }
 
+    /* the header names the jam by package id and element: both must match */
     if (TC_LIKELY((jam->elem == peer->tx_tmpl_elem) && ((uint32_t)packed == peer->tx_tmpl_len) &&
-                  (flags == peer->tx_tmpl_flags) &&
+                  (flags == peer->tx_tmpl_flags) && (jam->pkg_id == peer->tx_tmpl.pkg_id) &&
+                  (jam->element == peer->tx_tmpl.element) &&
                   ((peer->frames != TC_FRAMES_FIXED) ||
                    (peer->tx_frame_size == peer->tx_tmpl_size)))) {
         memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));

@@ -196,8 +196,10 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot,
     if ((peer_blob_len != sizeof(remote) + (size_t)remote.worker_addr_len + remote.rkey_len) ||
         (remote.slots < 2) || (remote.slots & (remote.slots - 1)) ||
         (remote.slot_size < TC_FRAME_MIN_SIZE) || (remote.slot_size % TC_FRAME_ALIGN) ||
-        (remote.ring_off + (uint64_t)remote.slots * remote.slot_size > remote.mbox_len) ||
-        (remote.raw_off + (uint64_t)remote.slots * remote.slot_size > remote.mbox_len) ||
+        /* no sum that can wrap: offsets first, then the room behind them */
+        (remote.ring_off > remote.mbox_len) || (remote.raw_off > remote.mbox_len) ||
+        ((uint64_t)remote.slots * remote.slot_size > remote.mbox_len - remote.ring_off) ||
+        ((uint64_t)remote.slots * remote.slot_size > remote.mbox_len - remote.raw_off) ||
         (remote.frame_size < TC_FRAME_MIN_SIZE) || (remote.frame_size % TC_FRAME_ALIGN) ||
         (remote.frame_size > peer->rx_slot_size) || (remote.wait > TC_WAIT_ADAPTIVE)) {
         tc_error("%s: malformed connection blob", peer->name);

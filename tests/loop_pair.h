@@ -23,6 +23,7 @@ typedef struct side {
     tc_context_t       *ctx;
     tc_peer_t          *peer;
     tc_pkg_t           *pkg;
+    const tc_peer_params_t *connect; /* NULL: the defaults */
     tc_status_t         status;
 } side_t;
 
@@ -46,17 +47,21 @@ static void *side_open(void *arg)
         side->status = tc_context_add_pkg(side->ctx, side->pkg);
     }
     if (side->status == TC_OK) {
-        side->status = tc_peer_connect(side->ctx, side->boot, NULL, &side->peer);
+        side->status = tc_peer_connect(side->ctx, side->boot, side->connect, &side->peer);
     }
     return NULL;
 }
 
-static void pair_open(pair_t *pair, const tc_context_params_t *params)
+/* Open both sides; connect[i] (may be NULL) are side i's peer params. */
+static void pair_open_with(pair_t *pair, const tc_context_params_t *params,
+                           const tc_peer_params_t *connect0, const tc_peer_params_t *connect1)
 {
     pthread_t thread;
     int i;
 
     memset(pair, 0, sizeof(*pair));
+    pair->s[0].connect = connect0;
+    pair->s[1].connect = connect1;
     assert_int_equal(tc_boot_loopback_pair(5000, &pair->s[0].boot, &pair->s[1].boot), TC_OK);
     for (i = 0; i < 2; ++i) {
         pair->s[i].params      = *params;
@@ -67,6 +72,11 @@ static void pair_open(pair_t *pair, const tc_context_params_t *params)
     pthread_join(thread, NULL);
     assert_int_equal(pair->s[0].status, TC_OK);
     assert_int_equal(pair->s[1].status, TC_OK);
+}
+
+static __attribute__((unused)) void pair_open(pair_t *pair, const tc_context_params_t *params)
+{
+    pair_open_with(pair, params, NULL, NULL);
 }
 
 static void pair_close(pair_t *pair)

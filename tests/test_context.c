@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "twochains.h"
+#include "runtime.h"
 #include "log.h"
 #include "harness/pkg_path.h"
 
@@ -69,6 +70,36 @@ static void in_place_wx(tc_context_params_t *p)
     p->wx       = 1;
 }
 static void wait_unknown(tc_context_params_t *p) { p->wait = (tc_wait_t)99; }
+
+/* Only the fields in field_mask count; the others take their defaults, as
+ * for a program built before they existed. */
+static void test_field_mask(void **unused)
+{
+    tc_context_params_t params, defaults;
+    tc_context_t *ctx = NULL;
+
+    (void)unused;
+    tc_context_params_init(&defaults);
+    assert_int_equal(defaults.field_mask, TC_CONTEXT_PARAM_FIELD_ALL);
+    memset(&params, 0xff, sizeof(params)); /* garbage everywhere ... */
+    params.field_mask = TC_CONTEXT_PARAM_FIELD_SLOTS | TC_CONTEXT_PARAM_FIELD_TIMEOUT;
+    params.slots      = 8;                 /* ... but in the two fields set */
+    params.timeout_ms = 1234;
+    assert_int_equal(tc_context_create(&params, &ctx), TC_OK);
+    assert_int_equal(ctx->params.slots, 8);
+    assert_int_equal(ctx->params.timeout_ms, 1234);
+    assert_int_equal(ctx->params.slot_size, defaults.slot_size);
+    assert_int_equal(ctx->params.exec, defaults.exec);
+    assert_int_equal(ctx->params.wait, defaults.wait);
+    assert_int_equal(ctx->params.in_place, 0);
+    tc_context_destroy(ctx);
+    /* a field that is set is checked */
+    params.field_mask |= TC_CONTEXT_PARAM_FIELD_SLOT_SIZE;
+    ctx = NULL;
+    assert_int_equal(tc_context_create(&params, &ctx), TC_ERR_INVALID_PARAM);
+    assert_null(ctx);
+    assert_int_equal(tc_context_create(NULL, &ctx), TC_ERR_INVALID_PARAM);
+}
 
 static void test_invalid_params_refused(void **unused)
 {
@@ -162,6 +193,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_create),
+        cmocka_unit_test(test_field_mask),
         cmocka_unit_test(test_invalid_params_refused),
         cmocka_unit_test(test_add_pkg),
     };

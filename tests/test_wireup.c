@@ -77,6 +77,7 @@ static void fake_wire(tc_peer_wire_t *w)
     w->mbox_len        = 64 + 2 * ring;
     w->worker_addr_len = 0;
     w->rkey_len        = 0;
+    w->frame_size      = 64;
 }
 
 /* ctx connects over a fresh loopback pair to a fake peer that sends
@@ -207,6 +208,13 @@ static void slot_size_unaligned(tc_peer_wire_t *w) { w->slot_size = FAKE_SLOT_SI
 static void ring_past_mbox(tc_peer_wire_t *w)    { w->ring_off = w->mbox_len - 64; }
 static void raw_past_mbox(tc_peer_wire_t *w)     { w->raw_off = w->mbox_len - 64; }
 static void mbox_too_small(tc_peer_wire_t *w)    { w->mbox_len = 64; }
+/* offsets whose sum with the ring's length wraps around 2^64 */
+static void ring_off_wraps(tc_peer_wire_t *w)    { w->ring_off = UINT64_MAX - 63; }
+static void raw_off_wraps(tc_peer_wire_t *w)     { w->raw_off = UINT64_MAX - 63; }
+static void frame_size_zero(tc_peer_wire_t *w)   { w->frame_size = 0; }
+static void frame_size_unaligned(tc_peer_wire_t *w) { w->frame_size = 100; }
+static void frame_size_past_slot(tc_peer_wire_t *w) { w->frame_size = 1u << 30; }
+static void wait_unknown(tc_peer_wire_t *w)      { w->wait = 99; }
 static void addr_len_missing(tc_peer_wire_t *w)  { w->worker_addr_len = 100; }
 static void rkey_len_missing(tc_peer_wire_t *w)  { w->rkey_len = 100; }
 
@@ -224,6 +232,12 @@ static void test_connect_malformed_blob(void **unused)
         {ring_past_mbox, "ring past the mailbox"},
         {raw_past_mbox, "raw ring past the mailbox"},
         {mbox_too_small, "mailbox smaller than its rings"},
+        {ring_off_wraps, "ring offset wrapping around"},
+        {raw_off_wraps, "raw ring offset wrapping around"},
+        {frame_size_zero, "frame size 0"},
+        {frame_size_unaligned, "frame size not a multiple of 64"},
+        {frame_size_past_slot, "frame size past our slots"},
+        {wait_unknown, "unknown wait strategy"},
         {addr_len_missing, "worker address announced, not sent"},
         {rkey_len_missing, "rkey announced, not sent"},
     };
