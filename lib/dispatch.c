@@ -141,25 +141,81 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
     }
 }
 
-/* Everything the fast path does not take: validate the header (nothing in
- * the frame is trusted before), then route it by kind. Returns 0 for a
- * config or goodbye (what a caller waits for is never one), else 1. */
-static int tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
-                            uint64_t seen)
+/* A frame whose header the validator passed, by kind: 0 once handled (its
+ * result and credits then count), or -1 when refused (only its credits
+ * count: else both sides would wait for each other). *resize_p: a config
+ * frame's new frame size. */
+static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
+                       uint32_t *resize_p)
 {
-    tc_frame_expect_t expect;
     tc_jam_run_fn run_fn = NULL;
     tc_status_t status;
-    uint32_t resize = 0;
     void *state = NULL;
-    char reason[160];
     const char *why;
 
-    expect.slot_size  = peer->rx_slot_size;
-    expect.frame_size = (peer->frames == TC_FRAMES_FIXED) ? peer->rx_frame_size : 0;
-    expect.seq        = peer->rx_seq;
-    expect.known      = tc_peer_known;
-    expect.known_arg  = peer;
+    switch (hdr->kind) {
+    case TC_KIND_LOCAL:
+        tc_rx_run(peer, frame, hdr, peer->disp_elem->run, peer->disp_state);
+        return 0;
+    case TC_KIND_RIED:
+    case TC_KIND_RIED_REP:
+        tc_ried_rx_frame(peer, frame, hdr);
+        return 0;
+    case TC_KIND_MCAST:
+    case TC_KIND_MCAST_ACK:
+        /* multicast: queued by lib/mcast_fwd.c, run outside this loop */
+        if (peer->ctx->mcast_rx == NULL) {
+            tc_peer_reject(peer, TC_ERR_UNSUPPORTED,
+                           "multicast frame, but no multicast set up here");
+            return -1;
+        }
+        peer->ctx->mcast_rx(peer->ctx->mcast_arg, peer, hdr, frame);
+        return 0;
+    case TC_KIND_INJECTED:
+    case TC_KIND_CACHED:
+    case TC_KIND_SYNC_REQ:
+    case TC_KIND_SYNC_REP:
+        why = tc_peer_rx_code(peer, frame, hdr, &run_fn, &state, &status);
+        if (why != NULL) {
+            tc_peer_reject(peer, status, why);
+            return -1;
+        }
+        if (run_fn != NULL) { /* sync traffic runs nothing */
+            tc_rx_run(peer, frame, hdr, run_fn, state);
+        }
+        return 0;
+    case TC_KIND_CONFIG:
+    case TC_KIND_NACK:
+        why = (hdr->kind == TC_KIND_CONFIG) ? tc_ctrl_rx_config(peer, hdr, resize_p) :
+                                              tc_ctrl_rx_nack(peer, frame, hdr);
+        if (why != NULL) {
+            tc_peer_reject(peer, TC_ERR_BAD_FRAME, why);
+        }
+        return 0;
+    case TC_KIND_GOODBYE:
+        tc_ctrl_rx_goodbye(peer);
+        return 0;
+    default:
+        return 0; /* a reply: only its result and credits matter */
+    }
+}
+
+/* Everything the fast path does not take: validate the header (nothing in
+ * the frame is trusted before), then route it. Returns 0 for a config or
+ * goodbye (what a caller waits for is never one), else 1; a nack counts, so
+ * that the caller's wait ends and its call sees it. */
+static int tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
+                           uint64_t seen)
+{
+    tc_frame_expect_t expect;
+    uint32_t resize = 0;
+    char reason[160];
+
+    expect.slot_size   = peer->rx_slot_size;
+    expect.frame_size  = (peer->frames == TC_FRAMES_FIXED) ? peer->rx_frame_size : 0;
+    expect.seq         = peer->rx_seq;
+    expect.known       = tc_peer_known;
+    expect.known_arg   = peer;
     peer->known_status = TC_OK;
     if (TC_UNLIKELY(tc_frame_validate_hdr(hdr, frame, &expect, reason, sizeof(reason)) !=
                     TC_OK)) {
@@ -168,58 +224,11 @@ static int tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *h
         tc_rx_consumed(peer, seen);
         return 1;
     }
-    switch (hdr->kind) {
-    case TC_KIND_LOCAL:
-        tc_rx_run(peer, frame, hdr, peer->disp_elem->run, peer->disp_state);
-        break;
-    case TC_KIND_RIED:
-    case TC_KIND_RIED_REP:
-        tc_ried_rx_frame(peer, frame, hdr);
-        break;
-    case TC_KIND_MCAST:
-    case TC_KIND_MCAST_ACK:
-        /* multicast: queued by lib/mcast_fwd.c, run outside this loop */
-        if (peer->ctx->mcast_rx == NULL) {
-            tc_peer_reject(peer, TC_ERR_UNSUPPORTED,
-                           "multicast frame, but no multicast set up here");
-            tc_peer_note_ack(peer, hdr->ack);
-            tc_rx_consumed(peer, seen);
-            return 1;
-        }
-        peer->ctx->mcast_rx(peer->ctx->mcast_arg, peer, hdr, frame);
-        break;
-    case TC_KIND_INJECTED:
-    case TC_KIND_CACHED:
-    case TC_KIND_SYNC_REQ:
-    case TC_KIND_SYNC_REP:
-        why = tc_peer_rx_code(peer, frame, hdr, &run_fn, &state, &status);
-        if (why != NULL) {
-            /* refused, but its header is valid: the credits it carries
-             * still count (else both sides wait for each other) */
-            tc_peer_reject(peer, status, why);
-            tc_peer_note_ack(peer, hdr->ack);
-            tc_rx_consumed(peer, seen);
-            return 1;
-        }
-        if (run_fn != NULL) { /* sync traffic runs nothing */
-            tc_rx_run(peer, frame, hdr, run_fn, state);
-        }
-        break;
-    case TC_KIND_CONFIG:
-    case TC_KIND_NACK:
-        why = (hdr->kind == TC_KIND_CONFIG) ? tc_ctrl_rx_config(peer, hdr, &resize) :
-                                              tc_ctrl_rx_nack(peer, frame, hdr);
-        if (why != NULL) {
-            tc_peer_reject(peer, TC_ERR_BAD_FRAME, why);
-        }
-        break;
-    case TC_KIND_GOODBYE:
-        tc_ctrl_rx_goodbye(peer);
-        break;
-    default:
-        break; /* a reply: only its result and credits matter */
+    if (tc_rx_route(peer, frame, hdr, &resize) == 0) {
+        tc_rx_note(peer, hdr);
+    } else {
+        tc_peer_note_ack(peer, hdr->ack);
     }
-    tc_rx_note(peer, hdr);
     tc_rx_consumed(peer, seen);
     if (resize != 0) {
         /* the peer's next frames are of the new size: its slots' signal
@@ -227,7 +236,6 @@ static int tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *h
         tc_mbox_resize(peer, resize);
         peer->rx_frame_size = resize;
     }
-    /* a nack counts: the caller's wait ends, and its call sees it */
     return (hdr->kind != TC_KIND_CONFIG) && (hdr->kind != TC_KIND_GOODBYE);
 }
 
