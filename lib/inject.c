@@ -125,7 +125,7 @@ int64_t tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj)
     return TC_SYNC_OK;
 }
 
-/* ------------------------------------------------ the sender's side of a sync */
+/* ------------------------------------------------------ frame sizes of a jam */
 
 tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode,
                                        uint32_t payload_len)
@@ -170,139 +170,6 @@ uint32_t tc_jam_prepare_size(const tc_jam_t *jam, tc_mode_t mode)
     req    = (tc_frame_layout(&layout, UINT32_MAX, &off) == TC_OK) ? off.frame_size : UINT32_MAX;
     rep    = tc_frame_size_for(8u + 8u * blob->hdr->got_count);
     return (req > rep) ? req : rep;
-}
-
-void tc_peer_forget_code(tc_peer_t *peer)
-{
-    unsigned i;
-
-    /* the bytes stay in the peer's code area (a bump allocator); only the
-     * link to them goes */
-    for (i = 0; i < peer->n_inj; ++i) {
-        peer->inj[i].cache_run = NULL;
-    }
-    peer->disp_cached = NULL;
-}
-
-int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
-{
-    const tc_inj_t *inj;
-
-    if (mode == TC_MODE_LOCAL) {
-        return 1;
-    }
-    inj = tc_inj_find(peer, jam->pkg_id, jam->element);
-    return (inj != NULL) && inj->tx_synced && ((mode != TC_MODE_CACHED) || inj->tx_cached);
-}
-
-/* Put the sync request for inj into the peer's next slot (with the code
- * when it is to be cached); *seq_p: the frame it went as. */
-static tc_status_t tc_inj_send_request(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj,
-                                       tc_mode_t mode, int cache, uint32_t *seq_p)
-{
-    tc_frame_layout_t layout = {0, 0, 0, 0};
-    const tc_blob_t *blob = inj->blob;
-    tc_frame_offsets_t off;
-    tc_status_t status;
-    char *frame;
-
-    if (tc_peer_tx_free(peer) == 0) {
-        status = tc_credits_wait(peer);
-        if (status != TC_OK) {
-            return status;
-        }
-    }
-    if (cache) {
-        layout = tc_jam_layout(blob, TC_MODE_INJECTED, 0);
-    }
-    status         = tc_frame_layout(&layout, peer->tx_slot_size, &off);
-    off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
-    if (off.frame_size == 0) {
-        tc_error("%s: the sync of jam '%s' needs %u-byte frames (frames are %u bytes, "
-                 "slots %u)", peer->name, jam->elem->name, tc_jam_prepare_size(jam, mode),
-                 peer->tx_frame_size, peer->tx_slot_size);
-        return TC_ERR_OUT_OF_RANGE;
-    }
-    frame = tc_peer_tx_frame(peer);
-    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_SYNC_REQ, cache ? TC_FRAME_F_CACHE : 0,
-                       jam->pkg_id, jam->element, peer->tx_seq);
-    if (cache) {
-        /* GOTP is the peer's to fill; the code is the image after it */
-        memset(frame + off.got_off, 0, 8u * layout.got_count);
-        memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
-    }
-    inj->tx_sync_wait   = 1;
-    inj->tx_sync_status = 0;
-    *seq_p = peer->tx_seq;
-    return tc_peer_send_frame(peer, frame);
-}
-
-/* What the peer's answer means for the caller of tc_jam_prepare. */
-static tc_status_t tc_inj_sync_outcome(tc_peer_t *peer, const tc_jam_t *jam,
-                                       const tc_inj_t *inj, int cache)
-{
-    const tc_blob_t *blob = inj->blob;
-
-    if (inj->tx_sync_status >= 0) {
-        if (cache && !inj->tx_cached) {
-            tc_error("%s did not cache the code of jam '%s'", peer->name, jam->elem->name);
-            return TC_ERR_PROTOCOL;
-        }
-        return TC_OK;
-    }
-    if (inj->tx_sync_status == TC_SYNC_BAD_CODE) {
-        tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->name,
-                 jam->elem->name);
-    } else if (inj->tx_sync_status == TC_SYNC_WRITABLE) {
-        tc_error("%s runs code W^X and refuses jam '%s': it writes its own .data or .bss "
-                 "(%u bytes), which W^X maps read-only; keep its state in a ried",
-                 peer->name, jam->elem->name, inj->writable);
-        return TC_ERR_UNSUPPORTED;
-    } else if (-inj->tx_sync_status - 1 < blob->hdr->got_count) {
-        tc_error("%s cannot resolve '%s' for jam '%s': load the ried that exports it",
-                 peer->name, tc_blob_slot_name(blob, (uint32_t)(-inj->tx_sync_status - 1)),
-                 jam->elem->name);
-    } else {
-        tc_error("%s: namespace sync of jam '%s' failed", peer->name, jam->elem->name);
-    }
-    return TC_ERR_NOT_FOUND;
-}
-
-tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
-{
-    const tc_blob_t *blob;
-    tc_status_t status;
-    tc_inj_t *inj;
-    uint32_t seq = 0;
-    int cache;
-
-    if (mode == TC_MODE_LOCAL) {
-        return TC_OK;
-    }
-    blob = tc_pkg_blob(jam->pkg, jam->element);
-    inj  = (blob != NULL) ? tc_inj_get(peer, jam) : NULL;
-    if (inj == NULL) {
-        tc_error("%s: jam '%s' cannot go %s: its package has no blob for it (build it "
-                 "with tc-pkg)", peer->name, jam->elem->name, tc_mode_str(mode));
-        return TC_ERR_UNSUPPORTED;
-    }
-    cache = (mode == TC_MODE_CACHED) && !inj->tx_cached;
-    if (inj->tx_synced && !cache) {
-        return TC_OK;
-    }
-    status = tc_inj_send_request(peer, jam, inj, mode, cache, &seq);
-    while ((status == TC_OK) && inj->tx_sync_wait) {
-        status = tc_peer_wait(peer, NULL);
-        if (status == TC_OK) {
-            /* the peer rejected the request: no answer is coming */
-            status = tc_ctrl_nack_for(peer, seq, seq, "the namespace sync");
-        }
-    }
-    if (status != TC_OK) {
-        inj->tx_sync_wait = 0;
-        return status;
-    }
-    return tc_inj_sync_outcome(peer, jam, inj, cache);
 }
 
 /* Answer the peer's namespace syncs: status, then the addresses resolved

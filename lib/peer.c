@@ -6,6 +6,7 @@
  * (frame size, wait strategy) and the goodbye in control.
  */
 #include "runtime.h"
+#include "clock.h"
 #include "credits.h"
 #include "log.h"
 #include "mailbox.h"
@@ -96,4 +97,32 @@ int tc_peer_progress_needed(const tc_peer_t *peer, const char **why_p)
 const char *tc_peer_transports(const tc_peer_t *peer)
 {
     return peer->transports;
+}
+
+tc_status_t tc_peer_waiter_check(tc_peer_t *peer, tc_peer_waiter_t *w)
+{
+    uint64_t now;
+
+    ucp_worker_progress(peer->ctx->worker); /* delivers endpoint errors */
+    if (peer->failed != TC_OK) {
+        return peer->failed;
+    }
+    now = tc_clock_mono_ns();
+    if (w->start_ns == 0) {
+        w->start_ns = w->next_alive_ns = now;
+    }
+    if (now >= w->next_alive_ns) {
+        w->next_alive_ns = now + 1000000ull;
+        if (tc_peer_check_alive(peer) != TC_OK) {
+            return peer->failed;
+        }
+    }
+    if (now - w->start_ns > 1000000ull * (uint64_t)peer->ctx->params.timeout_ms) {
+        tc_error("%s: nothing for %d ms while waiting for %s (peer hung or stopped?)",
+                 peer->name, peer->ctx->params.timeout_ms, w->what);
+        /* the ring's state is unknown now: the peer is done for */
+        peer->failed = TC_ERR_TIMEOUT;
+        return TC_ERR_TIMEOUT;
+    }
+    return TC_OK;
 }

@@ -13,34 +13,6 @@
 #include "peer_wait.h"
 #include "wait.h"
 
-tc_status_t tc_peer_waiter_check(tc_peer_t *peer, tc_peer_waiter_t *w)
-{
-    uint64_t now;
-
-    ucp_worker_progress(peer->ctx->worker); /* delivers endpoint errors */
-    if (peer->failed != TC_OK) {
-        return peer->failed;
-    }
-    now = tc_clock_mono_ns();
-    if (w->start_ns == 0) {
-        w->start_ns = w->next_alive_ns = now;
-    }
-    if (now >= w->next_alive_ns) {
-        w->next_alive_ns = now + 1000000ull;
-        if (tc_peer_check_alive(peer) != TC_OK) {
-            return peer->failed;
-        }
-    }
-    if (now - w->start_ns > 1000000ull * (uint64_t)peer->ctx->params.timeout_ms) {
-        tc_error("%s: nothing for %d ms while waiting for %s (peer hung or stopped?)",
-                 peer->name, peer->ctx->params.timeout_ms, w->what);
-        /* the ring's state is unknown now: the peer is done for */
-        peer->failed = TC_ERR_TIMEOUT;
-        return TC_ERR_TIMEOUT;
-    }
-    return TC_OK;
-}
-
 static volatile uint64_t *tc_peer_wait_watch(void *arg, uint64_t *old_p)
 {
     return tc_peer_watch_word(arg, old_p);
@@ -142,4 +114,46 @@ tc_status_t tc_peer_flush(tc_peer_t *peer)
         status = tc_peer_waiter_spin(peer, &w);
     }
     return status;
+}
+
+tc_status_t tc_credits_wait(tc_peer_t *peer)
+{
+    tc_peer_waiter_t w = TC_PEER_WAITER("credits");
+    tc_status_t status = TC_OK;
+
+    peer->stats.credit_waits++;
+    while ((tc_peer_tx_free(peer) == 0) && (status == TC_OK)) {
+        if (!peer->in_progress) {
+            status = tc_peer_progress(peer, 0, NULL);
+        }
+        if (status == TC_OK) {
+            status = tc_peer_waiter_spin(peer, &w);
+        }
+    }
+    return status;
+}
+
+tc_status_t tc_peer_drain(tc_peer_t *peer)
+{
+    tc_peer_waiter_t w = TC_PEER_WAITER("the last credits");
+    tc_status_t status = TC_OK;
+
+    /* the peer may be draining towards us at the same time: what we owe it
+     * goes back first, or both wait for each other */
+    if (peer->rx_seq != peer->rx_reported) {
+        status = tc_credits_return(peer);
+    }
+    for (;;) {
+        tc_peer_note_ack(peer, (uint32_t)peer->ctrl->consumed);
+        if ((peer->tx_acked == peer->tx_seq) || (status != TC_OK)) {
+            return status;
+        }
+        status = tc_peer_progress(peer, 0, NULL);
+        if ((status == TC_OK) && (peer->rx_seq != peer->rx_reported)) {
+            status = tc_credits_return(peer);
+        }
+        if (status == TC_OK) {
+            status = tc_peer_waiter_spin(peer, &w);
+        }
+    }
 }

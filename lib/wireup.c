@@ -415,3 +415,39 @@ void tc_peer_destroy(tc_peer_t *peer)
     free(peer->ried_rx.buf);
     free(peer);
 }
+
+/* ---------------------------------------------------------------- goodbye */
+
+/* The goodbye follows every frame of ours in the ring, so the peer runs
+ * them before it reads it; waiting for a credit is bounded by the timeout. */
+static tc_status_t tc_ctrl_send_goodbye(tc_peer_t *peer)
+{
+    tc_peer_waiter_t w = TC_PEER_WAITER("a slot for the goodbye");
+    tc_status_t status = TC_OK;
+
+    while ((status == TC_OK) && (tc_peer_tx_free(peer) == 0)) {
+        status = tc_peer_progress(peer, 0, NULL);
+        if (status == TC_OK) {
+            status = tc_peer_waiter_spin(peer, &w);
+        }
+    }
+    if (status == TC_OK) {
+        status = tc_peer_send_kind(peer, TC_KIND_GOODBYE, 0, 0, NULL, 0, NULL, 0, 1);
+    }
+    if (status == TC_OK) {
+        status = tc_peer_flush(peer); /* emulated puts leave only while we progress */
+    }
+    return status;
+}
+
+void tc_peer_close(tc_peer_t *peer)
+{
+    if (peer == NULL) {
+        return;
+    }
+    /* a peer that said goodbye first, or failed, hears nothing more */
+    if (peer->failed == TC_OK) {
+        (void)tc_ctrl_send_goodbye(peer);
+    }
+    tc_peer_destroy(peer);
+}

@@ -1,0 +1,377 @@
+/*
+ * Jams out: tc_jam_send, tc_jam_try_send and tc_jam_call in local,
+ * injected and cached mode, and the namespace sync that goes ahead of the
+ * first injected or cached frame of a jam (tc_jam_prepare). The frame
+ * itself leaves through send.c; the receiver's side of the sync is
+ * inject.c's.
+ */
+#include "runtime.h"
+#include "credits.h"
+#include "log.h"
+#include "peer_wait.h"
+#include "send.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ sync */
+
+void tc_peer_forget_code(tc_peer_t *peer)
+{
+    unsigned i;
+
+    /* the bytes stay in the peer's code area (a bump allocator); only the
+     * link to them goes */
+    for (i = 0; i < peer->n_inj; ++i) {
+        peer->inj[i].cache_run = NULL;
+    }
+    peer->disp_cached = NULL;
+}
+
+int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
+{
+    const tc_inj_t *inj;
+
+    if (mode == TC_MODE_LOCAL) {
+        return 1;
+    }
+    inj = tc_inj_find(peer, jam->pkg_id, jam->element);
+    return (inj != NULL) && inj->tx_synced && ((mode != TC_MODE_CACHED) || inj->tx_cached);
+}
+
+/* Put the sync request for inj into the peer's next slot (with the code
+ * when it is to be cached); *seq_p: the frame it went as. */
+static tc_status_t tc_inj_send_request(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj,
+                                       tc_mode_t mode, int cache, uint32_t *seq_p)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 0};
+    const tc_blob_t *blob = inj->blob;
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    char *frame;
+
+    if (tc_peer_tx_free(peer) == 0) {
+        status = tc_credits_wait(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    if (cache) {
+        layout = tc_jam_layout(blob, TC_MODE_INJECTED, 0);
+    }
+    status         = tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
+    if (off.frame_size == 0) {
+        tc_error("%s: the sync of jam '%s' needs %u-byte frames (frames are %u bytes, "
+                 "slots %u)", peer->name, jam->elem->name, tc_jam_prepare_size(jam, mode),
+                 peer->tx_frame_size, peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    frame = tc_peer_tx_frame(peer);
+    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_SYNC_REQ, cache ? TC_FRAME_F_CACHE : 0,
+                       jam->pkg_id, jam->element, peer->tx_seq);
+    if (cache) {
+        /* GOTP is the peer's to fill; the code is the image after it */
+        memset(frame + off.got_off, 0, 8u * layout.got_count);
+        memcpy(frame + off.code_off, blob->image + blob->hdr->code_offset, layout.code_len);
+    }
+    inj->tx_sync_wait   = 1;
+    inj->tx_sync_status = 0;
+    *seq_p = peer->tx_seq;
+    return tc_peer_send_frame(peer, frame);
+}
+
+/* What the peer's answer means for the caller of tc_jam_prepare. */
+static tc_status_t tc_inj_sync_outcome(tc_peer_t *peer, const tc_jam_t *jam,
+                                       const tc_inj_t *inj, int cache)
+{
+    const tc_blob_t *blob = inj->blob;
+
+    if (inj->tx_sync_status >= 0) {
+        if (cache && !inj->tx_cached) {
+            tc_error("%s did not cache the code of jam '%s'", peer->name, jam->elem->name);
+            return TC_ERR_PROTOCOL;
+        }
+        return TC_OK;
+    }
+    if (inj->tx_sync_status == TC_SYNC_BAD_CODE) {
+        tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->name,
+                 jam->elem->name);
+    } else if (inj->tx_sync_status == TC_SYNC_WRITABLE) {
+        tc_error("%s runs code W^X and refuses jam '%s': it writes its own .data or .bss "
+                 "(%u bytes), which W^X maps read-only; keep its state in a ried",
+                 peer->name, jam->elem->name, inj->writable);
+        return TC_ERR_UNSUPPORTED;
+    } else if (-inj->tx_sync_status - 1 < blob->hdr->got_count) {
+        tc_error("%s cannot resolve '%s' for jam '%s': load the ried that exports it",
+                 peer->name, tc_blob_slot_name(blob, (uint32_t)(-inj->tx_sync_status - 1)),
+                 jam->elem->name);
+    } else {
+        tc_error("%s: namespace sync of jam '%s' failed", peer->name, jam->elem->name);
+    }
+    return TC_ERR_NOT_FOUND;
+}
+
+tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
+{
+    const tc_blob_t *blob;
+    tc_status_t status;
+    tc_inj_t *inj;
+    uint32_t seq = 0;
+    int cache;
+
+    if (mode == TC_MODE_LOCAL) {
+        return TC_OK;
+    }
+    blob = tc_pkg_blob(jam->pkg, jam->element);
+    inj  = (blob != NULL) ? tc_inj_get(peer, jam) : NULL;
+    if (inj == NULL) {
+        tc_error("%s: jam '%s' cannot go %s: its package has no blob for it (build it "
+                 "with tc-pkg)", peer->name, jam->elem->name, tc_mode_str(mode));
+        return TC_ERR_UNSUPPORTED;
+    }
+    cache = (mode == TC_MODE_CACHED) && !inj->tx_cached;
+    if (inj->tx_synced && !cache) {
+        return TC_OK;
+    }
+    status = tc_inj_send_request(peer, jam, inj, mode, cache, &seq);
+    while ((status == TC_OK) && inj->tx_sync_wait) {
+        status = tc_peer_wait(peer, NULL);
+        if (status == TC_OK) {
+            /* the peer rejected the request: no answer is coming */
+            status = tc_ctrl_nack_for(peer, seq, seq, "the namespace sync");
+        }
+    }
+    if (status != TC_OK) {
+        inj->tx_sync_wait = 0;
+        return status;
+    }
+    return tc_inj_sync_outcome(peer, jam, inj, cache);
+}
+
+/* ------------------------------------------------------------- the sends */
+
+/* A free slot for the next frame: wait for its credit, or (nowait) say
+ * there is none. */
+static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
+{
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    if (TC_LIKELY(tc_peer_tx_free(peer) > 0)) {
+        return TC_OK;
+    }
+    return nowait ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
+}
+
+static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                                     size_t len, unsigned flags, int nowait)
+{
+    tc_frame_layout_t layout = {0, 0, 0, 0};
+    tc_frame_offsets_t offsets;
+    tc_status_t status;
+    uint32_t size;
+    int64_t packed;
+    char *frame;
+
+    status = tc_send_slot(peer, nowait);
+    if (TC_UNLIKELY(status != TC_OK)) {
+        return status;
+    }
+
+    frame  = tc_peer_tx_frame(peer);
+    packed = jam->elem->pack(frame + TC_FRAME_HDR_SIZE,
+                             peer->tx_slot_size - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE,
+                             src, len);
+    if (TC_UNLIKELY(packed < 0)) {
+        tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1; "
+                 "slots are %u bytes)", peer->name, jam->elem->name, len, peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+
+    /* the header names the jam by package id and element: both must match */
+    if (TC_LIKELY((jam->elem == peer->tx_tmpl_elem) && ((uint32_t)packed == peer->tx_tmpl_len) &&
+                  (flags == peer->tx_tmpl_flags) && (jam->pkg_id == peer->tx_tmpl.pkg_id) &&
+                  (jam->element == peer->tx_tmpl.element) &&
+                  ((peer->frames != TC_FRAMES_FIXED) ||
+                   (peer->tx_frame_size == peer->tx_tmpl_size)))) {
+        memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
+        ((tc_frame_hdr_t *)frame)->seq = peer->tx_seq;
+        return tc_peer_send_frame(peer, frame);
+    }
+
+    layout.payload_len = (uint32_t)packed;
+    status = tc_frame_layout(&layout, peer->tx_slot_size, &offsets);
+    size   = (status == TC_OK) ? tc_peer_frame_size(peer, offsets.frame_size) : 0;
+    if (TC_UNLIKELY(size == 0)) {
+        tc_error("%s: jam '%s' with %lld payload bytes needs a %u-byte frame; "
+                 "frames are %u bytes, slots %u", peer->name, jam->elem->name,
+                 (long long)packed, offsets.frame_size, peer->tx_frame_size,
+                 peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    offsets.frame_size = size;
+
+    tc_frame_write_hdr(frame, &offsets, &layout, TC_KIND_LOCAL,
+                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
+                       jam->pkg_id, jam->element, peer->tx_seq);
+    memcpy(&peer->tx_tmpl, frame, sizeof(peer->tx_tmpl));
+    peer->tx_tmpl_elem  = jam->elem;
+    peer->tx_tmpl_len   = (uint32_t)packed;
+    peer->tx_tmpl_flags = flags;
+    peer->tx_tmpl_size  = size;
+    return tc_peer_send_frame(peer, frame);
+}
+
+/* The synced entry of the jam with this peer, syncing first unless nowait. */
+static tc_status_t tc_jam_send_sync(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode,
+                                    int nowait, tc_inj_t **inj_p)
+{
+    tc_inj_t *inj = tc_inj_find(peer, jam->pkg_id, jam->element);
+    tc_status_t status;
+
+    if (TC_LIKELY((inj != NULL) && inj->tx_synced &&
+                  ((mode != TC_MODE_CACHED) || inj->tx_cached))) {
+        *inj_p = inj; /* the steady state: one lookup */
+        return TC_OK;
+    }
+    if (nowait) {
+        tc_error("%s: jam '%s' is not prepared %s for this peer: tc_jam_try_send does not "
+                 "wait for the sync (call tc_jam_prepare first)", peer->name, jam->elem->name,
+                 tc_mode_str(mode));
+        return TC_ERR_INVALID_PARAM;
+    }
+    status = tc_jam_prepare(peer, jam, mode);
+    if (status == TC_OK) {
+        *inj_p = tc_inj_find(peer, jam->pkg_id, jam->element);
+    }
+    return status;
+}
+
+/* Pack the payload behind the sections of mode into the staging slot and
+ * lay the frame out: TC_OK and its offsets, or why not (logged). */
+static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const tc_blob_t *blob,
+                                    tc_mode_t mode, const void *src, size_t len, char *frame,
+                                    tc_frame_layout_t *layout_p, tc_frame_offsets_t *off_p)
+{
+    tc_frame_layout_t layout = tc_jam_layout(blob, mode, 0);
+    tc_frame_offsets_t off;
+    int64_t packed = -1;
+
+    if (tc_frame_layout(&layout, peer->tx_slot_size, &off) == TC_OK) {
+        packed = jam->elem->pack(frame + off.payload_off,
+                                 peer->tx_slot_size - off.payload_off - TC_FRAME_SIG_SIZE, src,
+                                 len);
+    }
+    if (TC_UNLIKELY(packed < 0)) {
+        tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
+                 peer->name, jam->elem->name, len);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    layout.payload_len = (uint32_t)packed;
+    off.frame_size     = (tc_frame_layout(&layout, peer->tx_slot_size, &off) == TC_OK) ?
+                             tc_peer_frame_size(peer, off.frame_size) : 0;
+    if (TC_UNLIKELY(off.frame_size == 0)) {
+        tc_error("%s: jam '%s' %s with %zu payload bytes needs a %u-byte frame; slots are "
+                 "%u bytes, fixed frames %u", peer->name, jam->elem->name, tc_mode_str(mode),
+                 len, tc_jam_frame_size(jam, mode, (uint32_t)len), peer->tx_slot_size,
+                 (peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : 0);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    *layout_p = layout;
+    *off_p    = off;
+    return TC_OK;
+}
+
+static tc_status_t tc_jam_send_code(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                                    size_t len, tc_mode_t mode, unsigned flags, int nowait)
+{
+    tc_frame_layout_t layout;
+    tc_frame_offsets_t off;
+    tc_status_t status;
+    tc_inj_t *inj;
+    char *frame;
+
+    status = tc_send_slot(peer, nowait);
+    if (status == TC_OK) {
+        status = tc_jam_send_sync(peer, jam, mode, nowait, &inj);
+    }
+    if (status == TC_OK) {
+        status = tc_send_slot(peer, nowait); /* the sync may have used the last */
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    frame  = tc_peer_tx_frame(peer);
+    status = tc_jam_pack_code(peer, jam, inj->blob, mode, src, len, frame, &layout, &off);
+    if (status != TC_OK) {
+        return status;
+    }
+    tc_frame_write_hdr(frame, &off, &layout,
+                       (mode == TC_MODE_CACHED) ? TC_KIND_CACHED : TC_KIND_INJECTED,
+                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
+                       jam->element, peer->tx_seq);
+    if (mode == TC_MODE_INJECTED) {
+        memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
+        memcpy(frame + off.code_off, inj->blob->image + inj->blob->hdr->code_offset,
+               layout.code_len);
+    }
+    return tc_peer_send_frame(peer, frame);
+}
+
+static inline tc_status_t tc_jam_send_params(tc_peer_t *peer, const tc_jam_t *jam,
+                                             const void *src, size_t len,
+                                             const tc_send_params_t *params, unsigned more_flags,
+                                             int nowait)
+{
+    uint64_t mask   = (params != NULL) ? params->field_mask : 0;
+    tc_mode_t mode  = (mask & TC_SEND_PARAM_FIELD_MODE) ? params->mode : TC_MODE_LOCAL;
+    unsigned flags  = ((mask & TC_SEND_PARAM_FIELD_FLAGS) ? params->flags : 0) | more_flags;
+
+    if (TC_LIKELY(mode == TC_MODE_LOCAL)) {
+        return tc_jam_send_local(peer, jam, src, len, flags, nowait);
+    }
+    if (TC_UNLIKELY((mode != TC_MODE_INJECTED) && (mode != TC_MODE_CACHED))) {
+        tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
+        return TC_ERR_INVALID_PARAM;
+    }
+    return tc_jam_send_code(peer, jam, src, len, mode, flags, nowait);
+}
+
+tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                        const tc_send_params_t *params)
+{
+    return tc_jam_send_params(peer, jam, src, len, params, 0, 0);
+}
+
+tc_status_t tc_jam_try_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                            const tc_send_params_t *params)
+{
+    return tc_jam_send_params(peer, jam, src, len, params, 0, 1);
+}
+
+tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                        const tc_send_params_t *params, int64_t *ret_p)
+{
+    tc_status_t status;
+    uint32_t seq;
+
+    status = tc_jam_send_params(peer, jam, src, len, params, TC_SEND_WANT_REPLY, 0);
+    if (status != TC_OK) {
+        return status;
+    }
+    /* the send may have waited for credits; the jam went out as seq */
+    seq = peer->tx_seq - 1;
+    while (peer->stats.last_ret_seq != seq) {
+        status = tc_peer_wait(peer, NULL);
+        if (status == TC_OK) {
+            /* rejected: no result is coming */
+            status = tc_ctrl_nack_for(peer, seq, seq, jam->elem->name);
+        }
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    *ret_p = peer->stats.last_ret;
+    return TC_OK;
+}
