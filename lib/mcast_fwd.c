@@ -148,21 +148,14 @@ static tc_status_t tc_mcast_check_fits(tc_mcast_t *mc, uint32_t payload_len)
     return TC_OK;
 }
 
-tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, size_t len,
-                          const tc_mcast_set_t *targets, unsigned flags, uint64_t *id_p)
+/* The payload packed into mc->pack_buf and checked to fit any relay's
+ * envelope: the message every frame of this send carries. */
+static tc_status_t tc_mcast_origin_pack(tc_mcast_t *mc, const tc_jam_t *jam, const void *src,
+                                        size_t len, tc_mcast_msg_t *msg_p)
 {
-    tc_mcast_env_t env = {0, mc->rank, mc->radix, 0, 0};
-    tc_mcast_msg_t msg;
-    tc_mcast_rec_t *rec = NULL;
     tc_status_t status;
-    uint64_t remote, bytes = 0;
-    uint32_t n_children = 0, only;
     int64_t packed;
 
-    if ((targets == NULL) || (tc_mcast_set_num_nodes(targets) != mc->size)) {
-        tc_error("mcast: the target set must span the group's %u ranks", mc->size);
-        return TC_ERR_INVALID_PARAM;
-    }
     packed = jam->elem->pack(mc->pack_buf, mc->pack_cap, src, len);
     if (packed < 0) {
         tc_error("mcast: jam '%s' refused to pack %zu bytes", jam->elem->name, len);
@@ -172,48 +165,107 @@ tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, 
     if (status != TC_OK) {
         return status;
     }
-    msg.pkg_id  = jam->pkg_id;
-    msg.element = jam->element;
-    msg.payload = mc->pack_buf;
-    msg.len     = (uint32_t)packed;
-    remote      = tc_mcast_set_count(targets) -
-                  (uint64_t)tc_mcast_set_contains(targets, mc->rank);
+    msg_p->pkg_id  = jam->pkg_id;
+    msg_p->element = jam->element;
+    msg_p->payload = mc->pack_buf;
+    msg_p->len     = (uint32_t)packed;
+    return TC_OK;
+}
 
-    /* one remote target, no completion: a plain jam frame, no envelope */
-    if ((remote == 1) && !(flags & TC_MCAST_F_ACK)) {
-        const tc_mcast_run_t *runs;
-        size_t n_runs, i;
-        uint32_t node;
+/* One remote target, no completion: a plain jam frame, no envelope. */
+static tc_status_t tc_mcast_origin_unicast(tc_mcast_t *mc, const tc_mcast_set_t *targets,
+                                           const tc_mcast_msg_t *msg)
+{
+    const tc_mcast_run_t *runs;
+    uint32_t node, only = UINT32_MAX;
+    tc_status_t status;
+    size_t n_runs, i;
 
-        runs = tc_mcast_set_runs(targets, &n_runs);
-        only = UINT32_MAX;
-        for (i = 0; (i < n_runs) && (only == UINT32_MAX); ++i) {
-            for (node = runs[i].start; node < runs[i].end; ++node) {
-                if (node != mc->rank) {
-                    only = node;
-                    break;
-                }
+    runs = tc_mcast_set_runs(targets, &n_runs);
+    for (i = 0; (i < n_runs) && (only == UINT32_MAX); ++i) {
+        for (node = runs[i].start; node < runs[i].end; ++node) {
+            if (node != mc->rank) {
+                only = node;
+                break;
             }
         }
-        status = tc_mcast_put(mc, only, TC_KIND_LOCAL, msg.pkg_id, msg.element, NULL, 0,
-                              msg.payload, msg.len);
-        mc->stats.unicasts += (status == TC_OK);
+    }
+    status = tc_mcast_put(mc, only, TC_KIND_LOCAL, msg->pkg_id, msg->element, NULL, 0,
+                          msg->payload, msg->len);
+    mc->stats.unicasts += (status == TC_OK);
+    return status;
+}
+
+/* TC_MCAST_F_ACK: the origin's record and the envelope's id, made before
+ * anything is sent. */
+static tc_status_t tc_mcast_origin_rec_new(tc_mcast_t *mc, tc_mcast_env_t *env,
+                                           tc_mcast_rec_t **rec_p)
+{
+    tc_mcast_rec_t *rec;
+    tc_status_t status;
+
+    env->flags = TC_MCAST_ENV_ACK;
+    env->id    = mc->next_id + 1;
+    status     = tc_mcast_rec_new(mc, mc->rank, env->id, 1, &rec);
+    if (status != TC_OK) {
+        if (status == TC_ERR_NO_RESOURCE) {
+            tc_error("mcast: rank %u holds %zu multicasts awaiting acks, the most it may: "
+                     "wait for some first", mc->rank, tc_mcast_recs_count(mc->recs));
+        }
         return status;
     }
+    mc->next_id = env->id;
+    rec->parent = mc->rank;
+    *rec_p      = rec;
+    return TC_OK;
+}
 
+/* The forward went out: the origin's record learns its children and what
+ * they cost (freed if it cannot keep who they are). */
+static tc_status_t tc_mcast_origin_rec_sent(tc_mcast_t *mc, tc_mcast_rec_t *rec,
+                                            uint32_t n_children, uint64_t bytes)
+{
+    tc_status_t status;
+
+    status = tc_mcast_rec_children(mc, rec, n_children);
+    if (status != TC_OK) {
+        tc_mcast_recs_free(mc->recs, rec);
+        return status;
+    }
+    rec->outstanding  = n_children;
+    rec->origin_sends = n_children;
+    rec->agg.edges    = n_children;
+    rec->agg.bytes    = bytes;
+    return TC_OK;
+}
+
+tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, size_t len,
+                          const tc_mcast_set_t *targets, unsigned flags, uint64_t *id_p)
+{
+    tc_mcast_env_t env = {0, mc->rank, mc->radix, 0, 0};
+    tc_mcast_msg_t msg;
+    tc_mcast_rec_t *rec = NULL;
+    tc_status_t status;
+    uint64_t remote, bytes = 0;
+    uint32_t n_children = 0;
+
+    if ((targets == NULL) || (tc_mcast_set_num_nodes(targets) != mc->size)) {
+        tc_error("mcast: the target set must span the group's %u ranks", mc->size);
+        return TC_ERR_INVALID_PARAM;
+    }
+    status = tc_mcast_origin_pack(mc, jam, src, len, &msg);
+    if (status != TC_OK) {
+        return status;
+    }
+    remote = tc_mcast_set_count(targets) - (uint64_t)tc_mcast_set_contains(targets, mc->rank);
+    if ((remote == 1) && !(flags & TC_MCAST_F_ACK)) {
+        return tc_mcast_origin_unicast(mc, targets, &msg);
+    }
     if (flags & TC_MCAST_F_ACK) {
-        env.flags = TC_MCAST_ENV_ACK;
-        env.id    = mc->next_id + 1;
-        status    = tc_mcast_rec_new(mc, mc->rank, env.id, 1, &rec);
+        status = tc_mcast_origin_rec_new(mc, &env, &rec);
         if (status != TC_OK) {
-            if (status == TC_ERR_NO_RESOURCE) {
-                tc_error("mcast: rank %u holds %zu multicasts awaiting acks, the most it may: "
-                         "wait for some first", mc->rank, tc_mcast_recs_count(mc->recs));
-            }
             return status;
         }
-        mc->next_id = env.id;
-        rec->parent = mc->rank;
     }
     /* acks that land while we send are only queued: the record is
      * complete before any of them runs */
@@ -225,22 +277,18 @@ tc_status_t tc_mcast_send(tc_mcast_t *mc, const tc_jam_t *jam, const void *src, 
         }
         return status;
     }
-    if (rec != NULL) {
-        status = tc_mcast_rec_children(mc, rec, n_children);
-        if (status != TC_OK) {
-            tc_mcast_recs_free(mc->recs, rec);
-            return status;
-        }
-        rec->outstanding  = n_children;
-        rec->origin_sends = n_children;
-        rec->agg.edges    = n_children;
-        rec->agg.bytes    = bytes;
-        if (n_children == 0) {
-            status = tc_mcast_rec_finish(mc, rec);
-        }
-        if (id_p != NULL) {
-            *id_p = env.id;
-        }
+    if (rec == NULL) {
+        return TC_OK; /* fire-and-forget: no state */
+    }
+    status = tc_mcast_origin_rec_sent(mc, rec, n_children, bytes);
+    if (status != TC_OK) {
+        return status;
+    }
+    if (n_children == 0) {
+        status = tc_mcast_rec_finish(mc, rec);
+    }
+    if (id_p != NULL) {
+        *id_p = env.id; /* as before, also when a hook's finish failed */
     }
     return status;
 }

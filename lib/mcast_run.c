@@ -59,92 +59,149 @@ static void tc_mcast_report(tc_mcast_t *mc, const tc_mcast_item_t *item, const t
     mc->deliver(mc->hook_arg, &info);
 }
 
-static tc_status_t tc_mcast_run_env(tc_mcast_t *mc, tc_mcast_item_t *item)
+/* An envelope that landed, checked before anything is forwarded: parsed
+ * into env and mc->rx_set, not this rank's own, this rank in its slice,
+ * its hops possible. Not admitted: the status is the refusal's. */
+static tc_status_t tc_mcast_env_admit(tc_mcast_t *mc, const tc_mcast_item_t *item,
+                                      tc_mcast_env_t *env, int *admitted_p)
 {
-    tc_mcast_msg_t msg = {item->pkg_id, item->element,
-                          item->data + TC_ALIGN_UP((size_t)item->args_len, 8),
-                          item->payload_len};
     tc_mcast_decode_status_t ds;
-    tc_mcast_env_t env;
-    tc_mcast_rec_t *rec = NULL;
-    tc_status_t status;
-    uint32_t n_children = 0;
-    uint64_t bytes = 0;
-    int64_t ret = 0;
-    int ran = 0;
     char why[128];
 
-    ds = tc_mcast_env_parse(item->data, item->args_len, mc->rx_set, &env);
+    *admitted_p = 0;
+    ds = tc_mcast_env_parse(item->data, item->args_len, mc->rx_set, env);
     if (ds != TC_MCAST_DECODE_OK) {
         tc_mcast_refuse(mc, item, tc_mcast_decode_status_str(ds));
         return TC_OK; /* no trustworthy id: nothing can be acked */
     }
-    if (env.origin == mc->rank) {
+    if (env->origin == mc->rank) {
         /* the origin removes itself: its own multicast never comes back */
         tc_mcast_refuse(mc, item, "it names this rank as its origin");
         return TC_OK;
     }
     if (!tc_mcast_set_contains(mc->rx_set, mc->rank)) {
-        return tc_mcast_refuse_env(mc, item, &env, "this rank is not in the envelope's slice");
+        return tc_mcast_refuse_env(mc, item, env, "this rank is not in the envelope's slice");
     }
-    if (!tc_mcast_env_hops_fit(env.hops, tc_mcast_set_count(mc->rx_set), mc->size)) {
+    if (!tc_mcast_env_hops_fit(env->hops, tc_mcast_set_count(mc->rx_set), mc->size)) {
         /* refused here, before its children get envelopes they would
          * refuse without acking */
         mc->stats.too_deep++;
         snprintf(why, sizeof(why), "hop count %u with %llu targets left exceeds the group's %u "
-                 "ranks", env.hops, (unsigned long long)tc_mcast_set_count(mc->rx_set), mc->size);
-        return tc_mcast_refuse_env(mc, item, &env, why);
+                 "ranks", env->hops, (unsigned long long)tc_mcast_set_count(mc->rx_set),
+                 mc->size);
+        return tc_mcast_refuse_env(mc, item, env, why);
     }
-    if (env.flags & TC_MCAST_ENV_ACK) {
-        if (tc_mcast_recs_find(mc->recs, env.origin, env.id) != NULL) {
-            /* not acked: the sender's record may be waiting for the real one */
-            tc_mcast_refuse(mc, item, "a multicast with its origin and id is under way here");
-            return TC_OK;
-        }
-        /* made before forwarding: acks that land meanwhile are only queued */
-        status = tc_mcast_rec_new(mc, env.origin, env.id, 0, &rec);
-        if (status == TC_ERR_NO_RESOURCE) {
-            return tc_mcast_refuse_env(mc, item, &env, "no room for its ack-tree record");
-        }
-        if (status != TC_OK) {
-            return status;
-        }
+    *admitted_p = 1;
+    return TC_OK;
+}
+
+/* An admitted envelope that wants acks: its relay record, made before
+ * forwarding (acks that land meanwhile are only queued). Not opened: the
+ * status is the refusal's, or the error. */
+static tc_status_t tc_mcast_relay_rec_open(tc_mcast_t *mc, const tc_mcast_item_t *item,
+                                           const tc_mcast_env_t *env, int *opened_p)
+{
+    tc_mcast_rec_t *rec;
+    tc_status_t status;
+
+    *opened_p = 0;
+    if (tc_mcast_recs_find(mc->recs, env->origin, env->id) != NULL) {
+        /* not acked: the sender's record may be waiting for the real one */
+        tc_mcast_refuse(mc, item, "a multicast with its origin and id is under way here");
+        return TC_OK;
     }
-    /* forward first: a jam that stops this rank's progress must not cut
-     * its subtree off */
+    status = tc_mcast_rec_new(mc, env->origin, env->id, 0, &rec);
+    if (status == TC_ERR_NO_RESOURCE) {
+        return tc_mcast_refuse_env(mc, item, env, "no room for its ack-tree record");
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    *opened_p = 1;
+    return TC_OK;
+}
+
+/* Forward first: a jam that stops this rank's progress must not cut its
+ * subtree off. The record, if any, learns its children; on failure it is
+ * freed (acks from those already sent are refused). */
+static tc_status_t tc_mcast_relay_forward(tc_mcast_t *mc, const tc_mcast_item_t *item,
+                                          const tc_mcast_env_t *env, const tc_mcast_msg_t *msg,
+                                          uint32_t *n_children_p)
+{
+    tc_mcast_rec_t *rec = NULL;
+    uint32_t n_children = 0;
+    uint64_t bytes = 0;
+    tc_status_t status;
+
     mc->n_sent = 0;
-    status     = mc->ops->forward(mc, &env, mc->rx_set, &msg, 1, &n_children, &bytes);
-    if (rec != NULL) {
+    status     = mc->ops->forward(mc, env, mc->rx_set, msg, 1, &n_children, &bytes);
+    if (env->flags & TC_MCAST_ENV_ACK) {
         /* a send blocked past the record timeout may have freed it */
-        rec = tc_mcast_recs_find(mc->recs, env.origin, env.id);
+        rec = tc_mcast_recs_find(mc->recs, env->origin, env->id);
     }
     if ((status == TC_OK) && (rec != NULL)) {
         status = tc_mcast_rec_children(mc, rec, n_children);
     }
     if (status != TC_OK) {
         if (rec != NULL) {
-            tc_mcast_recs_free(mc->recs, rec); /* acks from those already sent are refused */
+            tc_mcast_recs_free(mc->recs, rec);
         }
+        return status;
+    }
+    if (rec != NULL) {
+        rec->parent        = item->from;
+        rec->outstanding   = n_children + 1; /* + this rank's own delivery, after this */
+        rec->agg.depth     = env->hops;
+        rec->agg.edges     = n_children;
+        rec->agg.bytes     = bytes;
+    }
+    *n_children_p = n_children;
+    return TC_OK;
+}
+
+/* The jam runs here (then the delivery hook); 1 if it ran. */
+static int tc_mcast_relay_deliver(tc_mcast_t *mc, const tc_mcast_item_t *item,
+                                  const tc_mcast_env_t *env, const tc_mcast_msg_t *msg,
+                                  uint32_t n_children)
+{
+    int64_t ret = 0;
+
+    if (tc_mcast_deliver(mc, msg, env->origin, &ret) != 0) {
+        tc_mcast_refuse(mc, item, "it names no jam loaded here");
+        return 0;
+    }
+    mc->stats.delivered++;
+    if (mc->deliver != NULL) {
+        tc_mcast_report(mc, item, env, n_children, ret);
+    }
+    return 1;
+}
+
+static tc_status_t tc_mcast_run_env(tc_mcast_t *mc, tc_mcast_item_t *item)
+{
+    tc_mcast_msg_t msg = {item->pkg_id, item->element,
+                          item->data + TC_ALIGN_UP((size_t)item->args_len, 8),
+                          item->payload_len};
+    tc_mcast_env_t env;
+    tc_mcast_rec_t *rec;
+    tc_status_t status;
+    uint32_t n_children = 0;
+    int go, ran;
+
+    status = tc_mcast_env_admit(mc, item, &env, &go);
+    if ((status == TC_OK) && go && (env.flags & TC_MCAST_ENV_ACK)) {
+        status = tc_mcast_relay_rec_open(mc, item, &env, &go);
+    }
+    if ((status != TC_OK) || !go) {
+        return status;
+    }
+    status = tc_mcast_relay_forward(mc, item, &env, &msg, &n_children);
+    if (status != TC_OK) {
         return (status == TC_ERR_PROTOCOL) ?
                tc_mcast_refuse_env(mc, item, &env, "its slice cannot be forwarded from here") :
                status;
     }
-    if (rec != NULL) {
-        rec->parent        = item->from;
-        rec->outstanding   = n_children + 1; /* + this rank's own delivery, below */
-        rec->agg.depth     = env.hops;
-        rec->agg.edges     = n_children;
-        rec->agg.bytes     = bytes;
-    }
-    if (tc_mcast_deliver(mc, &msg, env.origin, &ret) != 0) {
-        tc_mcast_refuse(mc, item, "it names no jam loaded here");
-    } else {
-        ran = 1;
-        mc->stats.delivered++;
-        if (mc->deliver != NULL) {
-            tc_mcast_report(mc, item, &env, n_children, ret);
-        }
-    }
+    ran = tc_mcast_relay_deliver(mc, item, &env, &msg, n_children);
     if (!(env.flags & TC_MCAST_ENV_ACK)) {
         return TC_OK; /* fire-and-forget: no state */
     }

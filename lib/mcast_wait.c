@@ -150,6 +150,35 @@ void tc_mcast_waiter_done(tc_mcast_t *mc, const tc_mcast_waiter_t *w)
     mc->stats.wakeups += w->ws.wakeups;
 }
 
+/* One turn of a send blocked on dest's credits. Only dest's credits
+ * coming back count as moving (moved_ns): other ranks' traffic must not
+ * hide a dest that hung or stopped. Else every ring is polled, the checks
+ * run and, with nothing landed, one idle step. */
+static tc_status_t tc_mcast_put_wait(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint32_t dest,
+                                     uint64_t *moved_ns)
+{
+    const tc_peer_t *peer = w->credits_from;
+    tc_status_t status;
+    unsigned n;
+
+    if (peer->ctrl->consumed != w->consumed) {
+        w->consumed         = peer->ctrl->consumed;
+        *moved_ns           = tc_clock_mono_ns();
+        w->ws.spin_start_ns = 0;
+        return TC_OK;
+    }
+    status = tc_mcast_poll_peers(mc, dest, &n);
+    if (status == TC_OK) {
+        status = tc_mcast_check(mc, w, *moved_ns);
+    }
+    if ((status == TC_OK) && (n == 0)) {
+        status = tc_mcast_idle(mc, w, *moved_ns);
+    } else {
+        w->ws.spin_start_ns = 0;
+    }
+    return status;
+}
+
 /* Put one frame to rank dest. A full ring does not block this rank: every
  * mailbox keeps being polled (what lands is queued), so credits flow in
  * every direction while we wait for ours. */
@@ -162,7 +191,6 @@ tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uint32_t p
     uint64_t moved_ns = 0;
     tc_status_t status;
     char what[64];
-    unsigned n;
 
     if (peer == NULL) {
         tc_error("mcast: rank %u has no peer for rank %u", mc->rank, dest);
@@ -190,23 +218,7 @@ tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uint32_t p
             w.credits_from = peer;
             w.consumed     = peer->ctrl->consumed;
         }
-        /* only dest's credits coming back count as moving: other ranks'
-         * traffic must not hide a dest that hung or stopped */
-        if (peer->ctrl->consumed != w.consumed) {
-            w.consumed          = peer->ctrl->consumed;
-            moved_ns            = tc_clock_mono_ns();
-            w.ws.spin_start_ns  = 0;
-            continue;
-        }
-        status = tc_mcast_poll_peers(mc, dest, &n);
-        if (status == TC_OK) {
-            status = tc_mcast_check(mc, &w, moved_ns);
-        }
-        if ((status == TC_OK) && (n == 0)) {
-            status = tc_mcast_idle(mc, &w, moved_ns);
-        } else {
-            w.ws.spin_start_ns = 0;
-        }
+        status = tc_mcast_put_wait(mc, &w, dest, &moved_ns);
         if (status != TC_OK) {
             tc_mcast_waiter_done(mc, &w);
             return status;
