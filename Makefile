@@ -223,7 +223,7 @@ fuzz-rx: all
 
 # Multicast decoders (target set, envelope, ack): the same, into
 # tests/fuzz/mcast-corpus and mcast-crashes/; make check replays both.
-MCAST_FUZZ_SRCS := lib/mcast_set.c lib/mcast_codec.c lib/mcast_env.c lib/status.c
+MCAST_FUZZ_SRCS := lib/mcast_set.c lib/mcast_codec.c lib/mcast_decode.c lib/mcast_env.c lib/status.c
 fuzz-mcast:
 	@scripts/deps.sh fuzz
 	@mkdir -p $(BUILD)/fuzz/mcast-new tests/fuzz/mcast-corpus tests/fuzz/mcast-crashes

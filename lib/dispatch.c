@@ -163,7 +163,7 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
         return 0;
     case TC_KIND_MCAST:
     case TC_KIND_MCAST_ACK:
-        /* multicast: queued by lib/mcast_fwd.c, run outside this loop */
+        /* multicast: queued by lib/mcast_queue.c, run outside this loop */
         if (peer->ctx->mcast_rx == NULL) {
             tc_peer_reject(peer, TC_ERR_UNSUPPORTED,
                            "multicast frame, but no multicast set up here");

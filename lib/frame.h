@@ -37,7 +37,7 @@ typedef enum {
     TC_KIND_RIED     = 8, /* a ried shipped to the receiver, in chunks (ARGS: tc_ried_args_t) */
     TC_KIND_RIED_REP = 9, /* its load result: ARGS as asked, payload the export table or error */
     TC_KIND_MCAST    = 10, /* multicast envelope: ARGS lib/mcast_env.h, payload the jam's;
-                            * pkg_id/element name the jam; handled by lib/mcast_fwd.c */
+                            * pkg_id/element name the jam; run by lib/mcast_run.c */
     TC_KIND_MCAST_ACK = 11, /* multicast ack tree: ARGS a tc_mcast_ack_t, no payload */
     TC_KIND_CONFIG   = 12, /* the sender's frame size or wait strategy changes from the next
                             * frame on (see TC_CONFIG_F_*) */

@@ -70,7 +70,7 @@ struct tc_context {
     unsigned            n_pkgs;
     int                 efd;             /* the worker's wake-up fd (events), else -1 */
     uint64_t            next_peer_serial; /* names peers for what they own (rieds) */
-    /* multicast (lib/mcast_fwd.c): MCAST and MCAST_ACK frames go here; the
+    /* multicast (lib/mcast_queue.c): MCAST and MCAST_ACK frames go here; the
      * handler only queues them (it runs inside tc_peer_progress) */
     void              (*mcast_rx)(void *arg, tc_peer_t *peer, const tc_frame_hdr_t *hdr,
                                   const char *frame);
@@ -350,13 +350,13 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
 /* Put one frame of the given kind (ARGS, then payload) into the peer's next
  * slot. Without a free slot: TC_ERR_NO_RESOURCE if nowait, else wait for
  * one as tc_jam_send does. For multicast envelopes, acks and their plain
- * unicasts (lib/mcast_fwd.c), which must never block with credits owed. */
+ * unicasts (lib/mcast_wait.c), which must never block with credits owed. */
 tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, uint16_t element,
                               const void *args, uint32_t args_len, const void *payload,
                               uint32_t payload_len, int nowait);
 
 /* Ring the peer's doorbell (a zero-byte active message that wakes a peer
- * blocked on its worker's fd). Frames ring it themselves; lib/mcast_fwd.c
+ * blocked on its worker's fd). Frames ring it themselves; lib/mcast_queue.c
  * rings it after credits it returned, since its senders block for them. */
 tc_status_t tc_peer_ring(tc_peer_t *peer);
 

@@ -1,6 +1,6 @@
 /*
  * Tests of process groups and multicast forwarding (lib/group.c,
- * lib/mcast_fwd.c) with real processes and UCX puts: five ranks forked
+ * lib/mcast_*.c) with real processes and UCX puts: five ranks forked
  * here, each checking its own deliveries, rank 0 its completions.
  *
  * In every round rank 0 multicasts to all others over a radix-2 tree
