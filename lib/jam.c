@@ -292,12 +292,12 @@ static tc_status_t tc_jam_send_code(tc_peer_t *peer, const tc_jam_t *jam, const 
     tc_inj_t *inj;
     char *frame;
 
-    status = tc_send_slot(peer, nowait);
-    if (status == TC_OK) {
-        status = tc_jam_send_sync(peer, jam, mode, nowait, &inj);
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
     }
-    if (status == TC_OK) {
-        status = tc_send_slot(peer, nowait); /* the sync may have used the last */
+    status = tc_jam_send_sync(peer, jam, mode, nowait, &inj);
+    if (TC_LIKELY(status == TC_OK)) {
+        status = tc_send_slot(peer, nowait); /* after the sync, which may use a slot */
     }
     if (status != TC_OK) {
         return status;

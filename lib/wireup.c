@@ -316,10 +316,11 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_pa
     tc_status_t status;
     tc_peer_t *peer;
 
-    peer = calloc(1, sizeof(*peer));
-    if (peer == NULL) {
+    /* the send and receive paths' fields fill whole cache lines */
+    if (posix_memalign((void **)&peer, 64, sizeof(*peer)) != 0) {
         return TC_ERR_NO_MEMORY;
     }
+    memset(peer, 0, sizeof(*peer));
     peer->ctx    = ctx;
     peer->boot   = boot;
     peer->serial = ++ctx->next_peer_serial;
