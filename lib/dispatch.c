@@ -204,7 +204,8 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
  * the frame is trusted before), then route it. Returns 0 for a config or
  * goodbye (what a caller waits for is never one), else 1; a nack counts, so
  * that the caller's wait ends and its call sees it. */
-static int tc_rx_validated(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
+static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *frame,
+                                                    const tc_frame_hdr_t *hdr,
                            uint64_t seen)
 {
     tc_frame_expect_t expect;
