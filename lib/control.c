@@ -113,8 +113,7 @@ tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
         return TC_OK; /* later */
     }
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
-    room = ((peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : peer->tx_slot_size) -
-           off.payload_off - TC_FRAME_SIG_SIZE;
+    room = tc_peer_frame_room(peer, off.payload_off);
     len  = (uint32_t)strlen(peer->nack_tx.reason);
     len  = (len < room) ? len : room; /* the status always goes; the words if they fit */
     status = tc_peer_send_kind(peer, TC_KIND_NACK, peer->nack_tx.seq,
@@ -140,7 +139,6 @@ const char *tc_ctrl_rx_nack(tc_peer_t *peer, const char *frame, const tc_frame_h
     peer->nack_rx.reason[n] = '\0';
     peer->nack_rx.seq    = hdr->pkg_id;
     peer->nack_rx.status = (tc_status_t)status;
-    peer->nack_has       = 1;
     peer->nack_unseen    = 1;
     return NULL;
 }
@@ -159,7 +157,7 @@ tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, con
 
 tc_status_t tc_peer_last_nack(const tc_peer_t *peer, tc_nack_t *nack_p)
 {
-    if (!peer->nack_has) {
+    if (peer->nack_rx.status == TC_OK) { /* no NACK came (it always carries an error) */
         return TC_ERR_NOT_FOUND;
     }
     *nack_p = peer->nack_rx;

@@ -257,20 +257,25 @@ static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const 
     tc_frame_layout_t layout = tc_jam_layout(blob, mode, 0);
     tc_frame_offsets_t off;
     int64_t packed = -1;
+    uint32_t cap = 0;
 
     if (tc_frame_layout(&layout, peer->tx_slot_size, &off) == TC_OK) {
-        packed = jam->elem->pack(frame + off.payload_off,
-                                 peer->tx_slot_size - off.payload_off - TC_FRAME_SIG_SIZE, src,
-                                 len);
+        cap    = peer->tx_slot_size - off.payload_off - TC_FRAME_SIG_SIZE;
+        packed = jam->elem->pack(frame + off.payload_off, cap, src, len);
     }
     if (TC_UNLIKELY(packed < 0)) {
         tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
                  peer->name, jam->elem->name, len);
         return TC_ERR_OUT_OF_RANGE;
     }
+    /* the sections in front do not move with the payload: only the size
+     * follows (one layout per frame, not two) */
     layout.payload_len = (uint32_t)packed;
-    off.frame_size     = (tc_frame_layout(&layout, peer->tx_slot_size, &off) == TC_OK) ?
-                             tc_peer_frame_size(peer, off.frame_size) : 0;
+    off.frame_size     = ((uint64_t)packed <= cap) ?
+                             tc_peer_frame_size(peer, TC_ALIGN_UP(off.payload_off + (uint32_t)packed +
+                                                                      TC_FRAME_SIG_SIZE,
+                                                                  TC_FRAME_ALIGN)) :
+                             0;
     if (TC_UNLIKELY(off.frame_size == 0)) {
         tc_error("%s: jam '%s' %s with %zu payload bytes needs a %u-byte frame; slots are "
                  "%u bytes, fixed frames %u", peer->name, jam->elem->name, tc_mode_str(mode),

@@ -386,9 +386,7 @@ static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id,
     char *frame;
 
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
-    room = ((peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size :
-                                                           peer->tx_slot_size) -
-           off.payload_off - TC_FRAME_SIG_SIZE;
+    room = tc_peer_frame_room(peer, off.payload_off);
     if (len > room) {
         if (!may_truncate) {
             return TC_ERR_OUT_OF_RANGE;
@@ -444,8 +442,7 @@ static tc_status_t tc_ried_send_chunks(tc_peer_t *peer, uint32_t id, const char 
     tc_status_t status = TC_OK;
 
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
-    room = ((peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : peer->tx_slot_size) -
-           off.payload_off - TC_FRAME_SIG_SIZE;
+    room = tc_peer_frame_room(peer, off.payload_off);
     while ((status == TC_OK) && (offset < size)) {
         n = (size - offset < room) ? size - offset : room;
         if (tc_peer_tx_free(peer) == 0) {

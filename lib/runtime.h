@@ -269,7 +269,6 @@ struct tc_peer {
         char        reason[160];
     } nack_tx;
     tc_nack_t         nack_rx;
-    uint8_t           nack_has;
     uint8_t           nack_unseen;  /* no call has returned it yet */
     uint8_t           goodbye_seen;
     tc_status_t       known_status; /* why the validator's lookup said no */

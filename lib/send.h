@@ -46,6 +46,14 @@ static inline uint32_t tc_peer_frame_size(const tc_peer_t *peer, uint32_t needed
     return needed;
 }
 
+/* Payload bytes a frame of ours holds behind sections ending at payload_off:
+ * the fixed frame size, or with variable frames the peer's slot. */
+static inline uint32_t tc_peer_frame_room(const tc_peer_t *peer, uint32_t payload_off)
+{
+    return ((peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : peer->tx_slot_size) -
+           payload_off - TC_FRAME_SIG_SIZE;
+}
+
 /* Choose how frames reach the peer (signalling x placement): at connect and
  * when the placement changes. */
 void        tc_send_select(tc_peer_t *peer);

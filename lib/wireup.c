@@ -294,7 +294,6 @@ static void tc_wireup_apply(tc_peer_t *peer, const tc_peer_wire_t *remote)
 static tc_status_t tc_wireup_params(tc_peer_t *peer, const tc_peer_params_t *params)
 {
     uint64_t mask = (params != NULL) ? params->field_mask : 0;
-    tc_status_t status;
 
     peer->wait          = (mask & TC_PEER_PARAM_FIELD_WAIT) ? params->wait : peer->ctx->params.wait;
     peer->tx_frame_size = (mask & TC_PEER_PARAM_FIELD_FRAME_SIZE) ? params->frame_size :
@@ -304,8 +303,7 @@ static tc_status_t tc_wireup_params(tc_peer_t *peer, const tc_peer_params_t *par
                  peer->tx_frame_size, TC_FRAME_ALIGN, TC_FRAME_MIN_SIZE);
         return TC_ERR_INVALID_PARAM;
     }
-    status = tc_context_check_wait(peer->ctx, peer->wait);
-    return status;
+    return tc_context_check_wait(peer->ctx, peer->wait);
 }
 
 tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_params_t *params,

@@ -168,6 +168,25 @@ static __attribute__((unused)) void *server_thread(void *arg)
     return NULL;
 }
 
+/* One tc_jam_call from s[1] while a server thread serves s[0] until it has
+ * seen `frames` frames in all (run or rejected); both must end TC_OK.
+ * Returns what the jam returned. */
+static __attribute__((unused)) int64_t call_served(pair_t *pair, uint64_t frames,
+                                                   const tc_jam_t *jam, const void *src,
+                                                   size_t len, tc_mode_t mode)
+{
+    server_arg_t server = {&pair->s[0], frames, 0, TC_OK};
+    pthread_t thread;
+    int64_t ret = 0;
+
+    assert_int_equal(pthread_create(&thread, NULL, server_thread, &server), 0);
+    assert_int_equal(tc_jam_call(pair->s[1].peer, jam, src, len, TC_SEND_PARAMS(mode, 0), &ret),
+                     TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+    return ret;
+}
+
 /* The payload of the i-th jam send_and_drain sends: *len_p bytes at the
  * pointer returned (kept valid until the next call). */
 typedef const void *(*payload_fn)(uint64_t i, size_t *len_p, void *arg);

@@ -114,16 +114,8 @@ static void test_cache_loss(void **unused)
     pair_open(&pair, &params);
     jam = jam_of(&pair.s[1], "server_sum");
 
-    /* one thread drives both sides; the sync needs the receiver to answer */
-    {
-        server_arg_t server = {&pair.s[0], 1, 0, TC_OK};
-        pthread_t thread;
-        int64_t ret;
-        pthread_create(&thread, NULL, server_thread, &server);
-        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0), &ret), TC_OK);
-        pthread_join(thread, NULL);
-        assert_int_equal(ret, 5);
-    }
+    /* the sync needs the receiver to answer: one served call */
+    assert_int_equal(call_served(&pair, 1, &jam, &v, sizeof(v), TC_MODE_CACHED), 5);
 
     /* allow-list: relinked from the receiver's own blob */
     tc_peer_forget_code(pair.s[0].peer);
@@ -147,16 +139,8 @@ static void test_cache_loss(void **unused)
     assert_int_equal(state_of(&pair.s[0])->sum, 10);
     assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, &n), TC_OK); /* hears it */
     assert_false(tc_jam_is_prepared(pair.s[1].peer, &jam, TC_MODE_CACHED));
-    {
-        /* so far 2 ran and 1 was rejected: serve until one more */
-        server_arg_t server = {&pair.s[0], 4, 0, TC_OK};
-        pthread_t thread;
-        int64_t ret;
-        pthread_create(&thread, NULL, server_thread, &server);
-        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0), &ret), TC_OK);
-        pthread_join(thread, NULL);
-        assert_int_equal(ret, 15);
-    }
+    /* so far 2 ran and 1 was rejected: serve until one more */
+    assert_int_equal(call_served(&pair, 4, &jam, &v, sizeof(v), TC_MODE_CACHED), 15);
     for (k = 0; k < 3; ++k) { /* and it stays cached */
         assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0)), TC_OK);
         assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);

@@ -71,16 +71,10 @@ static void test_injected_tampering_rejected(void **unused)
     pair_open(&pair, &params);
     jam = jam_of(&pair.s[1], "server_sum");
 
-    /* sync by hand, both sides driven from this thread */
+    /* the sync first, with one served call */
     {
-        server_arg_t server = {&pair.s[0], 1, 0, TC_OK};
-        pthread_t thread;
-        int64_t ret;
         int32_t one = 1;
-        pthread_create(&thread, NULL, server_thread, &server);
-        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &one, sizeof(one), TC_SEND_PARAMS(TC_MODE_INJECTED, 0), &ret), TC_OK);
-        pthread_join(thread, NULL);
-        assert_int_equal(ret, 1);
+        assert_int_equal(call_served(&pair, 1, &jam, &one, sizeof(one), TC_MODE_INJECTED), 1);
     }
     inj    = tc_inj_find(pair.s[1].peer, jam.pkg_id, jam.element);
     layout = (tc_frame_layout_t){0, inj->blob->hdr->got_count,

@@ -92,27 +92,15 @@ tc_status_t tc_platform_place_lookup(const char *name, tc_platform_place_t *plac
     return (status == TC_ERR_INVALID_PARAM) ? TC_ERR_NOT_FOUND : status;
 }
 
+/* The list lib/cpu makes, from the platform's copy of its wait answers. */
 void tc_platform_wait_available(const tc_platform_t *platform, char *buf, size_t len)
 {
-    size_t   used = 0;
-    unsigned i;
-    int      n;
+    tc_cpu_features_t cpu;
 
-    if (buf == NULL || len == 0) {
-        return;
-    }
-    buf[0] = '\0';
-    for (i = 0; i < TC_PLATFORM_WAIT_COUNT; ++i) {
-        if (!platform->wait[i].supported) {
-            continue;
-        }
-        n = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
-                     tc_names_wait.names[i]);
-        if (n < 0 || (size_t)n >= len - used) {
-            return;
-        }
-        used += (size_t)n;
-    }
+    _Static_assert(sizeof(cpu.wait) == sizeof(platform->wait), "the same wait table");
+    memset(&cpu, 0, sizeof(cpu));
+    memcpy(cpu.wait, platform->wait, sizeof(cpu.wait));
+    tc_cpu_wait_available(&cpu, buf, len);
 }
 
 /* ------------------------------------------------------------ features */
