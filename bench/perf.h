@@ -102,6 +102,11 @@ typedef struct perf_result {
     double            bw_mbs;       /* payload MB/s (10^6) */
     double            elapsed_s;
     uint64_t          rejected;     /* frames rejected on the measuring side */
+    /* jam rows: the jam's value over the reference's of the same frame size,
+     * wait and placement (latency: p50; streams: the rate); < 0: no such
+     * reference row in this run */
+    double            floor_ratio, put_read_ratio;
+    const char       *floor_ref, *put_read_ref; /* the reference rows' tests */
 } perf_result_t;
 
 /* One side of a run. */
@@ -115,6 +120,9 @@ typedef struct perf_run {
     tc_pkg_t           *pkg;
     tc_jam_t            jam;
     tc_mode_t           mode;       /* of the jam test running now */
+    uint32_t            ref_frame;  /* reference tests: the frame size to move (that of
+                                     * a jam frame of the payload in some mode) */
+    char                refused[160]; /* a test that cannot run here: why */
     int                 prepared[3]; /* namespace sync done, per mode */
     tc_clock_t          clock;
     tc_hist_t          *hist;
@@ -140,11 +148,23 @@ extern const perf_test_t perf_tests[];
 extern const unsigned    perf_n_tests;
 
 tc_status_t perf_am_setup(perf_run_t *run);
+/* bench/perf_floor.c: references that read every line of what arrived */
+tc_status_t perf_put_read_lat(perf_run_t *run, uint32_t payload, perf_result_t *r);
+tc_status_t perf_put_read_rate(perf_run_t *run, uint32_t payload, perf_result_t *r);
+tc_status_t perf_floor_lat(perf_run_t *run, uint32_t payload, perf_result_t *r);
+tc_status_t perf_floor_rate(perf_run_t *run, uint32_t payload, perf_result_t *r);
+/* Fill the result from the histogram, the elapsed ticks and the side's
+ * counters; one_way: a ping-pong, whose message rate counts each direction. */
+void        perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
+                        uint32_t frame_bytes, uint64_t total_ticks, int one_way);
 
 /* report */
 void perf_print_header(const perf_run_t *run);
 void perf_print_table_head(void);
 void perf_print_row(const perf_result_t *r);
+/* Fill the jam rows' floor and put_read ratios from the reference rows. */
+void perf_fill_ratios(perf_result_t *results, unsigned n);
+void perf_print_ratios(const perf_result_t *results, unsigned n);
 tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                            const perf_result_t *results, unsigned n);
 tc_status_t perf_write_json(const char *path, const perf_run_t *run,

@@ -30,7 +30,7 @@ static void perf_usage(FILE *out)
             "  no HOST: server, waits for a client on -p PORT; HOST: client; -l: both in one process\n"
             "  -t TESTS    comma list of tests (default jam_lat):\n");
     for (i = 0; i < perf_n_tests; ++i) {
-        fprintf(out, "                %-9s %s\n", perf_tests[i].name, perf_tests[i].measures);
+        fprintf(out, "                %-13s %s\n", perf_tests[i].name, perf_tests[i].measures);
     }
     fprintf(out,
             "  -j JAM      jam for jam_* tests (default indirect_put)\n"
@@ -412,6 +412,23 @@ static void perf_counts_now(const perf_run_t *run, perf_counts_t *c)
     c->polls    = st.polls;
 }
 
+/* Reference tests move the frame of the jam rows beside them: the size of
+ * the payload's jam frame in mode m. True (skip) when an earlier mode gave
+ * the same size; else run->ref_frame is set. */
+static int perf_ref_frame_seen(perf_run_t *run, const perf_opts_t *opts, unsigned m, unsigned s)
+{
+    uint32_t size = tc_jam_frame_size(&run->jam, (tc_mode_t)opts->modes[m], opts->sizes[s]);
+    unsigned k;
+
+    for (k = 0; k < m; ++k) {
+        if (tc_jam_frame_size(&run->jam, (tc_mode_t)opts->modes[k], opts->sizes[s]) == size) {
+            return 1;
+        }
+    }
+    run->ref_frame = size;
+    return 0;
+}
+
 static tc_status_t perf_check_delivery(perf_run_t *run, const char *test, uint32_t size,
                                        const perf_counts_t *before, perf_counts_t *mine_p,
                                        perf_counts_t *theirs_p)
@@ -694,12 +711,16 @@ static tc_status_t perf_run_side(perf_side_t *side)
     }
     for (t = 0; (t < side->opts.n_tests) && (status == TC_OK); ++t) {
         const perf_test_t *test = &perf_tests[side->opts.tests[t]];
-        n_modes = test->uses_jam ? side->opts.n_modes : 1;
+        /* references run per mode too: at the frame sizes of the jam rows */
+        n_modes = side->opts.n_modes;
         for (m = 0; (m < n_modes) && (status == TC_OK); ++m) {
-            run.mode = test->uses_jam ? (tc_mode_t)side->opts.modes[m] : TC_MODE_LOCAL;
+            run.mode = (tc_mode_t)side->opts.modes[m];
             for (s = 0; (s < side->opts.n_sizes) && (status == TC_OK); ++s) {
                 perf_result_t *r = &results[n_results];
                 perf_counts_t before, mine, theirs;
+                if (!test->uses_jam && perf_ref_frame_seen(&run, &side->opts, m, s)) {
+                    continue;
+                }
                 memset(r, 0, sizeof(*r));
                 r->test  = test->name;
                 r->mode  = test->uses_jam ? tc_mode_str(run.mode) : "raw";
@@ -717,6 +738,14 @@ static tc_status_t perf_run_side(perf_side_t *side)
                     status = test->fn(&run, side->opts.sizes[s], r);
                 }
                 (void)tc_cycles_stop(run.cycles);
+                if (status == TC_ERR_UNSUPPORTED) {
+                    /* refused where this transport cannot do it: said, not run */
+                    if (run.initiator) {
+                        tc_error("%s", run.refused);
+                    }
+                    status = TC_OK;
+                    continue;
+                }
                 if (status == TC_OK) {
                     status = perf_check_delivery(&run, test->name, side->opts.sizes[s], &before,
                                                  &mine, &theirs);
@@ -746,6 +775,10 @@ static tc_status_t perf_run_side(perf_side_t *side)
     }
     if ((status == TC_OK) && run.initiator) {
         tc_peer_stats_t stats;
+        perf_fill_ratios(results, n_results);
+        if (!side->local->quiet) {
+            perf_print_ratios(results, n_results);
+        }
         tc_peer_stats(run.peer, &stats);
         if (stats.rx_rejected != 0) {
             tc_error("%llu frames were rejected (last: %s)",

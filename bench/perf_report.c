@@ -119,7 +119,7 @@ void perf_print_header(const perf_run_t *run)
 
 void perf_print_table_head(void)
 {
-    printf("%-9s %-8s %-8s %-7s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
+    printf("%-13s %-8s %-8s %-7s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
            "test", "mode", "wait", "place", "payload", "frame", "min us", "p50 us", "p99 us", "p99.9 us",
            "max us", "mean us", "spread%", "rate msg/s", "MB/s", "cpu ns/msg");
 }
@@ -133,7 +133,7 @@ static double perf_tail_spread(const perf_result_t *r)
 
 void perf_print_row(const perf_result_t *r)
 {
-    printf("%-9s %-8s %-8s %-7s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
+    printf("%-13s %-8s %-8s %-7s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
            " | %9.1f\n",
            r->test, r->mode, r->wait, r->place, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
            r->lat.p99 / 1e3, r->lat.p999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
@@ -153,6 +153,90 @@ static const perf_test_t *perf_find(const char *name)
     return NULL;
 }
 
+/* The reference row of test ref for jam row r: same frame size, wait and
+ * placement; NULL if the run has none. */
+static const perf_result_t *perf_find_ref(const perf_result_t *results, unsigned n,
+                                          const perf_result_t *r, const char *ref)
+{
+    unsigned i;
+
+    for (i = 0; i < n; ++i) {
+        if (!strcmp(results[i].test, ref) && (results[i].frame_bytes == r->frame_bytes) &&
+            !strcmp(results[i].wait, r->wait) && !strcmp(results[i].place, r->place)) {
+            return &results[i];
+        }
+    }
+    return NULL;
+}
+
+/* Latency: p50 over p50 (above 1: slower than the reference); streams: rate
+ * over rate (below 1: fewer messages than the reference). */
+static double perf_ratio(const perf_result_t *r, const perf_result_t *ref, int pingpong)
+{
+    if (ref == NULL) {
+        return -1.0;
+    }
+    if (pingpong) {
+        return (ref->lat.p50 > 0) ? (double)r->lat.p50 / (double)ref->lat.p50 : -1.0;
+    }
+    return (ref->rate_mps > 0) ? r->rate_mps / ref->rate_mps : -1.0;
+}
+
+void perf_fill_ratios(perf_result_t *results, unsigned n)
+{
+    unsigned i;
+
+    for (i = 0; i < n; ++i) {
+        perf_result_t *r        = &results[i];
+        const perf_test_t *test = perf_find(r->test);
+        int pingpong            = (test->shape == PERF_SHAPE_PINGPONG);
+
+        r->floor_ratio    = -1.0;
+        r->put_read_ratio = -1.0;
+        r->floor_ref      = NULL;
+        r->put_read_ref   = NULL;
+        if (!test->uses_jam) {
+            continue;
+        }
+        r->floor_ref      = pingpong ? "floor_lat" : "floor_rate";
+        r->put_read_ref   = pingpong ? "put_read_lat" : "put_read_rate";
+        r->floor_ratio    = perf_ratio(r, perf_find_ref(results, n, r, r->floor_ref), pingpong);
+        r->put_read_ratio = perf_ratio(r, perf_find_ref(results, n, r, r->put_read_ref),
+                                       pingpong);
+    }
+}
+
+static void perf_print_ratio(double v)
+{
+    if (v >= 0) {
+        printf(" %14.3f", v);
+    } else {
+        printf(" %14s", "-");
+    }
+}
+
+void perf_print_ratios(const perf_result_t *results, unsigned n)
+{
+    unsigned i, shown = 0;
+
+    for (i = 0; i < n; ++i) {
+        const perf_result_t *r = &results[i];
+        if ((r->floor_ratio < 0) && (r->put_read_ratio < 0)) {
+            continue;
+        }
+        if (shown++ == 0) {
+            printf("\nratios (jam over the reference of the same frame size; latency p50/p50, "
+                   "streams rate/rate):\n%-13s %-8s %-8s %-7s %9s %7s | %14s %14s\n", "test",
+                   "mode", "wait", "place", "payload", "frame", "floor x", "put_read x");
+        }
+        printf("%-13s %-8s %-8s %-7s %9u %7u |", r->test, r->mode, r->wait, r->place, r->payload,
+               r->frame_bytes);
+        perf_print_ratio(r->floor_ratio);
+        perf_print_ratio(r->put_read_ratio);
+        printf("\n");
+    }
+}
+
 /* A per-message count, or "" where no counter counted it. */
 static const char *perf_opt_num(char *buf, double v)
 {
@@ -160,6 +244,16 @@ static const char *perf_opt_num(char *buf, double v)
         return "";
     }
     sprintf(buf, "%.1f", v);
+    return buf;
+}
+
+/* A ratio, or "" where the run has no reference for it. */
+static const char *perf_ratio_num(char *buf, double v)
+{
+    if (v < 0) {
+        return "";
+    }
+    sprintf(buf, "%.4f", v);
     return buf;
 }
 
@@ -218,13 +312,14 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                "p99_us,p999_us,p9999_us,max_us,mean_us,tail_spread_pct,rate_mps,bw_mbs,"
                "signal,transports,code_bytes,got_slots,wait,cpu_ns_per_msg,polls_per_msg,"
                "cycles,cycles_source,placement,sw_prefetch,stress,peer_cpu_ns_per_msg,"
-               "peer_polls_per_msg,peer_cycles,instructions,ref_cycles,gap_us\n");
+               "peer_polls_per_msg,peer_cycles,instructions,ref_cycles,gap_us,floor_ratio,"
+               "put_read_ratio\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
-        char c0[32], c1[32], c2[32], c3[32];
+        char c0[32], c1[32], c2[32], c3[32], c4[32], c5[32];
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
-                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu\n",
+                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu,%s,%s\n",
                 r->test, t->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                 r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
@@ -237,7 +332,8 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                 r->peer_cpu_ns_per_msg, r->peer_polls_per_msg,
                 perf_opt_num(c1, r->peer_cycles_per_msg), perf_opt_num(c2, r->instr_per_msg),
                 perf_opt_num(c3, r->ref_cycles_per_msg),
-                (unsigned long long)(strcmp(r->test, "jam_lat") ? 0 : run->opts->gap_ns / 1000));
+                (unsigned long long)(strcmp(r->test, "jam_lat") ? 0 : run->opts->gap_ns / 1000),
+                perf_ratio_num(c4, r->floor_ratio), perf_ratio_num(c5, r->put_read_ratio));
     }
     if (fclose(f) != 0) {
         tc_error("cannot write %s: %m", path);
@@ -267,6 +363,33 @@ static const char *perf_json_num(char *buf, double v)
         return "null";
     }
     sprintf(buf, "%.1f", v);
+    return buf;
+}
+
+static const char *perf_json_ratio(char *buf, double v)
+{
+    if (v < 0) {
+        return "null";
+    }
+    sprintf(buf, "%.4f", v);
+    return buf;
+}
+
+/* Jam rows: each ratio with the reference row it used ("" for others). */
+static const char *perf_json_ratios(char *buf, size_t len, const perf_result_t *r)
+{
+    char a[32], b[32];
+
+    if (r->floor_ref == NULL) {
+        return "";
+    }
+    snprintf(buf, len,
+             ", \"floor_ratio\": {\"value\": %s, \"reference\": \"%s\", \"metric\": \"%s\"}"
+             ", \"put_read_ratio\": {\"value\": %s, \"reference\": \"%s\", \"metric\": \"%s\"}",
+             perf_json_ratio(a, r->floor_ratio), r->floor_ref,
+             strstr(r->floor_ref, "_lat") ? "p50_us" : "rate_mps",
+             perf_json_ratio(b, r->put_read_ratio), r->put_read_ref,
+             strstr(r->put_read_ref, "_lat") ? "p50_us" : "rate_mps");
     return buf;
 }
 
@@ -360,7 +483,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     fprintf(f, "],\n  \"results\": [\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
-        char c0[32], c1[32], c2[32];
+        char c0[32], c1[32], c2[32], ratios[256];
         fprintf(f, "    {\"test\": \"%s\", \"mode\": \"%s\", \"wait\": \"%s\", "
                    "\"placement\": \"%s\", \"cycles_per_msg\": %s, \"peer_cycles_per_msg\": %s, "
                    "\"instructions_per_msg\": %s, \"polls_per_msg\": %.2f, "
@@ -370,7 +493,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                    "\"iterations\": %llu, \"min_us\": %.4f, \"p50_us\": %.4f, \"p90_us\": %.4f, "
                    "\"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, \"max_us\": %.4f, "
                    "\"mean_us\": %.4f, \"tail_spread_pct\": %.2f, \"rate_mps\": %.1f, "
-                   "\"bw_mbs\": %.3f, \"elapsed_s\": %.6f}%s\n",
+                   "\"bw_mbs\": %.3f, \"elapsed_s\": %.6f%s}%s\n",
                 r->test, r->mode, r->wait, r->place, perf_json_num(c0, r->cycles_per_msg),
                 perf_json_num(c1, r->peer_cycles_per_msg), perf_json_num(c2, r->instr_per_msg),
                 r->polls_per_msg, r->peer_cpu_ns_per_msg, r->peer_polls_per_msg,
@@ -380,7 +503,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                 r->lat.min / 1e3, r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3,
                 r->lat.p999 / 1e3, r->lat.p9999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
                 perf_tail_spread(r), r->rate_mps, r->bw_mbs, r->elapsed_s,
-                (i + 1 < n) ? "," : "");
+                perf_json_ratios(ratios, sizeof(ratios), r), (i + 1 < n) ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
     if (fclose(f) != 0) {

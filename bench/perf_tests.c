@@ -4,6 +4,7 @@
  * same connection.
  */
 #include "perf.h"
+#include "perf_waiter.h"
 #include "harness/peer_raw.h"
 #include "wait_arch.h"
 #include "log.h"
@@ -14,14 +15,7 @@
 
 #define PERF_AM_ID 7
 
-static inline uint64_t perf_elapsed_ns(const perf_run_t *run, uint64_t t0, uint64_t t1)
-{
-    return (uint64_t)(tc_clock_ticks_to_ns(&run->clock, t1 - t0) + 0.5);
-}
-
-/* Fill the result from the histogram, the elapsed ticks and the side's
- * counters; one_way: a ping-pong, whose message rate counts each direction. */
-static void perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
+void perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
                         uint32_t frame_bytes, uint64_t total_ticks, int one_way)
 {
     tc_peer_stats_t stats;
@@ -35,76 +29,6 @@ static void perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
     r->rejected = stats.rx_rejected;
     r->rate_mps = (double)run->opts->iters / r->elapsed_s / (one_way ? 2.0 : 1.0);
     r->bw_mbs   = r->rate_mps * payload / 1e6;
-}
-
-/* Wait loops of the reference tests: progress where the transport needs it
- * and give up on a dead or silent peer like the library does. */
-typedef struct perf_waiter {
-    perf_run_t *run;
-    int         progress;
-    uint64_t    iter;
-    uint64_t    start_ns;
-} perf_waiter_t;
-
-static void perf_waiter_init(perf_waiter_t *w, perf_run_t *run)
-{
-    w->run      = run;
-    w->progress = tc_peer_progress_needed(run->peer, NULL);
-    w->iter     = 0;
-    w->start_ns = 0;
-}
-
-static inline tc_status_t perf_waiter_spin(perf_waiter_t *w, ucp_worker_h worker,
-                                           const char *what)
-{
-    tc_status_t status;
-    uint64_t now;
-
-    if (w->progress) {
-        ucp_worker_progress(worker);
-    }
-    if (TC_LIKELY((++w->iter & 1023) != 0)) {
-        return TC_OK;
-    }
-    ucp_worker_progress(worker);
-    status = tc_peer_check_alive(w->run->peer);
-    if (status != TC_OK) {
-        return status;
-    }
-    now = tc_clock_mono_ns();
-    if (w->start_ns == 0) {
-        w->start_ns = now;
-    } else if (now - w->start_ns > 1000000ull * (uint64_t)w->run->local->timeout_ms) {
-        tc_error("%s: nothing for %d ms while waiting for %s", tc_peer_name(w->run->peer),
-                 w->run->local->timeout_ms, what);
-        return TC_ERR_TIMEOUT;
-    }
-    return TC_OK;
-}
-
-static inline void perf_waiter_reset(perf_waiter_t *w)
-{
-    w->iter     = 0;
-    w->start_ns = 0;
-}
-
-static tc_status_t perf_put(ucp_ep_h ep, const void *buf, size_t len, uint64_t raddr,
-                            ucp_rkey_h rkey)
-{
-    ucp_request_param_t param;
-    ucs_status_ptr_t sp;
-
-    param.op_attr_mask = 0;
-    sp = ucp_put_nbx(ep, buf, len, raddr, rkey, &param);
-    if (sp == NULL) {
-        return TC_OK;
-    }
-    if (UCS_PTR_IS_ERR(sp)) {
-        tc_error("put: %s", ucs_status_string(UCS_PTR_STATUS(sp)));
-        return TC_ERR_PEER_FAILED;
-    }
-    ucp_request_free(sp);
-    return TC_OK;
 }
 
 /* ------------------------------------------------------------------ jams */
@@ -296,15 +220,10 @@ static tc_status_t perf_jam_rate(perf_run_t *run, uint32_t payload, perf_result_
  * receiver polls each slot's last byte. Latency: ping-pong. Rate: the same
  * credit scheme as the mailbox (consumed count put back every slots/4). */
 
-static inline uint8_t perf_put_mark(uint64_t i)
-{
-    return (uint8_t)(i % 255u) + 1u; /* never 0: 0 means "not landed" */
-}
-
 static tc_status_t perf_put_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
     uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
-    uint32_t frame = tc_frame_size_for(payload);
+    uint32_t frame = run->ref_frame;
     tc_status_t status = TC_OK;
     volatile uint8_t *mine;
     perf_waiter_t waiter;
@@ -421,7 +340,7 @@ static tc_status_t perf_put_stream(perf_run_t *run, uint32_t frame, uint64_t fir
 
 static tc_status_t perf_put_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
-    uint32_t frame = tc_frame_size_for(payload);
+    uint32_t frame = run->ref_frame;
     tc_harness_peer_raw_t raw;
     tc_status_t status;
     uint64_t t0, t1;
@@ -566,7 +485,7 @@ static tc_status_t perf_am_wait(perf_run_t *run, const tc_harness_peer_raw_t *ra
 static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
     uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
-    uint32_t frame = tc_frame_size_for(payload);
+    uint32_t frame = run->ref_frame;
     volatile int inflight = 0;
     tc_status_t status;
     perf_waiter_t waiter;
@@ -647,7 +566,7 @@ static tc_status_t perf_am_stream(perf_run_t *run, const tc_harness_peer_raw_t *
 
 static tc_status_t perf_am_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
-    uint32_t frame = tc_frame_size_for(payload);
+    uint32_t frame = run->ref_frame;
     perf_waiter_t waiter;
     tc_harness_peer_raw_t raw;
     tc_status_t status;
@@ -682,6 +601,10 @@ const perf_test_t perf_tests[] = {
     {"jam_rate", PERF_SHAPE_STREAM,   1, "jam message rate, until the last credit returns", perf_jam_rate},
     {"put_lat",  PERF_SHAPE_PINGPONG, 0, "raw ucp_put of the frame size, polling its last byte", perf_put_lat},
     {"put_rate", PERF_SHAPE_STREAM,   0, "raw ucp_put stream into a ring, same credit scheme", perf_put_rate},
+    {"put_read_lat",  PERF_SHAPE_PINGPONG, 0, "ucp_put of the frame; the receiver reads every line, then answers", perf_put_read_lat},
+    {"put_read_rate", PERF_SHAPE_STREAM,   0, "ucp_put stream; the receiver reads every line of each frame", perf_put_read_rate},
+    {"floor_lat",  PERF_SHAPE_PINGPONG, 0, "no UCX call: stores into the peer's mapped ring, receiver reads every line", perf_floor_lat},
+    {"floor_rate", PERF_SHAPE_STREAM,   0, "floor_lat's stores as a stream, credits stored back", perf_floor_rate},
     {"am_lat",   PERF_SHAPE_PINGPONG, 0, "ucp_am_send_nbx ping-pong of the frame size", perf_am_lat},
     {"am_rate",  PERF_SHAPE_STREAM,   0, "ucp_am_send_nbx stream, final AM as the last credit", perf_am_rate},
 };

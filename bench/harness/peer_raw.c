@@ -6,6 +6,8 @@
 
 void tc_harness_peer_raw(const tc_peer_t *peer, tc_harness_peer_raw_t *raw_p)
 {
+    void *ring, *consumed;
+
     raw_p->ucp_worker       = peer->ctx->worker;
     raw_p->ucp_ep           = peer->ep;
     raw_p->ucp_rkey         = peer->rkey;
@@ -17,4 +19,12 @@ void tc_harness_peer_raw(const tc_peer_t *peer, tc_harness_peer_raw_t *raw_p)
     raw_p->local_consumed   = &peer->ctrl->raw_consumed;
     raw_p->local_slots      = peer->rx_slots;
     raw_p->local_slot_size  = peer->rx_slot_size;
+    if (ucp_rkey_ptr(peer->rkey, raw_p->remote_ring, &ring) != UCS_OK) {
+        ring = NULL;
+    }
+    if (ucp_rkey_ptr(peer->rkey, raw_p->remote_consumed, &consumed) != UCS_OK) {
+        consumed = NULL;
+    }
+    raw_p->remote_ring_ptr     = ((ring != NULL) && (consumed != NULL)) ? ring : NULL;
+    raw_p->remote_consumed_ptr = (raw_p->remote_ring_ptr != NULL) ? consumed : NULL;
 }

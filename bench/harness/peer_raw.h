@@ -22,6 +22,10 @@ typedef struct tc_harness_peer_raw {
     char              *local_ring;        /* our raw ring, written by the peer */
     volatile uint64_t *local_consumed;    /* our raw credit word, written by the peer */
     uint32_t           local_slots, local_slot_size;
+    /* the peer's raw ring and credit word in our address space (ucp_rkey_ptr:
+     * same-host shared memory), NULL where the transport maps nothing */
+    char              *remote_ring_ptr;
+    volatile uint64_t *remote_consumed_ptr;
 } tc_harness_peer_raw_t;
 
 void tc_harness_peer_raw(const tc_peer_t *peer, tc_harness_peer_raw_t *raw_p);

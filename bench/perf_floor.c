@@ -1,0 +1,272 @@
+/*
+ * References that read what arrived (tc-perf put_read_*, floor_*): a real
+ * receiver pulls every line of a frame from the sender's cache, which
+ * put_lat's receiver (one byte of a reused buffer) never does.
+ *
+ *   put_read  ucp_put_nbx of the frame; the receiver polls its last word,
+ *             then reads every line before it answers or returns credits;
+ *   floor     no UCX call on the data path: the sender stores the frame into
+ *             the peer's raw ring mapped with ucp_rkey_ptr (data, release,
+ *             last word), the receiver polls and reads every line, credits
+ *             go back the same way. What the hardware needs to move a frame
+ *             between two cores; refused where nothing is mapped (tcp, a NIC).
+ *
+ * Both run on the connection and frame sizes of the jam rows they stand
+ * beside (lib/: none of this is the library's data path).
+ */
+#include "perf.h"
+#include "perf_waiter.h"
+#include "harness/peer_raw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PERF_WORD 8u
+#define PERF_LINE 64u
+
+typedef enum {
+    PERF_VIA_PUT,  /* ucp_put_nbx */
+    PERF_VIA_STORE /* the CPU's stores through the mapped segment */
+} perf_via_t;
+
+/* What the receiver reads keeps the loads from being optimised away. */
+static volatile uint64_t perf_floor_sink;
+
+/* Both sides must agree whether the floor can run (each maps the other's
+ * ring); NULL when it can, else why not (in run->refused). */
+static const char *perf_floor_refusal(perf_run_t *run, const tc_harness_peer_raw_t *raw,
+                                      const char *test)
+{
+    uint8_t mine = (raw->remote_ring_ptr != NULL), *theirs = NULL;
+    size_t len = 0;
+    int both;
+
+    if (tc_boot_exchange(run->boot, &mine, 1, (void **)&theirs, &len) != TC_OK) {
+        snprintf(run->refused, sizeof(run->refused), "%s: the bootstrap failed", test);
+        return run->refused;
+    }
+    both = mine && (len == 1) && *theirs;
+    free(theirs);
+    if (both) {
+        return NULL;
+    }
+    snprintf(run->refused, sizeof(run->refused),
+             "%s: unsupported: the transport (%s) does not map the peer's memory "
+             "(ucp_rkey_ptr), so nothing can store into it without a UCX call", test,
+             tc_peer_transports(run->peer));
+    return run->refused;
+}
+
+/* One frame of frame bytes from src into the peer's raw ring at off, its
+ * last word the mark. */
+static inline tc_status_t perf_ref_deliver(const tc_harness_peer_raw_t *raw, perf_via_t via,
+                                           char *src, uint32_t frame, uint64_t off,
+                                           uint64_t mark)
+{
+    char *dst;
+
+    memcpy(src + frame - PERF_WORD, &mark, sizeof(mark));
+    if (via == PERF_VIA_PUT) {
+        return perf_put(raw->ucp_ep, src, frame, raw->remote_ring + off, raw->ucp_rkey);
+    }
+    dst = raw->remote_ring_ptr + off;
+    memcpy(dst, src, frame - PERF_WORD);
+    /* the data is visible before the mark (x86 TSO; aarch64 stlr) */
+    __atomic_store_n((uint64_t *)(void *)(dst + frame - PERF_WORD), mark, __ATOMIC_RELEASE);
+    return TC_OK;
+}
+
+/* Wait until the slot's last word is the mark, then read every line. */
+static inline tc_status_t perf_ref_arrive(perf_waiter_t *w, const tc_harness_peer_raw_t *raw,
+                                          const char *slot, uint32_t frame, uint64_t mark,
+                                          const char *what)
+{
+    const uint64_t *last = (const uint64_t *)(const void *)(slot + frame - PERF_WORD);
+    tc_status_t status;
+    uint64_t sum = 0;
+    uint32_t off;
+
+    perf_waiter_reset(w);
+    while (__atomic_load_n(last, __ATOMIC_ACQUIRE) != mark) {
+        status = perf_waiter_spin(w, raw->ucp_worker, what);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    /* independent loads: the core asks for all the lines at once */
+    for (off = 0; off + PERF_LINE < frame; off += PERF_LINE) {
+        sum += *(const volatile uint64_t *)(const void *)(slot + off);
+    }
+    perf_floor_sink += sum;
+    return TC_OK;
+}
+
+/* Give the peer our consumed count: a put of a word, or a store. */
+static inline tc_status_t perf_ref_credit(perf_run_t *run, const tc_harness_peer_raw_t *raw,
+                                          perf_via_t via, uint64_t credit)
+{
+    if (via == PERF_VIA_STORE) {
+        __atomic_store_n(raw->remote_consumed_ptr, credit, __ATOMIC_RELEASE);
+        return TC_OK;
+    }
+    /* a static source would be rewritten before a slow put reads it;
+     * credits are monotonic, so reading a newer value is harmless */
+    *(uint64_t *)(void *)run->src = credit;
+    return perf_put(raw->ucp_ep, run->src, sizeof(uint64_t), raw->remote_consumed, raw->ucp_rkey);
+}
+
+/* Each side starts from an empty raw ring and credit word (what earlier
+ * tests left there is not a mark of this one). */
+static tc_status_t perf_ref_begin(perf_run_t *run, tc_harness_peer_raw_t *raw)
+{
+    tc_harness_peer_raw(run->peer, raw);
+    memset(raw->local_ring, 0, (size_t)raw->local_slots * raw->local_slot_size);
+    *raw->local_consumed = 0;
+    return tc_boot_barrier(run->boot);
+}
+
+static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t *r,
+                                perf_via_t via, const char *test)
+{
+    uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
+    uint32_t frame = run->ref_frame;
+    tc_harness_peer_raw_t raw;
+    perf_waiter_t waiter;
+    tc_status_t status;
+
+    status = perf_ref_begin(run, &raw);
+    if ((status == TC_OK) && (via == PERF_VIA_STORE) &&
+        (perf_floor_refusal(run, &raw, test) != NULL)) {
+        return TC_ERR_UNSUPPORTED;
+    }
+    perf_waiter_init(&waiter, run);
+    start = tc_clock_ticks();
+    for (i = 0; (i < total) && (status == TC_OK); ++i) {
+        if (run->initiator && (i == run->opts->warmup)) {
+            start = tc_clock_ticks();
+        }
+        t0 = tc_clock_ticks();
+        if (run->initiator) {
+            status = perf_ref_deliver(&raw, via, run->src, frame, 0, i + 1);
+        }
+        if (status == TC_OK) {
+            status = perf_ref_arrive(&waiter, &raw, raw.local_ring, frame, i + 1, test);
+        }
+        if ((status == TC_OK) && !run->initiator) {
+            status = perf_ref_deliver(&raw, via, run->src, frame, 0, i + 1);
+        }
+        t1 = tc_clock_ticks();
+        if (run->initiator && (i >= run->opts->warmup)) {
+            tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
+        }
+    }
+    t1 = tc_clock_ticks();
+    if ((status != TC_OK) || !run->initiator) {
+        return status;
+    }
+    perf_finish(run, r, payload, frame, t1 - start, 1);
+    return TC_OK;
+}
+
+/* A windowed stream into the raw ring with the mailbox's credit scheme
+ * (the consumed count back every slots/4); marks are message numbers, so
+ * no lap of a slot looks like another. */
+static tc_status_t perf_ref_stream(perf_run_t *run, const tc_harness_peer_raw_t *raw,
+                                   perf_via_t via, uint32_t frame, uint64_t first,
+                                   uint64_t count, int measure, const char *test)
+{
+    uint64_t window = run->opts->window, i, tw, now, reported = first, batch;
+    tc_status_t status = TC_OK;
+    perf_waiter_t waiter;
+
+    perf_waiter_init(&waiter, run);
+    if (run->initiator) {
+        tw = tc_clock_ticks();
+        for (i = first; (i < first + count) && (status == TC_OK); ++i) {
+            uint32_t slot = (uint32_t)(i & (raw->remote_slots - 1));
+            perf_waiter_reset(&waiter);
+            while ((status == TC_OK) && (i - *raw->local_consumed >= raw->remote_slots)) {
+                status = perf_waiter_spin(&waiter, raw->ucp_worker, "credits");
+            }
+            if (status == TC_OK) {
+                status = perf_ref_deliver(raw, via, run->src + (size_t)slot * frame, frame,
+                                          (uint64_t)slot * raw->remote_slot_size, i + 1);
+            }
+            if (measure && (((i - first + 1) % window) == 0)) {
+                now = tc_clock_ticks();
+                tc_hist_record(run->hist, perf_elapsed_ns(run, tw, now) / window);
+                tw = now;
+            }
+        }
+        perf_waiter_reset(&waiter);
+        while ((status == TC_OK) && (*raw->local_consumed != first + count)) {
+            status = perf_waiter_spin(&waiter, raw->ucp_worker, "the last credits");
+        }
+        return status;
+    }
+
+    batch = (raw->local_slots >= 4) ? raw->local_slots / 4 : 1;
+    for (i = first; (i < first + count) && (status == TC_OK); ++i) {
+        const char *slot = raw->local_ring +
+                           (size_t)(i & (raw->local_slots - 1)) * raw->local_slot_size;
+        status = perf_ref_arrive(&waiter, raw, slot, frame, i + 1, test);
+        if ((status == TC_OK) && ((i + 1 - reported >= batch) || (i + 1 == first + count))) {
+            reported = i + 1;
+            status   = perf_ref_credit(run, raw, via, reported);
+        }
+    }
+    return status;
+}
+
+static tc_status_t perf_ref_rate(perf_run_t *run, uint32_t payload, perf_result_t *r,
+                                 perf_via_t via, const char *test)
+{
+    uint32_t frame = run->ref_frame;
+    tc_harness_peer_raw_t raw;
+    tc_status_t status;
+    uint64_t t0, t1;
+
+    status = perf_ref_begin(run, &raw);
+    if ((status == TC_OK) && (via == PERF_VIA_STORE) &&
+        (perf_floor_refusal(run, &raw, test) != NULL)) {
+        return TC_ERR_UNSUPPORTED;
+    }
+    if (status == TC_OK) {
+        status = perf_ref_stream(run, &raw, via, frame, 0, run->opts->warmup, 0, test);
+    }
+    if (status == TC_OK) {
+        status = tc_boot_barrier(run->boot);
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    t0     = tc_clock_ticks();
+    status = perf_ref_stream(run, &raw, via, frame, run->opts->warmup, run->opts->iters, 1, test);
+    t1     = tc_clock_ticks();
+    if ((status != TC_OK) || !run->initiator) {
+        return status;
+    }
+    perf_finish(run, r, payload, frame, t1 - t0, 0);
+    return TC_OK;
+}
+
+tc_status_t perf_put_read_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    return perf_ref_lat(run, payload, r, PERF_VIA_PUT, "put_read_lat");
+}
+
+tc_status_t perf_put_read_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    return perf_ref_rate(run, payload, r, PERF_VIA_PUT, "put_read_rate");
+}
+
+tc_status_t perf_floor_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    return perf_ref_lat(run, payload, r, PERF_VIA_STORE, "floor_lat");
+}
+
+tc_status_t perf_floor_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    return perf_ref_rate(run, payload, r, PERF_VIA_STORE, "floor_rate");
+}
