@@ -68,7 +68,8 @@ static void perf_usage(FILE *out)
             "  -l          loopback: both sides in one process, two pinned threads\n"
             "  -S SLOTS    mailbox ring slots, a power of two (default 64)\n"
             "  -z BYTES    slot size, a multiple of 64 (default: fits the largest size)\n"
-            "  --signal M  fenced (default), ordered or single-put\n"
+            "  --signal M  auto (default: store where the peer's mailbox is mapped, else\n"
+            "              fenced), store, fenced, ordered or single-put (docs/ARCHITECTURE.md)\n"
             "  -F MODE     frames: fixed (default) or variable\n"
             "  --progress M  worker progress in wait loops: auto (default), on, off\n"
             "  -T MS       timeout: longest silence from the peer (default 10000)\n"
@@ -168,6 +169,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     opts->warmup   = 10000;
     opts->slots    = 64;
     opts->window   = 64;
+    opts->signal   = TC_SIGNAL_AUTO;
     opts->n_modes  = 1;
     opts->modes[0] = TC_MODE_LOCAL;
     opts->n_waits  = 1;
@@ -235,7 +237,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             break;
         case 3:
             rc = tc_tool_opt_name(&perf_tool, &tc_names_signal, TC_TOOL_NAMES_ALL, optarg,
-                                  "bad signalling mode '%s' (fenced, ordered, single-put)",
+                                  "bad signalling mode '%s' (auto, store, fenced, ordered, single-put)",
                                   &opts->signal);
             break;
         case 'F':

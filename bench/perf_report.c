@@ -92,7 +92,7 @@ static void perf_list(const perf_run_t *run, int sizes, char *buf, size_t len)
 void perf_print_header(const perf_run_t *run)
 {
     const perf_opts_t *o = run->opts;
-    char cpu[256], topo[256], cores[64], host[128];
+    char cpu[256], topo[256], cores[64], host[128], sig[32];
     const char *why;
     int prog = tc_peer_progress_needed(run->peer, &why);
 
@@ -108,9 +108,10 @@ void perf_print_header(const perf_run_t *run)
     printf("| cores      %-20s  peer %-52.52s |\n", cores, tc_peer_name(run->peer));
     printf("| transports %-20s  progress %s (%s)%*s|\n", tc_peer_transports(run->peer),
            prog ? "on" : "off", why, (int)(46 - strlen(why) > 0 ? 46 - strlen(why) : 1), "");
-    printf("| signalling %-10s frames %-8s  slots %-5u x %-8u B  jam %-20s |\n",
-           tc_signal_str((tc_signal_mode_t)o->signal), tc_frames_str((tc_frame_mode_t)o->frames),
-           o->slots, o->slot_size, o->jam);
+    snprintf(sig, sizeof(sig), "%s%s", tc_signal_str(tc_peer_signal(run->peer)),
+             (o->signal == TC_SIGNAL_AUTO) ? " (auto)" : "");
+    printf("| signalling %-14s frames %-8s slots %-5u x %-7u B  jam %-17.17s |\n", sig,
+           tc_frames_str((tc_frame_mode_t)o->frames), o->slots, o->slot_size, o->jam);
     printf("| iterations %-12llu warm-up %-10llu clock %-8s (%.4f ns/tick)%*s|\n",
            (unsigned long long)o->iters, (unsigned long long)o->warmup, run->clock.source,
            run->clock.ns_per_tick, 12, "");
@@ -325,7 +326,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
                 r->lat.p9999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
                 perf_tail_spread(r), r->rate_mps, r->bw_mbs,
-                tc_signal_str((tc_signal_mode_t)run->opts->signal), tc_peer_transports(run->peer),
+                tc_signal_str(tc_peer_signal(run->peer)), tc_peer_transports(run->peer),
                 r->code_bytes, r->got_slots, r->wait, r->cpu_ns_per_msg, r->polls_per_msg,
                 perf_opt_num(c0, r->cycles_per_msg), tc_cycles_source(run->cycles), r->place,
                 run->opts->sw_prefetch ? "on" : "off", perf_stress_name(run),
@@ -431,10 +432,12 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     fprintf(f, ",\n  \"progress\": %s,\n  \"progress_why\": ",
             tc_peer_progress_needed(run->peer, &why) ? "true" : "false");
     perf_json_str(f, why);
-    fprintf(f, ",\n  \"signalling\": \"%s\",\n  \"frames\": \"%s\",\n  \"progress_mode\": \"%s\","
+    fprintf(f, ",\n  \"signalling\": \"%s\",\n  \"signalling_asked\": \"%s\","
+               "\n  \"frames\": \"%s\",\n  \"progress_mode\": \"%s\","
                "\n  \"wx\": %s,\n  \"exec\": \"%s\",\n  \"in_place\": %s,"
                "\n  \"git_rev\": \"%s\",\n  \"cflags\": ",
-            tc_signal_str((tc_signal_mode_t)o->signal), tc_frames_str((tc_frame_mode_t)o->frames),
+            tc_signal_str(tc_peer_signal(run->peer)), tc_signal_str((tc_signal_mode_t)o->signal),
+            tc_frames_str((tc_frame_mode_t)o->frames),
             tc_progress_str((tc_progress_mode_t)o->progress), o->wx ? "true" : "false",
             tc_exec_str((tc_exec_policy_t)o->exec),
             o->in_place ? "true" : "false", TC_GIT_REV);

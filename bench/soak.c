@@ -52,7 +52,7 @@ static void soak_usage(FILE *out)
             "usage: tc-soak [options]\n"
             "  -n COUNT    jams to stream (default 10000000)\n"
             "  -S SLOTS    ring slots, a power of two (default 64)\n"
-            "  --signal M  signalling: fenced (default), ordered, single-put\n"
+            "  --signal M  signalling: auto (default), store, fenced, ordered, single-put\n"
             "  -m MODE     jam invocation: local (default), injected, cached\n"
             "  -c A,B      cores of the sender and the receiver (default 0,1)\n"
             "  -T MS       longest silence before giving up (default 10000)\n"
@@ -77,6 +77,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
     memset(o, 0, sizeof(*o));
     o->count      = 10000000;
     o->slots      = 64;
+    o->signal     = TC_SIGNAL_AUTO;
     o->timeout_ms = 10000;
     o->cpu[0]     = 0;
     o->cpu[1]     = 1;
@@ -95,7 +96,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
             break;
         case 2:
             rc = tc_tool_opt_name(&soak_tool, &tc_names_signal, TC_TOOL_NAMES_ALL, optarg,
-                                  "bad signalling mode '%s' (fenced, ordered, single-put)", &v);
+                                  "bad signalling mode '%s' (auto, store, fenced, ordered, single-put)", &v);
             if (rc == 0) {
                 o->signal = (tc_signal_mode_t)v;
             }

@@ -12,7 +12,7 @@ void tc_context_params_init(tc_context_params_t *params)
     memset(params, 0, sizeof(*params));
     params->slots      = 64;
     params->slot_size  = 65536;
-    params->signal     = TC_SIGNAL_FENCED;
+    params->signal     = TC_SIGNAL_AUTO;
     params->frames     = TC_FRAMES_FIXED;
     params->progress   = TC_PROGRESS_AUTO;
     params->timeout_ms = 10000;

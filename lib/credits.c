@@ -13,9 +13,15 @@ tc_status_t tc_credits_return(tc_peer_t *peer)
 {
     tc_status_t status;
 
-    *peer->credit_src = peer->rx_seq;
-    status = tc_peer_put(peer, peer->credit_src, sizeof(uint64_t),
-                         peer->remote_base + offsetof(tc_mbox_ctrl_t, consumed));
+    if (peer->signal == TC_SIGNAL_STORE) {
+        /* the frames go by stores: so does the credit word (one aligned store) */
+        __atomic_store_n(peer->remote_consumed_ptr, (uint64_t)peer->rx_seq, __ATOMIC_RELEASE);
+        status = TC_OK;
+    } else {
+        *peer->credit_src = peer->rx_seq;
+        status = tc_peer_put(peer, peer->credit_src, sizeof(uint64_t),
+                             peer->remote_base + offsetof(tc_mbox_ctrl_t, consumed));
+    }
     if (status == TC_OK) {
         peer->rx_reported = peer->rx_seq;
         peer->stats.credit_puts++;

@@ -21,7 +21,8 @@ TC_NAMES_TABLE(tc_names_place, "placement",
                [TC_PLACE_DRAM] = "dram");
 TC_NAMES_TABLE(tc_names_signal, "signalling mode",
                [TC_SIGNAL_FENCED] = "fenced", [TC_SIGNAL_SINGLE_PUT] = "single-put",
-               [TC_SIGNAL_ORDERED] = "ordered");
+               [TC_SIGNAL_ORDERED] = "ordered", [TC_SIGNAL_STORE] = "store",
+               [TC_SIGNAL_AUTO] = "auto");
 TC_NAMES_TABLE(tc_names_frames, "frame mode",
                [TC_FRAMES_FIXED] = "fixed", [TC_FRAMES_VARIABLE] = "variable");
 TC_NAMES_TABLE(tc_names_exec, "exec policy",

@@ -94,6 +94,11 @@ int tc_peer_progress_needed(const tc_peer_t *peer, const char **why_p)
     return peer->progress;
 }
 
+tc_signal_mode_t tc_peer_signal(const tc_peer_t *peer)
+{
+    return peer->signal;
+}
+
 const char *tc_peer_transports(const tc_peer_t *peer)
 {
     return peer->transports;

@@ -223,6 +223,9 @@ struct tc_peer {
 
     /* the peer's mailbox */
     char             *remote_ring_ptr; /* ucp_rkey_ptr mapping, NULL if none */
+    uint64_t         *remote_consumed_ptr; /* its ctrl line's credit word, mapped */
+    tc_signal_mode_t  signal;          /* how our frames are signalled: resolved at
+                                        * connect (never AUTO) */
     uint64_t          remote_raw;
     ucp_mem_h         tx_memh;
 

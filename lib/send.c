@@ -89,6 +89,10 @@ static tc_status_t tc_deliver_place(tc_peer_t *peer, const char *frame, uint32_t
     return TC_OK;
 }
 
+/* Signalling store: no UCX call. The frame is written through the mapped
+ * slot by plain stores and the signal word last with release order (x86-64
+ * TSO keeps stores in order anyway; aarch64 makes it an stlr), so a
+ * receiver that sees the signal sees the frame. */
 static tc_status_t tc_deliver_store(tc_peer_t *peer, const char *frame, uint32_t size,
                                     uint64_t raddr)
 {
@@ -97,18 +101,41 @@ static tc_status_t tc_deliver_store(tc_peer_t *peer, const char *frame, uint32_t
 
     memcpy(dst, frame, size - TC_FRAME_SIG_SIZE);
     memcpy(&sig, frame + size - TC_FRAME_SIG_SIZE, sizeof(sig));
-    __atomic_store_n((uint64_t *)(void *)(dst + size - TC_FRAME_SIG_SIZE), sig, __ATOMIC_RELEASE);
+    __atomic_store_n((uint64_t *)(void *)(dst + size - TC_FRAME_SIG_SIZE), sig,
+                     __ATOMIC_RELEASE);
+    return TC_OK;
+}
+
+tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
+{
+    int mapped = (peer->remote_ring_ptr != NULL) && (peer->remote_consumed_ptr != NULL);
+
+    if ((unsigned)asked > TC_SIGNAL_AUTO) {
+        tc_error("%s: unknown signalling mode %d", peer->name, (int)asked);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if ((asked == TC_SIGNAL_STORE) && !mapped) {
+        tc_error("%s: signalling store: unsupported: the transport (%s) does not map the "
+                 "peer's mailbox into this process (ucp_rkey_ptr); use fenced or ordered",
+                 peer->name, peer->transports);
+        return TC_ERR_UNSUPPORTED;
+    }
+    peer->signal = (asked != TC_SIGNAL_AUTO) ? asked :
+                   mapped                    ? TC_SIGNAL_STORE :
+                                               TC_SIGNAL_FENCED;
     return TC_OK;
 }
 
 void tc_send_select(tc_peer_t *peer)
 {
-    if (getenv("TC_PROTO_STORE") && peer->remote_ring_ptr) { peer->deliver = tc_deliver_store; return; }
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
         return;
     }
-    switch (peer->ctx->params.signal) {
+    switch (peer->signal) {
+    case TC_SIGNAL_STORE:
+        peer->deliver = tc_deliver_store;
+        break;
     case TC_SIGNAL_SINGLE_PUT:
         peer->deliver = tc_deliver_single;
         break;

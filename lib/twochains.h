@@ -233,12 +233,18 @@ typedef enum {
     TC_SIGNAL_FENCED     = 0, /* data put, ucp_worker_fence, signal put: any transport */
     TC_SIGNAL_SINGLE_PUT = 1, /* one put: only where a put's bytes land in address
                                * order (RDMA NICs writing a frame front to back) */
-    TC_SIGNAL_ORDERED    = 2  /* data put, signal put, no fence: only where two puts
+    TC_SIGNAL_ORDERED    = 2, /* data put, signal put, no fence: only where two puts
                                * land in issue order (shared memory on x86-64 TSO,
                                * one RC lane); saves the fence's store-buffer drain */
+    TC_SIGNAL_STORE      = 3, /* no UCX call per frame: the sending CPU stores the frame
+                               * into the peer's mailbox mapped with ucp_rkey_ptr (data,
+                               * then the signal with release order); same-host shared
+                               * memory only, refused at connect elsewhere */
+    TC_SIGNAL_AUTO       = 4  /* the default: store where the transport maps the peer's
+                               * mailbox, else fenced (tc_peer_signal says which) */
 } tc_signal_mode_t;
 
-const char *tc_signal_str(tc_signal_mode_t signal);   /* fenced, single-put, ordered */
+const char *tc_signal_str(tc_signal_mode_t signal);   /* fenced, single-put, ordered, store, auto */
 tc_status_t tc_signal_parse(const char *name, tc_signal_mode_t *signal_p);
 
 typedef enum {
@@ -510,6 +516,9 @@ const char *tc_peer_name(const tc_peer_t *peer);
 int         tc_peer_progress_needed(const tc_peer_t *peer, const char **why_p);
 /* The transports UCX picked for this endpoint, e.g. "posix/memory". */
 const char *tc_peer_transports(const tc_peer_t *peer);
+/* How this side's frames to the peer are signalled (never TC_SIGNAL_AUTO:
+ * what AUTO resolved to at connect). */
+tc_signal_mode_t tc_peer_signal(const tc_peer_t *peer);
 tc_status_t tc_peer_check_alive(tc_peer_t *peer);
 /* Hand back consumed slots and a pending reply now, and push out what waits
  * in the worker: the last thing a receiver does before it stops polling. */

@@ -251,8 +251,11 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
     }
     /* Direct placement needs the peer's ring in our address space; only
      * shared-memory transports can give it (tc_peer_set_placement says). */
-    if (ucp_rkey_ptr(peer->rkey, peer->remote_ring, (void **)&peer->remote_ring_ptr) != UCS_OK) {
-        peer->remote_ring_ptr = NULL;
+    if ((ucp_rkey_ptr(peer->rkey, peer->remote_ring, (void **)&peer->remote_ring_ptr) != UCS_OK) ||
+        (ucp_rkey_ptr(peer->rkey, peer->remote_base + offsetof(tc_mbox_ctrl_t, consumed),
+                      (void **)&peer->remote_consumed_ptr) != UCS_OK)) {
+        peer->remote_ring_ptr     = NULL;
+        peer->remote_consumed_ptr = NULL;
     }
 
     status = tc_mbox_mem_alloc(peer,
@@ -351,6 +354,11 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_pa
     }
     tc_peer_detect_transports(peer);
     tc_peer_wait_ops_init(peer);
+    status = tc_send_resolve_signal(peer, peer->ctx->params.signal);
+    if (status != TC_OK) {
+        tc_peer_destroy(peer);
+        return status;
+    }
     tc_send_select(peer);
 
     /* Both endpoints exist before either side puts. */
