@@ -156,9 +156,9 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
 static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t count,
                                    int measure)
 {
-    uint64_t window = run->opts->window, i, tw = 0, now;
-    tc_peer_stats_t stats;
+    uint64_t window = run->opts->window, i, tw = 0, now, got;
     tc_status_t status;
+    unsigned n;
 
     if (run->initiator) {
         tw = tc_clock_ticks();
@@ -176,14 +176,13 @@ static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t c
         return tc_peer_drain(run->peer); /* until the last credit returns */
     }
 
-    tc_peer_stats(run->peer, &stats);
-    count += stats.rx_frames + stats.rx_rejected;
-    while (stats.rx_frames + stats.rx_rejected < count) {
-        status = tc_peer_wait(run->peer, NULL);
+    /* frames run or rejected, as tc_peer_wait counts them (no stats copy
+     * per wakeup on the measured path) */
+    for (got = 0; got < count; got += n) {
+        status = tc_peer_wait(run->peer, &n);
         if (status != TC_OK) {
             return status;
         }
-        tc_peer_stats(run->peer, &stats);
     }
     return tc_peer_flush(run->peer);
 }

@@ -212,10 +212,12 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
     }
     offsets.frame_size = size;
 
-    tc_frame_write_hdr(frame, &offsets, &layout, TC_KIND_LOCAL,
+    /* the template is written here and copied out, never read back from
+     * the frame (which may be in the peer's memory) */
+    tc_frame_write_hdr(&peer->tx_tmpl, &offsets, &layout, TC_KIND_LOCAL,
                        (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
                        jam->pkg_id, jam->element, peer->tx_seq);
-    memcpy(&peer->tx_tmpl, frame, sizeof(peer->tx_tmpl));
+    memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
     peer->tx_tmpl_elem  = jam->elem;
     peer->tx_tmpl_len   = (uint32_t)packed;
     peer->tx_tmpl_flags = flags;

@@ -149,9 +149,10 @@ typedef struct tc_peer_wire {
     /* followed by worker address, then packed rkey */
 } tc_peer_wire_t;
 
-/* How a sealed frame reaches the peer's slot at raddr (lib/send.c picks one
- * at connect: signalling x placement). */
-typedef tc_status_t (*tc_deliver_fn)(tc_peer_t *peer, const char *frame, uint32_t size,
+/* How frame tx_seq, laid out in tx_ring, gets its signal and reaches the
+ * peer's slot at raddr (lib/send.c picks one at connect: signalling x
+ * placement). */
+typedef tc_status_t (*tc_deliver_fn)(tc_peer_t *peer, char *frame, uint32_t size,
                                      uint64_t raddr);
 
 struct tc_peer {

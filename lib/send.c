@@ -37,22 +37,33 @@ tc_status_t tc_peer_ring(tc_peer_t *peer)
 }
 
 /* -------------------------------------------------- delivery, chosen at connect
- * How a sealed frame of size bytes reaches the peer's slot at raddr: one
+ * How a frame of size bytes laid out in tx_ring gets its signal and reaches
+ * the peer's slot at raddr: one
  * variant per signalling mode and one for direct placement, picked once by
  * tc_send_select (not re-decided per frame). */
 
+/* The signal of frame tx_seq into the last word of a staged frame. */
+static inline void tc_send_seal(const tc_peer_t *peer, char *frame, uint32_t size)
+{
+    *(uint64_t *)(void *)(frame + size - TC_FRAME_SIG_SIZE) = tc_frame_sig(peer->tx_seq);
+}
+
 /* One put: only where a put's bytes land front to back. */
-static tc_status_t tc_deliver_single(tc_peer_t *peer, const char *frame, uint32_t size,
+static tc_status_t tc_deliver_single(tc_peer_t *peer, char *frame, uint32_t size,
                                      uint64_t raddr)
 {
+    tc_send_seal(peer, frame, size);
     return tc_peer_put(peer, frame, size, raddr);
 }
 
 /* Data, then SIG: only where two puts land in issue order. */
-static tc_status_t tc_deliver_ordered(tc_peer_t *peer, const char *frame, uint32_t size,
+static tc_status_t tc_deliver_ordered(tc_peer_t *peer, char *frame, uint32_t size,
                                       uint64_t raddr)
 {
-    tc_status_t status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
+    tc_status_t status;
+
+    tc_send_seal(peer, frame, size);
+    status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
 
     if (TC_LIKELY(status == TC_OK)) {
         status = tc_peer_put(peer, frame + size - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
@@ -62,11 +73,14 @@ static tc_status_t tc_deliver_ordered(tc_peer_t *peer, const char *frame, uint32
 }
 
 /* Data, fence, SIG: any transport. */
-static tc_status_t tc_deliver_fenced(tc_peer_t *peer, const char *frame, uint32_t size,
+static tc_status_t tc_deliver_fenced(tc_peer_t *peer, char *frame, uint32_t size,
                                      uint64_t raddr)
 {
-    tc_status_t status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
+    tc_status_t status;
     ucs_status_t ucs;
+
+    tc_send_seal(peer, frame, size);
+    status = tc_peer_put(peer, frame, size - TC_FRAME_SIG_SIZE, raddr);
 
     if (TC_UNLIKELY(status != TC_OK)) {
         return status;
@@ -81,28 +95,31 @@ static tc_status_t tc_deliver_fenced(tc_peer_t *peer, const char *frame, uint32_
 }
 
 /* Placement llc or dram: the sending CPU writes the peer's mapped slot. */
-static tc_status_t tc_deliver_place(tc_peer_t *peer, const char *frame, uint32_t size,
+static tc_status_t tc_deliver_place(tc_peer_t *peer, char *frame, uint32_t size,
                                     uint64_t raddr)
 {
+    tc_send_seal(peer, frame, size);
     tc_place_frame(peer->place, peer->remote_ring_ptr + (raddr - peer->remote_ring), frame,
                    size);
     return TC_OK;
 }
 
-/* Signalling store: no UCX call. The frame is written through the mapped
- * slot by plain stores and the signal word last with release order (x86-64
- * TSO keeps stores in order anyway; aarch64 makes it an stlr), so a
- * receiver that sees the signal sees the frame. */
-static tc_status_t tc_deliver_store(tc_peer_t *peer, const char *frame, uint32_t size,
+/* Signalling store: no UCX call. The staged frame is copied into the
+ * peer's mapped slot in one burst and the signal word stored last with
+ * release order (x86-64 TSO keeps stores in order anyway; aarch64 makes it
+ * an stlr), so a receiver that sees the signal sees the frame. Packing
+ * straight into the mapped slot was measured and lost: the receiver polls
+ * that very line, and a frame written piecemeal (payload, header, stamps)
+ * gives its loads time to take the line back between the stores (jam_rate
+ * 8 B -20%, injected jam_lat +20%; results/.../floor/README.md). */
+static tc_status_t tc_deliver_store(tc_peer_t *peer, char *frame, uint32_t size,
                                     uint64_t raddr)
 {
     char *dst = peer->remote_ring_ptr + (raddr - peer->remote_ring);
-    uint64_t sig;
 
     memcpy(dst, frame, size - TC_FRAME_SIG_SIZE);
-    memcpy(&sig, frame + size - TC_FRAME_SIG_SIZE, sizeof(sig));
-    __atomic_store_n((uint64_t *)(void *)(dst + size - TC_FRAME_SIG_SIZE), sig,
-                     __ATOMIC_RELEASE);
+    __atomic_store_n((uint64_t *)(void *)(dst + size - TC_FRAME_SIG_SIZE),
+                     tc_frame_sig(peer->tx_seq), __ATOMIC_RELEASE);
     return TC_OK;
 }
 
@@ -155,8 +172,17 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
     tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
     uint64_t raddr = peer->remote_ring +
                      (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+    /* read once (the deliverers and the stats use these, not the frame) */
+    uint32_t size = hdr->frame_size;
+    uint8_t kind  = hdr->kind;
     tc_status_t status;
 
+    if (TC_UNLIKELY((size < TC_FRAME_MIN_SIZE) || (size > peer->tx_slot_size) ||
+                    (size % TC_FRAME_ALIGN))) {
+        tc_error("%s: a %u-byte frame does not fit the peer's %u-byte slots", peer->name,
+                 size, peer->tx_slot_size);
+        return TC_ERR_PROTOCOL;
+    }
     hdr->ack          = peer->rx_seq;
     peer->rx_reported = peer->rx_seq;
     if (peer->ran_has) {
@@ -164,8 +190,7 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
         hdr->ret     = peer->ran_ret;
         hdr->ret_seq = peer->ran_seq;
     }
-    tc_frame_seal(frame);
-    status = peer->deliver(peer, frame, hdr->frame_size, raddr);
+    status = peer->deliver(peer, frame, size, raddr);
     if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
         status = tc_peer_ring(peer);
     }
@@ -174,8 +199,8 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
     }
     peer->tx_seq++;
     peer->stats.tx_frames++;
-    peer->stats.tx_jams += (hdr->kind == TC_KIND_LOCAL) || (hdr->kind == TC_KIND_INJECTED) ||
-                           (hdr->kind == TC_KIND_CACHED);
+    peer->stats.tx_jams += (kind == TC_KIND_LOCAL) || (kind == TC_KIND_INJECTED) ||
+                           (kind == TC_KIND_CACHED);
     return TC_OK;
 }
 
@@ -195,6 +220,7 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
             return status;
         }
     }
+    /* the caller's bytes as they are (no seal): staged, put, fenced, signal put */
     staging = tc_peer_tx_frame(peer);
     memcpy(staging, frame, len);
     status = tc_peer_put(peer, staging, len - TC_FRAME_SIG_SIZE, raddr);

@@ -51,7 +51,7 @@ static void test_tables_complete(void **state)
     assert_int_equal(tc_names_wait.count, TC_WAIT_ADAPTIVE + 1);
     assert_int_equal(tc_names_mode.count, TC_MODE_CACHED + 1);
     assert_int_equal(tc_names_place.count, TC_PLACE_DRAM + 1);
-    assert_int_equal(tc_names_signal.count, TC_SIGNAL_ORDERED + 1);
+    assert_int_equal(tc_names_signal.count, TC_SIGNAL_AUTO + 1);
     assert_int_equal(tc_names_frames.count, TC_FRAMES_VARIABLE + 1);
     assert_int_equal(tc_names_exec.count, TC_EXEC_LOCAL_ONLY + 1);
     assert_int_equal(tc_names_progress.count, TC_PROGRESS_NEVER + 1);
@@ -78,6 +78,8 @@ static void test_public_names(void **state)
     assert_string_equal(tc_signal_str(TC_SIGNAL_FENCED), "fenced");
     assert_string_equal(tc_signal_str(TC_SIGNAL_SINGLE_PUT), "single-put");
     assert_string_equal(tc_signal_str(TC_SIGNAL_ORDERED), "ordered");
+    assert_string_equal(tc_signal_str(TC_SIGNAL_STORE), "store");
+    assert_string_equal(tc_signal_str(TC_SIGNAL_AUTO), "auto");
     assert_string_equal(tc_frames_str(TC_FRAMES_FIXED), "fixed");
     assert_string_equal(tc_frames_str(TC_FRAMES_VARIABLE), "variable");
     assert_string_equal(tc_exec_str(TC_EXEC_ALLOWLIST), "allowlist");
@@ -90,7 +92,7 @@ static void test_public_names(void **state)
 
     assert_string_equal(tc_wait_str((tc_wait_t)99), "unknown");
     assert_string_equal(tc_mode_str((tc_mode_t)-1), "unknown");
-    assert_string_equal(tc_signal_str((tc_signal_mode_t)3), "unknown");
+    assert_string_equal(tc_signal_str((tc_signal_mode_t)5), "unknown");
     assert_string_equal(tc_frames_str((tc_frame_mode_t)2), "unknown");
     assert_string_equal(tc_exec_str((tc_exec_policy_t)3), "unknown");
     assert_string_equal(tc_progress_str((tc_progress_mode_t)3), "unknown");

@@ -1,8 +1,9 @@
 /*
  * Signalling over a loopback pair: how the receiver sees a frame land.
- * Variable frames (wait on MAG, read the size, wait on SIG), single-put
- * signalling, and a stale signal word written again late, which must not
- * run a consumed slot twice.
+ * Variable frames (wait on MAG, read the size, wait on SIG), every
+ * signalling mode (exactly once, in order), store refused where nothing is
+ * mapped, and a stale signal word written again late, which must not run a
+ * consumed slot twice.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 
 #include "twochains.h"
 #include "bench_state.h"
+#include "runtime.h"
 
 #include "loop_pair.h"
 #include "raw_frame.h"
@@ -86,6 +88,88 @@ static void test_single_put_signalling(void **unused)
     pair_close(&pair);
 }
 
+/* Every signalling mode, with fixed and variable frames, delivers each
+ * frame exactly once and in order (the seq jam counts both), answers
+ * included; auto resolves to store where the peer's mailbox is mapped. */
+static void test_signal_modes(void **unused)
+{
+    static const tc_signal_mode_t modes[] = {TC_SIGNAL_FENCED, TC_SIGNAL_ORDERED,
+                                             TC_SIGNAL_SINGLE_PUT, TC_SIGNAL_STORE,
+                                             TC_SIGNAL_AUTO};
+    const uint64_t n = test_quick() ? 2000 : 20000;
+    tc_context_params_t params;
+    tc_signal_mode_t expect;
+    unsigned m, frames, i;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)unused;
+    for (m = 0; m < sizeof(modes) / sizeof(modes[0]); ++m) {
+        for (frames = TC_FRAMES_FIXED; frames <= TC_FRAMES_VARIABLE; ++frames) {
+            pair_params(&params, 8);
+            params.signal = modes[m];
+            params.frames = (tc_frame_mode_t)frames;
+            pair_open(&pair, &params);
+            for (i = 0; i < 2; ++i) {
+                const tc_peer_t *peer = pair.s[i].peer;
+                expect = (modes[m] != TC_SIGNAL_AUTO) ? modes[m] :
+                         (peer->remote_ring_ptr != NULL) ? TC_SIGNAL_STORE : TC_SIGNAL_FENCED;
+                assert_int_equal(tc_peer_signal(peer), expect);
+            }
+            if (frames == TC_FRAMES_FIXED) {
+                pair_set_frames(&pair, sizeof(uint64_t));
+            }
+            jam = jam_of(&pair.s[1], "seq");
+            send_and_drain(&pair, &jam, n, NULL, NULL);
+            assert_int_equal(state_of(&pair.s[0])->seq_errors, 0);
+            assert_int_equal(state_of(&pair.s[0])->seq_next, n);
+            /* and back: the answer of a call rides the same mode */
+            jam = jam_of(&pair.s[1], "server_sum");
+            {
+                int32_t v[2] = {40, 2};
+                assert_int_equal(call_served(&pair, 1, &jam, v, sizeof(v), TC_MODE_LOCAL), 42);
+            }
+            pair_close(&pair);
+        }
+    }
+}
+
+/* Over tcp nothing is mapped: store is refused at connect, by name, on
+ * both sides, and auto falls back to fenced. */
+static void test_store_refused_unmapped(void **unused)
+{
+    const char *saved = getenv("UCX_TLS");
+    char *keep = (saved != NULL) ? strdup(saved) : NULL;
+    tc_context_params_t params;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    setenv("UCX_TLS", "tcp", 1);
+    pair_params(&params, 8);
+    params.signal = TC_SIGNAL_STORE;
+    pair_start(&pair, &params, NULL, NULL);
+    for (i = 0; i < 2; ++i) {
+        assert_int_equal(pair.s[i].status, TC_ERR_UNSUPPORTED);
+        assert_null(pair.s[i].peer);
+    }
+    pair_close(&pair);
+
+    params.signal = TC_SIGNAL_AUTO;
+    pair_open(&pair, &params);
+    for (i = 0; i < 2; ++i) {
+        assert_null(pair.s[i].peer->remote_ring_ptr);
+        assert_int_equal(tc_peer_signal(pair.s[i].peer), TC_SIGNAL_FENCED);
+    }
+    pair_close(&pair);
+    if (keep != NULL) {
+        setenv("UCX_TLS", keep, 1);
+        free(keep);
+    } else {
+        unsetenv("UCX_TLS");
+    }
+}
+
 /* A slot left behind by a consumed frame is never taken for a new one, even
  * if its signal word is written again late (a transport may store a tail
  * twice): the receiver waits for a different signal. */
@@ -130,6 +214,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_variable_frames),
         cmocka_unit_test(test_single_put_signalling),
+        cmocka_unit_test(test_signal_modes),
+        cmocka_unit_test(test_store_refused_unmapped),
         cmocka_unit_test(test_stale_signal_not_rerun),
     };
     test_filter_from_env();
