@@ -141,7 +141,8 @@ static inline volatile uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint6
 
 
 /* Has the next frame (or something to reject) landed? The wait loop's only
- * work per iteration, so it stays a couple of loads. */
+ * work per iteration, so it stays a couple of loads: the signal word and,
+ * for frames over one line, the header's line (see below). */
 static inline int tc_peer_rx_peek(const tc_peer_t *peer)
 {
     uint32_t idx     = peer->rx_seq & (peer->rx_slots - 1);
@@ -149,6 +150,11 @@ static inline int tc_peer_rx_peek(const tc_peer_t *peer)
     uint64_t seen;
 
     if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
+        if (peer->rx_frame_size > TC_FRAME_ALIGN) {
+            /* the header line too: its miss overlaps the signal's, so a
+             * frame over one line costs one transfer in series, not two */
+            (void)*(const volatile uint64_t *)(const void *)slot;
+        }
         seen = *tc_frame_sig_ptr((char *)slot, peer->rx_frame_size);
         return tc_peer_sig_new(peer, idx, seen);
     }
