@@ -16,6 +16,46 @@ awk -F, 'NR > 1 { if (!($7 > 0 && $7 <= $8 && $8 <= $9 && $9 <= $10 && $10 <= $1
 python3 -c "import json,sys; d=json.load(open('$TMP/r.json')); assert len(d['results']) == 12; assert d['ucx_version']; assert d['transports']" \
     || fail "json"
 grep -q "jam_lat" "$TMP/out" || fail "no table"
+# references that read every line (put_read_*, floor_*) run at the frame
+# sizes of the jam rows beside them, one per distinct size; every jam row
+# carries its ratio to both, and the JSON names the reference each used
+"$TC_PERF" -l -m local,injected -t jam_lat,floor_lat,put_read_lat,jam_rate,floor_rate,put_read_rate \
+    -s 8,1024 -n 2000 -w 100 --csv "$TMP/f.csv" --json "$TMP/f.json" >"$TMP/out" 2>"$TMP/err" \
+    || fail "tc-perf floor: $(cat "$TMP/err")"
+grep -q "^ratios" "$TMP/out" || fail "no ratios block in the table"
+python3 - "$TMP/f.csv" "$TMP/f.json" <<'PY' || fail "floor rows: $(cat "$TMP/f.csv")"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+meta = json.load(open(sys.argv[2]))
+assert meta["signalling"] == "store" and meta["signalling_asked"] == "auto", meta["signalling"]
+jams = [r for r in rows if r["test"].startswith("jam_")]
+assert len(jams) == 8, len(jams)
+for ref in ("floor_lat", "put_read_lat", "floor_rate", "put_read_rate"):
+    sizes = sorted(int(r["frame_bytes"]) for r in rows if r["test"] == ref)
+    want = sorted({int(r["frame_bytes"]) for r in jams})
+    assert sizes == want, (ref, sizes, want)
+for r in jams:
+    lat = r["test"] == "jam_lat"
+    col = "p50_us" if lat else "rate_mps"
+    for name, ref in (("floor_ratio", "floor"), ("put_read_ratio", "put_read")):
+        t = ref + ("_lat" if lat else "_rate")
+        (x,) = [q for q in rows if q["test"] == t and q["frame_bytes"] == r["frame_bytes"]]
+        want = float(r[col]) / float(x[col])
+        assert abs(float(r[name]) - want) <= 0.01 * want + 1e-3, (r, name, want)
+for r in rows:
+    if not r["test"].startswith("jam_"):
+        assert r["floor_ratio"] == r["put_read_ratio"] == "", r
+for j in meta["results"]:
+    if j["test"].startswith("jam_"):
+        lat = j["test"] == "jam_lat"
+        assert j["floor_ratio"]["reference"] == ("floor_lat" if lat else "floor_rate"), j
+        assert j["put_read_ratio"]["reference"] == ("put_read_lat" if lat else "put_read_rate"), j
+        assert j["floor_ratio"]["metric"] == ("p50_us" if lat else "rate_mps"), j
+        assert j["floor_ratio"]["value"] > 0 and j["put_read_ratio"]["value"] > 0, j
+    else:
+        assert "floor_ratio" not in j, j
+PY
+
 # wait strategies in one invocation, each delivering every frame
 "$TC_PERF" -l -W poll,pause,event,adaptive -t jam_lat,jam_rate -s 64 -n 3000 -w 100 \
     --csv "$TMP/w.csv" >"$TMP/out" 2>"$TMP/err" || fail "tc-perf -W: $(cat "$TMP/err")"
