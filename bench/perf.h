@@ -107,6 +107,8 @@ typedef struct perf_result {
      * reference row in this run */
     double            floor_ratio, put_read_ratio;
     const char       *floor_ref, *put_read_ref; /* the reference rows' tests */
+    const char       *frame_of;     /* reference rows: the jam mode whose frame size they
+                                     * move (the first of the run's modes with it); "" else */
 } perf_result_t;
 
 /* One side of a run. */

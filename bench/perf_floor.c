@@ -71,7 +71,10 @@ static inline tc_status_t perf_ref_deliver(const tc_harness_peer_raw_t *raw, per
         return perf_put(raw->ucp_ep, src, frame, raw->remote_ring + off, raw->ucp_rkey);
     }
     dst = raw->remote_ring_ptr + off;
-    memcpy(dst, src, frame - PERF_WORD);
+    /* the library's store signalling copies the same way (whole lines,
+     * then the last line's data: no unaligned stores straddling lines) */
+    memcpy(dst, src, frame - PERF_LINE);
+    memcpy(dst + frame - PERF_LINE, src + frame - PERF_LINE, PERF_LINE - PERF_WORD);
     /* the data is visible before the mark (x86 TSO; aarch64 stlr) */
     __atomic_store_n((uint64_t *)(void *)(dst + frame - PERF_WORD), mark, __ATOMIC_RELEASE);
     return TC_OK;

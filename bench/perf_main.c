@@ -726,6 +726,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
                 memset(r, 0, sizeof(*r));
                 r->test  = test->name;
                 r->mode  = test->uses_jam ? tc_mode_str(run.mode) : "raw";
+                r->frame_of = test->uses_jam ? "" : tc_mode_str(run.mode);
                 r->wait  = tc_wait_str(wait);
                 r->place = tc_place_str(place);
                 if (test->uses_jam && (run.mode != TC_MODE_LOCAL)) {

@@ -314,13 +314,13 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                "signal,transports,code_bytes,got_slots,wait,cpu_ns_per_msg,polls_per_msg,"
                "cycles,cycles_source,placement,sw_prefetch,stress,peer_cpu_ns_per_msg,"
                "peer_polls_per_msg,peer_cycles,instructions,ref_cycles,gap_us,floor_ratio,"
-               "put_read_ratio\n");
+               "put_read_ratio,frame_of\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
         char c0[32], c1[32], c2[32], c3[32], c4[32], c5[32];
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
-                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu,%s,%s\n",
+                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu,%s,%s,%s\n",
                 r->test, t->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                 r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
@@ -334,7 +334,8 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                 perf_opt_num(c1, r->peer_cycles_per_msg), perf_opt_num(c2, r->instr_per_msg),
                 perf_opt_num(c3, r->ref_cycles_per_msg),
                 (unsigned long long)(strcmp(r->test, "jam_lat") ? 0 : run->opts->gap_ns / 1000),
-                perf_ratio_num(c4, r->floor_ratio), perf_ratio_num(c5, r->put_read_ratio));
+                perf_ratio_num(c4, r->floor_ratio), perf_ratio_num(c5, r->put_read_ratio),
+                r->frame_of);
     }
     if (fclose(f) != 0) {
         tc_error("cannot write %s: %m", path);
@@ -382,7 +383,8 @@ static const char *perf_json_ratios(char *buf, size_t len, const perf_result_t *
     char a[32], b[32];
 
     if (r->floor_ref == NULL) {
-        return "";
+        snprintf(buf, len, ", \"frame_of\": \"%s\"", r->frame_of);
+        return buf;
     }
     snprintf(buf, len,
              ", \"floor_ratio\": {\"value\": %s, \"reference\": \"%s\", \"metric\": \"%s\"}"
