@@ -212,6 +212,10 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     uint32_t resize = 0;
     char reason[160];
 
+    if (hdr->kind == TC_KIND_INJECTED) {
+        /* its code and GOT lines are checked next: ask for them all at once */
+        tc_peer_prefetch_frame(peer, frame);
+    }
     expect.slot_size   = peer->rx_slot_size;
     expect.frame_size  = (peer->frames == TC_FRAMES_FIXED) ? peer->rx_frame_size : 0;
     expect.seq         = peer->rx_seq;
