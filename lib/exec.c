@@ -265,6 +265,14 @@ const char *tc_exec_injected(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_
     return (*run_p != NULL) ? NULL : "no executable memory for the receiver's copy";
 }
 
+tc_jam_run_fn tc_exec_injected_again(tc_peer_t *peer, tc_inj_t *inj, const uint8_t *image)
+{
+    if (!inj->rx_resolved || (tc_exec_check_image(peer, inj, image, 1) != NULL)) {
+        return NULL;
+    }
+    return inj->own_run;
+}
+
 const char *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
                           const uint8_t *code)
 {

@@ -136,6 +136,8 @@ static inline volatile uint64_t *tc_frame_sig_ptr(void *frame, uint32_t frame_si
     return (volatile uint64_t *)((char *)frame + frame_size - TC_FRAME_SIG_SIZE);
 }
 
+/* The offsets of layout in a frame of at most max_size bytes; on failure
+ * (TC_ERR_OUT_OF_RANGE) *offsets_p is unspecified. */
 tc_status_t tc_frame_layout(const tc_frame_layout_t *layout, uint32_t max_size,
                             tc_frame_offsets_t *offsets_p);
 
@@ -164,21 +166,31 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdr, const void *frame,
                                   const tc_frame_expect_t *expect, char *reason,
                                   size_t reason_len);
 
-/* The common case in a handful of compares: a fixed-size LOCAL or CACHED
- * frame (kind) with no ARGS or code, the expected sequence number and its
- * signal. Anything else goes through tc_frame_validate_hdr, which also
- * names what is wrong. */
-static inline int tc_frame_fast(const tc_frame_hdr_t *hdr, uint8_t kind, uint32_t fixed_size,
-                                uint32_t seq, uint64_t sig)
+/* The common case in a handful of compares: a fixed-size frame of kind with
+ * no ARGS, the sections a jam of this layout has (got_count GOT slots,
+ * code_len code bytes, the payload at payload_off), the expected sequence
+ * number and its signal. Anything else goes through tc_frame_validate_hdr,
+ * which also names what is wrong. */
+static inline int tc_frame_fast_layout(const tc_frame_hdr_t *hdr, uint8_t kind,
+                                       uint32_t fixed_size, uint32_t seq, uint64_t sig,
+                                       uint16_t got_count, uint16_t code_len,
+                                       uint16_t payload_off)
 {
     return (hdr->mag == TC_FRAME_MAG) && (hdr->seq == seq) &&
            (hdr->frame_size == fixed_size) && (sig == tc_frame_sig(seq)) &&
            (hdr->kind == kind) && !(hdr->flags & ~TC_FRAME_F_KNOWN) &&
            !(hdr->flags & TC_FRAME_F_CACHE) &&
            (hdr->version == TC_PROTO_VERSION) && (hdr->args_len == 0) &&
-           (hdr->got_count == 0) && (hdr->code_len == 0) &&
-           (hdr->payload_off == TC_FRAME_HDR_SIZE) &&
-           ((uint64_t)hdr->payload_len + TC_FRAME_HDR_SIZE + TC_FRAME_SIG_SIZE <= fixed_size);
+           (hdr->got_count == got_count) && (hdr->code_len == code_len) &&
+           (hdr->payload_off == payload_off) &&
+           ((uint64_t)hdr->payload_len + payload_off + TC_FRAME_SIG_SIZE <= fixed_size);
+}
+
+/* A LOCAL or CACHED frame: no GOT, no code, the payload behind the header. */
+static inline int tc_frame_fast(const tc_frame_hdr_t *hdr, uint8_t kind, uint32_t fixed_size,
+                                uint32_t seq, uint64_t sig)
+{
+    return tc_frame_fast_layout(hdr, kind, fixed_size, seq, sig, 0, 0, TC_FRAME_HDR_SIZE);
 }
 
 const char *tc_frame_kind_str(uint8_t kind);

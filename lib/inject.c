@@ -127,6 +127,15 @@ int64_t tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj)
 
 /* ------------------------------------------------------ frame sizes of a jam */
 
+void tc_jam_layout_into(const tc_blob_t *blob, tc_mode_t mode, tc_frame_layout_t *layout)
+{
+    layout->args_len    = 0;
+    layout->got_count   = (mode == TC_MODE_INJECTED) ? blob->hdr->got_count : 0;
+    layout->code_len    = (mode == TC_MODE_INJECTED) ?
+                              blob->hdr->image_size - blob->hdr->code_offset : 0;
+    layout->payload_len = 0;
+}
+
 tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode,
                                        uint32_t payload_len)
 {

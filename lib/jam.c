@@ -25,7 +25,8 @@ void tc_peer_forget_code(tc_peer_t *peer)
     for (i = 0; i < peer->n_inj; ++i) {
         peer->inj[i].cache_run = NULL;
     }
-    peer->disp_cached = NULL;
+    peer->disp_cached   = NULL;
+    peer->disp_injected = NULL;
 }
 
 int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
@@ -251,19 +252,22 @@ static tc_status_t tc_jam_send_sync(tc_peer_t *peer, const tc_jam_t *jam, tc_mod
 }
 
 /* Pack the payload behind the sections of mode into the staging slot and
- * lay the frame out: TC_OK and its offsets, or why not (logged). */
+ * lay the frame out: TC_OK and its layout and offsets, or why not (logged).
+ * Both are filled in place, field by field: a struct copied whole through
+ * the stack after a narrower store of one field fails store forwarding, and
+ * the load then waits for every older store to drain - the previous
+ * frame's stores into the peer's slot among them (injected jam_rate -2x). */
 static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const tc_blob_t *blob,
                                     tc_mode_t mode, const void *src, size_t len, char *frame,
-                                    tc_frame_layout_t *layout_p, tc_frame_offsets_t *off_p)
+                                    tc_frame_layout_t *layout, tc_frame_offsets_t *off)
 {
-    tc_frame_layout_t layout = tc_jam_layout(blob, mode, 0);
-    tc_frame_offsets_t off;
     int64_t packed = -1;
     uint32_t cap = 0;
 
-    if (tc_frame_layout(&layout, peer->tx_slot_size, &off) == TC_OK) {
-        cap    = peer->tx_slot_size - off.payload_off - TC_FRAME_SIG_SIZE;
-        packed = jam->elem->pack(frame + off.payload_off, cap, src, len);
+    tc_jam_layout_into(blob, mode, layout);
+    if (tc_frame_layout(layout, peer->tx_slot_size, off) == TC_OK) {
+        cap    = peer->tx_slot_size - off->payload_off - TC_FRAME_SIG_SIZE;
+        packed = jam->elem->pack(frame + off->payload_off, cap, src, len);
     }
     if (TC_UNLIKELY(packed < 0)) {
         tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
@@ -272,21 +276,19 @@ static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const 
     }
     /* the sections in front do not move with the payload: only the size
      * follows (one layout per frame, not two) */
-    layout.payload_len = (uint32_t)packed;
-    off.frame_size     = ((uint64_t)packed <= cap) ?
-                             tc_peer_frame_size(peer, TC_ALIGN_UP(off.payload_off + (uint32_t)packed +
-                                                                      TC_FRAME_SIG_SIZE,
-                                                                  TC_FRAME_ALIGN)) :
-                             0;
-    if (TC_UNLIKELY(off.frame_size == 0)) {
+    layout->payload_len = (uint32_t)packed;
+    off->frame_size     = ((uint64_t)packed <= cap) ?
+                              tc_peer_frame_size(peer, TC_ALIGN_UP(off->payload_off + (uint32_t)packed +
+                                                                       TC_FRAME_SIG_SIZE,
+                                                                   TC_FRAME_ALIGN)) :
+                              0;
+    if (TC_UNLIKELY(off->frame_size == 0)) {
         tc_error("%s: jam '%s' %s with %zu payload bytes needs a %u-byte frame; slots are "
                  "%u bytes, fixed frames %u", peer->name, jam->elem->name, tc_mode_str(mode),
                  len, tc_jam_frame_size(jam, mode, (uint32_t)len), peer->tx_slot_size,
                  (peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : 0);
         return TC_ERR_OUT_OF_RANGE;
     }
-    *layout_p = layout;
-    *off_p    = off;
     return TC_OK;
 }
 

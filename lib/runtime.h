@@ -225,6 +225,11 @@ struct tc_peer {
     /* the peer's mailbox */
     char             *remote_ring_ptr; /* ucp_rkey_ptr mapping, NULL if none */
     uint64_t         *remote_consumed_ptr; /* its ctrl line's credit word, mapped */
+    /* the last injected jam run under the allow-list, and where its
+     * frames' sections are: the next frame of it takes the fast path */
+    struct tc_inj    *disp_injected;
+    uint16_t          disp_inj_got_off;
+    uint16_t          disp_inj_payload_off;
     tc_signal_mode_t  signal;          /* how our frames are signalled: resolved at
                                         * connect (never AUTO) */
     uint64_t          remote_raw;
@@ -296,6 +301,8 @@ void        tc_inj_cleanup(tc_peer_t *peer);
 int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
 /* The sections in front of a jam's payload in a frame of this mode. */
 tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode, uint32_t payload_len);
+/* The same, payload 0, filled in place (the send path). */
+void              tc_jam_layout_into(const tc_blob_t *blob, tc_mode_t mode, tc_frame_layout_t *layout);
 /* Receiver: a sync request (code: the CODE section, when asked to cache). */
 void        tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
                               const uint8_t *code);
@@ -318,6 +325,11 @@ const char   *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t
 /* A cached frame of inj: why not (policy), or NULL and what it runs in
  * *run_p (NULL: the receiver holds nothing, the sender must be told). */
 const char   *tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj, tc_jam_run_fn *run_p);
+/* The fast path's half of tc_exec_injected, for a frame of a jam that ran
+ * injected before under the allow-list (the header already checked by
+ * tc_frame_fast_layout): the receiver's own linked copy if the frame's GOTP
+ * and code are the ones it holds, else NULL (the validated path says why). */
+tc_jam_run_fn tc_exec_injected_again(tc_peer_t *peer, tc_inj_t *inj, const uint8_t *image);
 /* May the receiver take a namespace sync of inj at all? TC_SYNC_OK or the
  * refusal the sender hears (TC_SYNC_WRITABLE under W^X). */
 int64_t       tc_exec_sync_allowed(const tc_peer_t *peer, const tc_inj_t *inj);
