@@ -322,8 +322,13 @@ static tc_status_t tc_jam_send_code(tc_peer_t *peer, const tc_jam_t *jam, const 
                        jam->element, peer->tx_seq);
     if (mode == TC_MODE_INJECTED) {
         memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
-        memcpy(frame + off.code_off, inj->blob->image + inj->blob->hdr->code_offset,
-               layout.code_len);
+        /* the blob's code never changes: a staging slot that last sent this
+         * jam injected holds it already, where this layout puts it */
+        if (peer->tx_code_in[peer->tx_seq & (peer->tx_slots - 1)] != inj) {
+            memcpy(frame + off.code_off, inj->blob->image + inj->blob->hdr->code_offset,
+                   layout.code_len);
+        }
+        peer->tx_code_next = inj;
     }
     return tc_peer_send_frame(peer, frame);
 }

@@ -225,6 +225,11 @@ struct tc_peer {
     /* the peer's mailbox */
     char             *remote_ring_ptr; /* ucp_rkey_ptr mapping, NULL if none */
     uint64_t         *remote_consumed_ptr; /* its ctrl line's credit word, mapped */
+    /* per staging slot: the injected jam whose code it still holds from
+     * the last frame sent from it (NULL: something else); a stream of one
+     * jam then writes its code into staging once per slot, not per frame */
+    const struct tc_inj **tx_code_in;
+    const struct tc_inj  *tx_code_next; /* what the frame being sent leaves */
     /* the last injected jam run under the allow-list, and where its
      * frames' sections are: the next frame of it takes the fast path */
     struct tc_inj    *disp_injected;

@@ -267,8 +267,15 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
     }
     peer->credit_src = (uint64_t *)(peer->tx_ring +
                                     (size_t)peer->tx_slots * peer->tx_slot_size);
+    peer->tx_code_in = calloc(peer->tx_slots, sizeof(*peer->tx_code_in));
+    if (peer->tx_code_in == NULL) {
+        status = TC_ERR_NO_MEMORY;
+        goto err_unmap_tx;
+    }
     return TC_OK;
 
+err_unmap_tx:
+    ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
 err_destroy_rkey:
     ucp_rkey_destroy(peer->rkey);
 err_close_ep:
@@ -420,6 +427,7 @@ void tc_peer_destroy(tc_peer_t *peer)
     tc_ried_release(peer->ctx, peer);
     tc_exec_cleanup(peer);
     free(peer->ried_rx.buf);
+    free(peer->tx_code_in);
     free(peer);
 }
 
