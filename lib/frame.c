@@ -70,6 +70,7 @@ uint32_t tc_frame_size_for(uint32_t payload_len)
 tc_status_t tc_frame_layout(const tc_frame_layout_t *layout, uint32_t max_size,
                             tc_frame_offsets_t *offsets_p)
 {
+    tc_frame_offsets_t offsets;
     uint64_t size;
 
     if ((layout->args_len > UINT16_MAX) || (layout->got_count > UINT16_MAX) ||
@@ -77,14 +78,13 @@ tc_status_t tc_frame_layout(const tc_frame_layout_t *layout, uint32_t max_size,
         return TC_ERR_OUT_OF_RANGE;
     }
 
-    /* straight into the caller's offsets (on the send path: a local struct
-     * copied whole would be a wide load over narrow stores, which fails
-     * store forwarding and waits for the store buffer to drain) */
     size = tc_frame_offsets_calc(layout->args_len, layout->got_count,
-                                 layout->code_len, layout->payload_len, offsets_p);
-    if ((size > max_size) || (offsets_p->payload_off > UINT16_MAX)) {
+                                 layout->code_len, layout->payload_len, &offsets);
+    if ((size > max_size) || (offsets.payload_off > UINT16_MAX)) {
         return TC_ERR_OUT_OF_RANGE;
     }
+
+    *offsets_p = offsets;
     return TC_OK;
 }
 

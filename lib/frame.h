@@ -136,8 +136,8 @@ static inline volatile uint64_t *tc_frame_sig_ptr(void *frame, uint32_t frame_si
     return (volatile uint64_t *)((char *)frame + frame_size - TC_FRAME_SIG_SIZE);
 }
 
-/* The offsets of layout in a frame of at most max_size bytes; on failure
- * (TC_ERR_OUT_OF_RANGE) *offsets_p is unspecified. */
+/* The offsets of layout in a frame of at most max_size bytes; *offsets_p
+ * is written only on success. */
 tc_status_t tc_frame_layout(const tc_frame_layout_t *layout, uint32_t max_size,
                             tc_frame_offsets_t *offsets_p);
 
