@@ -176,16 +176,20 @@ static __attribute__((unused)) void *server_thread(void *arg)
 }
 
 /* One tc_jam_call from s[1] while a server thread serves s[0] until it has
- * seen `frames` frames in all (run or rejected); both must end TC_OK.
+ * seen `frames` more frames (run or rejected); both must end TC_OK.
  * Returns what the jam returned. */
 static __attribute__((unused)) int64_t call_served(pair_t *pair, uint64_t frames,
                                                    const tc_jam_t *jam, const void *src,
                                                    size_t len, tc_mode_t mode)
 {
     server_arg_t server = {&pair->s[0], frames, 0, TC_OK};
+    tc_peer_stats_t st;
     pthread_t thread;
     int64_t ret = 0;
 
+    /* frames more than the receiver has seen so far */
+    tc_peer_stats(pair->s[0].peer, &st);
+    server.frames += st.rx_frames + st.rx_rejected;
     assert_int_equal(pthread_create(&thread, NULL, server_thread, &server), 0);
     assert_int_equal(tc_jam_call(pair->s[1].peer, jam, src, len, TC_SEND_PARAMS(mode, 0), &ret),
                      TC_OK);

@@ -1,8 +1,9 @@
 /*
  * Injected and cached jams over a loopback pair: the same jam source runs
  * identically as Local Function, Injected Function and from the receiver's
- * code cache (with and without W^X), and a receiver that lost its cached
- * code recovers.
+ * code cache (with and without W^X), a receiver that lost its cached code
+ * recovers, and the fixed-frame fast path for injected frames runs what
+ * the validator would and defers to it on any difference.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -140,7 +141,7 @@ static void test_cache_loss(void **unused)
     assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, &n), TC_OK); /* hears it */
     assert_false(tc_jam_is_prepared(pair.s[1].peer, &jam, TC_MODE_CACHED));
     /* so far 2 ran and 1 was rejected: serve until one more */
-    assert_int_equal(call_served(&pair, 4, &jam, &v, sizeof(v), TC_MODE_CACHED), 15);
+    assert_int_equal(call_served(&pair, 1, &jam, &v, sizeof(v), TC_MODE_CACHED), 15);
     for (k = 0; k < 3; ++k) { /* and it stays cached */
         assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &v, sizeof(v), TC_SEND_PARAMS(TC_MODE_CACHED, 0)), TC_OK);
         assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
@@ -152,12 +153,122 @@ static void test_cache_loss(void **unused)
     pair_close(&pair);
 }
 
+/* Fixed frames, where injected frames of the last allow-listed jam take the
+ * fast path and a sender writes a jam's code into a staging slot once:
+ * injected frames of two jams interleaved with local and cached ones, in
+ * every payload size, all run exactly once with the right results; then a
+ * copy of a valid injected frame with one code byte changed is rejected
+ * (the fast path defers to the validator) and the next frame still runs. */
+static void test_injected_fast_path(void **unused)
+{
+    static const tc_mode_t modes[] = {TC_MODE_INJECTED, TC_MODE_INJECTED, TC_MODE_LOCAL,
+                                      TC_MODE_INJECTED, TC_MODE_CACHED};
+    const uint64_t n = test_quick() ? 600 : 6000;
+    tc_context_params_t params;
+    int32_t payload[64];
+    int64_t expect = 0, ret = 0;
+    tc_jam_t sum, noop;
+    tc_peer_stats_t rx;
+    pair_t pair;
+    uint64_t i;
+    uint32_t frame_size, len, fsize;
+    char frame[4096];
+    tc_frame_hdr_t *hdr;
+    unsigned k, done;
+
+    (void)unused;
+    for (k = 0; k < 64; ++k) {
+        payload[k] = (int32_t)(k * 31) - 900;
+    }
+    pair_params(&params, 8);
+    pair_open(&pair, &params);
+    sum  = jam_of(&pair.s[1], "server_sum");
+    noop = jam_of(&pair.s[1], "noop");
+    frame_size = tc_jam_frame_size(&sum, TC_MODE_INJECTED, sizeof(payload));
+    assert_true(frame_size >= tc_jam_prepare_size(&sum, TC_MODE_CACHED));
+    assert_true(frame_size >= tc_jam_frame_size(&noop, TC_MODE_INJECTED, 8));
+    assert_int_equal(tc_peer_set_frame_size(pair.s[0].peer, frame_size), TC_OK);
+    assert_int_equal(tc_peer_set_frame_size(pair.s[1].peer, frame_size), TC_OK);
+    assert_int_equal(call_served(&pair, 1, &sum, payload, 4, TC_MODE_CACHED), payload[0]);
+    expect = payload[0];
+    (void)call_served(&pair, 1, &noop, payload, 4, TC_MODE_INJECTED); /* noop: its length */
+
+    {
+        server_arg_t server = {&pair.s[0], 0, 0, TC_OK};
+        pthread_t thread;
+        tc_peer_stats(pair.s[0].peer, &rx);
+        server.frames = rx.rx_frames + rx.rx_rejected + n;
+        assert_int_equal(pthread_create(&thread, NULL, server_thread, &server), 0);
+        for (i = 0; i < n; ++i) {
+            tc_mode_t mode = modes[i % TC_ARRAY_SIZE(modes)];
+            len = (uint32_t)(((i * 7) % 64) + 1) * sizeof(int32_t);
+            if ((i % 11) == 5) {
+                assert_int_equal(tc_jam_send(pair.s[1].peer, &noop, payload, 8,
+                                             TC_SEND_PARAMS(TC_MODE_INJECTED, 0)), TC_OK);
+                continue;
+            }
+            for (k = 0; k < len / sizeof(int32_t); ++k) {
+                expect += payload[k];
+            }
+            assert_int_equal(tc_jam_send(pair.s[1].peer, &sum, payload, len,
+                                         TC_SEND_PARAMS(mode, 0)), TC_OK);
+        }
+        assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+        pthread_join(thread, NULL);
+        assert_int_equal(server.status, TC_OK);
+    }
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 0);
+    assert_int_equal(state_of(&pair.s[0])->sum, expect);
+
+    /* one more injected server_sum frame: the receiver takes it fast */
+    assert_int_equal(call_served(&pair, 1, &sum, payload, 8, TC_MODE_INJECTED),
+                     expect + payload[0] + payload[1]);
+    expect += payload[0] + payload[1];
+    assert_non_null(pair.s[0].peer->disp_injected);
+
+    /* the same frame again from the sender's staging, one code byte changed */
+    fsize = frame_size;
+    {
+        const tc_peer_t *tx = pair.s[1].peer;
+        memcpy(frame, tx->tx_ring + (size_t)((tx->tx_seq - 1) & (tx->tx_slots - 1)) * tx->tx_slot_size,
+               fsize);
+    }
+    hdr = (tc_frame_hdr_t *)frame;
+    assert_int_equal(hdr->kind, TC_KIND_INJECTED);
+    {
+        tc_frame_layout_t l = {0, hdr->got_count, hdr->code_len, hdr->payload_len};
+        tc_frame_offsets_t o;
+        assert_int_equal(tc_frame_layout(&l, fsize, &o), TC_OK);
+        frame[o.code_off + 4] ^= 0x40;
+    }
+    hdr->seq   = pair.s[1].peer->tx_seq;
+    hdr->flags = 0;
+    hdr->ack   = pair.s[1].peer->rx_seq;
+    *tc_frame_sig_ptr(frame, fsize) = tc_frame_sig(hdr->seq);
+    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, fsize), TC_OK);
+    for (done = 0; done == 0;) {
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &k), TC_OK);
+        done = k;
+    }
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 1);
+    assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), "code differs"));
+    assert_int_equal(state_of(&pair.s[0])->sum, expect);
+    /* and the stream goes on */
+    assert_int_equal(call_served(&pair, 1, &sum, payload, 4, TC_MODE_INJECTED),
+                     expect + payload[0]);
+    (void)ret;
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_modes_agree),
         cmocka_unit_test(test_modes_agree_wx),
         cmocka_unit_test(test_cache_loss),
+        cmocka_unit_test(test_injected_fast_path),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("inject", tests, NULL, NULL);
