@@ -2,9 +2,9 @@
 # How far every jam is from the hardware (issue "arrival at the hardware's
 # pace"): per jam, one tc-perf invocation, two processes pinned to cores 0
 # and 1, that runs jam_lat/jam_rate in every mode beside floor_*, put_read_*
-# and put_* at the same frame sizes, so each ratio comes from one run; then
-# ucx_perftest -t ucp_put_lat -s 64 on the same transport, right after.
-# Writes OUT/<jam>.csv, OUT/<jam>.json, OUT/ucx_perftest.txt and
+# and put_* at the same frame sizes, so each ratio comes from one run, each
+# invocation right after ucx_perftest -t ucp_put_lat -s 64 on the same cores.
+# Writes OUT/<jam>.csv, OUT/<jam>.json, OUT/ucx_perftest.<jam>.r<N>.txt and
 # OUT/tables.md (one table per payload size: p50 one-way and rate, each
 # with its ratio to floor_*, put_read_* and put_*).
 #
@@ -38,8 +38,25 @@ tmp=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$tmp"' EXIT
 tests=jam_lat,floor_lat,put_read_lat,put_lat,jam_rate,floor_rate,put_read_rate,put_rate
 
+# ucx_perftest -t ucp_put_lat -s 64 on the same cores and transport, right
+# before each tc-perf invocation (the host's speed drifts over minutes, so
+# each invocation gets its own transport reference)
+perftest() {
+    local port=$((20000 + RANDOM % 20000)) n=$(( iters < 1000000 ? iters : 1000000 ))
+    if ! command -v ucx_perftest >/dev/null 2>&1; then
+        echo "unsupported: ucx_perftest is not installed (Debian: ucx-utils)" >"$1"
+        return
+    fi
+    taskset -c 1 ucx_perftest -p "$port" >/dev/null 2>&1 &
+    sleep 0.5
+    taskset -c 0 ucx_perftest 127.0.0.1 -p "$port" -t ucp_put_lat -s 64 -n "$n" >"$1" 2>&1 \
+        || echo "bench-floor: ucx_perftest failed" >&2
+    wait || true
+}
+
 for r in $(seq "$rounds"); do
     for jam in ${jams//,/ }; do
+        perftest "$out/ucx_perftest.$jam.r$r.txt"
         port=$((20000 + RANDOM % 20000))
         "$perf" -p "$port" -c 1 -T 60000 -q >"$tmp/srv.log" 2>&1 &
         srv=$!
@@ -68,17 +85,5 @@ with open(sys.argv[1], "w", newline="") as f:
 PY
 done
 
-# the transport's own put latency tool, on the same cores, right after
-port=$((20000 + RANDOM % 20000))
-pt_iters=$(( iters < 1000000 ? iters : 1000000 ))
-if command -v ucx_perftest >/dev/null 2>&1; then
-    taskset -c 1 ucx_perftest -p "$port" >/dev/null 2>&1 &
-    sleep 0.5
-    taskset -c 0 ucx_perftest 127.0.0.1 -p "$port" -t ucp_put_lat -s 64 -n "$pt_iters" \
-        >"$out/ucx_perftest.txt" 2>&1 || echo "bench-floor: ucx_perftest failed" >&2
-    wait || true
-else
-    echo "unsupported: ucx_perftest is not installed (Debian: ucx-utils)" >"$out/ucx_perftest.txt"
-fi
 "$top/scripts/tc-floor-table" "$out" ${jams//,/ } >"$out/tables.md"
 echo "bench-floor: $out/tables.md" >&2
