@@ -256,7 +256,8 @@ static tc_status_t tc_jam_send_sync(tc_peer_t *peer, const tc_jam_t *jam, tc_mod
  * Both are filled in place, field by field: a struct copied whole through
  * the stack after a narrower store of one field fails store forwarding, and
  * the load then waits for every older store to drain - the previous
- * frame's stores into the peer's slot among them (injected jam_rate -2x). */
+ * frame's stores into the peer's slot among them (45% of the injected
+ * sender's time in one profile). */
 static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const tc_blob_t *blob,
                                     tc_mode_t mode, const void *src, size_t len, char *frame,
                                     tc_frame_layout_t *layout, tc_frame_offsets_t *off)
