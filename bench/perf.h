@@ -150,7 +150,9 @@ extern const perf_test_t perf_tests[];
 extern const unsigned    perf_n_tests;
 
 tc_status_t perf_am_setup(perf_run_t *run);
-/* bench/perf_floor.c: references that read every line of what arrived */
+/* bench/perf_refs.c: the raw references (put, put_read, floor) */
+tc_status_t perf_put_lat(perf_run_t *run, uint32_t payload, perf_result_t *r);
+tc_status_t perf_put_rate(perf_run_t *run, uint32_t payload, perf_result_t *r);
 tc_status_t perf_put_read_lat(perf_run_t *run, uint32_t payload, perf_result_t *r);
 tc_status_t perf_put_read_rate(perf_run_t *run, uint32_t payload, perf_result_t *r);
 tc_status_t perf_floor_lat(perf_run_t *run, uint32_t payload, perf_result_t *r);

@@ -1,6 +1,6 @@
 /*
  * What the reference tests share: the wait loop that gives up on a dead or
- * silent peer like the library does, a plain put, and the tail mark.
+ * silent peer like the library does, and a plain put.
  */
 #ifndef TC_PERF_WAITER_H
 #define TC_PERF_WAITER_H
@@ -13,11 +13,6 @@
 static inline uint64_t perf_elapsed_ns(const perf_run_t *run, uint64_t t0, uint64_t t1)
 {
     return (uint64_t)(tc_clock_ticks_to_ns(&run->clock, t1 - t0) + 0.5);
-}
-
-static inline uint8_t perf_put_mark(uint64_t i)
-{
-    return (uint8_t)(i % 255u) + 1u; /* never 0: 0 means "not landed" */
 }
 
 /* Wait loops of the reference tests: progress where the transport needs it

@@ -115,17 +115,8 @@ static tc_status_t tc_deliver_place(tc_peer_t *peer, char *frame, uint32_t size,
 static tc_status_t tc_deliver_store(tc_peer_t *peer, char *frame, uint32_t size,
                                     uint64_t raddr)
 {
-    char *dst = peer->remote_ring_ptr + (raddr - peer->remote_ring);
-
-    /* whole lines first, then the last line's data: a copy of size - 8
-     * bytes ends in overlapping unaligned vector stores that straddle lines
-     * (glibc, 257-512 B), each one more line the polling receiver can take
-     * back mid-frame (320-byte frames: jam_lat -35%) */
-    memcpy(dst, frame, size - TC_FRAME_ALIGN);
-    memcpy(dst + size - TC_FRAME_ALIGN, frame + size - TC_FRAME_ALIGN,
-           TC_FRAME_ALIGN - TC_FRAME_SIG_SIZE);
-    __atomic_store_n((uint64_t *)(void *)(dst + size - TC_FRAME_SIG_SIZE),
-                     tc_frame_sig(peer->tx_seq), __ATOMIC_RELEASE);
+    tc_place_store(peer->remote_ring_ptr + (raddr - peer->remote_ring), frame, size,
+                   tc_frame_sig(peer->tx_seq));
     return TC_OK;
 }
 

@@ -1,9 +1,10 @@
 /*
- * References that read what arrived (tc-perf put_read_*, floor_*): a real
- * receiver pulls every line of a frame from the sender's cache, which
- * put_lat's receiver (one byte of a reused buffer) never does.
+ * The raw references (tc-perf put_*, put_read_*, floor_*), one ping-pong and
+ * one stream loop for all three:
  *
- *   put_read  ucp_put_nbx of the frame; the receiver polls its last word,
+ *   put       ucp_put_nbx of the frame; the receiver polls its last word and
+ *             reads nothing else (what raw UCX costs);
+ *   put_read  the same put; the receiver polls its last word,
  *             then reads every line before it answers or returns credits;
  *   floor     no UCX call on the data path: the sender stores the frame into
  *             the peer's raw ring mapped with ucp_rkey_ptr (data, release,
@@ -11,12 +12,15 @@
  *             go back the same way. What the hardware needs to move a frame
  *             between two cores; refused where nothing is mapped (tcp, a NIC).
  *
- * Both run on the connection and frame sizes of the jam rows they stand
- * beside (lib/: none of this is the library's data path).
+ * A real receiver pulls every line of a frame from the sender's cache,
+ * which put's receiver never does. All run on the connection and frame
+ * sizes of the jam rows they stand beside; the floor copies with the
+ * library's own store (tc_place_store).
  */
 #include "perf.h"
 #include "perf_waiter.h"
 #include "harness/peer_raw.h"
+#include "place.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +33,16 @@ typedef enum {
     PERF_VIA_PUT,  /* ucp_put_nbx */
     PERF_VIA_STORE /* the CPU's stores through the mapped segment */
 } perf_via_t;
+
+/* One reference: how the frame moves, and whether the receiver reads it. */
+typedef struct perf_ref {
+    perf_via_t via;
+    int        read_all;
+} perf_ref_t;
+
+static const perf_ref_t perf_ref_put      = {PERF_VIA_PUT, 0};
+static const perf_ref_t perf_ref_put_read = {PERF_VIA_PUT, 1};
+static const perf_ref_t perf_ref_floor    = {PERF_VIA_STORE, 1};
 
 /* What the receiver reads keeps the loads from being optimised away. */
 static volatile uint64_t perf_floor_sink;
@@ -66,24 +80,20 @@ static inline tc_status_t perf_ref_deliver(const tc_harness_peer_raw_t *raw, per
 {
     char *dst;
 
-    memcpy(src + frame - PERF_WORD, &mark, sizeof(mark));
+    memcpy(src + frame - PERF_WORD, &mark, sizeof(mark)); /* the put's copy carries it */
     if (via == PERF_VIA_PUT) {
         return perf_put(raw->ucp_ep, src, frame, raw->remote_ring + off, raw->ucp_rkey);
     }
     dst = raw->remote_ring_ptr + off;
-    /* the library's store signalling copies the same way (whole lines,
-     * then the last line's data: no unaligned stores straddling lines) */
-    memcpy(dst, src, frame - PERF_LINE);
-    memcpy(dst + frame - PERF_LINE, src + frame - PERF_LINE, PERF_LINE - PERF_WORD);
-    /* the data is visible before the mark (x86 TSO; aarch64 stlr) */
-    __atomic_store_n((uint64_t *)(void *)(dst + frame - PERF_WORD), mark, __ATOMIC_RELEASE);
+    tc_place_store(dst, src, frame, mark);
     return TC_OK;
 }
 
-/* Wait until the slot's last word is the mark, then read every line. */
+/* Wait until the slot's last word is the mark, then (read_all) read every
+ * line. */
 static inline tc_status_t perf_ref_arrive(perf_waiter_t *w, const tc_harness_peer_raw_t *raw,
                                           const char *slot, uint32_t frame, uint64_t mark,
-                                          const char *what)
+                                          int read_all, const char *what)
 {
     const uint64_t *last = (const uint64_t *)(const void *)(slot + frame - PERF_WORD);
     tc_status_t status;
@@ -98,7 +108,7 @@ static inline tc_status_t perf_ref_arrive(perf_waiter_t *w, const tc_harness_pee
         }
     }
     /* independent loads: the core asks for all the lines at once */
-    for (off = 0; off + PERF_LINE < frame; off += PERF_LINE) {
+    for (off = 0; read_all && (off + PERF_LINE < frame); off += PERF_LINE) {
         sum += *(const volatile uint64_t *)(const void *)(slot + off);
     }
     perf_floor_sink += sum;
@@ -130,7 +140,7 @@ static tc_status_t perf_ref_begin(perf_run_t *run, tc_harness_peer_raw_t *raw)
 }
 
 static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t *r,
-                                perf_via_t via, const char *test)
+                                const perf_ref_t *ref, const char *test)
 {
     uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
     uint32_t frame = run->ref_frame;
@@ -139,7 +149,7 @@ static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t
     tc_status_t status;
 
     status = perf_ref_begin(run, &raw);
-    if ((status == TC_OK) && (via == PERF_VIA_STORE) &&
+    if ((status == TC_OK) && (ref->via == PERF_VIA_STORE) &&
         (perf_floor_refusal(run, &raw, test) != NULL)) {
         return TC_ERR_UNSUPPORTED;
     }
@@ -151,13 +161,14 @@ static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t
         }
         t0 = tc_clock_ticks();
         if (run->initiator) {
-            status = perf_ref_deliver(&raw, via, run->src, frame, 0, i + 1);
+            status = perf_ref_deliver(&raw, ref->via, run->src, frame, 0, i + 1);
         }
         if (status == TC_OK) {
-            status = perf_ref_arrive(&waiter, &raw, raw.local_ring, frame, i + 1, test);
+            status = perf_ref_arrive(&waiter, &raw, raw.local_ring, frame, i + 1, ref->read_all,
+                                     test);
         }
         if ((status == TC_OK) && !run->initiator) {
-            status = perf_ref_deliver(&raw, via, run->src, frame, 0, i + 1);
+            status = perf_ref_deliver(&raw, ref->via, run->src, frame, 0, i + 1);
         }
         t1 = tc_clock_ticks();
         if (run->initiator && (i >= run->opts->warmup)) {
@@ -176,7 +187,7 @@ static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t
  * (the consumed count back every slots/4); marks are message numbers, so
  * no lap of a slot looks like another. */
 static tc_status_t perf_ref_stream(perf_run_t *run, const tc_harness_peer_raw_t *raw,
-                                   perf_via_t via, uint32_t frame, uint64_t first,
+                                   const perf_ref_t *ref, uint32_t frame, uint64_t first,
                                    uint64_t count, int measure, const char *test)
 {
     uint64_t window = run->opts->window, i, tw, now, reported = first, batch;
@@ -193,7 +204,7 @@ static tc_status_t perf_ref_stream(perf_run_t *run, const tc_harness_peer_raw_t 
                 status = perf_waiter_spin(&waiter, raw->ucp_worker, "credits");
             }
             if (status == TC_OK) {
-                status = perf_ref_deliver(raw, via, run->src + (size_t)slot * frame, frame,
+                status = perf_ref_deliver(raw, ref->via, run->src + (size_t)slot * frame, frame,
                                           (uint64_t)slot * raw->remote_slot_size, i + 1);
             }
             if (measure && (((i - first + 1) % window) == 0)) {
@@ -213,17 +224,17 @@ static tc_status_t perf_ref_stream(perf_run_t *run, const tc_harness_peer_raw_t 
     for (i = first; (i < first + count) && (status == TC_OK); ++i) {
         const char *slot = raw->local_ring +
                            (size_t)(i & (raw->local_slots - 1)) * raw->local_slot_size;
-        status = perf_ref_arrive(&waiter, raw, slot, frame, i + 1, test);
+        status = perf_ref_arrive(&waiter, raw, slot, frame, i + 1, ref->read_all, test);
         if ((status == TC_OK) && ((i + 1 - reported >= batch) || (i + 1 == first + count))) {
             reported = i + 1;
-            status   = perf_ref_credit(run, raw, via, reported);
+            status   = perf_ref_credit(run, raw, ref->via, reported);
         }
     }
     return status;
 }
 
 static tc_status_t perf_ref_rate(perf_run_t *run, uint32_t payload, perf_result_t *r,
-                                 perf_via_t via, const char *test)
+                                 const perf_ref_t *ref, const char *test)
 {
     uint32_t frame = run->ref_frame;
     tc_harness_peer_raw_t raw;
@@ -231,12 +242,12 @@ static tc_status_t perf_ref_rate(perf_run_t *run, uint32_t payload, perf_result_
     uint64_t t0, t1;
 
     status = perf_ref_begin(run, &raw);
-    if ((status == TC_OK) && (via == PERF_VIA_STORE) &&
+    if ((status == TC_OK) && (ref->via == PERF_VIA_STORE) &&
         (perf_floor_refusal(run, &raw, test) != NULL)) {
         return TC_ERR_UNSUPPORTED;
     }
     if (status == TC_OK) {
-        status = perf_ref_stream(run, &raw, via, frame, 0, run->opts->warmup, 0, test);
+        status = perf_ref_stream(run, &raw, ref, frame, 0, run->opts->warmup, 0, test);
     }
     if (status == TC_OK) {
         status = tc_boot_barrier(run->boot);
@@ -245,7 +256,8 @@ static tc_status_t perf_ref_rate(perf_run_t *run, uint32_t payload, perf_result_
         return status;
     }
     t0     = tc_clock_ticks();
-    status = perf_ref_stream(run, &raw, via, frame, run->opts->warmup, run->opts->iters, 1, test);
+    status = perf_ref_stream(run, &raw, ref, frame, run->opts->warmup, run->opts->iters, 1,
+                             test);
     t1     = tc_clock_ticks();
     if ((status != TC_OK) || !run->initiator) {
         return status;
@@ -254,22 +266,32 @@ static tc_status_t perf_ref_rate(perf_run_t *run, uint32_t payload, perf_result_
     return TC_OK;
 }
 
+tc_status_t perf_put_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    return perf_ref_lat(run, payload, r, &perf_ref_put, "put_lat");
+}
+
+tc_status_t perf_put_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    return perf_ref_rate(run, payload, r, &perf_ref_put, "put_rate");
+}
+
 tc_status_t perf_put_read_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
-    return perf_ref_lat(run, payload, r, PERF_VIA_PUT, "put_read_lat");
+    return perf_ref_lat(run, payload, r, &perf_ref_put_read, "put_read_lat");
 }
 
 tc_status_t perf_put_read_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
-    return perf_ref_rate(run, payload, r, PERF_VIA_PUT, "put_read_rate");
+    return perf_ref_rate(run, payload, r, &perf_ref_put_read, "put_read_rate");
 }
 
 tc_status_t perf_floor_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
-    return perf_ref_lat(run, payload, r, PERF_VIA_STORE, "floor_lat");
+    return perf_ref_lat(run, payload, r, &perf_ref_floor, "floor_lat");
 }
 
 tc_status_t perf_floor_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
-    return perf_ref_rate(run, payload, r, PERF_VIA_STORE, "floor_rate");
+    return perf_ref_rate(run, payload, r, &perf_ref_floor, "floor_rate");
 }
