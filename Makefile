@@ -18,6 +18,14 @@ UCX_LIBS  := -lucp -lucs
 LIBS      := $(UCX_LIBS) -ldl -lm -lpthread
 # hwloc: the harness's platform report and the tools' CPU pinning only
 HWLOC_LIBS := -lhwloc
+# PMIx (libpmix-dev, installed by make deps): jobs started by mpirun or srun
+# (lib/job.c). Without it the library builds and says so when asked for one.
+PMIX_CFLAGS := $(shell pkg-config --cflags pmix 2>/dev/null)
+PMIX_LIBS   := $(shell pkg-config --libs pmix 2>/dev/null)
+ifneq ($(PMIX_LIBS),)
+$(BUILD)/obj/lib/job.o: CPPFLAGS += -DTC_HAVE_PMIX $(PMIX_CFLAGS)
+LIBS += $(PMIX_LIBS)
+endif
 
 GIT_REV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 

@@ -36,6 +36,8 @@ typedef struct mcast_opts {
     uint32_t    slots;         /* -S */
     int         quiet;         /* -q */
     int         verify;        /* --verify: codec round trip on every envelope */
+    int         n_set;         /* -n was given */
+    tc_boot_kind_t boot;       /* --boot: tcp (-n N here, or TC_RANK...) or pmix */
 } mcast_opts_t;
 
 /* One CSV row; NaN / negative fields are written empty. */

@@ -18,6 +18,9 @@ static void mcast_usage(FILE *out)
             "usage: tc-mcast [options]\n"
             "  -n N          processes in the group (default 4); started here unless\n"
             "                TC_RANK/TC_SIZE/TC_BOOT=host:port say a launcher did\n"
+            "  --boot B      auto (default: pmix when mpirun or srun --mpi=pmix started\n"
+            "                the ranks, else tcp), tcp (-n N here, or TC_RANK...), pmix\n"
+            "                (the job's ranks are the group; -n, if given, must match)\n"
             "  -R RADICES    forwarding radix, comma list (default 4; --simulate: 2,4,8,16,64)\n"
             "  --ack         completion through the ack tree (latency is measured to it)\n"
             "  --naive       baseline: N-1 unicasts from the origin\n"
@@ -83,7 +86,7 @@ static int mcast_parse_radices(const char *arg, mcast_opts_t *opts)
 static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
 {
     enum { O_ACK = 1, O_NAIVE, O_ITERS, O_WARMUP, O_CSV, O_SIM, O_SHAPE, O_HOP, O_SEND,
-           O_SHAPES, O_VERIFY };
+           O_SHAPES, O_VERIFY, O_BOOT };
     static const struct option longs[] = {
         {"ack", no_argument, NULL, O_ACK},          {"naive", no_argument, NULL, O_NAIVE},
         {"iters", required_argument, NULL, O_ITERS}, {"warmup", required_argument, NULL, O_WARMUP},
@@ -91,6 +94,7 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
         {"shape", required_argument, NULL, O_SHAPE}, {"hop-us", required_argument, NULL, O_HOP},
         {"send-us", required_argument, NULL, O_SEND}, {"shapes", no_argument, NULL, O_SHAPES},
         {"verify", no_argument, NULL, O_VERIFY},    {"help", no_argument, NULL, 'h'},
+        {"boot", required_argument, NULL, O_BOOT},
         {NULL, 0, NULL, 0}};
     uint64_t v;
     int c, rc;
@@ -114,9 +118,19 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
             rc = tc_tool_opt_u64(&mcast_tool, optarg, 1, 4096, "bad process count '%s' (1..4096)",
                                  &v);
             if (rc == 0) {
-                opts->n = (uint32_t)v;
+                opts->n     = (uint32_t)v;
+                opts->n_set = 1;
             }
             break;
+        case O_BOOT: {
+            unsigned kind;
+            rc = tc_tool_opt_name(&mcast_tool, &tc_names_boot,
+                                  (1u << TC_BOOT_AUTO) | (1u << TC_BOOT_TCP) | (1u << TC_BOOT_PMIX),
+                                  optarg, "bad bootstrap '%s' (auto, tcp, pmix: a group is "
+                                  "processes)", &kind);
+            opts->boot = (tc_boot_kind_t)kind;
+            break;
+        }
         case 'R': rc = mcast_parse_radices(optarg, opts); break;
         case 'j': opts->jam = optarg; break;
         case 's':
@@ -196,6 +210,10 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
     if (optind < argc) {
         return tc_tool_bad(&mcast_tool, "unexpected argument '%s'", argv[optind]);
     }
+    if (opts->boot == TC_BOOT_AUTO) {
+        opts->boot = ((getenv("TC_RANK") == NULL) && tc_job_launched()) ? TC_BOOT_PMIX :
+                                                                           TC_BOOT_TCP;
+    }
     if (opts->naive && opts->simulate) {
         return tc_tool_bad(&mcast_tool, "--naive: --simulate always prints the naive row");
     }
@@ -257,6 +275,17 @@ void mcast_csv_row(FILE *f, const mcast_row_t *r)
     fflush(f);
 }
 
+/* Rank 0 writes the CSV: one file, wherever the ranks run. */
+static int mcast_writes_csv(const mcast_opts_t *opts)
+{
+    const char *rank = getenv((opts->boot == TC_BOOT_PMIX) ? "PMIX_RANK" : "TC_RANK");
+
+    if (opts->simulate) {
+        return 1;
+    }
+    return (rank == NULL) ? (opts->boot != TC_BOOT_PMIX) : !strcmp(rank, "0");
+}
+
 int main(int argc, char **argv)
 {
     mcast_opts_t opts;
@@ -270,7 +299,7 @@ int main(int argc, char **argv)
     if (opts.shapes) {
         return mcast_shapes(&opts);
     }
-    if ((opts.csv_path != NULL) && (getenv("TC_RANK") == NULL || !strcmp(getenv("TC_RANK"), "0"))) {
+    if ((opts.csv_path != NULL) && mcast_writes_csv(&opts)) {
         csv = mcast_csv_open(opts.csv_path);
         if (csv == NULL) {
             return 1;

@@ -550,6 +550,31 @@ static int mcast_launch(const mcast_opts_t *opts, FILE *csv)
     return fork_failed ? 1 : rc;
 }
 
+/* --boot pmix: the group is the launcher's job. */
+static int mcast_run_job(const mcast_opts_t *opts, FILE *csv)
+{
+    tc_group_params_t gp;
+    tc_job_t *job;
+    int rc;
+
+    if (tc_job_open(opts->timeout_ms, &job) != TC_OK) {
+        return 1;
+    }
+    if (opts->n_set && (opts->n != tc_job_size(job))) {
+        if (tc_job_rank(job) == 0) {
+            fprintf(stderr, "tc-mcast: -n %u, but the launcher started %u ranks\n", opts->n,
+                    tc_job_size(job));
+        }
+        tc_job_close(job);
+        return 2;
+    }
+    tc_group_params_from_job(&gp, job);
+    gp.timeout_ms = opts->timeout_ms;
+    rc = mcast_rank_main(opts, (gp.rank == 0) ? csv : NULL, &gp);
+    tc_job_close(job);
+    return rc;
+}
+
 int mcast_run(const mcast_opts_t *opts, FILE *csv, int argc, char **argv)
 {
     tc_group_params_t gp;
@@ -557,6 +582,9 @@ int mcast_run(const mcast_opts_t *opts, FILE *csv, int argc, char **argv)
 
     (void)argc;
     (void)argv;
+    if (opts->boot == TC_BOOT_PMIX) {
+        return mcast_run_job(opts, csv);
+    }
     status = tc_group_params_from_env(&gp);
     if (status == TC_ERR_NOT_FOUND) {
         return mcast_launch(opts, csv);

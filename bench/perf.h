@@ -57,11 +57,15 @@ typedef struct perf_opts {
     char     stress[32];                /* the initiator's load ("" none), recorded */
     uint64_t gap_ns;                    /* jam_lat: client idles this long between
                                          * round trips (sparse traffic) */
+    char     host[64];                  /* the sender's host name, for the record */
 } perf_opts_t;
 
 /* Options that stay local to one side. */
 typedef struct perf_local {
     const char *host;        /* NULL: server */
+    tc_boot_kind_t boot;     /* --boot: never auto once parsed */
+    struct tc_job *job;      /* --boot pmix: the launcher's job */
+    char        peer_host[64]; /* the other side's host name (its options) */
     uint16_t    port;
     int         loopback;
     int         cpu[2];      /* -1: not pinned; loopback uses both */

@@ -63,9 +63,15 @@ static void perf_usage(FILE *out)
             "  -s SIZES    payload bytes, comma list (default 8)\n"
             "  -n ITERS    measured iterations (default 1000000)\n"
             "  -w WARMUP   warm-up iterations (default 10000)\n"
-            "  -c CPU      pin to this core (hwloc); with -l: -c A,B for the two sides\n"
+            "  -c CPU      pin to this core (hwloc); with -l or --boot pmix: -c A,B for\n"
+            "              the client and the server\n"
             "  -p PORT     bootstrap TCP port (default %d)\n"
             "  -l          loopback: both sides in one process, two pinned threads\n"
+            "  --boot B    how the sides meet: auto (default: pmix when mpirun or srun\n"
+            "              --mpi=pmix started this process, else tcp), tcp (server, and\n"
+            "              client with HOST), pmix (2 ranks: rank 0 serves, rank 1\n"
+            "              measures and reports; -c A,B: rank 1 on A, rank 0 on B),\n"
+            "              loopback (-l)\n"
             "  -S SLOTS    mailbox ring slots, a power of two (default 64)\n"
             "  -z BYTES    slot size, a multiple of 64 (default: fits the largest size)\n"
             "  --signal M  auto (default: store where the peer's mailbox is mapped, else\n"
@@ -150,6 +156,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {"gap-us", required_argument, NULL, 15},
         {"exec", required_argument, NULL, 16},
         {"in-place", no_argument, NULL, 17},
+        {"boot", required_argument, NULL, 18},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -185,6 +192,9 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     local->timeout_ms = 10000;
     local->argc       = argc;
     local->argv       = argv;
+    if (gethostname(opts->host, sizeof(opts->host) - 1) != 0) {
+        snprintf(opts->host, sizeof(opts->host), "?");
+    }
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":t:j:m:P:W:s:n:w:c:p:lS:z:F:T:k:qh", long_opts,
@@ -266,6 +276,13 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             break;
         }
         case 17: opts->in_place = 1; break;
+        case 18: {
+            unsigned kind;
+            rc = tc_tool_opt_name(&perf_tool, &tc_names_boot, TC_TOOL_NAMES_ALL, optarg,
+                                  "bad bootstrap '%s' (auto, tcp, pmix, loopback)", &kind);
+            local->boot = (tc_boot_kind_t)kind;
+            break;
+        }
         case 8:
             rc = tc_tool_opt_names(&perf_tool, &tc_names_place, optarg, opts->places,
                                    TC_ARRAY_SIZE(opts->places), &opts->n_places);
@@ -313,8 +330,21 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     if (optind < argc) {
         return tc_tool_bad(&perf_tool, "unexpected argument '%s'", argv[optind]);
     }
+    if (local->loopback && (local->boot != TC_BOOT_AUTO) && (local->boot != TC_BOOT_LOOPBACK)) {
+        return tc_tool_bad(&perf_tool, "-l is --boot loopback, not --boot %s",
+                           tc_boot_kind_str(local->boot));
+    }
+    if (local->boot == TC_BOOT_AUTO) {
+        local->boot = local->loopback ? TC_BOOT_LOOPBACK :
+                      ((local->host == NULL) && tc_job_launched()) ? TC_BOOT_PMIX : TC_BOOT_TCP;
+    }
+    local->loopback = (local->boot == TC_BOOT_LOOPBACK);
     if (local->loopback && (local->host != NULL)) {
         return tc_tool_bad(&perf_tool, "-l takes no HOST (got '%s')", local->host);
+    }
+    if ((local->boot == TC_BOOT_PMIX) && (local->host != NULL)) {
+        return tc_tool_bad(&perf_tool, "--boot pmix takes no HOST (got '%s'): the launcher "
+                           "places both ranks", local->host);
     }
     if ((local->stress_cpus != NULL) && (opts->stress[0] == '\0')) {
         return tc_tool_bad(&perf_tool, "--stress-cpus %s needs --stress", local->stress_cpus);
@@ -322,7 +352,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     if (opts->in_place && ((opts->exec != TC_EXEC_ANY) || opts->wx)) {
         return tc_tool_bad(&perf_tool, "--in-place needs --exec any and no --wx");
     }
-    if ((opts->stress[0] != '\0') && !local->loopback && (local->host == NULL)) {
+    if ((opts->stress[0] != '\0') && (local->boot == TC_BOOT_TCP) && (local->host == NULL)) {
         return tc_tool_bad(&perf_tool, "--stress %s goes on the client (or -l), which runs the load",
                            opts->stress);
     }
@@ -592,6 +622,9 @@ static tc_status_t perf_swap_opts(perf_side_t *side)
     }
     if (!side->initiator) {
         side->opts = theirs; /* the client decides what runs */
+    } else {
+        theirs.host[sizeof(theirs.host) - 1] = '\0';
+        snprintf(side->local->peer_host, sizeof(side->local->peer_host), "%s", theirs.host);
     }
     return TC_OK;
 }
@@ -860,6 +893,48 @@ static int perf_loopback(const perf_opts_t *opts, perf_local_t *local)
     return client.exit_code | server.exit_code;
 }
 
+/* --boot pmix: two ranks of the launcher's job; rank 0 serves, rank 1
+ * measures and reports (-c A,B as with -l: the client on A, the server on B). */
+static int perf_join_job(perf_local_t *local, perf_side_t *side)
+{
+    uint32_t rank;
+
+    if (tc_job_open(local->timeout_ms, &local->job) != TC_OK) {
+        return 1;
+    }
+    rank = tc_job_rank(local->job);
+    if (tc_job_size(local->job) != 2) {
+        if (rank == 0) {
+            fprintf(stderr, "tc-perf: under a launcher it runs as 2 ranks (one serves, one "
+                    "measures), not %u: mpirun -n 2 / srun -n 2\n", tc_job_size(local->job));
+        }
+        tc_job_close(local->job);
+        local->job = NULL;
+        return 2;
+    }
+    side->initiator = (rank == 1);
+    side->cpu       = ((rank == 0) && (local->cpu[1] >= 0)) ? local->cpu[1] : local->cpu[0];
+    if (tc_job_boot(local->job, 1 - rank, &side->boot) != TC_OK) {
+        tc_job_close(local->job);
+        local->job = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+/* Closes what main opened, in reverse. */
+static void perf_leave(perf_local_t *local, perf_side_t *side)
+{
+    tc_boot_close(side->boot);
+    side->boot = NULL;
+    if (local->job != NULL) {
+        tc_job_close(local->job);
+        local->job = NULL;
+    }
+    tc_pkg_close(local->pkg);
+    local->pkg = NULL;
+}
+
 int main(int argc, char **argv)
 {
     perf_opts_t opts;
@@ -883,9 +958,22 @@ int main(int argc, char **argv)
         tc_pkg_close(local.pkg);
         return rc;
     }
-    if ((local.host != NULL) || local.loopback) {
-        if ((perf_check_places(&opts) != TC_OK) || (perf_set_controls(&opts) != TC_OK)) {
+    memset(&side, 0, sizeof(side));
+    side.cpu       = local.cpu[0];
+    side.initiator = (local.host != NULL);
+    if (local.boot == TC_BOOT_PMIX) {
+        rc = perf_join_job(&local, &side);
+        if (rc != 0) {
             tc_pkg_close(local.pkg);
+            return rc;
+        }
+        if (!side.initiator) {
+            opts.stress[0] = '\0'; /* the client runs the load */
+        }
+    }
+    if (side.initiator || local.loopback) {
+        if ((perf_check_places(&opts) != TC_OK) || (perf_set_controls(&opts) != TC_OK)) {
+            perf_leave(&local, &side);
             return 1;
         }
     }
@@ -898,7 +986,7 @@ int main(int argc, char **argv)
             list = cpus;
         }
         if (tc_stress_start(opts.stress, list, &local.stress) != TC_OK) {
-            tc_pkg_close(local.pkg);
+            perf_leave(&local, &side);
             return 1;
         }
     }
@@ -911,27 +999,22 @@ int main(int argc, char **argv)
         return rc;
     }
 
-    memset(&side, 0, sizeof(side));
-    side.opts      = opts;
-    side.local     = &local;
-    side.cpu       = local.cpu[0];
-    side.initiator = (local.host != NULL);
-    if (side.initiator) {
+    side.opts  = opts;
+    side.local = &local;
+    if (local.boot == TC_BOOT_PMIX) {
+        status = TC_OK; /* perf_join_job made the pair's end */
+    } else if (side.initiator) {
         status = tc_boot_tcp_client(local.host, local.port, local.timeout_ms, &side.boot);
     } else {
         fprintf(stderr, "tc-perf: server waiting on port %u\n", local.port);
         status = tc_boot_tcp_server(local.port, local.timeout_ms * 6, &side.boot);
     }
-    if (status != TC_OK) {
-        (void)tc_stress_stop(local.stress);
-        tc_pkg_close(local.pkg);
-        return 1;
+    if (status == TC_OK) {
+        status = perf_run_side(&side);
     }
-    status = perf_run_side(&side);
     if ((tc_stress_stop(local.stress) != TC_OK) && (status == TC_OK)) {
         status = TC_ERR_IO;
     }
-    tc_boot_close(side.boot);
-    tc_pkg_close(local.pkg);
+    perf_leave(&local, &side);
     return (status == TC_OK) ? 0 : 1;
 }

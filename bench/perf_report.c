@@ -62,7 +62,7 @@ static void perf_cores(const perf_run_t *run, char *buf, size_t len)
 {
     const perf_local_t *l = run->local;
 
-    if (l->loopback) {
+    if (l->loopback || ((l->boot == TC_BOOT_PMIX) && (l->cpu[1] >= 0))) {
         snprintf(buf, len, "%d,%d", (l->cpu[0] >= 0) ? l->cpu[0] : 0,
                  (l->cpu[1] >= 0) ? l->cpu[1] : 1);
     } else if (l->cpu[0] >= 0) {
@@ -431,6 +431,12 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     perf_json_str(f, (env != NULL) ? env : "");
     fprintf(f, ",\n  \"transports\": ");
     perf_json_str(f, tc_peer_transports(run->peer));
+    fprintf(f, ",\n  \"boot\": \"%s\",\n  \"hosts\": {\"client\": ",
+            tc_boot_kind_str(run->local->boot));
+    perf_json_str(f, o->host);
+    fprintf(f, ", \"server\": ");
+    perf_json_str(f, run->local->peer_host);
+    fprintf(f, "}");
     fprintf(f, ",\n  \"progress\": %s,\n  \"progress_why\": ",
             tc_peer_progress_needed(run->peer, &why) ? "true" : "false");
     perf_json_str(f, why);

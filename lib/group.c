@@ -1,5 +1,5 @@
 /*
- * Process groups over the TCP bootstrap (see group.h).
+ * Process groups over the TCP bootstrap or a launcher's job (see group.h).
  */
 #define _GNU_SOURCE
 #include "group.h"
@@ -77,6 +77,12 @@ static int tc_group_env_u32(const char *name, uint32_t max, uint32_t *v_p)
     }
     *v_p = (uint32_t)v;
     return 0;
+}
+
+void tc_group_params_from_job(tc_group_params_t *params, tc_job_t *job)
+{
+    tc_group_params_init(params, tc_job_rank(job), tc_job_size(job));
+    params->job = job;
 }
 
 tc_status_t tc_group_params_from_env(tc_group_params_t *params_p)
@@ -396,6 +402,23 @@ static tc_status_t tc_group_pairs(tc_group_t *g)
     return TC_OK;
 }
 
+/* A launcher's job: every pair's bootstrap end comes from it. */
+static tc_status_t tc_group_job_pairs(tc_group_t *g)
+{
+    tc_status_t status;
+    uint32_t r;
+
+    for (r = 0; r < g->params.size; ++r) {
+        if (r != g->params.rank) {
+            status = tc_job_boot(g->params.job, r, &g->pair[r]);
+            if (status != TC_OK) {
+                return status;
+            }
+        }
+    }
+    return TC_OK;
+}
+
 tc_status_t tc_group_create(tc_context_t *ctx, const tc_group_params_t *params,
                             tc_group_t **group_p)
 {
@@ -428,6 +451,10 @@ tc_status_t tc_group_create(tc_context_t *ctx, const tc_group_params_t *params,
         *group_p = g;
         return TC_OK;
     }
+    if (params->job != NULL) {
+        status = tc_group_job_pairs(g);
+        goto connect;
+    }
 
     if ((params->rank == 0) && (params->listen_fd < 0)) {
         status = tc_group_listen(params->boot_host, params->boot_port, (int)size + 16,
@@ -445,6 +472,7 @@ tc_status_t tc_group_create(tc_context_t *ctx, const tc_group_params_t *params,
     if (status == TC_OK) {
         status = tc_group_pairs(g);
     }
+connect:
     /* endpoints and mailboxes, pair by pair in one global order: by the
      * lower rank, then the higher, which for every rank is simply the
      * order of the other rank */
@@ -460,8 +488,10 @@ tc_status_t tc_group_create(tc_context_t *ctx, const tc_group_params_t *params,
     if (status != TC_OK) {
         goto err_destroy;
     }
-    close(g->pair_fd); /* everyone is connected */
-    g->pair_fd = -1;
+    if (g->pair_fd >= 0) {
+        close(g->pair_fd); /* everyone is connected */
+        g->pair_fd = -1;
+    }
     *group_p = g;
     return TC_OK;
 
@@ -527,6 +557,9 @@ tc_status_t tc_group_gather(tc_group_t *g, const void *buf, size_t len, void **a
     tc_status_t status = TC_OK;
     uint8_t *all;
 
+    if (g->params.job != NULL) {
+        return tc_job_gather(g->params.job, buf, len, all_p);
+    }
     if (g->params.rank != 0) {
         status = tc_group_swap(g->rdv[0], buf, len, NULL, 0);
         if (status == TC_OK) {
@@ -563,6 +596,9 @@ tc_status_t tc_group_bcast(tc_group_t *g, const void *buf, size_t len, void **ou
     void *copy = NULL;
     size_t got = 0;
 
+    if (g->params.job != NULL) {
+        return tc_job_bcast(g->params.job, buf, len, out_p, len_p);
+    }
     if (g->params.rank != 0) {
         status = tc_boot_exchange(g->rdv[0], NULL, 0, &copy, &got);
         if (status != TC_OK) {
@@ -608,6 +644,9 @@ tc_status_t tc_group_barrier(tc_group_t *g)
 
     if (g->params.size == 1) {
         return TC_OK;
+    }
+    if (g->params.job != NULL) {
+        return tc_job_barrier(g->params.job);
     }
     status = tc_group_gather(g, &zero, 1, &all);
     free(all);

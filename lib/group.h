@@ -15,7 +15,9 @@
  *
  * Launchers: any launcher works through the environment (TC_RANK, TC_SIZE,
  * TC_BOOT; TC_BOOT_FD: rank 0 inherits an already listening rendezvous
- * socket, as tc-mcast -n N does when it starts the ranks itself).
+ * socket, as tc-mcast -n N does when it starts the ranks itself). A PMIx
+ * launcher (mpirun, srun --mpi=pmix) needs none of it: with params.job the
+ * pairs' blobs, gather, broadcast and barrier go through the job instead.
  */
 #ifndef TC_GROUP_H
 #define TC_GROUP_H
@@ -34,6 +36,8 @@ typedef struct tc_group_params {
     int      listen_fd;        /* rank 0: rendezvous socket already listening, or -1 */
     int      timeout_ms;       /* every later step (gather, barrier) */
     int      setup_timeout_ms; /* how long rank 0 waits for every rank to arrive */
+    tc_job_t *job;             /* not NULL: a launcher's job does the bootstrap
+                                * (PMIx; no rendezvous, no pair sockets) */
 } tc_group_params_t;
 
 /* Defaults for a group of size: timeouts 10 s and 30 s + 250 ms per rank. */
@@ -43,6 +47,9 @@ void        tc_group_params_init(tc_group_params_t *params, uint32_t rank, uint3
  * when TC_RANK is unset (no launcher); TC_ERR_INVALID_PARAM, logged, when
  * a variable is malformed. */
 tc_status_t tc_group_params_from_env(tc_group_params_t *params_p);
+/* The group of every rank of a launcher's job (tc_job_open): rank and size
+ * from it; the job must outlive the group. */
+void        tc_group_params_from_job(tc_group_params_t *params, tc_job_t *job);
 /* A listening TCP socket on host (port 0: any), for a launcher to hand to
  * rank 0 (TC_BOOT_FD) before it starts the ranks. */
 tc_status_t tc_group_listen(const char *host, uint16_t port, int backlog, int *fd_p,

@@ -31,6 +31,9 @@ TC_NAMES_TABLE(tc_names_exec, "exec policy",
 TC_NAMES_TABLE(tc_names_progress, "progress mode",
                [TC_PROGRESS_AUTO] = "auto", [TC_PROGRESS_ALWAYS] = "on",
                [TC_PROGRESS_NEVER] = "off");
+TC_NAMES_TABLE(tc_names_boot, "bootstrap",
+               [TC_BOOT_AUTO] = "auto", [TC_BOOT_TCP] = "tcp", [TC_BOOT_PMIX] = "pmix",
+               [TC_BOOT_LOOPBACK] = "loopback");
 TC_NAMES_TABLE(tc_names_log_level, "log level",
                [TC_LOG_ERROR] = "error", [TC_LOG_WARN] = "warn", [TC_LOG_INFO] = "info",
                [TC_LOG_DEBUG] = "debug");
@@ -86,5 +89,6 @@ TC_NAMES_API(tc_frames, tc_names_frames, tc_frame_mode_t)
 TC_NAMES_API(tc_exec, tc_names_exec, tc_exec_policy_t)
 TC_NAMES_API(tc_progress, tc_names_progress, tc_progress_mode_t)
 TC_NAMES_API(tc_log_level, tc_names_log_level, tc_log_level_t)
+TC_NAMES_API(tc_boot_kind, tc_names_boot, tc_boot_kind_t)
 
 TC_NAMES_API(tc_place, tc_names_place, tc_place_t)

@@ -1,6 +1,6 @@
 /*
  * One name table per enum of the public API (wait, mode, placement,
- * signalling, frames, exec policy, progress, log level): what tc_*_str prints and
+ * signalling, frames, exec policy, progress, log level, bootstrap): what tc_*_str prints and
  * tc_*_parse reads, and what the tools list in their help and errors. The
  * library, bench/ and tests/ all take the names from here.
  */
@@ -23,6 +23,7 @@ extern const tc_names_t tc_names_frames;   /* tc_frame_mode_t */
 extern const tc_names_t tc_names_exec;     /* tc_exec_policy_t */
 extern const tc_names_t tc_names_progress; /* tc_progress_mode_t */
 extern const tc_names_t tc_names_log_level; /* tc_log_level_t */
+extern const tc_names_t tc_names_boot;     /* tc_boot_kind_t */
 
 /* The name of value; NULL when out of range. */
 const char *tc_names_str(const tc_names_t *table, unsigned value);

@@ -147,6 +147,58 @@ static inline void tc_boot_close(tc_boot_t *boot)
     }
 }
 
+/* Which bootstrap a tool uses (--boot): auto (a PMIx job when a PMIx
+ * launcher started the process, else TCP), tcp (started by hand: server
+ * and client), pmix (a job; an error when no launcher started it),
+ * loopback (both sides in one process). */
+typedef enum {
+    TC_BOOT_AUTO     = 0,
+    TC_BOOT_TCP      = 1,
+    TC_BOOT_PMIX     = 2,
+    TC_BOOT_LOOPBACK = 3
+} tc_boot_kind_t;
+
+const char *tc_boot_kind_str(tc_boot_kind_t kind);   /* auto, tcp, pmix, loopback */
+tc_status_t tc_boot_kind_parse(const char *name, tc_boot_kind_t *kind_p);
+
+/* -------------------------------------------------------------------- jobs
+ * The processes one PMIx launcher started (Open MPI's mpirun, Slurm's
+ * srun --mpi=pmix): rank and size from the launcher, and every out-of-band
+ * step through PMIx put, commit, fence and get (no TCP rendezvous). Each
+ * rank pair gets a bootstrap end for tc_peer_connect from tc_job_boot; the
+ * collectives are the job's, called by every rank in the same order.
+ * A rank that died is found through the launcher's events where it sends
+ * them and, for ranks on this kernel, through a pidfd of its process; every
+ * step is bounded by the job's timeout. */
+
+typedef struct tc_job tc_job_t;
+
+/* Whether the environment says a PMIx launcher started this process. */
+int         tc_job_launched(void);
+/* Joins the job (PMIx_Init, one fence among all ranks); timeout_ms bounds
+ * every later step. TC_ERR_UNSUPPORTED, logged with the reason, when no
+ * launcher started the process or the library was built without PMIx. */
+tc_status_t tc_job_open(int timeout_ms, tc_job_t **job_p);
+/* After every tc_job_boot end of the job is closed. */
+void        tc_job_close(tc_job_t *job);
+uint32_t    tc_job_rank(const tc_job_t *job);
+uint32_t    tc_job_size(const tc_job_t *job);
+/* The host name rank published ("?" when it published none). */
+const char *tc_job_host(const tc_job_t *job, uint32_t rank);
+/* A bootstrap end between this rank and peer_rank (the lower rank is side
+ * 0, the server side); both ranks call it and then exchange in step. */
+tc_status_t tc_job_boot(tc_job_t *job, uint32_t peer_rank, tc_boot_t **boot_p);
+tc_status_t tc_job_barrier(tc_job_t *job);
+/* Rank 0 gets every rank's len bytes in rank order (malloc'd, caller frees);
+ * the others get NULL. */
+tc_status_t tc_job_gather(tc_job_t *job, const void *buf, size_t len, void **all_p);
+/* Rank 0's len bytes to every rank; out_p (if not NULL) gets a malloc'd copy. */
+tc_status_t tc_job_bcast(tc_job_t *job, const void *buf, size_t len, void **out_p,
+                         size_t *len_p);
+/* TC_OK while rank is alive as far as this process can tell; else logs it
+ * once and returns TC_ERR_PEER_FAILED. */
+tc_status_t tc_job_check(tc_job_t *job, uint32_t rank);
+
 /* ---------------------------------------------------------------- packages
  * A package is a shared library built from jams/ (jam_<name>.amc) and rieds
  * (ried_<name>.rdc). It exports one descriptor, tc_package_desc. */

@@ -2,7 +2,7 @@
 # Installs the Debian/Ubuntu packages Two-Chains needs, when any is missing.
 set -euo pipefail
 # usage: deps.sh [fuzz]   (fuzz adds clang, for make fuzz)
-pkgs=(build-essential pkg-config libucx-dev ucx-utils libelf-dev stress-ng gnuplot-nox
+pkgs=(build-essential libpmix-dev openmpi-bin pkg-config libucx-dev ucx-utils libelf-dev stress-ng gnuplot-nox
       hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc python3
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
 [ "${1:-}" = fuzz ] && pkgs+=(clang)
