@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,6 +41,7 @@ struct tc_group {
     tc_peer_t        **peers;
     tc_group_addr_t   *table;
     int                pair_fd; /* our pair listener */
+    int                whole;   /* every pair connected: teardown quiets them first */
 };
 
 /* Accepted sockets speak the fd bootstrap like tc_boot_tcp_server's. */
@@ -492,6 +494,7 @@ connect:
         close(g->pair_fd); /* everyone is connected */
         g->pair_fd = -1;
     }
+    g->whole = 1;
     *group_p = g;
     return TC_OK;
 
@@ -500,12 +503,54 @@ err_destroy:
     return status;
 }
 
+/* Before any endpoint closes, every pair goes quiet: goodbyes to all,
+ * every peer's goodbye seen (or the peer failed), then a barrier. Over
+ * emulated puts (tcp) a put is answered by its target's worker through
+ * the endpoint back, so a goodbye landing after its target closed that
+ * endpoint would fail there, or abort inside UCX. Once every goodbye was
+ * seen the endpoints close without a flush. */
+static void tc_group_quiesce(tc_group_t *g)
+{
+    uint64_t deadline = tc_boot_deadline(g->params.timeout_ms);
+    uint32_t r, open_peers;
+    tc_peer_t *p;
+
+    for (r = 0; r < g->params.size; ++r) {
+        if (g->peers[r] != NULL) {
+            (void)tc_peer_goodbye(g->peers[r]);
+        }
+    }
+    do {
+        ucp_worker_progress(g->ctx->worker); /* emulated puts land only while we do */
+        open_peers = 0;
+        for (r = 0; r < g->params.size; ++r) {
+            p = g->peers[r];
+            if ((p != NULL) && (p->failed == TC_OK) && (tc_peer_progress(p, 0, NULL) == TC_OK) &&
+                !p->goodbye_seen && (tc_peer_check_alive(p) == TC_OK)) {
+                ++open_peers;
+            }
+        }
+        if (open_peers > 0) {
+            sched_yield(); /* more ranks than cores: let the others say theirs */
+        }
+    } while ((open_peers > 0) && (tc_boot_time_left_ms(deadline) > 0));
+    if (open_peers == 0) {
+        (void)tc_group_barrier(g);
+    } else {
+        tc_warn("group: rank %u: %u rank(s) said no goodbye within %d ms", g->params.rank,
+                open_peers, g->params.timeout_ms);
+    }
+}
+
 void tc_group_destroy(tc_group_t *g)
 {
     uint32_t r;
 
     if (g == NULL) {
         return;
+    }
+    if (g->whole) {
+        tc_group_quiesce(g);
     }
     for (r = 0; r < g->params.size; ++r) {
         if ((g->peers != NULL) && (g->peers[r] != NULL)) {

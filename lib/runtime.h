@@ -285,6 +285,7 @@ struct tc_peer {
     tc_nack_t         nack_rx;
     uint8_t           nack_unseen;  /* no call has returned it yet */
     uint8_t           goodbye_seen;
+    uint8_t           goodbye_sent;
     tc_status_t       known_status; /* why the validator's lookup said no */
     ucs_status_t      ep_error;     /* the endpoint's failure, reported once the ring
                                      * holds nothing more (it may hold a goodbye) */
@@ -396,6 +397,9 @@ tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, con
 
 /* wireup.c: free the peer without a goodbye (tc_peer_close says it first). */
 void        tc_peer_destroy(tc_peer_t *peer);
+/* wireup.c: say goodbye now (once; not to a peer that failed or said it
+ * first) and flush it, for a teardown that first quiets every pair. */
+tc_status_t tc_peer_goodbye(tc_peer_t *peer);
 
 /* context.c: is this wait strategy usable here (events set up, host
  * support)? TC_OK, or TC_ERR_UNSUPPORTED after logging why. */

@@ -455,14 +455,21 @@ static tc_status_t tc_ctrl_send_goodbye(tc_peer_t *peer)
     return status;
 }
 
+tc_status_t tc_peer_goodbye(tc_peer_t *peer)
+{
+    /* a peer that said goodbye first, or failed, hears nothing more */
+    if ((peer->failed != TC_OK) || peer->goodbye_sent) {
+        return TC_OK;
+    }
+    peer->goodbye_sent = 1;
+    return tc_ctrl_send_goodbye(peer);
+}
+
 void tc_peer_close(tc_peer_t *peer)
 {
     if (peer == NULL) {
         return;
     }
-    /* a peer that said goodbye first, or failed, hears nothing more */
-    if (peer->failed == TC_OK) {
-        (void)tc_ctrl_send_goodbye(peer);
-    }
+    (void)tc_peer_goodbye(peer);
     tc_peer_destroy(peer);
 }
