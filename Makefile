@@ -180,13 +180,21 @@ bench-ci-baseline:
 PRESET      ?= quick
 EXPERIMENTS ?=
 .PHONY: figures figures-paper plots
+# HOSTS=A,B LAUNCHER=mpirun|srun|ssh: every point between two hosts (the
+# server side on B), results under the pair's platform id (MPIRUN_ARGS,
+# TC_RSH: see scripts/tc-experiments -h).
+HOSTS    ?=
+LAUNCHER ?= mpirun
+HOST_ARGS = $(if $(HOSTS),--hosts $(HOSTS) --launcher $(LAUNCHER))
 figures:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
-	@rc=0; TC_BUILD=$(abspath $(BUILD)) scripts/tc-experiments \
+	@export TC_BUILD=$(abspath $(BUILD)); rc=0; \
+	    id=$$(scripts/tc-experiments $(HOST_ARGS) --print-platform-id) || exit 1; \
+	    scripts/tc-experiments --platform-id $$id $(HOST_ARGS) \
 	    $(if $(RESUME),--resume,--preset $(PRESET) $(EXPERIMENTS)) || rc=$$?; \
-	    [ $$rc = 130 ] && exit $$rc; scripts/tc-plot $(EXPERIMENTS) || rc=1; \
-	    scripts/tc-claims results/$$(scripts/platform-id.sh) || rc=1; exit $$rc
+	    [ $$rc = 130 ] && exit $$rc; scripts/tc-plot --platform-id $$id $(EXPERIMENTS) || rc=1; \
+	    scripts/tc-claims results/$$id || rc=1; exit $$rc
 
 figures-paper:
 	@$(MAKE) --no-print-directory figures PRESET=paper

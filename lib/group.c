@@ -410,12 +410,16 @@ static tc_status_t tc_group_job_pairs(tc_group_t *g)
     tc_status_t status;
     uint32_t r;
 
+    tc_job_set_worker(g->params.job, g->ctx->worker);
     for (r = 0; r < g->params.size; ++r) {
         if (r != g->params.rank) {
             status = tc_job_boot(g->params.job, r, &g->pair[r]);
             if (status != TC_OK) {
                 return status;
             }
+            /* pairs connect one after another: the last may wait on every
+             * earlier one, as the TCP rendezvous waits for every rank */
+            g->pair[r]->timeout_ms = g->params.setup_timeout_ms;
         }
     }
     return TC_OK;
@@ -487,6 +491,11 @@ connect:
             tc_error("group: rank %u: connecting to rank %u failed", params->rank, r);
         }
     }
+    if ((status == TC_OK) && (params->job != NULL)) {
+        /* nobody sends before every rank is connected */
+        status = tc_job_barrier_within(params->job, params->setup_timeout_ms,
+                                       "the group's setup");
+    }
     if (status != TC_OK) {
         goto err_destroy;
     }
@@ -551,6 +560,9 @@ void tc_group_destroy(tc_group_t *g)
     }
     if (g->whole) {
         tc_group_quiesce(g);
+    }
+    if (g->params.job != NULL) {
+        tc_job_set_worker(g->params.job, NULL); /* the context may go before the job */
     }
     for (r = 0; r < g->params.size; ++r) {
         if ((g->peers != NULL) && (g->peers[r] != NULL)) {

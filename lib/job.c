@@ -42,6 +42,12 @@ void tc_job_close(tc_job_t *job)
     (void)job;
 }
 
+void tc_job_set_worker(tc_job_t *job, ucp_worker_h worker)
+{
+    (void)job;
+    (void)worker;
+}
+
 uint32_t tc_job_rank(const tc_job_t *job)
 {
     (void)job;
@@ -72,6 +78,14 @@ tc_status_t tc_job_boot(tc_job_t *job, uint32_t peer_rank, tc_boot_t **boot_p)
 tc_status_t tc_job_barrier(tc_job_t *job)
 {
     (void)job;
+    return TC_ERR_UNSUPPORTED;
+}
+
+tc_status_t tc_job_barrier_within(tc_job_t *job, int timeout_ms, const char *what)
+{
+    (void)job;
+    (void)timeout_ms;
+    (void)what;
     return TC_ERR_UNSUPPORTED;
 }
 
@@ -116,6 +130,7 @@ tc_status_t tc_job_check(tc_job_t *job, uint32_t rank)
 #include <unistd.h>
 
 #define TC_JOB_KEY_ID "tc.id" /* each rank's identity, put once at open */
+#define TC_JOB_GONE_GRACE_MS 2000 /* a fence may still complete after a rank left */
 
 /* What a rank says of itself: enough to watch its process from this kernel
  * and to name its host. */
@@ -147,6 +162,7 @@ struct tc_job {
     tc_job_rank_info_t  *ranks;
     size_t               evhdlr_ref;
     atomic_int           evhdlr_state; /* 0 pending, 1 registered, -1 failed */
+    ucp_worker_h         worker;     /* progressed while a step waits, or NULL */
 };
 
 /* One rank pair's bootstrap end. */
@@ -322,7 +338,24 @@ static tc_job_rank_info_t *tc_job_info(tc_job_t *job, uint32_t rank)
     return ri;
 }
 
-/* TC_OK while rank lives as far as this process can tell; logs once. */
+/* TC_OK while rank lives as far as this process can tell; quiet. */
+static tc_status_t tc_job_rank_quiet_alive(tc_job_t *job, uint32_t rank)
+{
+    tc_job_rank_info_t *ri = tc_job_info(job, rank);
+    struct pollfd pfd;
+
+    if (!atomic_load(&ri->gone) && (ri->pidfd >= 0)) {
+        pfd.fd      = ri->pidfd;
+        pfd.events  = POLLIN;
+        pfd.revents = 0;
+        if ((poll(&pfd, 1, 0) > 0) && (pfd.revents & (POLLIN | POLLHUP))) {
+            atomic_store(&ri->gone, 1);
+        }
+    }
+    return atomic_load(&ri->gone) ? TC_ERR_PEER_FAILED : TC_OK;
+}
+
+/* The same, and a rank found gone is logged once. */
 static tc_status_t tc_job_rank_alive(tc_job_t *job, uint32_t rank)
 {
     tc_job_rank_info_t *ri = tc_job_info(job, rank);
@@ -347,14 +380,15 @@ static tc_status_t tc_job_rank_alive(tc_job_t *job, uint32_t rank)
 /* Fence among procs (NULL: the whole job), bounded by the job's timeout
  * and given up as soon as one of the ranks taking part is gone. */
 static tc_status_t tc_job_fence(tc_job_t *job, const uint32_t *ranks, size_t n,
-                                const char *what)
+                                const char *what, int timeout_ms)
 {
-    uint64_t deadline = tc_boot_deadline(job->timeout_ms);
-    struct timespec nap = {0, 200000};
+    uint64_t deadline = tc_boot_deadline(timeout_ms);
+    struct timespec nap = {0, 20000};
     pmix_proc_t procs[2];
     tc_job_fence_op_t *op;
     pmix_status_t rc;
-    uint32_t r;
+    uint64_t gone_at = 0;
+    uint32_t r, gone = 0;
     size_t i;
 
     op = calloc(1, sizeof(*op));
@@ -373,21 +407,38 @@ static tc_status_t tc_job_fence(tc_job_t *job, const uint32_t *ranks, size_t n,
         return TC_ERR_IO;
     }
     while (!atomic_load(&op->done)) {
-        for (i = 0; i < ((ranks != NULL) ? n : job->size); ++i) {
+        for (i = 0; (gone_at == 0) && (i < ((ranks != NULL) ? n : job->size)); ++i) {
             r = (ranks != NULL) ? ranks[i] : (uint32_t)i;
-            if ((r != job->rank) && (tc_job_rank_alive(job, r) != TC_OK)) {
-                tc_error("job: rank %u: %s: rank %u left the job", job->rank, what, r);
-                tc_job_fence_op_put(op);
-                return TC_ERR_PEER_FAILED;
+            if ((r != job->rank) && (tc_job_rank_quiet_alive(job, r) != TC_OK)) {
+                gone      = r;
+                gone_at   = tc_boot_deadline(TC_JOB_GONE_GRACE_MS);
             }
+        }
+        /* a rank that got the fence's completion first may have exited
+         * already: gone is an error only if the fence does not complete */
+        if ((gone_at != 0) && (tc_boot_time_left_ms(gone_at) <= 0)) {
+            (void)tc_job_rank_alive(job, gone);
+            tc_error("job: rank %u: %s: rank %u left the job", job->rank, what, gone);
+            tc_job_fence_op_put(op);
+            return TC_ERR_PEER_FAILED;
         }
         if (tc_boot_time_left_ms(deadline) <= 0) {
             tc_error("job: rank %u: %s: not every rank got there within %d ms", job->rank,
-                     what, job->timeout_ms);
+                     what, timeout_ms);
             tc_job_fence_op_put(op);
             return TC_ERR_TIMEOUT;
         }
+        if (job->worker != NULL) {
+            /* peers already connected may be setting up their endpoints to us
+             * (wireup over tcp needs both workers to progress) */
+            ucp_worker_progress(job->worker);
+        }
         nanosleep(&nap, NULL);
+        /* back off to 2 ms: more ranks than cores, and the launcher's own
+         * daemons need the cores to complete the fence */
+        if (nap.tv_nsec < 2000000) {
+            nap.tv_nsec *= 2;
+        }
     }
     rc = op->status;
     tc_job_fence_op_put(op);
@@ -536,7 +587,7 @@ tc_status_t tc_job_open(int timeout_ms, tc_job_t **job_p)
     job->ranks[job->rank].have_ident = 1;
     status = tc_job_put(job, TC_JOB_KEY_ID, &job->my_ident, sizeof(job->my_ident));
     if (status == TC_OK) {
-        status = tc_job_fence(job, NULL, 0, "the job's start");
+        status = tc_job_fence(job, NULL, 0, "the job's start", job->timeout_ms);
     }
     if (status != TC_OK) {
         goto err_free;
@@ -576,6 +627,11 @@ void tc_job_close(tc_job_t *job)
     }
     free(job->ranks);
     free(job);
+}
+
+void tc_job_set_worker(tc_job_t *job, ucp_worker_h worker)
+{
+    job->worker = worker;
 }
 
 uint32_t tc_job_rank(const tc_job_t *job)
@@ -628,7 +684,7 @@ static tc_status_t tc_job_boot_exchange(tc_boot_t *boot, const void *buf, size_t
     pair[1] = (job->rank < jb->peer) ? jb->peer : job->rank;
     snprintf(what, sizeof(what), "exchange %llu with %s", (unsigned long long)jb->seq,
              boot->peer_name);
-    status = tc_job_fence(job, pair, 2, what);
+    status = tc_job_fence(job, pair, 2, what, boot->timeout_ms);
     if (status == TC_OK) {
         snprintf(key, sizeof(key), "tc.p.%u.%u.%llu", jb->peer, job->rank,
                  (unsigned long long)jb->seq);
@@ -686,7 +742,12 @@ tc_status_t tc_job_boot(tc_job_t *job, uint32_t peer_rank, tc_boot_t **boot_p)
 
 tc_status_t tc_job_barrier(tc_job_t *job)
 {
-    return tc_job_fence(job, NULL, 0, "a barrier");
+    return tc_job_fence(job, NULL, 0, "a barrier", job->timeout_ms);
+}
+
+tc_status_t tc_job_barrier_within(tc_job_t *job, int timeout_ms, const char *what)
+{
+    return tc_job_fence(job, NULL, 0, what, timeout_ms);
 }
 
 tc_status_t tc_job_gather(tc_job_t *job, const void *buf, size_t len, void **all_p)
@@ -702,7 +763,7 @@ tc_status_t tc_job_gather(tc_job_t *job, const void *buf, size_t len, void **all
     snprintf(key, sizeof(key), "tc.g.%llu", (unsigned long long)seq);
     status = tc_job_put(job, key, buf, len);
     if (status == TC_OK) {
-        status = tc_job_fence(job, NULL, 0, "a gather");
+        status = tc_job_fence(job, NULL, 0, "a gather", job->timeout_ms);
     }
     if (status != TC_OK) {
         return status;
@@ -749,7 +810,7 @@ tc_status_t tc_job_bcast(tc_job_t *job, const void *buf, size_t len, void **out_
         status = tc_job_put(job, key, buf, len);
     }
     if (status == TC_OK) {
-        status = tc_job_fence(job, NULL, 0, "a broadcast");
+        status = tc_job_fence(job, NULL, 0, "a broadcast", job->timeout_ms);
     }
     if (status != TC_OK) {
         return status;

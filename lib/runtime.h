@@ -397,6 +397,12 @@ tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, con
 
 /* wireup.c: free the peer without a goodbye (tc_peer_close says it first). */
 void        tc_peer_destroy(tc_peer_t *peer);
+/* job.c: while a job's step waits, progress this worker too (a group's
+ * context: peers connected earlier wire up their endpoints meanwhile). */
+void        tc_job_set_worker(tc_job_t *job, ucp_worker_h worker);
+/* job.c: a barrier bounded by timeout_ms instead of the job's timeout (a
+ * group's setup: the last rank waits for every pair before it). */
+tc_status_t tc_job_barrier_within(tc_job_t *job, int timeout_ms, const char *what);
 /* wireup.c: say goodbye now (once; not to a peer that failed or said it
  * first) and flush it, for a teardown that first quiets every pair. */
 tc_status_t tc_peer_goodbye(tc_peer_t *peer);
