@@ -18,6 +18,7 @@
 static const tc_names_t *const tables[] = {
     &tc_names_wait, &tc_names_mode, &tc_names_place, &tc_names_signal,
     &tc_names_frames, &tc_names_exec, &tc_names_progress, &tc_names_log_level,
+    &tc_names_boot,
 };
 
 static void test_tables_complete(void **state)
@@ -56,6 +57,7 @@ static void test_tables_complete(void **state)
     assert_int_equal(tc_names_exec.count, TC_EXEC_LOCAL_ONLY + 1);
     assert_int_equal(tc_names_progress.count, TC_PROGRESS_NEVER + 1);
     assert_int_equal(tc_names_log_level.count, TC_LOG_DEBUG + 1);
+    assert_int_equal(tc_names_boot.count, TC_BOOT_LOOPBACK + 1);
 }
 
 /* The words of the command lines, CSV and JSON. */
@@ -89,6 +91,14 @@ static void test_public_names(void **state)
     assert_string_equal(tc_progress_str(TC_PROGRESS_ALWAYS), "on");
     assert_string_equal(tc_progress_str(TC_PROGRESS_NEVER), "off");
     assert_string_equal(tc_log_level_str(TC_LOG_WARN), "warn");
+    {
+        tc_boot_kind_t kind = TC_BOOT_AUTO;
+
+        assert_string_equal(tc_boot_kind_str(TC_BOOT_PMIX), "pmix");
+        assert_int_equal(tc_boot_kind_parse("tcp", &kind), TC_OK);
+        assert_int_equal(kind, TC_BOOT_TCP);
+        assert_int_equal(tc_boot_kind_parse("mpi", &kind), TC_ERR_NOT_FOUND);
+    }
 
     assert_string_equal(tc_wait_str((tc_wait_t)99), "unknown");
     assert_string_equal(tc_mode_str((tc_mode_t)-1), "unknown");
