@@ -267,7 +267,7 @@ install: all
 	install -m 755 $(PKG_SO) $(PKG_DIR)/libried_*.so $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
 	install -m 644 $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm $(PKG_DIR)/jam_*.blob \
 	    $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' twochains.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' -e 's|@PMIX_LIBS@|$(PMIX_LIBS)|g' twochains.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/twochains.pc
 
 clean:

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "group.h"
 #include "boot.h"
+#include "credits.h"
 #include "log.h"
 #include "runtime.h"
 
@@ -512,7 +513,62 @@ err_destroy:
     return status;
 }
 
-/* Before any endpoint closes, every pair goes quiet: goodbyes to all,
+/* Every endpoint flushed, the worker progressed meanwhile: a flush ends
+ * once the endpoint's wireup did, so no peer sends us a wireup request
+ * after its goodbye (an endpoint UCX makes to answer one after ours closed
+ * is purged at worker destroy, which UCX 1.13 asserts against). Every
+ * rank of the group is here or later in the teardown, progressing. */
+static void tc_group_flush_eps(tc_group_t *g, uint64_t deadline)
+{
+    ucs_status_ptr_t *reqs = calloc(g->params.size, sizeof(*reqs));
+    ucp_request_param_t param;
+    uint32_t r, pending = 0;
+    tc_peer_t *p;
+
+    if (reqs == NULL) {
+        return;
+    }
+    memset(&param, 0, sizeof(param));
+    for (r = 0; r < g->params.size; ++r) {
+        p = g->peers[r];
+        if ((p != NULL) && (p->ep_error == UCS_OK) &&
+            ((p->failed == TC_OK) || (p->failed == TC_ERR_CLOSED))) {
+            reqs[r] = ucp_ep_flush_nbx(p->ep, &param);
+            if (UCS_PTR_IS_PTR(reqs[r])) {
+                ++pending;
+            } else {
+                reqs[r] = NULL;
+            }
+        }
+    }
+    while ((pending > 0) && (tc_boot_time_left_ms(deadline) > 0)) {
+        ucp_worker_progress(g->ctx->worker);
+        for (r = 0; r < g->params.size; ++r) {
+            p = g->peers[r];
+            if ((p != NULL) && (p->failed == TC_OK)) {
+                (void)tc_peer_flush(p); /* what peers still send runs and is credited */
+            }
+            if ((reqs[r] != NULL) && (ucp_request_check_status(reqs[r]) != UCS_INPROGRESS)) {
+                ucp_request_free(reqs[r]);
+                reqs[r] = NULL;
+                --pending;
+            }
+        }
+        if (pending > 0) {
+            sched_yield();
+        }
+    }
+    for (r = 0; r < g->params.size; ++r) {
+        if (reqs[r] != NULL) {
+            ucp_request_cancel(g->ctx->worker, reqs[r]);
+            ucp_request_free(reqs[r]);
+        }
+    }
+    free(reqs);
+}
+
+/* Before any endpoint closes, every pair goes quiet: endpoints flushed,
+ * goodbyes to all,
  * every peer's goodbye seen (or the peer failed), then a barrier. Over
  * emulated puts (tcp) a put is answered by its target's worker through
  * the endpoint back, so a goodbye landing after its target closed that
@@ -524,19 +580,31 @@ static void tc_group_quiesce(tc_group_t *g)
     uint32_t r, open_peers;
     tc_peer_t *p;
 
-    for (r = 0; r < g->params.size; ++r) {
-        if (g->peers[r] != NULL) {
-            (void)tc_peer_goodbye(g->peers[r]);
-        }
-    }
+    tc_group_flush_eps(g, deadline);
+    /* no rank blocks on one peer here: a goodbye goes where a slot is free,
+     * and every peer's frames are consumed and credited meanwhile, or ranks
+     * waiting on each other's full rings would wait in a circle */
     do {
         ucp_worker_progress(g->ctx->worker); /* emulated puts land only while we do */
         open_peers = 0;
         for (r = 0; r < g->params.size; ++r) {
             p = g->peers[r];
-            if ((p != NULL) && (p->failed == TC_OK) && (tc_peer_progress(p, 0, NULL) == TC_OK) &&
-                !p->goodbye_seen && (tc_peer_check_alive(p) == TC_OK)) {
-                ++open_peers;
+            if (p == NULL) {
+                continue;
+            }
+            if (p->failed == TC_OK) {
+                (void)tc_peer_flush(p); /* its frames run, its credits go back */
+            }
+            if (!p->goodbye_sent && ((p->failed == TC_OK) || (p->failed == TC_ERR_CLOSED))) {
+                if (tc_peer_tx_free(p) > 0) {
+                    (void)tc_peer_goodbye(p, 1);
+                } else {
+                    ++open_peers;
+                    continue;
+                }
+            }
+            if ((p->failed == TC_OK) && (tc_peer_check_alive(p) == TC_OK)) {
+                ++open_peers; /* its goodbye has not come */
             }
         }
         if (open_peers > 0) {

@@ -403,9 +403,11 @@ void        tc_job_set_worker(tc_job_t *job, ucp_worker_h worker);
 /* job.c: a barrier bounded by timeout_ms instead of the job's timeout (a
  * group's setup: the last rank waits for every pair before it). */
 tc_status_t tc_job_barrier_within(tc_job_t *job, int timeout_ms, const char *what);
-/* wireup.c: say goodbye now (once; not to a peer that failed or said it
- * first) and flush it, for a teardown that first quiets every pair. */
-tc_status_t tc_peer_goodbye(tc_peer_t *peer);
+/* wireup.c: say goodbye now (once; not to a peer that failed, nor to one
+ * that said it first unless after_theirs: a group's teardown, where every
+ * rank waits for every goodbye) and flush it. Waits for a slot when the
+ * ring is full: a teardown of many pairs sends only where one is free. */
+tc_status_t tc_peer_goodbye(tc_peer_t *peer, int after_theirs);
 
 /* context.c: is this wait strategy usable here (events set up, host
  * support)? TC_OK, or TC_ERR_UNSUPPORTED after logging why. */

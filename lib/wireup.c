@@ -455,14 +455,22 @@ static tc_status_t tc_ctrl_send_goodbye(tc_peer_t *peer)
     return status;
 }
 
-tc_status_t tc_peer_goodbye(tc_peer_t *peer)
+tc_status_t tc_peer_goodbye(tc_peer_t *peer, int after_theirs)
 {
-    /* a peer that said goodbye first, or failed, hears nothing more */
-    if ((peer->failed != TC_OK) || peer->goodbye_sent) {
+    tc_status_t was = peer->failed, status;
+
+    /* a peer that failed hears nothing more; one that said goodbye first
+     * only when it waits for ours (a group's teardown) */
+    if (peer->goodbye_sent || ((was != TC_OK) && !(after_theirs && (was == TC_ERR_CLOSED)))) {
         return TC_OK;
     }
     peer->goodbye_sent = 1;
-    return tc_ctrl_send_goodbye(peer);
+    peer->failed       = TC_OK; /* CLOSED would refuse the send */
+    status             = tc_ctrl_send_goodbye(peer);
+    if (peer->failed == TC_OK) {
+        peer->failed = was;
+    }
+    return status;
 }
 
 void tc_peer_close(tc_peer_t *peer)
@@ -470,6 +478,6 @@ void tc_peer_close(tc_peer_t *peer)
     if (peer == NULL) {
         return;
     }
-    (void)tc_peer_goodbye(peer);
+    (void)tc_peer_goodbye(peer, 0);
     tc_peer_destroy(peer);
 }
