@@ -580,6 +580,14 @@ static void tc_group_quiesce(tc_group_t *g)
     uint32_t r, open_peers;
     tc_peer_t *p;
 
+    /* every rank polls from here on: a goodbye rings no doorbell (63 of
+     * them overflow a rank's UCX FIFO, and the wireup replies queued behind
+     * them are purged at worker destroy, which UCX 1.13 asserts against) */
+    for (r = 0; r < g->params.size; ++r) {
+        if (g->peers[r] != NULL) {
+            g->peers[r]->doorbell = 0;
+        }
+    }
     tc_group_flush_eps(g, deadline);
     /* no rank blocks on one peer here: a goodbye goes where a slot is free,
      * and every peer's frames are consumed and credited meanwhile, or ranks
