@@ -359,16 +359,8 @@ static tc_status_t tc_job_rank_quiet_alive(tc_job_t *job, uint32_t rank)
 static tc_status_t tc_job_rank_alive(tc_job_t *job, uint32_t rank)
 {
     tc_job_rank_info_t *ri = tc_job_info(job, rank);
-    struct pollfd pfd;
 
-    if (!atomic_load(&ri->gone) && (ri->pidfd >= 0)) {
-        pfd.fd      = ri->pidfd;
-        pfd.events  = POLLIN;
-        pfd.revents = 0;
-        if ((poll(&pfd, 1, 0) > 0) && (pfd.revents & (POLLIN | POLLHUP))) {
-            atomic_store(&ri->gone, 1);
-        }
-    }
+    (void)tc_job_rank_quiet_alive(job, rank);
     if (atomic_load(&ri->gone) == 1) {
         atomic_store(&ri->gone, 2); /* reported */
         tc_error("job: rank %u (pid %d on %s) is gone", rank, (int)ri->ident.pid,

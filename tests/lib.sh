@@ -26,3 +26,14 @@ wait_listening() { # port seconds: until something listens on TCP port, at most 
         sleep 0.05
     done
 }
+
+pmix_rank_pid() { # pattern rank: the pid of the process matching pattern whose PMIX_RANK is rank (waits up to 10 s)
+    local p
+    for _ in $(seq 100); do
+        for p in $(pgrep -f "$1" || true); do
+            tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "PMIX_RANK=$2" && { echo "$p"; return 0; }
+        done
+        sleep 0.1
+    done
+    return 1
+}

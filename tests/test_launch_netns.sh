@@ -62,14 +62,7 @@ done
 timeout 120 "${mpi[@]}" --host "${pre}1:2,${pre}2:2,${pre}3:2,${pre}4:2" -n 8 "$MCAST" -R 2 \
     --ack --iters 100000000 -q -T 3000 >"$TMP/die" 2>&1 &
 launcher=$!
-victim=
-for _ in $(seq 100); do
-    for p in $(pgrep -f "$MCAST -R 2 --ack --iters 100000000" || true); do
-        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "PMIX_RANK=5" && victim=$p
-    done
-    [ -n "$victim" ] && break
-    sleep 0.1
-done
+victim=$(pmix_rank_pid "$MCAST -R 2 --ack --iters 100000000" 5)
 [ -n "$victim" ] || fail "rank 5 never started: $(cat "$TMP/die")"
 sleep 2
 kill -9 "$victim"

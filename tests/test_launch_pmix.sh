@@ -65,14 +65,7 @@ grep -q "the launcher started 3 ranks" "$TMP/mcn" || fail "tc-mcast -n mismatch:
 timeout 120 "${mpi[@]}" -n 4 "$MCAST" -R 2 --ack --iters 100000000 -q -T 3000 \
     >"$TMP/die" 2>&1 &
 launcher=$!
-victim=
-for _ in $(seq 100); do
-    for p in $(pgrep -f "$MCAST -R 2 --ack --iters 100000000" || true); do
-        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "PMIX_RANK=2" && victim=$p
-    done
-    [ -n "$victim" ] && break
-    sleep 0.1
-done
+victim=$(pmix_rank_pid "$MCAST -R 2 --ack --iters 100000000" 2)
 [ -n "$victim" ] || fail "rank 2 never started: $(cat "$TMP/die")"
 sleep 1.5
 kill -9 "$victim"
