@@ -16,6 +16,8 @@
 
 #include "twochains.h"
 
+#include <stdlib.h>
+
 #define TC_BOOT_MAGIC         "TCHAINS" /* + its NUL: 8 bytes on the wire */
 #define TC_BOOT_MAGIC_LEN     8
 #define TC_BOOT_HELLO_LEN     16
@@ -50,5 +52,19 @@ void        tc_boot_fd_close(tc_boot_t *boot);
 uint64_t tc_boot_deadline(int timeout_ms);
 /* Milliseconds left until deadline, rounded up; <= 0 once it passed. */
 int      tc_boot_time_left_ms(uint64_t deadline);
+
+/* A broadcast's result to its caller: copy (malloc'd, len bytes) into
+ * *out_p, or freed when out_p is NULL; len into *len_p if not NULL. */
+static inline void tc_boot_hand_out(void *copy, size_t len, void **out_p, size_t *len_p)
+{
+    if (out_p != NULL) {
+        *out_p = copy;
+    } else {
+        free(copy);
+    }
+    if (len_p != NULL) {
+        *len_p = len;
+    }
+}
 
 #endif

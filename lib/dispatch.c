@@ -221,10 +221,6 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     uint32_t resize = 0;
     char reason[160];
 
-    if (hdr->kind == TC_KIND_INJECTED) {
-        /* its code and GOT lines are checked next: ask for them all at once */
-        tc_peer_prefetch_frame(peer, frame);
-    }
     expect.slot_size   = peer->rx_slot_size;
     expect.frame_size  = (peer->frames == TC_FRAMES_FIXED) ? peer->rx_frame_size : 0;
     expect.seq         = peer->rx_seq;
@@ -271,8 +267,6 @@ static int tc_rx_injected_fast(tc_peer_t *peer, char *frame, const tc_frame_hdr_
         (hdr->pkg_id != inj->pkg_id) || (hdr->element != inj->element)) {
         return 0;
     }
-    /* its code and GOT lines are checked next: ask for them all at once */
-    tc_peer_prefetch_frame(peer, frame);
     run_fn = tc_exec_injected_again(peer, inj, (const uint8_t *)frame + peer->disp_inj_got_off);
     if (run_fn == NULL) {
         return 0;
@@ -304,7 +298,12 @@ static inline int tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
             tc_rx_run(peer, frame, &hdr, peer->disp_cached->cache_run, peer->disp_cached->state);
             goto done;
         }
-        if ((peer->disp_injected != NULL) && (hdr.kind == TC_KIND_INJECTED) &&
+    }
+    if (hdr.kind == TC_KIND_INJECTED) {
+        /* its code and GOT lines are checked next, on either path: ask for
+         * them all at once, once */
+        tc_peer_prefetch_frame(peer, frame);
+        if ((peer->frames == TC_FRAMES_FIXED) && (peer->disp_injected != NULL) &&
             tc_rx_injected_fast(peer, frame, &hdr, seen)) {
             goto done;
         }

@@ -758,14 +758,7 @@ tc_status_t tc_group_bcast(tc_group_t *g, const void *buf, size_t len, void **ou
         free(copy);
         return status;
     }
-    if (out_p != NULL) {
-        *out_p = copy;
-    } else {
-        free(copy);
-    }
-    if (len_p != NULL) {
-        *len_p = got;
-    }
+    tc_boot_hand_out(copy, got, out_p, len_p);
     return TC_OK;
 }
 

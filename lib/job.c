@@ -820,14 +820,7 @@ tc_status_t tc_job_bcast(tc_job_t *job, const void *buf, size_t len, void **out_
     if (status != TC_OK) {
         return status;
     }
-    if (out_p != NULL) {
-        *out_p = copy;
-    } else {
-        free(copy);
-    }
-    if (len_p != NULL) {
-        *len_p = got;
-    }
+    tc_boot_hand_out(copy, got, out_p, len_p);
     return TC_OK;
 }
 

@@ -269,8 +269,9 @@ tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, ui
     uint32_t size;
     char *frame;
 
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
-        return peer->failed;
+    if (TC_UNLIKELY(peer->failed != TC_OK) &&
+        !((kind == TC_KIND_GOODBYE) && (peer->failed == TC_ERR_CLOSED))) {
+        return peer->failed; /* a goodbye may still answer the peer's */
     }
     if (tc_peer_tx_free(peer) == 0) {
         if (nowait) {

@@ -457,20 +457,14 @@ static tc_status_t tc_ctrl_send_goodbye(tc_peer_t *peer)
 
 tc_status_t tc_peer_goodbye(tc_peer_t *peer, int after_theirs)
 {
-    tc_status_t was = peer->failed, status;
-
     /* a peer that failed hears nothing more; one that said goodbye first
      * only when it waits for ours (a group's teardown) */
-    if (peer->goodbye_sent || ((was != TC_OK) && !(after_theirs && (was == TC_ERR_CLOSED)))) {
+    if (peer->goodbye_sent ||
+        ((peer->failed != TC_OK) && !(after_theirs && (peer->failed == TC_ERR_CLOSED)))) {
         return TC_OK;
     }
     peer->goodbye_sent = 1;
-    peer->failed       = TC_OK; /* CLOSED would refuse the send */
-    status             = tc_ctrl_send_goodbye(peer);
-    if (peer->failed == TC_OK) {
-        peer->failed = was;
-    }
-    return status;
+    return tc_ctrl_send_goodbye(peer);
 }
 
 void tc_peer_close(tc_peer_t *peer)

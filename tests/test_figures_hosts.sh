@@ -20,18 +20,8 @@ addr() { awk -v h="$1" '$1 == "host" && $2 == h { print $3 }' "$TMP/hosts"; }
 
 # two small experiments from the real definitions: fewer sizes and iterations
 mkdir -p "$TMP/defs"
-python3 - "$TC_SRC/scripts/experiments" "$TMP/defs" <<'PY' || fail "defs"
-import json, sys
-src, dst = sys.argv[1:]
-e = json.load(open(src + '/fig07-08-injected.json'))
-e['axes'] = [{'name': 'jam', 'values': ['server_sum']}]
-e['presets']['quick'].update(sizes=[8, 4096], iters=2000, warmup=100)
-json.dump(e, open(dst + '/fig07-08-injected.json', 'w'))
-m = json.load(open(src + '/mcast-scaling.json'))
-m['sweeps'] = m['sweeps'][:1]
-m['presets']['quick']['hosts'] = {'iters': 100, 'warmup': 10, 'sweeps': {'0': {'axes': {'n': [4], 'naive': [False]}}}}
-json.dump(m, open(dst + '/mcast-scaling.json', 'w'))
-PY
+python3 "$TC_SRC/tests/experiments/small-defs.py" "$TC_SRC/scripts/experiments" "$TMP/defs" mcast ||
+    fail "defs"
 export UCX_TLS=tcp TC_BUILD
 runner=(python3 "$TC_SRC/scripts/tc-experiments" --experiments-dir "$TMP/defs" --results "$TMP/res")
 

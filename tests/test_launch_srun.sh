@@ -31,14 +31,7 @@ wait $launcher; rc=$?
 grep -q "rank 2 .*is gone" "$TMP/die" || { cat "$TMP/die"; fail "dead rank not named"; }
 
 mkdir -p "$TMP/defs"
-python3 - "$TC_SRC/scripts/experiments" "$TMP/defs" <<'PY' || fail "defs"
-import json, sys
-src, dst = sys.argv[1:]
-e = json.load(open(src + '/fig07-08-injected.json'))
-e['axes'] = [{'name': 'jam', 'values': ['server_sum']}]
-e['presets']['quick'].update(sizes=[8, 4096], iters=2000, warmup=100)
-json.dump(e, open(dst + '/fig07-08-injected.json', 'w'))
-PY
+python3 "$TC_SRC/tests/experiments/small-defs.py" "$TC_SRC/scripts/experiments" "$TMP/defs" || fail "defs"
 timeout 300 python3 "$TC_SRC/scripts/tc-experiments" --experiments-dir "$TMP/defs" --results "$TMP/res" \
     --hosts "$node,$node" --launcher srun >"$TMP/exp.out" 2>&1 || fail "tc-experiments --launcher srun: $(tail -10 "$TMP/exp.out")"
 grep -q '"launcher": "srun"' "$TMP"/res/pair-*/meta.json || fail "meta.json: no srun launcher"
