@@ -154,23 +154,27 @@ bench:
 	scripts/bench-foundation.sh $(ROUNDS) $(ITERS)
 
 # Regression check (docs/REGRESSION.md): a short fixed sweep (scripts/bench-ci.sh,
-# 3 rounds x 2 jams of tc-perf -l) into BENCH_CI_OUT, held against
-# results/baseline/ by scripts/tc-compare with BENCH_CI_FLAGS (default: fail
-# when a jam's p50 or rate, each relative to its run's raw put, is 10% worse).
-# .ci/run passes --report-only (fails only past 2x). bench-ci-baseline re-records
-# results/baseline/ on this machine.
+# 3 rounds x 2 jams of tc-perf -l) into BENCH_CI_OUT, held against this
+# platform's baseline, results/baseline/<platform-id>/, by scripts/tc-compare
+# with BENCH_CI_FLAGS (default: fail when a jam's p50 or rate, each relative
+# to its run's raw put, is 10% worse with its rounds apart from the
+# baseline's). Where no baseline exists for this platform the sweep is
+# recorded as one and nothing is compared. .ci/run passes --report-only (never
+# fails on the figures). bench-ci-baseline re-records this platform's baseline
+# (refused while the machine is busy).
 BENCH_CI_OUT   ?= $(BUILD)/bench-ci
 BENCH_CI_FLAGS ?= --threshold 10
+BASELINES      ?= results/baseline
 bench-ci:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
-	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o $(BENCH_CI_OUT)
-	scripts/tc-compare results/baseline $(BENCH_CI_OUT) $(BENCH_CI_FLAGS)
+	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o $(BENCH_CI_OUT) --against $(BASELINES) \
+	    --compare-flags "$(BENCH_CI_FLAGS)"
 
 bench-ci-baseline:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
-	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o results/baseline
+	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh --baseline -o $(BASELINES)/$$(scripts/platform-id.sh)
 
 # The paper's figures as data (scripts/experiments/*.json): tc-experiments runs
 # every experiment with PRESET (quick: about 7 minutes on 2 cores; paper:

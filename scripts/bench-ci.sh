@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The CI benchmark sweep (make bench-ci): a short, fixed set of tc-perf points
 # written in the runner's result layout (OUT/ci.csv + OUT/meta.json, see
-# docs/REGRESSION.md), for scripts/tc-compare to hold against results/baseline/.
+# docs/REGRESSION.md), for scripts/tc-compare to hold against this platform's
+# baseline, results/baseline/<platform-id>/.
 #
 # usage: scripts/bench-ci.sh [-o OUT_DIR] [-r ROUNDS] [-n ITERS] [--slow-jam N]
+#                            [--against ROOT [--compare-flags "FLAGS"]] [--baseline]
 #   -o OUT_DIR    where ci.csv and meta.json go (default build/bench-ci)
 #   -r ROUNDS     invocations per jam (default 3; tc-compare takes the median
 #                 over rounds of each point's reference-normalised value)
@@ -11,6 +13,14 @@
 #   --slow-jam N  gate self-check: build a copy of the bench package whose
 #                 indirect_put jam spins N extra loop iterations per message
 #                 (a real, slower jam) and measure with it. Never for a baseline.
+#   --against ROOT  then compare with ROOT/<platform-id>/ (scripts/tc-compare
+#                 OUT_DIR-as-NEW, with --compare-flags); where ROOT has no
+#                 baseline for this platform, the sweep is recorded there as one
+#                 (say so, exit 0): commit it to gate later runs on this machine
+#   --baseline    the sweep is meant as a baseline: refuse to start while the
+#                 machine is busy (1-minute load average above half its cores;
+#                 TC_BASELINE_ANY_LOAD=1 overrides), since a baseline taken
+#                 beside another job carries that job's noise into every verdict
 #
 # One tc-perf process per (round, jam), both sides in it (-l), pinned to cores
 # 0 and 1: jam_lat, put_lat, jam_rate, put_rate for indirect_put and
@@ -20,20 +30,37 @@
 # the machine's speed at that moment.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$top/build/bench-ci rounds=3 iters=200000 slow=
+out=$top/build/bench-ci rounds=3 iters=200000 slow= against= compare_flags= baseline=
 while [ $# -gt 0 ]; do
     case $1 in
         -o) out=$2; shift 2 ;;
         -r) rounds=$2; shift 2 ;;
         -n) iters=$2; shift 2 ;;
         --slow-jam) slow=$2; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --against) against=$2; shift 2 ;;
+        --compare-flags) compare_flags=$2; shift 2 ;;
+        --baseline) baseline=1; shift ;;
+        -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-ci.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
 bin=${TC_BUILD:-$top/build}/bin
 perf=$bin/tc-perf
 [ -x "$perf" ] || { echo "bench-ci.sh: $perf missing: build first (make)" >&2; exit 1; }
+[ -n "$slow" ] && [ -n "$baseline" ] && { echo "bench-ci.sh: --slow-jam never makes a baseline" >&2; exit 2; }
+platform_id=${TC_PLATFORM_ID:-$("$top/scripts/platform-id.sh")}
+if [ -n "$slow" ] && [ -n "$against" ] && [ ! -f "$against/$platform_id/ci.csv" ]; then
+    echo "bench-ci.sh: no baseline for platform $platform_id in $against/ to hold the slow jam against" >&2
+    exit 1
+fi
+if [ -n "$baseline" ] && [ "${TC_BASELINE_ANY_LOAD:-}" != 1 ]; then
+    read -r l1 _ </proc/loadavg
+    if awk -v l="$l1" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
+        echo "bench-ci.sh: load average $l1 on $(nproc) cores: a baseline must be taken on an idle machine" \
+             "(stop the other work, or TC_BASELINE_ANY_LOAD=1)" >&2
+        exit 1
+    fi
+fi
 
 jams="indirect_put server_sum"
 tests=jam_lat,put_lat,jam_rate,put_rate
@@ -85,7 +112,6 @@ done
 end=$(date +%s.%N)
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "")
 
-platform_id=${TC_PLATFORM_ID:-$("$top/scripts/platform-id.sh")}
 "$perf" --platform --json - >"$tmp/platform.json" 2>/dev/null || echo '{}' >"$tmp/platform.json"
 git_rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 # uncommitted changes to tracked files: the measured code is not that revision
@@ -136,3 +162,16 @@ os.replace(part, os.path.join(out, "meta.json"))
 print("bench-ci: %d points, %d rows in %.1f s -> %s/ci.csv" % (npoints, len(rows), float(end) - float(start), out),
       file=sys.stderr)
 PY
+
+[ -n "$against" ] || exit 0
+mine=$against/$platform_id
+if [ -f "$mine/ci.csv" ]; then
+    # shellcheck disable=SC2086 # FLAGS are tc-compare options, split on purpose
+    exec "$top/scripts/tc-compare" "$mine" "$out" $compare_flags
+fi
+known=$(cd "$against" 2>/dev/null && ls -d -- */ 2>/dev/null | tr -d / | tr '\n' ' ')
+mkdir -p "$mine"
+cp "$out/ci.csv" "$out/meta.json" "$mine/"
+echo "bench-ci: no baseline for platform $platform_id in $against/ (it has: ${known:-none});" \
+     "recorded this sweep as $mine/ (load average $load0 -> $load1), nothing compared." \
+     "Commit it to gate later runs on this machine, or re-record it idle with make bench-ci-baseline."

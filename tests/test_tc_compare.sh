@@ -2,8 +2,9 @@
 # scripts/tc-compare on a committed real bench-ci result (tests/data/compare/base)
 # and copies of it scaled here: equal inputs pass, a 2x slower jam fails, a
 # machine 2x slower for jam and put alike passes (normalisation by the put
-# reference), --threshold moves the gate, --report-only fails only past
-# --fail-factor, p99.9 gates only with --gate-tail, the gated rate is the median
+# reference), --threshold moves the gate, the default interval gate tells
+# overlapping rounds (noise) from rounds apart (a regression), --report-only
+# never fails unless --fail-factor is given, p99.9 gates only with --gate-tail, the gated rate is the median
 # window's unless --rate-from total, tc-mcast files compare raw.
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +51,8 @@ run 0 "$base/ci.csv" "$base/ci.csv"
 scale "$base" "$TMP/slow2" jam_lat,jam_rate p50_us,p999_us,rate_mps 2
 run 1 "$base" "$TMP/slow2"
 grep -q "REGRESSION: p50 +100%" "$TMP/out" || fail "2x slower: p50 not flagged +100%"
-grep -q "REGRESSION: rate +100%" "$TMP/out" || fail "2x slower: rate not flagged"
+grep -q "REGRESSION: rate -50%" "$TMP/out" || fail "2x slower: rate not flagged as -50%"
+grep -q "rate +" "$TMP/out" && fail "2x slower: a slower rate printed with a + sign"
 grep -q "^FAIL" "$TMP/out" || fail "2x slower: no FAIL line"
 
 # 3. normalisation: jam and put both 2x slower (a slower machine) passes
@@ -62,22 +64,50 @@ grep "| jam_" "$TMP/out" | grep -q REGRESSION && fail "machine 2x slower: flagge
 scale "$base" "$TMP/putslow" put_lat,put_rate p50_us,p999_us,rate_mps 2
 run 0 "$base" "$TMP/putslow"
 
-# 4. --threshold: a 20% slower jam_lat fails at 10%, passes at 30%
+# 4. --threshold (medians alone, --gate median): a 20% slower jam_lat fails
+# at 10%, passes at 30%
 scale "$base" "$TMP/slow12" jam_lat p50_us 1.2
-run 1 "$base" "$TMP/slow12" --threshold 10
+run 1 "$base" "$TMP/slow12" --threshold 10 --gate median
 grep -q "REGRESSION: p50 +20%" "$TMP/out" || fail "1.2x slower at 10%: not flagged +20%"
-run 0 "$base" "$TMP/slow12" --threshold 30
+run 0 "$base" "$TMP/slow12" --threshold 30 --gate median
 # 5% slower passes at 10%, fails at 2%
 scale "$base" "$TMP/slow105" jam_lat p50_us 1.05
-run 0 "$base" "$TMP/slow105" --threshold 10
-run 1 "$base" "$TMP/slow105" --threshold 2
+run 0 "$base" "$TMP/slow105" --threshold 10 --gate median
+run 1 "$base" "$TMP/slow105" --threshold 2 --gate median
 
-# 5. --report-only fails only past --fail-factor (default 2)
+# 4b. --gate interval (the default) on a fixture with known rounds: a point
+# whose medians moved 30% but whose rounds overlap is noise, not a regression;
+# the same move with the rounds apart is one
+mkdir -p "$TMP/rb" "$TMP/rn" "$TMP/rs"
+ivl() { # out jam-p50-round0 jam-p50-round1 jam-p50-round2
+    { echo "experiment,point,preset,test,jam,mode,payload_bytes,p50_us,p999_us"
+      local p=0 v
+      for v in "${@:2}"; do
+          echo "ci,$p,t,jam_lat,noop,local,8,$v,9"
+          echo "ci,$p,t,put_lat,,raw,8,0.100,1"
+          p=$((p + 1))
+      done; } >"$1/ci.csv"
+}
+ivl "$TMP/rb" 0.20 0.26 0.30      # base rounds: normalised 2.0 .. 3.0, median 2.6
+ivl "$TMP/rn" 0.28 0.34 0.40      # median 3.4 (+31%), rounds 2.8 .. 4.0 overlap
+ivl "$TMP/rs" 0.31 0.34 0.40      # median 3.4 (+31%), rounds 3.1 .. 4.0 all worse
+run 0 "$TMP/rb" "$TMP/rn"
+grep -q "noise: p50 +31% (rounds overlap)" "$TMP/out" || fail "overlapping rounds: not shown as noise"
+grep -q "1 moved past it within the rounds' spread" "$TMP/out" || fail "overlapping rounds: not counted as noise"
+run 1 "$TMP/rb" "$TMP/rn" --gate median
+run 1 "$TMP/rb" "$TMP/rs"
+grep -q "REGRESSION: p50 +31%" "$TMP/out" || fail "rounds apart: not flagged"
+# identical inputs and a rerun within the same spread never alarm
+run 0 "$TMP/rb" "$TMP/rb"
+
+# 5. --report-only exits 0 whatever the figures, unless --fail-factor is given
 scale "$base" "$TMP/slow15" jam_lat,jam_rate p50_us,rate_mps 1.5
 run 0 "$base" "$TMP/slow15" --report-only
 grep -q "REGRESSION" "$TMP/out" || fail "report-only: the table does not show the regression"
+grep -q "^PASS (report only: [0-9]* regression" "$TMP/out" || fail "report-only: the closing line hides the regressions"
 scale "$base" "$TMP/slow25" jam_lat p50_us 2.5
-run 1 "$base" "$TMP/slow25" --report-only
+run 0 "$base" "$TMP/slow25" --report-only
+run 1 "$base" "$TMP/slow25" --report-only --fail-factor 2
 run 0 "$base" "$TMP/slow25" --report-only --fail-factor 3
 
 # 6. p99.9 alone: reported, gates only with --gate-tail
