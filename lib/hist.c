@@ -15,8 +15,8 @@
  * ((shift + 1) << S) + 128). UINT64_MAX maps to 56 * 128 + 255 = 7423.
  *
  * A bucket of width w = 2^shift starts at (128 + sub) * w >= 128 * w, so its
- * midpoint is within w / 2 of any value in it: relative error <= 1/256,
- * inside the 1/128 the header promises.
+ * midpoint is within w / 2 of any value in it: relative error <= 1/256
+ * (tests/test_hist.c checks that bound).
  */
 #include "hist.h"
 #include "log.h"
