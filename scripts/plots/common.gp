@@ -8,7 +8,13 @@ if (term eq 'svg') {
 set output out
 set grid xtics ytics mxtics mytics lc rgb '#dddddd' lw 1, lc rgb '#eeeeee' lw 0.5
 set border lw 1
-set key top left font ',8' samplen 2.5 spacing 0.9 opaque box lc rgb '#cccccc'
+# The key sits outside the plot, right of it (it covers no data), in a right
+# margin tc-plot sizes for the figure's longest title (keymargin, characters):
+# the same for every panel, so the panels of a column line up. A panel with
+# error bars says in its key's title what they span (set in its .set file).
+set key outside right top vertical font ',8' samplen 2.5 spacing 0.9 box lc rgb '#cccccc'
+if (!exists('keymargin')) { keymargin = 0 }
+if (keymargin > 0) { set rmargin keymargin }
 set tics nomirror out scale 0.6
 set border 3
 set pointsize 0.7

@@ -3,11 +3,14 @@
 # Same files and variables as figure.gp; x is 1/(1-p) computed by tc-plot.
 load plotdir.'/common.gp'
 set multiplot layout nrows,ncols title figtitle."\n{/*0.8 ".subtitle."}" font ',12'
-set xtics ('50' 2, '90' 10, '99' 100, '99.9' 1000, '99.99' 1e4, '99.999' 1e5, '99.9999' 1e6)
 do for [k=1:npanels] {
     unset label
     set autoscale
     nblocks = 0; bars = 0; logy = 10; ptitle = ''; ylabel = ''
+    # tc-plot's .set bounds x by the sample count: with n samples the highest
+    # percentile they resolve is 1 - 1/n (x = n); it also sets the ticks up to it
+    set xtics ('50' 2, '90' 10, '99' 100, '99.9' 1000, '99.99' 1e4, '99.999' 1e5, '99.9999' 1e6)
+    set key title '' font ',8'
     load sprintf('%s-%d.set', data, k)
     set title ptitle font ',10'
     set xlabel xlabel

@@ -12,6 +12,7 @@ do for [k=1:npanels] {
     unset logscale
     set autoscale
     nblocks = 0; bars = 0; logy = 0; ptitle = ''; ylabel = ''; ymin = NaN
+    set key title '' font ',8'
     load sprintf('%s-%d.set', data, k)
     set title ptitle font ',10'
     set xlabel xlabel
