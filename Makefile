@@ -203,8 +203,11 @@ figures:
 figures-paper:
 	@$(MAKE) --no-print-directory figures PRESET=paper
 
+# make plots: every platform folder in results/ (a fresh clone: the committed
+# ones); PLATFORM=<id> only that one.
+PLATFORM ?=
 plots:
-	scripts/tc-plot $(EXPERIMENTS)
+	scripts/tc-plot $(if $(PLATFORM),--platform-id $(PLATFORM),--all) $(EXPERIMENTS)
 
 deps:
 	@scripts/deps.sh
