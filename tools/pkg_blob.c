@@ -183,13 +183,46 @@ static const char *tc_pkg_rel_name(uint32_t arch, uint32_t type, char *buf, size
     return buf;
 }
 
+static int         tc_pkg_is_label(const char *name);
+static const char *tc_pkg_symbol_at(const tc_pkg_obj_t *obj, size_t shndx, uint64_t value);
+
+/* The name a message gives a relocation's symbol: a section symbol or a
+ * label (aarch64 addresses data through .LANCHOR0 + offset) is replaced by
+ * the symbol at that section and offset. x86-64 PC-relative addends carry
+ * the -4 of the displacement's end, so offset + 4 is tried first there. */
+static const char *tc_pkg_rel_sym_name(const tc_pkg_obj_t *obj, const tc_pkg_rel_t *r)
+{
+    uint64_t off = r->s.sym.st_value + (uint64_t)r->addend;
+    const char *name = NULL;
+    int pcrel;
+
+    if (((GELF_ST_TYPE(r->s.sym.st_info) != STT_SECTION) && !tc_pkg_is_label(r->s.name)) ||
+        (r->s.sym.st_shndx == SHN_UNDEF) || (r->s.sym.st_shndx >= obj->shnum)) {
+        return r->s.name;
+    }
+    pcrel = (obj->arch == TC_BLOB_ARCH_X86_64) &&
+            ((r->type == R_X86_64_PC32) || (r->type == R_X86_64_PLT32) ||
+             (r->type == R_X86_64_GOTPCREL) || (r->type == R_X86_64_GOTPCRELX) ||
+             (r->type == R_X86_64_REX_GOTPCRELX) || (r->type == R_X86_64_GOTTPOFF) ||
+             (r->type == R_X86_64_TLSGD) || (r->type == R_X86_64_TLSLD) ||
+             (r->type == R_X86_64_GOTPC32_TLSDESC));
+    if (pcrel) {
+        name = tc_pkg_symbol_at(obj, r->s.sym.st_shndx, off + 4);
+    }
+    if (name == NULL) {
+        name = tc_pkg_symbol_at(obj, r->s.sym.st_shndx, off);
+    }
+    return (name != NULL) ? name : r->s.name;
+}
+
 static tc_status_t tc_pkg_rel_fail(const tc_pkg_obj_t *obj, const tc_pkg_rel_t *r,
                                    const char *why)
 {
     char buf[32];
 
     tc_pkg_err("jam '%s': %s: relocation %s against '%s': %s", obj->jam, r->sec->name,
-               tc_pkg_rel_name(obj->arch, r->type, buf, sizeof(buf)), r->s.name, why);
+               tc_pkg_rel_name(obj->arch, r->type, buf, sizeof(buf)),
+               tc_pkg_rel_sym_name(obj, r), why);
     return TC_ERR_UNSUPPORTED;
 }
 
@@ -275,22 +308,36 @@ static void tc_pkg_classify(tc_pkg_obj_t *obj, tc_pkg_sec_t *sec)
     }
 }
 
-/* The named symbol at offset value of section shndx (for messages). */
+/* Local labels (.LANCHOR0, .LC0) and aarch64 mapping symbols ($x, $d) name
+ * no C object: messages name what the user wrote instead. */
+static int tc_pkg_is_label(const char *name)
+{
+    return (name[0] == '$') || (strncmp(name, ".L", 2) == 0);
+}
+
+/* The named symbol at offset value of section shndx, or the one whose
+ * extent holds it (for messages); NULL if none. */
 static const char *tc_pkg_symbol_at(const tc_pkg_obj_t *obj, size_t shndx, uint64_t value)
 {
-    const char *name;
+    const char *name, *holder = NULL;
     GElf_Sym sym;
     size_t i;
 
     for (i = 1; i < obj->nsyms; ++i) {
-        if ((gelf_getsym(obj->symtab, (int)i, &sym) != NULL) && (sym.st_shndx == shndx) &&
-            (sym.st_value == value) && (GELF_ST_TYPE(sym.st_info) != STT_SECTION) &&
-            ((name = elf_strptr(obj->elf, obj->strndx, sym.st_name)) != NULL) &&
-            (name[0] != '\0')) {
+        if ((gelf_getsym(obj->symtab, (int)i, &sym) == NULL) || (sym.st_shndx != shndx) ||
+            (GELF_ST_TYPE(sym.st_info) == STT_SECTION) ||
+            ((name = elf_strptr(obj->elf, obj->strndx, sym.st_name)) == NULL) ||
+            (name[0] == '\0') || tc_pkg_is_label(name)) {
+            continue;
+        }
+        if (sym.st_value == value) {
             return name;
         }
+        if ((holder == NULL) && (sym.st_value < value) && (value - sym.st_value < sym.st_size)) {
+            holder = name;
+        }
     }
-    return "(none)";
+    return holder;
 }
 
 /* A symbol to name a section by in a message: one it defines, else one its
@@ -307,7 +354,7 @@ static const char *tc_pkg_sec_symbol(const tc_pkg_obj_t *obj, size_t shndx)
         if ((gelf_getsym(obj->symtab, (int)i, &sym) != NULL) && (sym.st_shndx == shndx) &&
             (GELF_ST_TYPE(sym.st_info) != STT_SECTION) && (sym.st_name != 0) &&
             ((name = elf_strptr(obj->elf, obj->strndx, sym.st_name)) != NULL) &&
-            (name[0] != '.')) {
+            (name[0] != '.') && !tc_pkg_is_label(name)) {
             return name;
         }
     }
@@ -320,10 +367,11 @@ static const char *tc_pkg_sec_symbol(const tc_pkg_obj_t *obj, size_t shndx)
             (gelf_getsym(obj->symtab, (int)GELF_R_SYM(rela.r_info), &sym) == NULL)) {
             break;
         }
-        if (GELF_ST_TYPE(sym.st_info) == STT_SECTION) {
-            return tc_pkg_symbol_at(obj, sym.st_shndx, (uint64_t)rela.r_addend);
-        }
         name = elf_strptr(obj->elf, obj->strndx, sym.st_name);
+        if ((GELF_ST_TYPE(sym.st_info) == STT_SECTION) || (name == NULL) ||
+            tc_pkg_is_label(name)) {
+            name = tc_pkg_symbol_at(obj, sym.st_shndx, sym.st_value + (uint64_t)rela.r_addend);
+        }
         return ((name != NULL) && (name[0] != '\0')) ? name : "(none)";
     }
     return "(none)";
@@ -934,7 +982,7 @@ static tc_status_t tc_pkg_apply(tc_pkg_obj_t *obj, tc_pkg_rel_t *r)
         }
         if ((shndx < obj->shnum) && (obj->secs[shndx].cls == TC_SEC_BAD)) {
             const char *with = tc_pkg_sec_symbol(obj, shndx);
-            if (strcmp(with, r->s.name) == 0) {
+            if (strcmp(with, tc_pkg_rel_sym_name(obj, r)) == 0) {
                 snprintf(why, sizeof(why), "it lives in %s: %s", obj->secs[shndx].name,
                          obj->secs[shndx].why);
             } else {
@@ -952,6 +1000,26 @@ static tc_status_t tc_pkg_apply(tc_pkg_obj_t *obj, tc_pkg_rel_t *r)
     }
     return (obj->arch == TC_BLOB_ARCH_X86_64) ? tc_pkg_x86_apply(obj, r)
                                              : tc_pkg_a64_apply(obj, r);
+}
+
+/* An LTO object holds the compiler's intermediate code (.gnu.lto_*
+ * sections), which becomes machine code only at the final link: there is
+ * nothing to cut a blob from (gcc's slim objects look like one COMMON
+ * symbol, __gnu_lto_slim). Said for what it is, before anything else. */
+static tc_status_t tc_pkg_check_lto(const tc_pkg_obj_t *obj)
+{
+    size_t i;
+
+    for (i = 1; i < obj->shnum; ++i) {
+        if ((strncmp(obj->secs[i].name, ".gnu.lto_", 9) == 0) ||
+            (strncmp(obj->secs[i].name, ".llvm.lto", 9) == 0)) {
+            tc_pkg_err("jam '%s': the object is LTO intermediate code (section %s, from "
+                       "-flto), not machine code, so there is nothing to make a blob of: "
+                       "drop -flto from --cflags and --cc", obj->jam, obj->secs[i].name);
+            return TC_ERR_UNSUPPORTED;
+        }
+    }
+    return TC_OK;
 }
 
 /* Symbols a blob cannot honour: an ifunc (a call or its address would
@@ -1131,13 +1199,22 @@ static tc_status_t tc_pkg_write_blob(const tc_pkg_obj_t *obj, uint32_t entry,
 
 static tc_status_t tc_pkg_open_obj(tc_pkg_obj_t *obj, int fd)
 {
+    size_t raw_len = 0;
     GElf_Ehdr ehdr;
+    char *raw;
 
     if (elf_version(EV_CURRENT) == EV_NONE) {
         tc_pkg_err("libelf: %s", elf_errmsg(-1));
         return TC_ERR_UNSUPPORTED;
     }
     obj->elf = elf_begin(fd, ELF_C_READ, NULL);
+    raw      = (obj->elf != NULL) ? elf_rawfile(obj->elf, &raw_len) : NULL;
+    if ((raw != NULL) && (raw_len >= 4) && (memcmp(raw, "BC\xc0\xde", 4) == 0)) {
+        tc_pkg_err("jam '%s': %s is LLVM bitcode (from -flto), not machine code, so "
+                   "there is nothing to make a blob of: drop -flto from --cflags and "
+                   "--cc", obj->jam, obj->path);
+        return TC_ERR_UNSUPPORTED;
+    }
     if ((obj->elf == NULL) || (elf_kind(obj->elf) != ELF_K_ELF) ||
         (gelf_getehdr(obj->elf, &ehdr) == NULL)) {
         tc_pkg_err("jam '%s': %s is not an ELF object", obj->jam, obj->path);
@@ -1186,6 +1263,10 @@ tc_status_t tc_pkg_blob_build(const char *jam, const char *obj_path, uint32_t ar
         goto out;
     }
     status = tc_pkg_read_sections(&obj);
+    if (status != TC_OK) {
+        goto out;
+    }
+    status = tc_pkg_check_lto(&obj);
     if (status != TC_OK) {
         goto out;
     }
