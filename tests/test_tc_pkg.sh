@@ -78,7 +78,8 @@ grep -qx "#define TC_PKG_BENCH_N_ELEMENTS $(grep -c '^element ' "$TMP/bench/mani
 grep -q "^#define TC_PKG_BENCH_INDIRECT_PUT_CODE_BYTES $code$" "$TMP/bench/bench.h" ||
     fail "bench.h: code bytes"
 if [ -f "$TC_BUILD/pkg/bench/bench.h" ]; then
-    cmp -s "$TMP/bench/bench.h" "$TC_BUILD/pkg/bench/bench.h" ||
+    # (but for the package id, which hashes the flags too: the Makefile's differ)
+    cmp -s <(grep -v '_ID 0x' "$TMP/bench/bench.h") <(grep -v '_ID 0x' "$TC_BUILD/pkg/bench/bench.h") ||
         fail "the same sources gave another header than build/pkg/bench's"
 fi
 

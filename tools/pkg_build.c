@@ -22,9 +22,12 @@
 #include <unistd.h>
 
 /* Flags every element gets: what injection needs (position-independent,
- * calls through the GOT, nothing exported by accident). */
+ * calls through the GOT, nothing exported by accident), and no fused
+ * multiply-add contraction: aarch64 would fuse a * b + c where x86-64
+ * (without -mfma) rounds twice, and a jam must compute the same bits on
+ * every architecture and in both its forms (blob, Local Function). */
 static const char *const tc_pkg_base_flags[] = {
-    "-std=gnu11", "-O2", "-fPIC", "-fno-plt", "-fvisibility=hidden"
+    "-std=gnu11", "-O2", "-fPIC", "-fno-plt", "-fvisibility=hidden", "-ffp-contract=off"
 };
 /* Jams only: no unwind tables or stack-protector canaries in the image. */
 static const char *const tc_pkg_jam_flags[] = {
@@ -56,6 +59,10 @@ typedef struct tc_pkg_builder {
     char                       tmp[TC_PKG_PATH_MAX];
     char                       upper[TC_MANIFEST_NAME_MAX];   /* package name, upper case */
     uint32_t                   id;
+    uint64_t                   cc_hash;    /* the compiler's identity: --version, target */
+    tc_manifest_t             *old;        /* the package --out held before, if any */
+    tc_pkg_strv_t              libgcc;     /* what libgcc.a defines (read when needed) */
+    char                      *libgcc_path;
 } tc_pkg_builder_t;
 
 static int tc_pkg_is_ident(const char *s, size_t len)
@@ -215,6 +222,16 @@ static tc_status_t tc_pkg_check_sources(tc_pkg_builder_t *b)
     qsort(b->srcs, b->n_srcs, sizeof(*b->srcs), tc_pkg_src_cmp);
     for (i = 0; i < b->n_srcs; ++i) {
         b->n_jams += (b->srcs[i].kind == TC_ELEM_JAM);
+        /* rieds sort after jams: i - 1 is the first ried when i is the second */
+        if ((b->srcs[i].kind == TC_ELEM_RIED) && (i >= b->n_jams + 1)) {
+            tc_pkg_err("rieds '%s' (%s) and '%s' (%s): a package has at most one ried: "
+                       "its init makes the one state every jam of the package gets as "
+                       "ctx->state (the runtime keeps one per package and context); merge "
+                       "them into one ried, or build a second package",
+                       b->srcs[i - 1].name, b->srcs[i - 1].path, b->srcs[i].name,
+                       b->srcs[i].path);
+            return TC_ERR_UNSUPPORTED;
+        }
         for (k = 0; k < i; ++k) {
             if (strcmp(b->srcs[i].name, b->srcs[k].name) == 0) {
                 tc_pkg_err("element name '%s' used twice: %s and %s", b->srcs[i].name,
@@ -254,28 +271,6 @@ out:
     return status;
 }
 
-/* Package id: FNV-1a 64 over the name and every source, in element order,
- * so peers with different builds of a package do not run each other's ids. */
-static tc_status_t tc_pkg_compute_id(tc_pkg_builder_t *b)
-{
-    uint64_t h = TC_PKG_FNV_BASIS;
-    tc_status_t status;
-    size_t i, len;
-    void *buf;
-
-    h = tc_pkg_fnv(h, b->opts->name, strlen(b->opts->name));
-    for (i = 0; i < b->n_srcs; ++i) {
-        status = tc_pkg_read_file(b->srcs[i].path, &buf, &len);
-        if (status != TC_OK) {
-            return status;
-        }
-        h = tc_pkg_fnv(h, buf, len);
-        free(buf);
-    }
-    b->id = (uint32_t)h;
-    return TC_OK;
-}
-
 /* --------------------------------------------------------------- compiling */
 
 static const char *tc_pkg_default_cc(uint32_t arch)
@@ -294,7 +289,47 @@ static const char *tc_pkg_cc(const tc_pkg_builder_t *b)
     return (b->opts->cc != NULL) ? b->opts->cc : tc_pkg_default_cc(b->opts->arch);
 }
 
-static tc_status_t tc_pkg_check_cc(const tc_pkg_builder_t *b)
+/* What the compiler prints for args (its stdout, malloc'd). */
+static tc_status_t tc_pkg_cc_query(const tc_pkg_builder_t *b, const char *const args[],
+                                   size_t n_args, char **out_p)
+{
+    tc_pkg_strv_t argv = {0};
+    tc_status_t status;
+    size_t i;
+
+    status = tc_pkg_strv_add_words(&argv, tc_pkg_cc(b));
+    for (i = 0; (status == TC_OK) && (i < n_args); ++i) {
+        status = tc_pkg_strv_add(&argv, args[i]);
+    }
+    if (status == TC_OK) {
+        status = tc_pkg_run_capture(argv.v, out_p);
+    }
+    tc_pkg_strv_free(&argv);
+    return status;
+}
+
+/* The compiler's identity for the package id: its version text and its
+ * target, so two builds by different compilers never share an id. */
+static tc_status_t tc_pkg_cc_identity(tc_pkg_builder_t *b)
+{
+    static const char *const queries[][1] = {{"--version"}, {"-dumpmachine"}};
+    tc_status_t status = TC_OK;
+    uint64_t h = TC_PKG_FNV_BASIS;
+    char *text;
+    size_t q;
+
+    for (q = 0; (status == TC_OK) && (q < TC_ARRAY_SIZE(queries)); ++q) {
+        status = tc_pkg_cc_query(b, queries[q], 1, &text);
+        if (status == TC_OK) {
+            h = tc_pkg_fnv(h, text, strlen(text) + 1);
+            free(text);
+        }
+    }
+    b->cc_hash = h;
+    return status;
+}
+
+static tc_status_t tc_pkg_check_cc(tc_pkg_builder_t *b)
 {
     tc_pkg_strv_t words = {0};
     tc_status_t status;
@@ -312,6 +347,9 @@ static tc_status_t tc_pkg_check_cc(const tc_pkg_builder_t *b)
         status = TC_ERR_NOT_FOUND;
     }
     tc_pkg_strv_free(&words);
+    if (status == TC_OK) {
+        status = tc_pkg_cc_identity(b);
+    }
     return status;
 }
 
@@ -320,43 +358,66 @@ typedef enum {
     TC_PKG_OBJ_LIB     /* a jam or ried, for a shared library */
 } tc_pkg_obj_use_t;
 
+/* The compiler and every flag an element's compile gets, up to its inputs. */
+static tc_status_t tc_pkg_cc_argv(const tc_pkg_builder_t *b, const char *dir,
+                                  const char *define, int is_jam, tc_pkg_obj_use_t use,
+                                  tc_pkg_strv_t *argv)
+{
+    const tc_pkg_build_opts_t *o = b->opts;
+    tc_status_t status;
+    size_t i;
+
+    status = tc_pkg_strv_add_words(argv, tc_pkg_cc(b));
+    for (i = 0; (status == TC_OK) && (i < TC_ARRAY_SIZE(tc_pkg_base_flags)); ++i) {
+        status = tc_pkg_strv_add(argv, tc_pkg_base_flags[i]);
+    }
+    for (i = 0; (status == TC_OK) && is_jam && (i < TC_ARRAY_SIZE(tc_pkg_jam_flags)); ++i) {
+        status = tc_pkg_strv_add(argv, tc_pkg_jam_flags[i]);
+    }
+    for (i = 0; (status == TC_OK) && is_jam && (o->arch == TC_BLOB_ARCH_AARCH64) &&
+                (i < TC_ARRAY_SIZE(tc_pkg_a64_jam_flags)); ++i) {
+        status = tc_pkg_strv_add(argv, tc_pkg_a64_jam_flags[i]);
+    }
+    if (status == TC_OK) {
+        status = tc_pkg_strv_add_words(argv, o->cflags);
+    }
+    if ((status == TC_OK) && (use == TC_PKG_OBJ_LIB)) {
+        status = tc_pkg_strv_add_words(argv, o->lib_cflags);
+    }
+    if ((status == TC_OK) && (define != NULL)) {
+        status = tc_pkg_strv_add(argv, define);
+    }
+    if ((status == TC_OK) && (dir != NULL)) {
+        status = tc_pkg_strv_addf(argv, "-I%s", dir);
+    }
+    for (i = 0; (status == TC_OK) && (i < o->includes.len); ++i) {
+        status = tc_pkg_strv_addf(argv, "-I%s", o->includes.v[i]);
+    }
+    return status;
+}
+
+/* Compiles src to out; the headers it read are listed in out.d (-MD), which
+ * the package id hashes. */
 static tc_status_t tc_pkg_compile(const tc_pkg_builder_t *b, const char *src,
                                   const char *dir, const char *define, int is_jam,
                                   tc_pkg_obj_use_t use, const char *out)
 {
-    const tc_pkg_build_opts_t *o = b->opts;
+    static const char *const tail[] = {"-x", "c", "-c", "-o"};
     tc_pkg_strv_t argv = {0};
     tc_status_t status;
     size_t i;
 
-    status = tc_pkg_strv_add_words(&argv, tc_pkg_cc(b));
-    for (i = 0; (status == TC_OK) && (i < TC_ARRAY_SIZE(tc_pkg_base_flags)); ++i) {
-        status = tc_pkg_strv_add(&argv, tc_pkg_base_flags[i]);
-    }
-    for (i = 0; (status == TC_OK) && is_jam && (i < TC_ARRAY_SIZE(tc_pkg_jam_flags)); ++i) {
-        status = tc_pkg_strv_add(&argv, tc_pkg_jam_flags[i]);
-    }
-    for (i = 0; (status == TC_OK) && is_jam && (o->arch == TC_BLOB_ARCH_AARCH64) &&
-                (i < TC_ARRAY_SIZE(tc_pkg_a64_jam_flags)); ++i) {
-        status = tc_pkg_strv_add(&argv, tc_pkg_a64_jam_flags[i]);
+    status = tc_pkg_cc_argv(b, dir, define, is_jam, use, &argv);
+    if (status == TC_OK) {
+        status = tc_pkg_strv_add(&argv, "-MD");
     }
     if (status == TC_OK) {
-        status = tc_pkg_strv_add_words(&argv, o->cflags);
+        status = tc_pkg_strv_add(&argv, "-MF");
     }
-    if ((status == TC_OK) && (use == TC_PKG_OBJ_LIB)) {
-        status = tc_pkg_strv_add_words(&argv, o->lib_cflags);
+    if (status == TC_OK) {
+        status = tc_pkg_strv_addf(&argv, "%s.d", out);
     }
-    if ((status == TC_OK) && (define != NULL)) {
-        status = tc_pkg_strv_add(&argv, define);
-    }
-    if ((status == TC_OK) && (dir != NULL)) {
-        status = tc_pkg_strv_addf(&argv, "-I%s", dir);
-    }
-    for (i = 0; (status == TC_OK) && (i < o->includes.len); ++i) {
-        status = tc_pkg_strv_addf(&argv, "-I%s", o->includes.v[i]);
-    }
-    for (i = 0; (status == TC_OK) && (i < 4); ++i) {
-        static const char *const tail[] = {"-x", "c", "-c", "-o"};
+    for (i = 0; (status == TC_OK) && (i < TC_ARRAY_SIZE(tail)); ++i) {
         status = tc_pkg_strv_add(&argv, tail[i]);
     }
     if (status == TC_OK) {
@@ -372,9 +433,15 @@ static tc_status_t tc_pkg_compile(const tc_pkg_builder_t *b, const char *src,
     return status;
 }
 
+/* Libraries come after the objects that use them (with --as-needed, the
+ * default on Debian and Ubuntu, a library named before them is dropped);
+ * libm is linked where the code calls it, so a package whose jams call exp
+ * loads in a process that does not link libm itself. */
 static tc_status_t tc_pkg_link(const tc_pkg_builder_t *b, const tc_pkg_strv_t *objs,
                                const char *out)
 {
+    static const char *const libm[] = {"-Wl,--push-state,--as-needed", "-lm",
+                                       "-Wl,--pop-state"};
     tc_pkg_strv_t argv = {0};
     tc_status_t status;
     size_t i;
@@ -384,9 +451,6 @@ static tc_status_t tc_pkg_link(const tc_pkg_builder_t *b, const tc_pkg_strv_t *o
         status = tc_pkg_strv_add(&argv, "-shared");
     }
     if (status == TC_OK) {
-        status = tc_pkg_strv_add_words(&argv, b->opts->ldflags);
-    }
-    if (status == TC_OK) {
         status = tc_pkg_strv_add(&argv, "-o");
     }
     if (status == TC_OK) {
@@ -394,6 +458,12 @@ static tc_status_t tc_pkg_link(const tc_pkg_builder_t *b, const tc_pkg_strv_t *o
     }
     for (i = 0; (status == TC_OK) && (i < objs->len); ++i) {
         status = tc_pkg_strv_add(&argv, objs->v[i]);
+    }
+    if (status == TC_OK) {
+        status = tc_pkg_strv_add_words(&argv, b->opts->ldflags);
+    }
+    for (i = 0; (status == TC_OK) && (i < TC_ARRAY_SIZE(libm)); ++i) {
+        status = tc_pkg_strv_add(&argv, libm[i]);
     }
     if (status == TC_OK) {
         status = tc_pkg_run(argv.v);
@@ -487,12 +557,441 @@ static tc_status_t tc_pkg_tmp_path(const tc_pkg_builder_t *b, char *buf, size_t 
     return tc_pkg_dir_path(b->tmp, buf, len, fmt, arg);
 }
 
+
+/* ------------------------------------------------------------ the checks */
+
+/* Element names that are object-like macros where the source is compiled
+ * (the compiler's own: linux, unix on GNU C; libc's: errno, stdin, ...):
+ * TC_JAM_NAME would expand to the macro's body, and the errors would be
+ * about code nobody wrote. Asked of the compiler itself, with the jams'
+ * flags and the headers a jam includes. */
+static tc_status_t tc_pkg_check_names(const tc_pkg_builder_t *b)
+{
+    static const char *const headers[] = {
+        "errno.h", "stdio.h", "stdlib.h", "string.h", "math.h", "stdint.h", "stddef.h",
+        "stdbool.h", "stdarg.h", "assert.h", "limits.h", "inttypes.h", "float.h",
+        "ctype.h", "time.h", "signal.h", "setjmp.h", "tc_jam.h"};
+    char path[TC_PKG_PATH_MAX], name[TC_MANIFEST_NAME_MAX + 2];
+    tc_pkg_strv_t argv = {0}, macros = {0};
+    char *text = NULL, *line, *end;
+    FILE *f;
+    tc_status_t status;
+    size_t i, n;
+
+    status = tc_pkg_tmp_path(b, path, sizeof(path), "%s", "tc_pkg_names.c");
+    if (status != TC_OK) {
+        return status;
+    }
+    f = fopen(path, "w");
+    if (f == NULL) {
+        tc_pkg_err("cannot create %s", path);
+        return TC_ERR_IO;
+    }
+    for (i = 0; i < TC_ARRAY_SIZE(headers); ++i) {
+        fprintf(f, "#if __has_include(<%s>) || __has_include(\"%s\")\n#include \"%s\"\n#endif\n",
+                headers[i], headers[i], headers[i]);
+    }
+    if (fclose(f) != 0) {
+        tc_pkg_err("cannot write %s", path);
+        return TC_ERR_IO;
+    }
+    status = tc_pkg_cc_argv(b, NULL, "-DTC_JAM_NAME=tc_pkg_probe", 1, TC_PKG_OBJ_BLOB, &argv);
+    for (i = 0; (status == TC_OK) && (i < 3); ++i) {
+        static const char *const tail[] = {"-dM", "-E", "-xc"};
+        status = tc_pkg_strv_add(&argv, tail[i]);
+    }
+    if (status == TC_OK) {
+        status = tc_pkg_strv_add(&argv, path);
+    }
+    if (status == TC_OK) {
+        status = tc_pkg_run_capture(argv.v, &text);
+    }
+    /* "#define NAME body": object-like; "#define NAME(" is function-like and
+     * leaves a name without parentheses alone */
+    for (line = text; (status == TC_OK) && (line != NULL) && (*line != '\0'); line = end) {
+        end = strchr(line, '\n');
+        end = (end != NULL) ? end + 1 : line + strlen(line);
+        if (strncmp(line, "#define ", 8) != 0) {
+            continue;
+        }
+        n = strcspn(line + 8, " (\n");
+        if ((line[8 + n] != '(') && (n < sizeof(name))) {
+            memcpy(name, line + 8, n);
+            name[n] = '\0';
+            status  = tc_pkg_strv_add(&macros, name);
+        }
+    }
+    tc_pkg_strv_sort(&macros);
+    for (i = 0; (status == TC_OK) && (i < b->n_srcs); ++i) {
+        if (tc_pkg_strv_has(&macros, b->srcs[i].name)) {
+            tc_pkg_err("%s: the %s name '%s' is a macro where elements are compiled "
+                       "(predefined by %s, or defined by a C library header): every use "
+                       "of the name, TC_%s_NAME among them, would turn into the macro's "
+                       "body; rename the file", b->srcs[i].path,
+                       (b->srcs[i].kind == TC_ELEM_JAM) ? "jam" : "ried", b->srcs[i].name,
+                       tc_pkg_cc(b), (b->srcs[i].kind == TC_ELEM_JAM) ? "JAM" : "RIED");
+            status = TC_ERR_INVALID_PARAM;
+        }
+    }
+    free(text);
+    tc_pkg_strv_free(&macros);
+    tc_pkg_strv_free(&argv);
+    return status;
+}
+
+/* The compiler calls libgcc for what the target has no instruction for
+ * (__popcountdi2, __udivti3, __udivmodti4, ...). No receiver exports those
+ * (libgcc_s is not in most processes), so the helpers go into the blob:
+ * jam.o and libgcc.a are linked into one relocatable object, which pulls in
+ * just the members jam.o needs; their GOT calls are then relaxed like any
+ * call to the jam's own code. *obj_p: the object to make the blob of. */
+static tc_status_t tc_pkg_with_libgcc(tc_pkg_builder_t *b, const tc_pkg_src_t *src,
+                                      const char *obj, char *out, size_t out_len,
+                                      const char **obj_p)
+{
+    static const char *const query[] = {"-print-libgcc-file-name"};
+    tc_pkg_strv_t undef = {0}, argv = {0};
+    tc_status_t status;
+    size_t i, need = 0;
+
+    *obj_p = obj;
+    status = tc_pkg_obj_undefined(obj, &undef);
+    if ((status == TC_OK) && (undef.len > 0) && (b->libgcc_path == NULL)) {
+        status = tc_pkg_cc_query(b, query, 1, &b->libgcc_path);
+        if (status == TC_OK) {
+            b->libgcc_path[strcspn(b->libgcc_path, "\n")] = '\0';
+            /* no libgcc.a (another runtime library): nothing to embed */
+            if ((b->libgcc_path[0] == '/') && (access(b->libgcc_path, R_OK) == 0)) {
+                status = tc_pkg_ar_symbols(b->libgcc_path, &b->libgcc);
+            }
+            tc_pkg_strv_sort(&b->libgcc);
+        }
+    }
+    for (i = 0; (status == TC_OK) && (i < undef.len); ++i) {
+        need += tc_pkg_strv_has(&b->libgcc, undef.v[i]);
+    }
+    if ((status == TC_OK) && (need > 0)) {
+        status = tc_pkg_tmp_path(b, out, out_len, "jam_%s.libgcc.o", src->name);
+        if (status == TC_OK) {
+            status = tc_pkg_strv_add_words(&argv, tc_pkg_cc(b));
+        }
+        for (i = 0; (status == TC_OK) && (i < 3); ++i) {
+            const char *const args[] = {"-r", "-nostdlib", "-o"};
+            status = tc_pkg_strv_add(&argv, args[i]);
+        }
+        if (status == TC_OK) {
+            status = tc_pkg_strv_add(&argv, out);
+        }
+        if (status == TC_OK) {
+            status = tc_pkg_strv_add(&argv, obj);
+        }
+        if (status == TC_OK) {
+            status = tc_pkg_strv_add(&argv, b->libgcc_path);
+        }
+        if (status == TC_OK) {
+            status = tc_pkg_run(argv.v);
+        }
+        if (status == TC_OK) {
+            *obj_p = out;
+        }
+    }
+    tc_pkg_strv_free(&argv);
+    tc_pkg_strv_free(&undef);
+    return status;
+}
+
+/* The files a compile read (its -MD list, obj.d) hashed into h, contents
+ * only: the same sources and headers elsewhere give the same id. */
+static tc_status_t tc_pkg_hash_deps(const char *obj, uint64_t *h)
+{
+    char dpath[TC_PKG_PATH_MAX], file[TC_PKG_PATH_MAX];
+    tc_status_t status;
+    size_t len, n = 0;
+    void *dbuf, *buf;
+    char *p, *end;
+
+    if ((size_t)snprintf(dpath, sizeof(dpath), "%s.d", obj) >= sizeof(dpath)) {
+        tc_pkg_err("path too long: %s.d", obj);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    status = tc_pkg_read_file(dpath, &dbuf, &len);
+    if (status != TC_OK) {
+        return status;
+    }
+    p   = dbuf;
+    end = p + len;
+    /* "target: dep dep \<newline> dep", spaces in names as "\ " */
+    while ((p < end) && (*p != ':')) {
+        p++;
+    }
+    for (p += (p < end); (status == TC_OK) && (p <= end); ++p) {
+        if ((p < end) && (*p == '\\') && (p + 1 < end) && (p[1] == '\n')) {
+            p++;
+            continue;
+        }
+        if ((p < end) && (*p == '\\') && (p + 1 < end) && (p[1] == ' ')) {
+            p++;
+        } else if ((p == end) || (*p == ' ') || (*p == '\t') || (*p == '\n')) {
+            if (n > 0) {
+                file[n] = '\0';
+                n       = 0;
+                status  = tc_pkg_read_file(file, &buf, &len);
+                if (status == TC_OK) {
+                    *h = tc_pkg_fnv(*h, buf, len);
+                    free(buf);
+                }
+            }
+            continue;
+        }
+        if (n + 1 >= sizeof(file)) {
+            tc_pkg_err("%s: a path too long", dpath);
+            status = TC_ERR_OUT_OF_RANGE;
+            break;
+        }
+        file[n++] = *p;
+    }
+    free(dbuf);
+    return status;
+}
+
+/* Package id: FNV-1a 64 over everything that shapes the code: the name,
+ * the target, the compiler, the fixed and the given flags, and per element
+ * (in element order) its name, kind, source and every header it included.
+ * Peers with different builds of a package do not run each other's ids. */
+static tc_status_t tc_pkg_compute_id(tc_pkg_builder_t *b)
+{
+    const tc_pkg_build_opts_t *o = b->opts;
+    const char *const *lists[] = {tc_pkg_base_flags, tc_pkg_jam_flags, tc_pkg_a64_jam_flags};
+    const size_t lens[] = {TC_ARRAY_SIZE(tc_pkg_base_flags), TC_ARRAY_SIZE(tc_pkg_jam_flags),
+                           TC_ARRAY_SIZE(tc_pkg_a64_jam_flags)};
+    const char *given[] = {o->cflags, o->lib_cflags, o->ldflags};
+    char obj[TC_PKG_PATH_MAX];
+    uint64_t h = TC_PKG_FNV_BASIS;
+    tc_status_t status = TC_OK;
+    size_t i, k;
+
+    h = tc_pkg_fnv(h, o->name, strlen(o->name) + 1);
+    h = tc_pkg_fnv(h, &o->arch, sizeof(o->arch));
+    h = tc_pkg_fnv(h, &b->cc_hash, sizeof(b->cc_hash));
+    for (i = 0; i < TC_ARRAY_SIZE(lists); ++i) {
+        for (k = 0; k < lens[i]; ++k) {
+            h = tc_pkg_fnv(h, lists[i][k], strlen(lists[i][k]) + 1);
+        }
+    }
+    for (i = 0; i < TC_ARRAY_SIZE(given); ++i) {
+        h = tc_pkg_fnv(h, (given[i] != NULL) ? given[i] : "", (given[i] != NULL) ? strlen(given[i]) + 1 : 1);
+    }
+    for (i = 0; (status == TC_OK) && (i < b->n_srcs); ++i) {
+        const tc_pkg_src_t *src = &b->srcs[i];
+        h      = tc_pkg_fnv(h, src->name, strlen(src->name) + 1);
+        h      = tc_pkg_fnv(h, &src->kind, sizeof(src->kind));
+        status = tc_pkg_tmp_path(b, obj, sizeof(obj),
+                                 (src->kind == TC_ELEM_JAM) ? "jam_%s.o" : "ried_%s.o",
+                                 src->name);
+        if (status == TC_OK) {
+            status = tc_pkg_hash_deps(obj, &h);
+        }
+    }
+    b->id = (uint32_t)h;
+    return status;
+}
+
+/* The absolute path the compiler finds name at (-print-file-name), or
+ * NULL when it knows no such file. */
+static char *tc_pkg_cc_file(const tc_pkg_builder_t *b, const char *name)
+{
+    char arg[TC_PKG_PATH_MAX];
+    const char *args[] = {arg};
+    char *path = NULL;
+
+    snprintf(arg, sizeof(arg), "-print-file-name=%s", name);
+    if (tc_pkg_cc_query(b, args, 1, &path) != TC_OK) {
+        return NULL;
+    }
+    path[strcspn(path, "\n")] = '\0';
+    if ((path[0] != '/') || (access(path, R_OK) != 0)) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+/* Every GOT slot of every jam names what a receiver offers: the package
+ * library (its rieds, what jams export) and the libraries it links (libc,
+ * libm where used, --ldflags ones), libc and libm of the target, and
+ * libtwochains. An unknown name would fail every namespace sync; it fails
+ * the build instead, naming the jam and the symbol. */
+static tc_status_t tc_pkg_check_slots(const tc_pkg_builder_t *b)
+{
+    static const char *const target_libs[] = {"libc.so.6", "libm.so.6"};
+    tc_pkg_strv_t offer = {0}, needed = {0};
+    char path[TC_PKG_PATH_MAX], exe[TC_PKG_PATH_MAX];
+    tc_status_t status, worst = TC_OK;
+    const tc_pkg_src_t *src;
+    char *found;
+    size_t i;
+    uint32_t k;
+
+    status = tc_pkg_tmp_path(b, path, sizeof(path), "libtc_%s.so", b->opts->name);
+    if (status == TC_OK) {
+        status = tc_pkg_so_symbols(path, &offer, &needed);
+    }
+    for (i = 0; i < TC_ARRAY_SIZE(target_libs); ++i) {
+        if (status == TC_OK) {
+            status = tc_pkg_strv_add(&needed, target_libs[i]);
+        }
+    }
+    tc_pkg_strv_sort(&needed);
+    for (i = 0; (status == TC_OK) && (i < needed.len); ++i) {
+        found = tc_pkg_cc_file(b, needed.v[i]);
+        if (found != NULL) {
+            status = tc_pkg_so_symbols(found, &offer, NULL);
+            free(found);
+        }
+    }
+    /* libtwochains: the one next to this tc-pkg (build tree or install) */
+    if ((status == TC_OK) && (tc_pkg_exe_dir(exe, sizeof(exe)) == TC_OK)) {
+        if (((size_t)snprintf(path, sizeof(path), "%s/../lib/libtwochains.so", exe) >=
+             sizeof(path)) || (access(path, R_OK) != 0)) {
+            tc_pkg_err("cannot find libtwochains.so next to tc-pkg (%s), whose symbols "
+                       "jams may call: install tc-pkg with the library", path);
+            status = TC_ERR_NOT_FOUND;
+        } else {
+            status = tc_pkg_so_symbols(path, &offer, NULL);
+        }
+    } else if (status == TC_OK) {
+        status = TC_ERR_NOT_FOUND;
+    }
+    tc_pkg_strv_sort(&offer);
+    for (i = 0; (status == TC_OK) && (i < b->n_srcs); ++i) {
+        src = &b->srcs[i];
+        for (k = 0; (src->kind == TC_ELEM_JAM) && (k < src->parsed.hdr->got_count); ++k) {
+            const char *name = tc_blob_slot_name(&src->parsed, k);
+            if (!tc_pkg_strv_has(&offer, name)) {
+                tc_pkg_err("jam '%s': GOT slot '%s': no receiver offers it (it is not in "
+                           "libc, libm, libtwochains, this package's ried or a library "
+                           "the package links): define it in the package's ried with "
+                           "TC_RIED_EXPORT, or link its library with --ldflags",
+                           src->name, name);
+                worst = TC_ERR_NOT_FOUND;
+            }
+        }
+    }
+    tc_pkg_strv_free(&offer);
+    tc_pkg_strv_free(&needed);
+    return (status != TC_OK) ? status : worst;
+}
+
+/* --out before the build: missing or empty, or a package tc-pkg built
+ * (its manifest says which files are its own: b->old). Anything else is
+ * refused, since a rebuild removes the outputs the new build does not
+ * write again and tc-pkg removes only what it made. */
+static tc_status_t tc_pkg_check_out(tc_pkg_builder_t *b)
+{
+    const char *out = b->opts->out_dir;
+    char path[TC_PKG_PATH_MAX];
+    struct dirent *de;
+    size_t n = 0;
+    DIR *d;
+
+    d = opendir(out);
+    if (d == NULL) {
+        if (errno == ENOENT) {
+            return TC_OK;
+        }
+        tc_pkg_err("--out %s: %s", out, strerror(errno));
+        return TC_ERR_IO;
+    }
+    while ((de = readdir(d)) != NULL) {
+        n += (strcmp(de->d_name, ".") != 0) && (strcmp(de->d_name, "..") != 0);
+    }
+    closedir(d);
+    if (n == 0) {
+        return TC_OK;
+    }
+    snprintf(path, sizeof(path), "%s/%s", out, TC_MANIFEST_FILE);
+    if (access(path, F_OK) != 0) {
+        tc_pkg_err("--out %s is not empty and holds no package (no %s): tc-pkg replaces "
+                   "only a package it built; name a new or empty directory", out,
+                   TC_MANIFEST_FILE);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (tc_manifest_load(out, &b->old) != TC_OK) {
+        tc_pkg_err("--out %s: its %s cannot be read (see above), so which files are "
+                   "tc-pkg's is unknown: remove the directory or name another", out,
+                   TC_MANIFEST_FILE);
+        return TC_ERR_INVALID_PARAM;
+    }
+    return TC_OK;
+}
+
+/* Is file (a name in --out) one this build writes? */
+static int tc_pkg_writes(const tc_pkg_builder_t *b, const char *file)
+{
+    char mine[TC_PKG_PATH_MAX];
+    size_t i;
+
+    snprintf(mine, sizeof(mine), "libtc_%s.so", b->opts->name);
+    if (strcmp(file, mine) == 0) {
+        return 1;
+    }
+    snprintf(mine, sizeof(mine), "%s.h", b->opts->name);
+    if (strcmp(file, mine) == 0) {
+        return 1;
+    }
+    for (i = 0; i < b->n_srcs; ++i) {
+        snprintf(mine, sizeof(mine), (b->srcs[i].kind == TC_ELEM_JAM) ? "jam_%s.blob"
+                                                                      : "libried_%s.so",
+                 b->srcs[i].name);
+        if (strcmp(file, mine) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void tc_pkg_remove_one(const tc_pkg_builder_t *b, const char *file)
+{
+    char path[TC_PKG_PATH_MAX];
+
+    /* a name of the forms tc-pkg writes, in --out itself, never a path */
+    if ((strchr(file, '/') != NULL) || (file[0] == '.') || tc_pkg_writes(b, file)) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/%s", b->opts->out_dir, file);
+    if (unlink(path) == 0) {
+        printf("tc-pkg: removed %s (not part of this build)\n", path);
+    }
+}
+
+/* After the new manifest is in place: what the previous one listed and
+ * this build did not write. */
+static void tc_pkg_remove_stale(const tc_pkg_builder_t *b)
+{
+    char file[TC_PKG_PATH_MAX];
+    const tc_manifest_elem_t *e;
+    uint32_t i;
+
+    if (b->old == NULL) {
+        return;
+    }
+    tc_pkg_remove_one(b, b->old->library);
+    snprintf(file, sizeof(file), "%s.h", b->old->name);
+    tc_pkg_remove_one(b, file);
+    for (i = 0; i < b->old->n_elements; ++i) {
+        e = &b->old->elements[i];
+        tc_pkg_remove_one(b, e->file);
+    }
+}
+
 /* Compile everything, build the blobs, link the libraries (in b->tmp). */
 static tc_status_t tc_pkg_make(tc_pkg_builder_t *b)
 {
     const tc_pkg_build_opts_t *o = b->opts;
     char obj[TC_PKG_PATH_MAX], path[TC_PKG_PATH_MAX], define[TC_MANIFEST_NAME_MAX + 32];
+    char linked[TC_PKG_PATH_MAX];
     tc_pkg_strv_t lib_objs = {0}, one = {0};
+    const char *blob_obj;
     tc_status_t status = TC_OK, jam_status = TC_OK;
     int separate = (o->lib_cflags != NULL) && (strspn(o->lib_cflags, " \t\n") <
                                                strlen(o->lib_cflags));
@@ -508,12 +1007,15 @@ static tc_status_t tc_pkg_make(tc_pkg_builder_t *b)
                 status = tc_pkg_compile(b, src->path, src->dir, define, 1,
                                         separate ? TC_PKG_OBJ_BLOB : TC_PKG_OBJ_LIB, obj);
             }
+            if (status == TC_OK) {
+                status = tc_pkg_with_libgcc(b, src, obj, linked, sizeof(linked), &blob_obj);
+            }
             if (status != TC_OK) {
                 break;
             }
             /* A jam that cannot be injected fails the build, but the others
              * still get checked, so one run lists every problem. */
-            if (tc_pkg_blob_build(src->name, obj, o->arch, &src->blob, &src->blob_len,
+            if (tc_pkg_blob_build(src->name, blob_obj, o->arch, &src->blob, &src->blob_len,
                                   &src->writable) != TC_OK) {
                 jam_status = TC_ERR_UNSUPPORTED;
                 continue;
@@ -551,6 +1053,10 @@ static tc_status_t tc_pkg_make(tc_pkg_builder_t *b)
     if ((status == TC_OK) && (jam_status != TC_OK)) {
         status = jam_status;
     }
+    /* every element compiled: the id can hash what they read */
+    if (status == TC_OK) {
+        status = tc_pkg_compute_id(b);
+    }
 
     /* The Local Function library: every element plus the descriptor. */
     if (status == TC_OK) {
@@ -573,6 +1079,9 @@ static tc_status_t tc_pkg_make(tc_pkg_builder_t *b)
     }
     if (status == TC_OK) {
         status = tc_pkg_link(b, &lib_objs, path);
+    }
+    if (status == TC_OK) {
+        status = tc_pkg_check_slots(b);
     }
     tc_pkg_strv_free(&lib_objs);
     return status;
@@ -798,7 +1307,7 @@ tc_status_t tc_pkg_build(const tc_pkg_build_opts_t *opts)
         status = tc_pkg_check_sources(&b);
     }
     if (status == TC_OK) {
-        status = tc_pkg_compute_id(&b);
+        status = tc_pkg_check_out(&b);
     }
     if (status == TC_OK) {
         status = tc_pkg_check_cc(&b);
@@ -814,11 +1323,15 @@ tc_status_t tc_pkg_build(const tc_pkg_build_opts_t *opts)
         status = TC_ERR_IO;
         goto out_free;
     }
-    status = tc_pkg_make(&b);
+    status = tc_pkg_check_names(&b);
+    if (status == TC_OK) {
+        status = tc_pkg_make(&b);
+    }
     if (status == TC_OK) {
         status = tc_pkg_install(&b);
     }
     if (status == TC_OK) {
+        tc_pkg_remove_stale(&b);
         tc_pkg_summary(&b);
     }
     if (opts->keep_tmp) {
@@ -834,5 +1347,10 @@ out_free:
         free(b.srcs[i].dir);
     }
     free(b.srcs);
+    if (b.old != NULL) {
+        tc_manifest_free(b.old);
+    }
+    tc_pkg_strv_free(&b.libgcc);
+    free(b.libgcc_path);
     return status;
 }

@@ -241,17 +241,12 @@ tc_status_t tc_pkg_mkdirs(const char *path)
     return TC_OK;
 }
 
-tc_status_t tc_pkg_run(char *const argv[])
+/* Waits for pid; a non-zero exit prints the command (argv). */
+static tc_status_t tc_pkg_wait(pid_t pid, char *const argv[])
 {
-    int rc, wstatus;
-    pid_t pid;
+    int wstatus;
     size_t i;
 
-    rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-    if (rc != 0) {
-        tc_pkg_err("cannot run %s: %s", argv[0], strerror(rc));
-        return TC_ERR_IO;
-    }
     while (waitpid(pid, &wstatus, 0) < 0) {
         if (errno != EINTR) {
             tc_pkg_err("waiting for %s: %s", argv[0], strerror(errno));
@@ -269,6 +264,109 @@ tc_status_t tc_pkg_run(char *const argv[])
     }
     fprintf(stderr, "\n");
     return TC_ERR_IO;
+}
+
+tc_status_t tc_pkg_run(char *const argv[])
+{
+    pid_t pid;
+    int rc;
+
+    rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+    if (rc != 0) {
+        tc_pkg_err("cannot run %s: %s", argv[0], strerror(rc));
+        return TC_ERR_IO;
+    }
+    return tc_pkg_wait(pid, argv);
+}
+
+tc_status_t tc_pkg_run_capture(char *const argv[], char **out_p)
+{
+    posix_spawn_file_actions_t fa;
+    char *buf = NULL, *grown;
+    size_t len = 0, cap = 0;
+    tc_status_t status;
+    int fds[2], rc;
+    ssize_t n;
+    pid_t pid;
+
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        tc_pkg_err("pipe: %s", strerror(errno));
+        return TC_ERR_IO;
+    }
+    rc = posix_spawn_file_actions_init(&fa);
+    if (rc == 0) {
+        rc = posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+        if (rc == 0) {
+            rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+        }
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    close(fds[1]);
+    if (rc != 0) {
+        close(fds[0]);
+        tc_pkg_err("cannot run %s: %s", argv[0], strerror(rc));
+        return TC_ERR_IO;
+    }
+    status = TC_OK;
+    for (;;) {
+        if ((status == TC_OK) && (cap - len < 4096)) {
+            cap   = (cap == 0) ? 8192 : 2 * cap;
+            grown = realloc(buf, cap);
+            if (grown == NULL) {
+                tc_pkg_err("out of memory");
+                status = TC_ERR_NO_MEMORY;
+            } else {
+                buf = grown;
+            }
+        }
+        if (status != TC_OK) {
+            char sink[4096]; /* keep reading: the child must not block on a full pipe */
+            n = read(fds[0], sink, sizeof(sink));
+        } else {
+            n = read(fds[0], buf + len, cap - len - 1);
+        }
+        if ((n < 0) && (errno == EINTR)) {
+            continue;
+        }
+        if (n <= 0) {
+            break;
+        }
+        len += (status == TC_OK) ? (size_t)n : 0;
+    }
+    close(fds[0]);
+    if (tc_pkg_wait(pid, argv) != TC_OK) {
+        status = TC_ERR_IO;
+    }
+    if (status != TC_OK) {
+        free(buf);
+        return status;
+    }
+    buf[len] = '\0';
+    *out_p   = buf;
+    return TC_OK;
+}
+
+tc_status_t tc_pkg_exe_dir(char *buf, size_t len)
+{
+    char exe[TC_PKG_PATH_MAX];
+    ssize_t n;
+    char *slash;
+
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n < 0) {
+        tc_pkg_err("cannot find the tc-pkg binary (/proc/self/exe): %s", strerror(errno));
+        return TC_ERR_NOT_FOUND;
+    }
+    exe[n] = '\0';
+    slash  = strrchr(exe, '/');
+    if (slash != NULL) {
+        *slash = '\0';
+    }
+    if ((size_t)snprintf(buf, len, "%s", exe) >= len) {
+        tc_pkg_err("path too long: %s", exe);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    return TC_OK;
 }
 
 int tc_pkg_have_program(const char *cmd)

@@ -11,7 +11,6 @@
 #define _GNU_SOURCE
 #include "tc_pkg.h"
 
-#include <libgen.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -70,18 +69,13 @@ static int tc_pkg_bad_usage(const char *fmt, ...)
  * (build/bin/../../lib, ../../jams) or an installed one (bin/../include). */
 static tc_status_t tc_pkg_default_includes(tc_pkg_strv_t *inc)
 {
-    char exe[PATH_MAX], probe[PATH_MAX + 64];
-    const char *bin;
+    char bin[TC_PKG_PATH_MAX], probe[TC_PKG_PATH_MAX + 64];
     tc_status_t status;
-    ssize_t n;
 
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n < 0) {
-        tc_pkg_err("cannot find the tc-pkg binary; pass --include");
+    if (tc_pkg_exe_dir(bin, sizeof(bin)) != TC_OK) {
+        tc_pkg_err("pass --include");
         return TC_ERR_NOT_FOUND;
     }
-    exe[n] = '\0';
-    bin    = dirname(exe);
 
     snprintf(probe, sizeof(probe), "%s/../../lib/twochains.h", bin);
     if (access(probe, R_OK) == 0) {

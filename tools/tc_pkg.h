@@ -46,8 +46,28 @@ tc_status_t tc_pkg_copy_file(const char *src, const char *dst, int executable);
 tc_status_t tc_pkg_mkdirs(const char *path);
 /* Runs argv (no shell) and waits; a non-zero exit prints the command. */
 tc_status_t tc_pkg_run(char *const argv[]);
+/* The same, with what the command writes to stdout returned in *out_p
+ * (malloc'd, NUL-terminated). */
+tc_status_t tc_pkg_run_capture(char *const argv[], char **out_p);
+/* The directory the tc-pkg binary is in. */
+tc_status_t tc_pkg_exe_dir(char *buf, size_t len);
 /* Is cmd (a path, or a name looked up in PATH) an executable? */
 int         tc_pkg_have_program(const char *cmd);
+
+/* ---------------------------------------------------------- symbol sets */
+
+/* Sorts sv and drops duplicates; then tc_pkg_strv_has is a binary search. */
+void        tc_pkg_strv_sort(tc_pkg_strv_t *sv);
+int         tc_pkg_strv_has(const tc_pkg_strv_t *sv, const char *s);
+/* What a shared library offers to dlsym (defined dynamic symbols of default
+ * or protected visibility, not of a hidden version) into defined, and its
+ * DT_NEEDED names into needed (when not NULL). */
+tc_status_t tc_pkg_so_symbols(const char *path, tc_pkg_strv_t *defined,
+                              tc_pkg_strv_t *needed);
+/* The symbols the members of an archive define (its index). */
+tc_status_t tc_pkg_ar_symbols(const char *path, tc_pkg_strv_t *names);
+/* The global symbols a relocatable object references and does not define. */
+tc_status_t tc_pkg_obj_undefined(const char *path, tc_pkg_strv_t *names);
 
 /* ------------------------------------------------------------------- blob */
 
