@@ -165,13 +165,25 @@ static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
     return nowait ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
 }
 
+/* A pack routine returned more than the cap it was given: it wrote past the
+ * payload, or says it did. Refused with the real numbers (the frame must
+ * not go out, nor its length be cut to 32 bits). */
+static tc_status_t tc_jam_pack_overran(const tc_peer_t *peer, const tc_jam_t *jam,
+                                       int64_t packed, uint64_t cap)
+{
+    tc_error("%s: jam '%s': its pack routine returned %lld bytes, more than the %llu it "
+             "was given (cap; slots are %u bytes): a pack returns at most cap", peer->name,
+             jam->elem->name, (long long)packed, (unsigned long long)cap, peer->tx_slot_size);
+    return TC_ERR_OUT_OF_RANGE;
+}
+
 static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                                      size_t len, unsigned flags, int nowait)
 {
     tc_frame_layout_t layout = {0, 0, 0, 0};
     tc_frame_offsets_t offsets;
     tc_status_t status;
-    uint32_t size;
+    uint32_t size, cap;
     int64_t packed;
     char *frame;
 
@@ -181,13 +193,15 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
     }
 
     frame  = tc_peer_tx_frame(peer);
-    packed = jam->elem->pack(frame + TC_FRAME_HDR_SIZE,
-                             peer->tx_slot_size - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE,
-                             src, len);
+    cap    = peer->tx_slot_size - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE;
+    packed = jam->elem->pack(frame + TC_FRAME_HDR_SIZE, cap, src, len);
     if (TC_UNLIKELY(packed < 0)) {
         tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1; "
                  "slots are %u bytes)", peer->name, jam->elem->name, len, peer->tx_slot_size);
         return TC_ERR_OUT_OF_RANGE;
+    }
+    if (TC_UNLIKELY((uint64_t)packed > cap)) {
+        return tc_jam_pack_overran(peer, jam, packed, cap);
     }
 
     /* the header names the jam by package id and element: both must match */
@@ -274,6 +288,9 @@ static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const 
         tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
                  peer->name, jam->elem->name, len);
         return TC_ERR_OUT_OF_RANGE;
+    }
+    if (TC_UNLIKELY((uint64_t)packed > cap)) {
+        return tc_jam_pack_overran(peer, jam, packed, cap);
     }
     /* the sections in front do not move with the payload: only the size
      * follows (one layout per frame, not two) */

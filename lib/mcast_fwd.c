@@ -161,6 +161,12 @@ static tc_status_t tc_mcast_origin_pack(tc_mcast_t *mc, const tc_jam_t *jam, con
         tc_error("mcast: jam '%s' refused to pack %zu bytes", jam->elem->name, len);
         return TC_ERR_OUT_OF_RANGE;
     }
+    if ((uint64_t)packed > mc->pack_cap) {
+        tc_error("mcast: jam '%s': its pack routine returned %lld bytes, more than the %llu "
+                 "it was given (cap): a pack returns at most cap", jam->elem->name,
+                 (long long)packed, (unsigned long long)mc->pack_cap);
+        return TC_ERR_OUT_OF_RANGE;
+    }
     status = tc_mcast_check_fits(mc, (uint32_t)packed);
     if (status != TC_OK) {
         return status;
