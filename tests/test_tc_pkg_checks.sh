@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# tc-pkg's build-time checks and what a package is linked with (issue 15):
+# libm linked where jams call it (the package loads in a process without
+# libm); every GOT slot name offered by a receiver (unknown ones refused,
+# naming jam and symbol; libgcc helpers such as __popcountdi2, __udivti3
+# and __udivmodti4 linked into the blob, where they run); aarch64 messages
+# naming the user's symbol, not $d or .LANCHOR0; element names that are
+# macros (linux, unix, errno) refused; -flto refused for what it is;
+# floating point with the same bits on x86-64 and aarch64 (no FMA
+# contraction; run under qemu-aarch64-static); stale outputs of a rebuild
+# removed and a non-package --out refused; the package id following
+# headers, flags, compiler and target; pack results above the slot refused
+# with the real numbers; a second ried refused with the reason.
+. "$(dirname "$0")/lib.sh"
+TC_SRC=${TC_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+TC_PKG="$TC_BUILD/bin/tc-pkg"
+RUN="$TC_BUILD/bin/tc-run"
+[ -x "$TC_PKG" ] || fail "$TC_PKG not built (make tools)"
+[ -x "$RUN" ] || fail "$RUN not built (make tools)"
+CC=${CC:-cc}
+A64CC=aarch64-linux-gnu-gcc
+SYSROOT=/usr/aarch64-linux-gnu
+skipped=()
+PACK='int64_t TC_JAM_PACK(void *d, size_t c, const void *s, size_t l)
+{ if (l > c) return -1; memcpy(d, s, l); return (int64_t)l; }'
+
+jam() { # dir name body: writes dir/jam_name.amc (string.h, tc_jam.h, body, a copying pack)
+    mkdir -p "$1"
+    printf '#include <string.h>\n#include "tc_jam.h"\n%s\n%s\n' "$3" "$PACK" >"$1/jam_$2.amc"
+}
+build() { # src out [args...]: tc-pkg build, the log in $TMP/log
+    local src=$1 out=$2; shift 2
+    "$TC_PKG" build "$src" --name "$(basename "$out" | tr -c 'a-z0-9_\n' _)" --out "$out" \
+        "$@" >"$TMP/log" 2>&1
+}
+refused() { # src want...: the build fails, its output has every want
+    local src=$1; shift
+    rm -rf "$TMP/refused.out"
+    build "$src" "$TMP/refused.out" && fail "$src was built: $(cat "$TMP/log")"
+    for w in "$@"; do
+        grep -qF -- "$w" "$TMP/log" || fail "$src: no '$w' in: $(cat "$TMP/log")"
+    done
+    [ -e "$TMP/refused.out/manifest.tcm" ] && fail "$src: a manifest was written"
+    sed 's/^/refused as expected: /' "$TMP/log"
+    return 0
+}
+result() { # pkg jam mode text: tc-run's result
+    "$RUN" -P "$1" -j "$2" -m "$3" --text "$4" >"$TMP/run.out" 2>"$TMP/run.err" ||
+        fail "tc-run $2 $3: $(cat "$TMP/run.err")"
+    sed -n 's/^result=//p' "$TMP/run.out"
+}
+have_a64_run() {
+    command -v "$A64CC" >/dev/null && command -v qemu-aarch64-static >/dev/null &&
+        [ -e "$SYSROOT/lib/ld-linux-aarch64.so.1" ]
+}
+
+# --- 1. libm: linked into the package library where jams call it
+jam "$TMP/m" expo 'int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l)
+{ (void)x; (void)p; return (int64_t)(1000.0 * exp((double)l / 4.0)); }'
+sed -i 's/#include <string.h>/#include <string.h>\n#include <math.h>/' "$TMP/m/jam_expo.amc"
+build "$TMP/m" "$TMP/mpkg" || { cat "$TMP/log"; fail "building a jam that calls exp"; }
+readelf -dW "$TMP/mpkg/libtc_mpkg.so" | grep -q 'NEEDED.*\[libm\.so' ||
+    fail "libtc_mpkg.so does not link libm: $(readelf -dW "$TMP/mpkg/libtc_mpkg.so" | grep NEEDED)"
+# a process without libm loads it (before: undefined symbol: exp)
+cat >"$TMP/nolibm.c" <<'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    void *h = (argc == 2) ? dlopen(argv[1], RTLD_NOW) : NULL;
+    if (h == NULL) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+    return 0;
+}
+EOF
+"$CC" -Wl,--as-needed -o "$TMP/nolibm" "$TMP/nolibm.c" -ldl || fail "building nolibm"
+readelf -dW "$TMP/nolibm" | grep -q 'libm\.so' && fail "nolibm links libm itself"
+"$TMP/nolibm" "$TMP/mpkg/libtc_mpkg.so" || fail "a process without libm cannot load the package"
+[ "$(result "$TMP/mpkg" expo injected abcd)" = 2718 ] || fail "expo injected: $(cat "$TMP/run.out")"
+[ "$(result "$TMP/mpkg" expo local abcd)" = 2718 ] || fail "expo local: $(cat "$TMP/run.out")"
+# --ldflags go after the objects: a library named there serves them (an
+# option before the objects is dropped by --as-needed)
+"$TC_PKG" build "$TMP/m" --name mpkg --out "$TMP/mpkg2" --ldflags "-Wl,--as-needed -lm" \
+    >"$TMP/log" 2>&1 || { cat "$TMP/log"; fail "--ldflags '-Wl,--as-needed -lm'"; }
+readelf -dW "$TMP/mpkg2/libtc_mpkg.so" | grep -q 'NEEDED.*\[libm\.so' || fail "--ldflags -lm dropped"
+
+# --- 2. GOT slot names a receiver offers; libgcc helpers in the blob
+jam "$TMP/u" unknown 'extern int64_t no_such_function(int64_t);
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return no_such_function((int64_t)l); }'
+refused "$TMP/u" "jam 'unknown': GOT slot 'no_such_function': no receiver offers it" "TC_RIED_EXPORT"
+# what the package's ried and libtwochains export is offered
+jam "$TMP/k" known 'extern int64_t kn_scale(int64_t);
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)p; return kn_scale((int64_t)l) + (x->state != NULL); }'
+cat >"$TMP/k/ried_kn.rdc" <<'EOF'
+#include <stdlib.h>
+#include "tc_jam.h"
+TC_RIED_EXPORT int64_t kn_scale(int64_t v) { return 10 * v; }
+TC_RIED_EXPORT int TC_RIED_INIT(void **state_p) { *state_p = calloc(1, 8); return *state_p ? 0 : -1; }
+TC_RIED_EXPORT void TC_RIED_FINI(void *state) { free(state); }
+EOF
+build "$TMP/k" "$TMP/kpkg" || { cat "$TMP/log"; fail "a jam calling its ried"; }
+[ "$(result "$TMP/kpkg" known local abc)" = 31 ] || fail "known local: $(cat "$TMP/run.out")"
+[ "$(result "$TMP/kpkg" known injected abc)" = 31 ] || fail "known injected: $(cat "$TMP/run.out")"
+# (built only: tc-run links libtwochains statically, so only a process with
+# libtwochains.so loaded would resolve the slot)
+jam "$TMP/t" api 'int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return (int64_t)strlen(tc_status_str((tc_status_t)l)); }'
+build "$TMP/t" "$TMP/tpkg" || { cat "$TMP/log"; fail "a jam calling libtwochains"; }
+# libgcc: popcount without -mpopcnt, 128-bit division and remainder
+jam "$TMP/g" gcchelp 'int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l)
+{
+    const uint8_t *b = p; unsigned __int128 v = 0; uint64_t d = (uint64_t)l | 3; size_t i;
+    (void)x;
+    for (i = 0; i < l; ++i) v = (v << 8) | b[i];
+    v = (v << 64) | 0x123456789abcdefull;
+    return (int64_t)(__builtin_popcountll((uint64_t)v * 0x9e3779b97f4a7c15ull) +
+                     (uint64_t)(v / d) + (uint64_t)(v % d) + (uint64_t)((__int128)v / -7));
+}'
+build "$TMP/g" "$TMP/gpkg" || { cat "$TMP/log"; fail "a jam calling libgcc helpers"; }
+"$TC_PKG" inspect "$TMP/gpkg" >"$TMP/inspect" || fail "inspect gpkg"
+grep -E 'got\[[0-9]+\] __(popcount|udiv|umod|div|mod)' "$TMP/inspect" &&
+    fail "a libgcc helper is left to a GOT slot"
+for m in local injected cached; do
+    r=$(result "$TMP/gpkg" gcchelp $m "some payload")
+    [ -n "$r" ] || fail "gcchelp $m: no result"
+    [ "$m" = local ] && r0=$r
+    [ "$r" = "$r0" ] || fail "gcchelp $m: $r, local gave $r0"
+done
+echo "libgcc helpers linked into the blob: gcchelp gives $r0 in every mode"
+
+# --- 3. aarch64: messages name the user's symbol
+if command -v "$A64CC" >/dev/null; then
+    a64_named() { # name cflags body want
+        rm -rf "$TMP/a"; jam "$TMP/a" "$1" "$3"
+        rm -rf "$TMP/a.out"
+        "$TC_PKG" build "$TMP/a" --name a --out "$TMP/a.out" --arch aarch64 --cflags "$2" \
+            >"$TMP/log" 2>&1 && fail "aarch64 $1 was built"
+        grep -qF -- "$4" "$TMP/log" || fail "aarch64 $1: no \"$4\" in: $(cat "$TMP/log")"
+        grep -qE "'(\\\$[adx]|\.L[A-Za-z0-9_]*)'" "$TMP/log" && fail "aarch64 $1 names a label: $(cat "$TMP/log")"
+        sed 's/^/aarch64, as expected: /' "$TMP/log"
+    }
+    a64_named small -mcmodel=small 'static const int64_t t[4] = {1, 2, 3, 4};
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return t[l & 3]; }' \
+        "R_AARCH64_ADR_PREL_PG_HI21 against 't'"
+    a64_named tls "" '__thread int64_t counter;
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; counter += l; return counter; }' \
+        "against 'counter': it lives in .tbss: thread-local"
+    a64_named aligned "" 'static const char t[128] __attribute__((aligned(128))) = {1};
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return t[l & 127]; }' \
+        ".rodata: symbol 't': alignment 128"
+    a64_named ctor "" 'static int64_t base;
+__attribute__((constructor)) static void setup(void) { base = 7; }
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return base + (int64_t)l; }' \
+        ".init_array: symbol 'setup'"
+    a64_named second -mcmodel=small 'static int64_t a, b;
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; a += l; b += a; return b; }' \
+        "against 'a'"
+else
+    skipped+=("aarch64 messages: $A64CC not installed (gcc-aarch64-linux-gnu)")
+fi
+
+# --- 4. element names that are macros
+for name in linux unix errno; do
+    rm -rf "$TMP/n"; jam "$TMP/n" "$name" 'int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return (int64_t)l; }'
+    refused "$TMP/n" "the jam name '$name' is a macro" "rename the file"
+    grep -q "error:" "$TMP/log" && fail "$name: the compiler's errors were shown, not the reason"
+done
+rm -rf "$TMP/n"; mkdir -p "$TMP/n"
+printf '#include "tc_jam.h"\nTC_RIED_EXPORT int TC_RIED_INIT(void **s) { *s = 0; return 0; }\nTC_RIED_EXPORT void TC_RIED_FINI(void *s) { (void)s; }\n' >"$TMP/n/ried_stdin.rdc"
+refused "$TMP/n" "the ried name 'stdin' is a macro"
+
+# --- 5. -flto
+rm -rf "$TMP/l"; jam "$TMP/l" lto 'int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return (int64_t)l; }'
+rm -rf "$TMP/refused.out"
+"$TC_PKG" build "$TMP/l" --name l --out "$TMP/refused.out" --cflags -flto >"$TMP/log" 2>&1 &&
+    fail "-flto was built"
+grep -q "jam 'lto': the object is LTO intermediate code .*drop -flto" "$TMP/log" ||
+    fail "-flto: $(cat "$TMP/log")"
+grep -q "COMMON" "$TMP/log" && fail "-flto reported as a COMMON symbol: $(cat "$TMP/log")"
+
+# --- 6. floating point: the same bits on x86-64 and aarch64
+# x * x - y is exactly (l + 1)^2 * 2^-60 when fused into one fma, and 0
+# when the product is rounded first; a loop of a * b + c likewise.
+jam "$TMP/f" fp 'int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l)
+{
+    const uint8_t *b = p; double v = 1.0 + (double)(l + 1) * 0x1p-30, y = 1.0 + (double)(l + 1) * 0x1p-29;
+    double acc = v * v - y, s = 0.1; size_t i; union { double d; int64_t i; } u;
+    (void)x;
+    for (i = 0; i < l; ++i) s = s * (1.0 + b[i] * 0x1p-9) + 0.3;
+    u.d = acc + s * 0x1p-40;
+    return u.i;
+}'
+build "$TMP/f" "$TMP/fpkg" || { cat "$TMP/log"; fail "building the fp jam"; }
+if [ "$(uname -m)" != x86_64 ]; then
+    skipped+=("fp across architectures: written for an x86-64 host with an aarch64 cross compiler")
+elif ! have_a64_run; then
+    skipped+=("fp across architectures: needs $A64CC, qemu-aarch64-static and $SYSROOT")
+else
+    "$TC_PKG" build "$TMP/f" --name fpkg --out "$TMP/fpkg.a64" --arch aarch64 >"$TMP/log" 2>&1 ||
+        { cat "$TMP/log"; fail "aarch64 fp build"; }
+    flags=(-std=gnu11 -O2 -I"$TC_SRC/lib" -I"$TC_SRC/jams" "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/blob.c"
+           "$TC_SRC/lib/manifest.c" "$TC_SRC/lib/log.c" "$TC_SRC/lib/names.c" "$TC_SRC/lib/status.c" -ldl)
+    "$CC" "${flags[@]}" -o "$TMP/blob_run" || fail "building blob_run"
+    "$A64CC" "${flags[@]}" -o "$TMP/blob_run.a64" || fail "building blob_run for aarch64"
+    "$TMP/blob_run" "$TMP/fpkg" | grep -v ' code=' >"$TMP/fp.x86" || fail "fp blobs here"
+    qemu-aarch64-static -L "$SYSROOT" "$TMP/blob_run.a64" "$TMP/fpkg.a64" | grep -v ' code=' \
+        >"$TMP/fp.a64" || fail "fp blobs under qemu"
+    [ -s "$TMP/fp.x86" ] || fail "blob_run printed nothing"
+    diff "$TMP/fp.x86" "$TMP/fp.a64" || fail "fp: aarch64's bits differ from x86-64's"
+    echo "fp: x86-64 and aarch64 (qemu) agree bit for bit on $(wc -l <"$TMP/fp.x86") runs"
+fi
+# the libgcc jam runs under qemu too (aarch64 has its own helpers: __udivti3, __umodti3)
+if have_a64_run; then
+    "$TC_PKG" build "$TMP/g" --name gpkg --out "$TMP/gpkg.a64" --arch aarch64 >"$TMP/log" 2>&1 ||
+        { cat "$TMP/log"; fail "aarch64 gcchelp build"; }
+    "$TC_PKG" inspect "$TMP/gpkg.a64" | grep -E 'got\[[0-9]+\] __' && fail "aarch64: a libgcc slot"
+    if [ -x "$TMP/blob_run.a64" ]; then
+        "$TMP/blob_run" "$TMP/gpkg" | grep -v ' code=' >"$TMP/g.x86" || fail "gcchelp blobs here"
+        qemu-aarch64-static -L "$SYSROOT" "$TMP/blob_run.a64" "$TMP/gpkg.a64" | grep -v ' code=' \
+            >"$TMP/g.a64" || fail "gcchelp blobs under qemu"
+        diff "$TMP/g.x86" "$TMP/g.a64" || fail "gcchelp: aarch64 differs"
+    fi
+fi
+
+# --- 7. rebuilding into --out
+rm -rf "$TMP/s"; for j in one two; do
+    jam "$TMP/s" $j 'int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return (int64_t)l; }'
+done
+"$TC_PKG" build "$TMP/s" --name st --out "$TMP/st" >"$TMP/log" 2>&1 || { cat "$TMP/log"; fail "st"; }
+[ -f "$TMP/st/jam_two.blob" ] || fail "no jam_two.blob"
+rm "$TMP/s/jam_two.amc"
+"$TC_PKG" build "$TMP/s" --name st --out "$TMP/st" >"$TMP/log" 2>&1 || { cat "$TMP/log"; fail "st again"; }
+[ -e "$TMP/st/jam_two.blob" ] && fail "a stale jam_two.blob was left in --out"
+grep -q "removed .*jam_two.blob" "$TMP/log" || fail "the removal was not said: $(cat "$TMP/log")"
+# another package name in the same directory: the old library and header go
+"$TC_PKG" build "$TMP/s" --name st2 --out "$TMP/st" >"$TMP/log" 2>&1 || { cat "$TMP/log"; fail "st2"; }
+[ -e "$TMP/st/libtc_st.so" ] || [ -e "$TMP/st/st.h" ] && fail "the old package's library or header stayed"
+[ "$(ls "$TMP/st" | sort | tr '\n' ' ')" = "jam_one.blob libtc_st2.so manifest.tcm st2.h " ] ||
+    fail "--out holds: $(ls "$TMP/st")"
+# a directory that is not a package is not built into (nor emptied)
+mkdir -p "$TMP/mine"; echo notes >"$TMP/mine/notes.txt"
+"$TC_PKG" build "$TMP/s" --name st --out "$TMP/mine" >"$TMP/log" 2>&1 && fail "built into a non-package dir"
+grep -q "is not empty and holds no package" "$TMP/log" || fail "non-package --out: $(cat "$TMP/log")"
+[ "$(ls "$TMP/mine")" = notes.txt ] || fail "the non-package dir was changed"
+
+# --- 8. the package id follows everything that shapes the code
+pid() { sed -n 's/^id //p' "$1/manifest.tcm"; }
+rm -rf "$TMP/h"; mkdir -p "$TMP/h"
+echo '#define SCALE 3' >"$TMP/h/scale.h"
+jam "$TMP/h" scaled '#include "scale.h"
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return SCALE * (int64_t)l; }'
+idb() { rm -rf "$TMP/hid"; "$TC_PKG" build "$TMP/h" --name hid --out "$TMP/hid" "$@" >"$TMP/log" 2>&1 ||
+        { cat "$TMP/log"; fail "hid $*"; }; pid "$TMP/hid"; }
+base=$(idb); [ -n "$base" ] || fail "no id"
+[ "$(idb)" = "$base" ] || fail "the same build gave another id"
+echo '#define SCALE 4' >"$TMP/h/scale.h"
+[ "$(idb)" != "$base" ] || fail "the id ignores an included header"
+echo '#define SCALE 3' >"$TMP/h/scale.h"
+[ "$(idb)" = "$base" ] || fail "the header back: another id"
+[ "$(idb --cflags -DUNUSED=1)" != "$base" ] || fail "the id ignores --cflags"
+printf '#!/bin/sh\n[ "$1" = --version ] && { %s --version; echo "patched build"; exit 0; }\nexec %s "$@"\n' \
+    "$CC" "$CC" >"$TMP/othercc"; chmod +x "$TMP/othercc"
+[ "$(idb --cc "$TMP/othercc")" != "$base" ] || fail "the id ignores the compiler's identity"
+if command -v "$A64CC" >/dev/null; then
+    [ "$(idb --arch aarch64)" != "$base" ] || fail "the id ignores the target"
+fi
+
+# --- 9. pack results above the slot
+jam "$TMP/p" big 'int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return (int64_t)l; }'
+sed -i '/memcpy(d, s, l)/s/return (int64_t)l; }$/return (int64_t)l + ((int64_t)1 << 32); }/' "$TMP/p/jam_big.amc"
+grep -q '1 << 32' "$TMP/p/jam_big.amc" || fail "editing big's pack"
+jam "$TMP/p" over 'int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return (int64_t)l; }'
+sed -i '/memcpy(d, s, l)/s/return (int64_t)l; }$/return (int64_t)c + 8; }/' "$TMP/p/jam_over.amc"
+build "$TMP/p" "$TMP/ppkg" || { cat "$TMP/log"; fail "building the pack jams"; }
+for m in local injected; do
+    "$RUN" -P "$TMP/ppkg" -j big -m $m --text abc >"$TMP/out" 2>"$TMP/err" &&
+        fail "big $m: a pack result of 2^32 + 3 was sent: $(cat "$TMP/out")"
+    grep -q "jam 'big': its pack routine returned 4294967299 bytes, more than the [0-9]* it was given" \
+        "$TMP/err" || fail "big $m: $(cat "$TMP/err")"
+    "$RUN" -P "$TMP/ppkg" -j over -m $m --text abc >"$TMP/out" 2>"$TMP/err" && fail "over $m was sent"
+    cap=$(sed -n "s/.*jam 'over': its pack routine returned \([0-9]*\) bytes, more than the \([0-9]*\) it.*/\1 \2/p" "$TMP/err")
+    read -r got given <<<"$cap"
+    [ -n "${given:-}" ] && [ "$got" = $((given + 8)) ] || fail "over $m: $(cat "$TMP/err")"
+    sed -n "s/.*\(jam 'over'.*\)/refused as expected ($m): \1/p" "$TMP/err" | head -1
+done
+
+# --- 10. one ried per package
+rm -rf "$TMP/r"; jam "$TMP/r" j 'int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return (int64_t)l; }'
+for r in alpha beta; do
+    printf '#include "tc_jam.h"\nTC_RIED_EXPORT int TC_RIED_INIT(void **s) { *s = 0; return 0; }\nTC_RIED_EXPORT void TC_RIED_FINI(void *s) { (void)s; }\n' >"$TMP/r/ried_$r.rdc"
+done
+refused "$TMP/r" "rieds 'alpha'" "'beta'" "at most one ried" "ctx->state"
+
+for s in "${skipped[@]}"; do echo "skipped: $s"; done
+echo "ok"
