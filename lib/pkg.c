@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static tc_status_t tc_pkg_check_desc(const char *path, const tc_pkg_desc_t *desc)
@@ -276,24 +277,64 @@ err:
     return status;
 }
 
+/* The package library path names: path itself, or for a directory the
+ * library its manifest names (a directory tc-pkg installed). A bare name
+ * gets "./": dlopen would search the library path for it, but the file
+ * checked and the manifest next to it are in the current directory. */
+static tc_status_t tc_pkg_library_path(const char *path, char **lib_p)
+{
+    char dir[PATH_MAX], mpath[PATH_MAX + sizeof(TC_MANIFEST_FILE)];
+    tc_manifest_t *m;
+    tc_status_t status;
+    struct stat st;
+    size_t len;
+    int rc;
+
+    if ((stat(path, &st) != 0) || !S_ISDIR(st.st_mode)) {
+        /* not a directory: the library's own checks say what is wrong */
+        rc = (strchr(path, '/') == NULL) ? asprintf(lib_p, "./%s", path)
+                                         : ((*lib_p = strdup(path)) == NULL) ? -1 : 0;
+        return (rc < 0) ? TC_ERR_NO_MEMORY : TC_OK;
+    }
+    len = strlen(path);
+    while ((len > 1) && (path[len - 1] == '/')) {
+        --len; /* "dir/" names the files in it as "dir/x" */
+    }
+    if (len >= sizeof(dir)) {
+        tc_error("package directory %s: path too long", path);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    snprintf(mpath, sizeof(mpath), "%s/%s", dir, TC_MANIFEST_FILE);
+    if (access(mpath, F_OK) != 0) {
+        tc_error("%s is a directory but holds no package: no %s in it (give a directory "
+                 "tc-pkg installed a package into, or the package library's .so)", dir,
+                 TC_MANIFEST_FILE);
+        return TC_ERR_NOT_FOUND;
+    }
+    status = tc_manifest_load(dir, &m);
+    if (status != TC_OK) {
+        return status; /* logged, naming the file */
+    }
+    rc = asprintf(lib_p, "%s/%s", dir, m->library);
+    tc_manifest_free(m);
+    return (rc < 0) ? TC_ERR_NO_MEMORY : TC_OK;
+}
+
 tc_status_t tc_pkg_open(const char *path, tc_pkg_t **pkg_p)
 {
     const tc_pkg_desc_t *desc;
     tc_status_t status;
     uint32_t machine;
     tc_pkg_t *pkg;
-    int rc;
 
     pkg = calloc(1, sizeof(*pkg));
     if (pkg == NULL) {
         return TC_ERR_NO_MEMORY;
     }
-    /* dlopen would search the library path for a bare name, but the file
-     * checked and the manifest next to it are in the current directory. */
-    rc = (strchr(path, '/') == NULL) ? asprintf(&pkg->path, "./%s", path)
-                                     : ((pkg->path = strdup(path)) == NULL) ? -1 : 0;
-    if (rc < 0) {
-        status = TC_ERR_NO_MEMORY;
+    status = tc_pkg_library_path(path, &pkg->path);
+    if (status != TC_OK) {
         goto err_free_pkg;
     }
 

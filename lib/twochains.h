@@ -252,6 +252,10 @@ typedef struct tc_jam {
     uint16_t                element;
 } tc_jam_t;
 
+/* path: a package directory tc-pkg installed (the library its manifest.tcm
+ * names is opened, e.g. pkg-config --variable=benchpkgdir twochains) or the
+ * package library itself. Checked whole before use (docs/SECURITY.md);
+ * TC_ERR_NOT_FOUND for a directory with no manifest in it. */
 tc_status_t tc_pkg_open(const char *path, tc_pkg_t **pkg_p);
 void        tc_pkg_close(tc_pkg_t *pkg);
 const tc_pkg_desc_t *tc_pkg_desc(const tc_pkg_t *pkg);
