@@ -205,8 +205,11 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
         status = tc_frame_layout(&layout, peer->tx_slot_size, &off);
         off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
         if (off.frame_size == 0) {
-            tc_error("%s: a %u-slot sync reply does not fit the %u-byte frames", peer->name, n,
-                     peer->tx_frame_size);
+            char advice[320];
+            uint32_t needed = tc_frame_size_for(layout.payload_len);
+            tc_error("%s: the answer to the sync of a jam with %u GOT slots needs a %u-byte "
+                     "frame; %s", peer->name, n, needed,
+                     tc_peer_frame_advice(peer, needed, 1, advice, sizeof(advice)));
             return TC_ERR_OUT_OF_RANGE;
         }
         frame = tc_peer_tx_frame(peer);

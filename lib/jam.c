@@ -63,9 +63,11 @@ static tc_status_t tc_inj_send_request(tc_peer_t *peer, const tc_jam_t *jam, tc_
     status         = tc_frame_layout(&layout, peer->tx_slot_size, &off);
     off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
     if (off.frame_size == 0) {
-        tc_error("%s: the sync of jam '%s' needs %u-byte frames (frames are %u bytes, "
-                 "slots %u)", peer->name, jam->elem->name, tc_jam_prepare_size(jam, mode),
-                 peer->tx_frame_size, peer->tx_slot_size);
+        char advice[320];
+        tc_error("%s: the %s sync of jam '%s' needs %u-byte frames; %s", peer->name,
+                 tc_mode_str(mode), jam->elem->name, tc_jam_prepare_size(jam, mode),
+                 tc_peer_frame_advice(peer, tc_jam_prepare_size(jam, mode), 1, advice,
+                                      sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
     frame = tc_peer_tx_frame(peer);
@@ -219,10 +221,11 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
     status = tc_frame_layout(&layout, peer->tx_slot_size, &offsets);
     size   = (status == TC_OK) ? tc_peer_frame_size(peer, offsets.frame_size) : 0;
     if (TC_UNLIKELY(size == 0)) {
-        tc_error("%s: jam '%s' with %lld payload bytes needs a %u-byte frame; "
-                 "frames are %u bytes, slots %u", peer->name, jam->elem->name,
-                 (long long)packed, offsets.frame_size, peer->tx_frame_size,
-                 peer->tx_slot_size);
+        char advice[320];
+        uint32_t needed = tc_frame_size_for((uint32_t)packed);
+        tc_error("%s: jam '%s' local with %lld payload bytes needs a %u-byte frame; %s",
+                 peer->name, jam->elem->name, (long long)packed, needed,
+                 tc_peer_frame_advice(peer, needed, 0, advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
     offsets.frame_size = size;
@@ -301,10 +304,11 @@ static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const 
                                                                    TC_FRAME_ALIGN)) :
                               0;
     if (TC_UNLIKELY(off->frame_size == 0)) {
-        tc_error("%s: jam '%s' %s with %zu payload bytes needs a %u-byte frame; slots are "
-                 "%u bytes, fixed frames %u", peer->name, jam->elem->name, tc_mode_str(mode),
-                 len, tc_jam_frame_size(jam, mode, (uint32_t)len), peer->tx_slot_size,
-                 (peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : 0);
+        char advice[320];
+        uint32_t needed = tc_jam_frame_size(jam, mode, (uint32_t)packed);
+        tc_error("%s: jam '%s' %s with %lld payload bytes needs a %u-byte frame; %s",
+                 peer->name, jam->elem->name, tc_mode_str(mode), (long long)packed, needed,
+                 tc_peer_frame_advice(peer, needed, 0, advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
     return TC_OK;

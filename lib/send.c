@@ -13,8 +13,28 @@
 #include "place.h"
 #include "send.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *tc_peer_frame_advice(const tc_peer_t *peer, uint32_t needed, int both, char *buf,
+                                 size_t len)
+{
+    if ((needed == UINT32_MAX) || (needed > peer->tx_slot_size)) {
+        snprintf(buf, len, "the peer's slots are %u bytes: give the receiving side a larger "
+                 "slot size (tc_context_params_t.slot_size; tc-perf -z, the same on both "
+                 "sides) or send less", peer->tx_slot_size);
+    } else {
+        snprintf(buf, len, "frames are fixed at %u bytes: use variable frames "
+                 "(tc_context_params_t.frames = TC_FRAMES_VARIABLE, set on both sides; "
+                 "tc-perf -F variable) or a fixed frame size of at least %u "
+                 "(tc_peer_params_t.frame_size at connect, or tc_peer_set_frame_size) %s",
+                 peer->tx_frame_size, needed,
+                 both ? "on both sides: the sync is answered in the other side's frames" :
+                        "on this side");
+    }
+    return buf;
+}
 
 /* A peer that blocks in its worker's fd wakes on an active message: a
  * zero-byte doorbell after the frame's puts (which it cannot see land). */

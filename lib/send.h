@@ -46,6 +46,12 @@ static inline uint32_t tc_peer_frame_size(const tc_peer_t *peer, uint32_t needed
     return needed;
 }
 
+/* An error about a frame of needed bytes that our frames to the peer cannot
+ * hold ends with this: what to set, where (into buf, which it returns).
+ * both: the sync, whose answer comes back in the peer's frames. */
+const char *tc_peer_frame_advice(const tc_peer_t *peer, uint32_t needed, int both, char *buf,
+                                 size_t len);
+
 /* Payload bytes a frame of ours holds behind sections ending at payload_off:
  * the fixed frame size, or with variable frames the peer's slot. */
 static inline uint32_t tc_peer_frame_room(const tc_peer_t *peer, uint32_t payload_off)
