@@ -29,6 +29,7 @@ typedef struct mcast_opts {
     const char *csv_path;      /* --csv */
     uint64_t    simulate;      /* --simulate N (0: real run) */
     const char *shape;         /* --shape: target set for --simulate */
+    int         shape_set;     /* --shape was given */
     double      hop_us;        /* --hop-us */
     double      send_us;       /* --send-us */
     int         shapes;        /* --shapes: encoded bytes of the PR's shapes */

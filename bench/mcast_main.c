@@ -16,7 +16,7 @@ static void mcast_usage(FILE *out)
 {
     fprintf(out,
             "usage: tc-mcast [options]\n"
-            "  -n N          processes in the group (default 4); started here unless\n"
+            "  -n N          processes in the group, 2..4096 (default 4); started here unless\n"
             "                TC_RANK/TC_SIZE/TC_BOOT=host:port say a launcher did\n"
             "  --boot B      auto (default: pmix when mpirun or srun --mpi=pmix started\n"
             "                the ranks, else tcp), tcp (-n N here, or TC_RANK...), pmix\n"
@@ -34,7 +34,7 @@ static void mcast_usage(FILE *out)
             "  -T MS         timeout: longest silence before a rank is reported (default 10000)\n"
             "  --csv FILE    one row per configuration (header: " "see docs)\n"
             "  --simulate N  model the tree for N nodes in this process (N <= 2^32-1)\n"
-            "  --shape S     --simulate target set: all (all but the origin; default),\n"
+            "  --shape S     with --simulate, its target set: all (all but the origin; default),\n"
             "                every100, dense (random 90%%), block (a contiguous tenth)\n"
             "  --hop-us X    model: one hop in flight (default 1.0)\n"
             "  --send-us X   model: sender's cost per message (default 0.25)\n"
@@ -65,7 +65,7 @@ static int mcast_parse_double(const char *s, double *v_p)
 static int mcast_parse_radices(const char *arg, mcast_opts_t *opts)
 {
     static const tc_tool_list_t radices = {
-        .min = 1, .max = 1u << 16, .max_n = MCAST_MAX_RADICES,
+        .opt = "-R", .min = 1, .max = 1u << 16, .max_n = MCAST_MAX_RADICES,
         .bad_fmt = "bad radix list '%s' (1..65536, at most 16)", .bad_whole = 1,
         .none_fmt = "bad radix list '%s'",
     };
@@ -115,7 +115,8 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
         rc = 0;
         switch (c) {
         case 'n':
-            rc = tc_tool_opt_u64(&mcast_tool, optarg, 1, 4096, "bad process count '%s' (1..4096)",
+            /* a group of one has nobody to multicast to */
+            rc = tc_tool_opt_u64(&mcast_tool, optarg, 2, 4096, "bad process count '%s' (2..4096)",
                                  &v);
             if (rc == 0) {
                 opts->n     = (uint32_t)v;
@@ -186,7 +187,8 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
                 return tc_tool_bad(&mcast_tool, "bad shape '%s' (all, every100, dense, block)",
                                    optarg);
             }
-            opts->shape = optarg;
+            opts->shape     = optarg;
+            opts->shape_set = 1;
             break;
         case O_HOP:
             if (mcast_parse_double(optarg, &opts->hop_us)) {
@@ -213,6 +215,10 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
     if (opts->boot == TC_BOOT_AUTO) {
         opts->boot = ((getenv("TC_RANK") == NULL) && tc_job_launched()) ? TC_BOOT_PMIX :
                                                                            TC_BOOT_TCP;
+    }
+    if (opts->shape_set && !opts->simulate) {
+        return tc_tool_bad(&mcast_tool, "--shape %s needs --simulate: a real group's targets are "
+                           "all its ranks but the origin", opts->shape);
     }
     if (opts->naive && opts->simulate) {
         return tc_tool_bad(&mcast_tool, "--naive: --simulate always prints the naive row");

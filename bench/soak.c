@@ -54,7 +54,8 @@ static void soak_usage(FILE *out)
             "  -S SLOTS    ring slots, a power of two (default 64)\n"
             "  --signal M  signalling: auto (default), store, fenced, ordered, single-put\n"
             "  -m MODE     jam invocation: local (default), injected, cached\n"
-            "  -c A,B      cores of the sender and the receiver (default 0,1)\n"
+            "  -c A,B      cores of the sender and the receiver (default 0,1); a core\n"
+            "              this process may not use is refused\n"
             "  -T MS       longest silence before giving up (default 10000)\n"
             "  -L LABEL    what ran beside it, recorded in the JSON (e.g. the stress command)\n"
             "  --json FILE write the result\n"
@@ -103,6 +104,11 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
             break;
         case 'c':
             rc = tc_tool_opt_cpus(&soak_tool, optarg, 2, 2, "bad cores '%s' (A,B)", o->cpu, &n);
+            if (rc == 0) {
+                /* asked for: refused where it cannot be had (the default
+                 * 0,1 stays best effort, for a one-core host) */
+                rc = tc_tool_check_cpus(&soak_tool, o->cpu, 2);
+            }
             break;
         case 'T': rc = tc_tool_opt_timeout(&soak_tool, optarg, &o->timeout_ms); break;
         case 'm':

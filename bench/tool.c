@@ -1,8 +1,10 @@
+#define _GNU_SOURCE /* sched_getaffinity, CPU_* */
 #include "tool.h"
 #include "log.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <hwloc.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -123,23 +125,67 @@ int tc_tool_opt_timeout(const tc_tool_t *tool, const char *arg, int *ms_p)
     return 0;
 }
 
+int tc_tool_list_has_empty(const char *arg)
+{
+    size_t len = strlen(arg);
+
+    return (len == 0) || (arg[0] == ',') || (arg[len - 1] == ',') || (strstr(arg, ",,") != NULL);
+}
+
+int tc_tool_bad_empty(const tc_tool_t *tool, const char *opt, const char *arg)
+{
+    return tc_tool_bad(tool, "empty item in '%s' (%s takes a comma list)", arg, opt);
+}
+
+/* One item of a list: N, or with ranges A:B (A, 2A, 4A ... up to B). */
+static int tc_tool_list_item(const tc_tool_list_t *list, char *tok, uint64_t *vals,
+                             unsigned *n_p)
+{
+    char *colon = list->ranges ? strchr(tok, ':') : NULL;
+    uint64_t a, b, v;
+
+    if (colon == NULL) {
+        if ((*n_p == list->max_n) || tc_tool_parse_u64(tok, list->min, list->max, &v)) {
+            return -1;
+        }
+        vals[(*n_p)++] = v;
+        return 0;
+    }
+    *colon = '\0';
+    if (tc_tool_parse_u64(tok, list->min, list->max, &a) ||
+        tc_tool_parse_u64(colon + 1, list->min, list->max, &b) || (a > b)) {
+        *colon = ':';
+        return -1;
+    }
+    *colon = ':';
+    for (v = a; v <= b; v = (v == 0) ? 1 : 2 * v) {
+        if (*n_p == list->max_n) {
+            return -1;
+        }
+        vals[(*n_p)++] = v;
+    }
+    return 0;
+}
+
 int tc_tool_opt_list(const tc_tool_t *tool, const char *arg, const tc_tool_list_t *list,
                      uint64_t *vals, unsigned *n_p)
 {
-    char *copy = strdup(arg), *tok, *save = NULL;
-    uint64_t v;
+    char *copy, *tok, *save = NULL;
     unsigned n = 0;
     int rc = 0;
 
+    if (tc_tool_list_has_empty(arg)) {
+        return tc_tool_bad_empty(tool, (list->opt != NULL) ? list->opt : "it", arg);
+    }
+    copy = strdup(arg);
     if (copy == NULL) {
         return tc_tool_bad(tool, "out of memory parsing '%s'", arg);
     }
     for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-        if ((n == list->max_n) || tc_tool_parse_u64(tok, list->min, list->max, &v)) {
+        if (tc_tool_list_item(list, tok, vals, &n)) {
             rc = tc_tool_bad(tool, list->bad_fmt, list->bad_whole ? arg : tok);
             break;
         }
-        vals[n++] = v;
     }
     if ((rc == 0) && (n == 0)) {
         rc = tc_tool_bad(tool, list->none_fmt, arg);
@@ -149,6 +195,44 @@ int tc_tool_opt_list(const tc_tool_t *tool, const char *arg, const tc_tool_list_
         *n_p = n;
     }
     return rc;
+}
+
+/* "0-1,3" from an affinity mask, for the message */
+static void tc_tool_cpu_set_str(const cpu_set_t *set, char *buf, size_t len)
+{
+    size_t used = 0;
+    int cpu, first;
+
+    buf[0] = '\0';
+    for (cpu = 0; (cpu < CPU_SETSIZE) && (used < len); ++cpu) {
+        if (!CPU_ISSET(cpu, set)) {
+            continue;
+        }
+        for (first = cpu; (cpu + 1 < CPU_SETSIZE) && CPU_ISSET(cpu + 1, set); ++cpu) {
+        }
+        used += (size_t)((first == cpu) ?
+                         snprintf(buf + used, len - used, "%s%d", used ? "," : "", cpu) :
+                         snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", first, cpu));
+    }
+}
+
+int tc_tool_check_cpus(const tc_tool_t *tool, const int *cpus, unsigned n)
+{
+    char allowed[256];
+    cpu_set_t set;
+    unsigned i;
+
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+        return 0; /* nothing to check against: pinning will say */
+    }
+    for (i = 0; i < n; ++i) {
+        if ((cpus[i] >= 0) && ((cpus[i] >= CPU_SETSIZE) || !CPU_ISSET(cpus[i], &set))) {
+            tc_tool_cpu_set_str(&set, allowed, sizeof(allowed));
+            return tc_tool_bad(tool, "cpu %d is not available here (allowed: %s)", cpus[i],
+                               allowed);
+        }
+    }
+    return 0;
 }
 
 int tc_tool_opt_cpus(const tc_tool_t *tool, const char *arg, unsigned n_min, unsigned n_max,
@@ -209,6 +293,10 @@ int tc_tool_opt_names(const tc_tool_t *tool, const tc_names_t *names, const char
 
     if (copy == NULL) {
         return tc_tool_bad(tool, "out of memory parsing '%s'", arg);
+    }
+    if (tc_tool_list_has_empty(arg)) {
+        free(copy);
+        return tc_tool_bad(tool, "empty %s in '%s'", names->what, arg);
     }
     if (max > TC_ARRAY_SIZE(got)) {
         max = TC_ARRAY_SIZE(got);

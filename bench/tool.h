@@ -44,10 +44,19 @@ int tc_tool_opt_mult64(const tc_tool_t *tool, const char *arg, uint64_t min, uin
 /* -T: milliseconds, 1..3600000. */
 int tc_tool_opt_timeout(const tc_tool_t *tool, const char *arg, int *ms_p);
 
-/* A comma list of numbers. Empty items are skipped ("8,,16" is 8,16). */
+/* True when a comma list has an empty item ("", "8,,16", "jam_lat,"): the
+ * lists refuse those rather than guess what was meant. */
+int tc_tool_list_has_empty(const char *arg);
+/* "<tool>: empty item in 'ARG' (OPT takes a comma list)" and the usage; 2. */
+int tc_tool_bad_empty(const tc_tool_t *tool, const char *opt, const char *arg);
+
+/* A comma list of numbers; an empty item is refused ("8,,16" is bad). */
 typedef struct tc_tool_list {
+    const char *opt;        /* "-s": named when an item is empty */
     uint64_t    min, max;   /* each number */
     unsigned    max_n;      /* at most this many */
+    int         ranges;     /* items may be A:B, A doubled up to B (OSU's -m
+                             * min:max; 0:B is 0, 1, 2, 4, ...) */
     const char *bad_fmt;    /* a bad number or one too many: %s the item ... */
     int         bad_whole;  /* ... or, when set, the whole argument */
     const char *none_fmt;   /* no number at all: %s the argument */
@@ -55,6 +64,11 @@ typedef struct tc_tool_list {
 
 int tc_tool_opt_list(const tc_tool_t *tool, const char *arg, const tc_tool_list_t *list,
                      uint64_t *vals, unsigned *n_p);
+
+/* Each of cpus[0..n-1] must be a core this process may run on (its
+ * affinity mask, which excludes cores that do not exist); else "<tool>: cpu
+ * N is not available here (allowed: 0-1)" and the usage; 2. */
+int tc_tool_check_cpus(const tc_tool_t *tool, const int *cpus, unsigned n);
 
 /* -c: n_min..n_max cores "A[,B...]", each 0..4095, no empty item; bad:
  * bad_fmt with the argument. Writes cpus[0..n-1]. */
