@@ -30,10 +30,75 @@ typedef struct run_side {
     volatile int  stop;
 } run_side_t;
 
+/* What each bench jam takes and returns (the jams/jam_*.amc comments, which
+ * are not installed): --list prints it, and a payload a jam would refuse
+ * is refused here with what it needs. len_exact: the payload must be this
+ * many bytes (0: any length). */
+typedef struct run_jam_doc {
+    const char *name;
+    const char *payload;
+    size_t      len_exact;
+    const char *result;
+} run_jam_doc_t;
+
+static const run_jam_doc_t run_jam_docs[] = {
+    {"indirect_put", "--ints A,B,... (int32s, each stored through the receiver's index table)", 0,
+     "how many integers it put"},
+    {"server_sum", "--ints A,B,... (int32s added to the receiver's running total)", 0,
+     "the new total"},
+    {"seq", "--u64 N (the sender's message counter, next expected: 0, 1, ...)", 8,
+     "N; the receiver counts frames out of sequence (effect: out_of_order)"},
+    {"stamp", "--u64 N (the soak's counter; the send time is added when packed)", 8,
+     "N; the receiver sums N and records the latency"},
+    {"noop", "anything, or nothing (not read)", 0, "the payload's length"},
+    {"append", "--text STRING (bytes appended to the receiver's log)", 0,
+     "the log's new length, or -1 when it does not fit (nothing appended)"},
+    {"kv_get", "--u32 KEY (one uint32 key of the receiver's hash table)", 4,
+     "the key's value, or -1 when it is absent"},
+    {"pointer_chase", "--u32 START,HOPS (walk HOPS links of the receiver's list from node START)",
+     8, "the value of the node reached"},
+    {"copy", "--text STRING or any payload (copied into the receiver's array, cut to it)", 0,
+     "the bytes copied"},
+};
+
+static const run_jam_doc_t *run_jam_doc(const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < TC_ARRAY_SIZE(run_jam_docs); ++i) {
+        if (!strcmp(run_jam_docs[i].name, name)) {
+            return &run_jam_docs[i];
+        }
+    }
+    return NULL;
+}
+
+/* --list: the package's jams, with what the bench ones take and return. */
+static int run_list(const tc_pkg_t *pkg)
+{
+    const tc_pkg_desc_t *desc = tc_pkg_desc(pkg);
+    const run_jam_doc_t *doc;
+    uint32_t i;
+
+    printf("package %s:\n", desc->name);
+    for (i = 0; i < desc->n_elements; ++i) {
+        if (desc->elements[i].kind != TC_ELEM_JAM) {
+            continue;
+        }
+        doc = run_jam_doc(desc->elements[i].name);
+        printf("  %s\n", desc->elements[i].name);
+        printf("      payload: %s\n", (doc != NULL) ? doc->payload : "(not described)");
+        printf("      result:  %s\n", (doc != NULL) ? doc->result : "(not described)");
+    }
+    return 0;
+}
+
 static void run_usage(FILE *out)
 {
     fprintf(out,
             "usage: tc-run -j JAM [-P DIR] [-m local|injected|cached] [payload]\n"
+            "       tc-run --list [-P DIR]\n"
+            "  --list      the package's jams: the payload each takes and what it returns\n"
             "  -P DIR      package install directory (default: the bench package of this build)\n"
             "  -j JAM      the jam to run\n"
             "  -m MODE     local (default), injected or cached\n"
@@ -52,13 +117,18 @@ static void run_usage(FILE *out)
 static const tc_tool_t run_tool = {"tc-run", run_usage};
 
 /* A comma list of numbers into buf as int32/uint32 (width 4) values. */
-static int run_parse_list(const char *arg, int is_signed, uint8_t *buf, size_t *len_p)
+static int run_parse_list(const char *opt, const char *arg, int is_signed, uint8_t *buf,
+                          size_t *len_p)
 {
-    char *copy = strdup(arg), *tok, *save = NULL;
+    char *copy, *tok, *save = NULL;
     size_t len = 0;
     uint64_t v;
     int rc = 0;
 
+    if (tc_tool_list_has_empty(arg)) {
+        return tc_tool_bad_empty(&run_tool, opt, arg);
+    }
+    copy = strdup(arg);
     for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
         int neg = is_signed && (tok[0] == '-');
         if ((len + 4 > RUN_MAX_PAYLOAD) ||
@@ -126,6 +196,7 @@ int main(int argc, char **argv)
         {"ints", required_argument, NULL, 1}, {"u32", required_argument, NULL, 2},
         {"u64", required_argument, NULL, 3},  {"text", required_argument, NULL, 4},
         {"wx", no_argument, NULL, 5},         {"help", no_argument, NULL, 'h'},
+        {"list", no_argument, NULL, 6},
         {NULL, 0, NULL, 0},
     };
     static uint8_t payload[RUN_MAX_PAYLOAD];
@@ -139,7 +210,8 @@ int main(int argc, char **argv)
     int64_t result = 0;
     tc_jam_t jam;
     uint64_t v;
-    int c, rc, wx = 0;
+    const run_jam_doc_t *doc;
+    int c, rc, wx = 0, list = 0, have_payload = 0;
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":P:j:m:h", long_opts, NULL)) != -1) {
@@ -156,8 +228,8 @@ int main(int argc, char **argv)
             }
             break;
         }
-        case 1: rc = run_parse_list(optarg, 1, payload, &len); break;
-        case 2: rc = run_parse_list(optarg, 0, payload, &len); break;
+        case 1: rc = run_parse_list("--ints", optarg, 1, payload, &len); break;
+        case 2: rc = run_parse_list("--u32", optarg, 0, payload, &len); break;
         case 3:
             rc = tc_tool_opt_u64(&run_tool, optarg, 0, UINT64_MAX, "bad number '%s'", &v);
             if (rc == 0) {
@@ -173,18 +245,40 @@ int main(int argc, char **argv)
             memcpy(payload, optarg, len);
             break;
         case 5: wx = 1; break;
+        case 6: list = 1; break;
         case 'h': run_usage(stdout); return 0;
         default: return tc_tool_bad_opt(&run_tool, c, argv);
         }
         if (rc != 0) {
             return rc;
         }
+        have_payload |= (c >= 1) && (c <= 4);
     }
     if (optind < argc) {
         return tc_tool_bad(&run_tool, "unexpected argument '%s'", argv[optind]);
     }
+    if (list) {
+        if (jam_name != NULL) {
+            return tc_tool_bad(&run_tool, "--list lists every jam: no -j");
+        }
+        if (run_open_pkg(dir, &rx.pkg) != TC_OK) {
+            return 1;
+        }
+        rc = run_list(rx.pkg);
+        tc_pkg_close(rx.pkg);
+        return rc;
+    }
     if (jam_name == NULL) {
-        return tc_tool_bad(&run_tool, "which jam? (-j JAM)");
+        return tc_tool_bad(&run_tool, "which jam? (-j JAM; tc-run --list shows them)");
+    }
+    /* a payload the jam would refuse: say what it takes, before anything runs */
+    doc = run_jam_doc(jam_name);
+    if ((doc != NULL) && (doc->len_exact != 0) && (len != doc->len_exact)) {
+        if (!have_payload) {
+            return tc_tool_bad(&run_tool, "%s needs a payload: %s", jam_name, doc->payload);
+        }
+        return tc_tool_bad(&run_tool, "%s takes %zu payload bytes, not %zu: %s", jam_name,
+                           doc->len_exact, len, doc->payload);
     }
 
     memset(&rx, 0, sizeof(rx));
