@@ -234,34 +234,77 @@ static void tc_stress_watchdog(int pipe_rd, int back_wr, const char *path,
     _exit(died ? TC_STRESS_DIED : 0);
 }
 
-tc_status_t tc_stress_start(const char *spec, const char *cpus, tc_stress_t **stress_p)
+/* CLASS[:N] into klass (48 bytes) and count (16); else why says what is wrong. */
+static tc_status_t tc_stress_parse_spec(const char *spec, char *klass, char *count, char *why,
+                                        size_t why_len)
 {
-    char path[512], klass[48], count[16], temp_dir[256];
-    char *argv[] = {"stress-ng", "--class", klass, "--all", count, "--temp-path", temp_dir, NULL};
-    const char *tmp = getenv("TMPDIR");
-    const char *colon;
-    cpu_set_t set;
-    tc_stress_t *s;
-    int pfd[2], back[2], wstatus;
-    size_t n;
+    const char *colon = strchr(spec, ':');
+    size_t n          = (colon != NULL) ? (size_t)(colon - spec) : strlen(spec);
 
-    colon = strchr(spec, ':');
-    n     = (colon != NULL) ? (size_t)(colon - spec) : strlen(spec);
-    if ((n == 0) || (n >= sizeof(klass)) || (strspn(spec, "abcdefghijklmnopqrstuvwxyz0123456789-_") < n)) {
-        tc_error("--stress '%s': expected CLASS[:N], e.g. vm or cpu:2", spec);
+    if ((n == 0) || (n >= 48) || (strspn(spec, "abcdefghijklmnopqrstuvwxyz0123456789-_") < n)) {
+        snprintf(why, why_len, "expected CLASS[:N], e.g. vm or cpu:2");
         return TC_ERR_INVALID_PARAM;
     }
     memcpy(klass, spec, n);
     klass[n] = '\0';
-    snprintf(count, sizeof(count), "1");
+    snprintf(count, 16, "1");
     if (colon != NULL) {
         char *end;
-        long v = strtol(colon + 1, &end, 10);
-        if ((end == colon + 1) || (*end != '\0') || (v < 1) || (v > 4096)) {
-            tc_error("--stress '%s': N must be 1..4096", spec);
+        long v;
+        errno = 0;
+        v     = strtol(colon + 1, &end, 10);
+        if ((end == colon + 1) || (*end != '\0') || errno || (v < 1) || (v > 4096)) {
+            snprintf(why, why_len, "N must be 1..4096, not '%s'", colon + 1);
             return TC_ERR_INVALID_PARAM;
         }
-        snprintf(count, sizeof(count), "%ld", v);
+        snprintf(count, 16, "%ld", v);
+    }
+    return TC_OK;
+}
+
+tc_status_t tc_stress_check(const char *spec, char *why, size_t why_len)
+{
+    char path[512], klass[48], count[16], cmd[700], line[256] = "";
+    tc_status_t status;
+    FILE *p;
+    int rc;
+
+    status = tc_stress_parse_spec(spec, klass, count, why, why_len);
+    if ((status != TC_OK) || !tc_stress_find(path, sizeof(path))) {
+        return status; /* no stress-ng: tc_stress_start says so */
+    }
+    /* stress-ng knows its classes (they differ between versions); a dry
+     * run starts no stressor. klass is [a-z0-9-_] only: safe in the shell */
+    snprintf(cmd, sizeof(cmd), "'%s' --class %s --all %s --dry-run 2>&1", path, klass, count);
+    p = popen(cmd, "r");
+    if (p == NULL) {
+        return TC_OK;
+    }
+    while ((line[0] == '\0') && (fgets(line, sizeof(line), p) != NULL)) {
+        line[strcspn(line, "\n")] = '\0';
+    }
+    while (fgets(cmd, sizeof(cmd), p) != NULL) {
+    }
+    rc = pclose(p);
+    if ((rc != -1) && WIFEXITED(rc) && (WEXITSTATUS(rc) != 0)) {
+        snprintf(why, why_len, "stress-ng refuses it: %s", line[0] ? line : "(no reason given)");
+        return TC_ERR_INVALID_PARAM;
+    }
+    return TC_OK;
+}
+
+tc_status_t tc_stress_start(const char *spec, const char *cpus, tc_stress_t **stress_p)
+{
+    char path[512], klass[48], count[16], temp_dir[256], why[128];
+    char *argv[] = {"stress-ng", "--class", klass, "--all", count, "--temp-path", temp_dir, NULL};
+    const char *tmp = getenv("TMPDIR");
+    cpu_set_t set;
+    tc_stress_t *s;
+    int pfd[2], back[2], wstatus;
+
+    if (tc_stress_parse_spec(spec, klass, count, why, sizeof(why)) != TC_OK) {
+        tc_error("--stress '%s': %s", spec, why);
+        return TC_ERR_INVALID_PARAM;
     }
     if (cpus != NULL) {
         if (tc_stress_parse_cpus(cpus, &set) != 0) {

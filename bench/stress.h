@@ -24,6 +24,9 @@ typedef struct tc_stress tc_stress_t;
  * with a message naming the problem: a bad spec or cpu list, stress-ng
  * missing from PATH, or stress-ng exiting at once. */
 tc_status_t tc_stress_start(const char *spec, const char *cpus, tc_stress_t **stress_p);
+/* Before the run: the spec's form, and (where stress-ng is installed)
+ * whether stress-ng takes it, by a dry run; else why names what is wrong. */
+tc_status_t tc_stress_check(const char *spec, char *why, size_t why_len);
 /* Stop the load and wait until every stress-ng process is gone; TC_ERR_IO
  * when stress-ng had died during the run (the load was not there). */
 tc_status_t tc_stress_stop(tc_stress_t *stress);

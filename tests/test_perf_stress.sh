@@ -68,8 +68,14 @@ PATH=/nonexistent "$TC_PERF" -l -n 10 -w 0 --stress vm --csv "$TMP/none.csv" \
 grep -q "stress-ng not found in PATH" "$TMP/err" || fail "missing stress-ng: $(cat "$TMP/err")"
 [ ! -e "$TMP/none.csv" ] || fail "missing stress-ng: a result was written"
 
-# 5. a spec that is not CLASS[:N]
+# 5. a spec that is not CLASS[:N], or a class stress-ng lacks: a usage error
 "$TC_PERF" -l -n 10 -w 0 --stress 'vm;true' >"$TMP/out" 2>"$TMP/err"; rc=$?
-[ "$rc" = 1 ] || fail "bad spec: exit $rc"
+[ "$rc" = 2 ] || fail "bad spec: exit $rc"
 grep -q "expected CLASS\[:N\]" "$TMP/err" || fail "bad spec: $(cat "$TMP/err")"
+"$TC_PERF" -l -n 10 -w 0 --stress bogus >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" = 2 ] || fail "--stress bogus: exit $rc"
+head -1 "$TMP/err" | grep -q "^tc-perf: --stress bogus: stress-ng refuses it: .*class.*bogus" \
+    || fail "--stress bogus: $(head -1 "$TMP/err")"
+grep -q "died" "$TMP/err" && fail "--stress bogus: still says died: $(cat "$TMP/err")"
+[ ! -s "$TMP/out" ] || fail "--stress bogus: something ran"
 echo ok
