@@ -11,6 +11,8 @@
 #include "hist.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <time.h>
 
 #define PERF_MAX_SIZES    64
 #define PERF_MAX_TESTS    16
@@ -80,6 +82,10 @@ typedef struct perf_local {
     const char *stress_cpus; /* --stress-cpus: cores the load is pinned to */
     const char *dist_path;   /* --dist: latency distribution of latency rows */
     struct tc_stress *stress; /* the running load, NULL if none */
+    FILE       *table;       /* the table: stdout, or stderr when an output is "-" */
+    int         report_final; /* --report final: no progress lines within a point */
+    uint64_t    report_ms;   /* --report periodic: a progress line this often */
+    int         warmup_set;  /* -w given (else the default is clamped to -n) */
     int         argc;
     char      **argv;
 } perf_local_t;
@@ -102,8 +108,10 @@ typedef struct perf_result {
     uint32_t          frame_bytes;
     uint64_t          iters;
     tc_hist_summary_t lat;          /* ns; stream tests: per-message time per window */
-    double            rate_mps;     /* messages per second */
-    double            bw_mbs;       /* payload MB/s (10^6) */
+    double            rate_mps;     /* messages per second; a ping-pong moves two
+                                     * per iteration (one each way) */
+    double            bw_mbs;       /* rate_mps x payload, in MB/s (10^6 B/s) */
+    time_t            when;         /* the point's end (CSV timestamp) */
     double            elapsed_s;
     uint64_t          rejected;     /* frames rejected on the measuring side */
     /* jam rows: the jam's value over the reference's of the same frame size,
@@ -136,6 +144,12 @@ typedef struct perf_run {
     volatile int       *am_count;   /* reference AM tests: arrivals */
     char               *am_buf;     /* rendezvous AM landing buffer */
     struct tc_cycles   *cycles;     /* this side's thread: PMU or thread-cputime */
+    /* progress within a point (initiator, --report periodic): a line on
+     * stderr when the clock passes report_next; report_every 0: none */
+    uint64_t            report_every, report_next, point_start; /* ticks */
+    const char         *point_test;
+    uint32_t            point_payload;
+    int                 interrupted; /* SIGINT: the run stopped between points */
 } perf_run_t;
 
 typedef tc_status_t (*perf_test_fn)(perf_run_t *run, uint32_t payload,
@@ -166,13 +180,25 @@ tc_status_t perf_floor_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
 void        perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
                         uint32_t frame_bytes, uint64_t total_ticks, int one_way);
 
-/* report */
+/* Progress within a point: done of total iterations at tick now. */
+void perf_progress_line(perf_run_t *run, uint64_t done, uint64_t total, uint64_t now);
+static inline void perf_progress(perf_run_t *run, uint64_t done, uint64_t total, uint64_t now)
+{
+    if ((run->report_every != 0) && (now >= run->report_next)) {
+        perf_progress_line(run, done, total, now);
+    }
+}
+
+/* report: the table goes to run->local->table */
 void perf_print_header(const perf_run_t *run);
-void perf_print_table_head(void);
-void perf_print_row(const perf_result_t *r);
+void perf_print_table_head(FILE *out);
+void perf_print_row(FILE *out, const perf_result_t *r);
 /* Fill the jam rows' floor and put_read ratios from the reference rows. */
 void perf_fill_ratios(perf_result_t *results, unsigned n);
-void perf_print_ratios(const perf_result_t *results, unsigned n);
+void perf_print_ratios(FILE *out, const perf_result_t *results, unsigned n);
+/* fopen(path, "w"), or stdout for "-" (closed by perf_close_out). */
+FILE       *perf_open_out(const char *path);
+tc_status_t perf_close_out(FILE *f, const char *path);
 tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                            const perf_result_t *results, unsigned n);
 tc_status_t perf_write_json(const char *path, const perf_run_t *run,

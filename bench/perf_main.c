@@ -14,12 +14,31 @@
 #include "place.h"
 #include "harness/pkg_path.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+/* SIGINT on the side that measures: the point in progress is abandoned
+ * (the peer cannot be told mid-point), the rows measured so far are
+ * written and tc-perf exits 130. The handler only wakes a thread that does
+ * it; a second SIGINT ends the process at once. */
+static volatile sig_atomic_t perf_sigint;
+static struct sigaction      perf_sigint_old;
+static struct {
+    int            pipe[2];  /* the handler writes a byte; [0] < 0: not armed */
+    pthread_t      thread;
+    perf_run_t    *run;
+    perf_result_t *results;
+    unsigned       n;        /* __atomic: rows finished (never changed again) */
+    int            claimed;  /* __atomic: the outputs are being written */
+} perf_live = {.pipe = {-1, -1}};
 
 static void perf_usage(FILE *out)
 {
@@ -55,14 +74,18 @@ static void perf_usage(FILE *out)
             "              after it, also on SIGINT/SIGTERM); fails where not controllable\n"
             "  --stash on|off  the same for I/O cache stashing (e.g. Intel DDIO)\n"
             "  --stress SPEC  run stress-ng --class CLASS --all N for the run (SPEC = CLASS[:N],\n"
-            "              e.g. vm), pinned to --stress-cpus, stopped whatever happens\n"
+            "              e.g. vm; a CLASS stress-ng lacks is refused), pinned to\n"
+            "              --stress-cpus, stopped whatever happens\n"
             "  --stress-cpus LIST  cores for the load (default: -c's cores with -l, else all)\n"
             "  --dist FILE  write each latency row's distribution (percentile, latency)\n"
             "  --gap-us N  jam_lat: the client idles N us between round trips (sparse\n"
-            "              traffic: compare the server's cost, the peer_* columns)\n"
-            "  -s SIZES    payload bytes, comma list (default 8)\n"
+            "              traffic: compare the server's cost, the peer_* columns); refused\n"
+            "              with the stream (*_rate) tests, which send back to back\n"
+            "  -s SIZES    payload bytes, comma list of N or MIN:MAX (MIN doubled up to MAX,\n"
+            "              like OSU's -m; 0:MAX is 0,1,2,4..), e.g. 8,64 or 8:32768 (default 8:\n"
+            "              one size, as ucx_perftest: a sweep of 10^6 iterations each is long)\n"
             "  -n ITERS    measured iterations (default 1000000)\n"
-            "  -w WARMUP   warm-up iterations (default 10000)\n"
+            "  -w WARMUP   warm-up iterations (default 10000, or -n if smaller)\n"
             "  -c CPU      pin to this core (hwloc); with -l or --boot pmix: -c A,B for\n"
             "              the client and the server\n"
             "  -p PORT     bootstrap TCP port (default %d)\n"
@@ -78,26 +101,39 @@ static void perf_usage(FILE *out)
             "              fenced), store, fenced, ordered or single-put (docs/ARCHITECTURE.md)\n"
             "  -F MODE     frames: fixed (default) or variable\n"
             "  --progress M  worker progress in wait loops: auto (default), on, off\n"
-            "  -T MS       timeout: longest silence from the peer (default 10000)\n"
+            "  -T MS       timeout: longest silence from the peer (default 10000); a server\n"
+            "              also waits 6 x MS for its client to connect\n"
             "  --window N  stream tests: messages per histogram sample (default 64)\n"
             "  -k PATH     package library (default: the bench package of this build)\n"
-            "  --csv FILE  write one row per (test, size)\n"
-            "  --json FILE write the run's configuration and results\n"
+            "  --csv FILE  write one row per (test, size); - for stdout (the table then goes\n"
+            "              to stderr); opened before the run, written after it (also after\n"
+            "              Ctrl-C: the rows measured so far, exit 130)\n"
+            "  --json FILE write the run's configuration and results; - for stdout\n"
+            "  --report R  periodic (default: a progress line on stderr every 2 s within a\n"
+            "              long point) or final (only the rows)\n"
             "  --platform  print what this host supports (wait strategies, placement,\n"
             "              controls, PMU) and exit; with --json -: as JSON\n"
             "  -q          quiet: no table\n"
-            "  -h          this help\n",
+            "  -h          this help\n"
+            "Table: latency in us, one-way (RTT/2) on ping-pong rows; rate msg/s counts every\n"
+            "message (2 per round trip on ping-pong rows); MB/s = rate x payload / 10^6.\n",
             PERF_DEFAULT_PORT);
 }
 
 static const tc_tool_t perf_tool = {"tc-perf", perf_usage};
 
+static int perf_check_stdout_once(perf_local_t *local);
+
 static int perf_parse_tests(const char *arg, perf_opts_t *opts)
 {
-    char *copy = strdup(arg), *tok, *save = NULL;
+    char *copy, *tok, *save = NULL;
     unsigned i;
     int rc = 0;
 
+    if (tc_tool_list_has_empty(arg)) {
+        return tc_tool_bad_empty(&perf_tool, "-t", arg);
+    }
+    copy          = strdup(arg);
     opts->n_tests = 0;
     for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
         for (i = 0; (i < perf_n_tests) && strcmp(perf_tests[i].name, tok); ++i) {
@@ -118,8 +154,8 @@ static int perf_parse_tests(const char *arg, perf_opts_t *opts)
 static int perf_parse_sizes(const char *arg, perf_opts_t *opts)
 {
     static const tc_tool_list_t sizes = {
-        .min = 0, .max = 1u << 30, .max_n = PERF_MAX_SIZES,
-        .bad_fmt  = "bad payload size '%s' (0..1073741824, at most 64 sizes)",
+        .opt = "-s", .min = 0, .max = 1u << 30, .max_n = PERF_MAX_SIZES, .ranges = 1,
+        .bad_fmt  = "bad payload size '%s' (0..1073741824 or MIN:MAX, at most 64 sizes)",
         .none_fmt = "no size in '%s'",
     };
     uint64_t v[PERF_MAX_SIZES];
@@ -157,6 +193,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {"exec", required_argument, NULL, 16},
         {"in-place", no_argument, NULL, 17},
         {"boot", required_argument, NULL, 18},
+        {"report", required_argument, NULL, 19},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -190,6 +227,8 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     local->cpu[0]     = -1;
     local->cpu[1]     = -1;
     local->timeout_ms = 10000;
+    local->report_ms  = 2000;
+    local->table      = stdout;
     local->argc       = argc;
     local->argv       = argv;
     if (gethostname(opts->host, sizeof(opts->host) - 1) != 0) {
@@ -225,6 +264,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         case 'w':
             rc = tc_tool_opt_u64(&perf_tool, optarg, 0, 1ull << 40,
                                  "bad warm-up count '%s' (0..2^40)", &opts->warmup);
+            local->warmup_set = 1;
             break;
         case 'c':
             rc = tc_tool_opt_cpus(&perf_tool, optarg, 1, 2, "bad cpu '%s'", local->cpu, &n);
@@ -306,6 +346,12 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             }
             snprintf(opts->stress, sizeof(opts->stress), "%s", optarg);
             break;
+        case 19:
+            if (strcmp(optarg, "periodic") && strcmp(optarg, "final")) {
+                return tc_tool_bad(&perf_tool, "bad --report '%s' (periodic, final)", optarg);
+            }
+            local->report_final = !strcmp(optarg, "final");
+            break;
         case 13: local->stress_cpus = optarg; break;
         case 14: local->dist_path = optarg; break;
         case 15:
@@ -355,6 +401,61 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     if ((opts->stress[0] != '\0') && (local->boot == TC_BOOT_TCP) && (local->host == NULL)) {
         return tc_tool_bad(&perf_tool, "--stress %s goes on the client (or -l), which runs the load",
                            opts->stress);
+    }
+    if (opts->stress[0] != '\0') {
+        char why[256];
+        if (tc_stress_check(opts->stress, why, sizeof(why)) != TC_OK) {
+            return tc_tool_bad(&perf_tool, "--stress %s: %s", opts->stress, why);
+        }
+    }
+    if (opts->gap_ns != 0) {
+        for (n = 0; n < opts->n_tests; ++n) {
+            if (perf_tests[opts->tests[n]].shape == PERF_SHAPE_STREAM) {
+                return tc_tool_bad(&perf_tool, "--gap-us applies to jam_lat, not to %s (a stream "
+                                   "sends back to back)", perf_tests[opts->tests[n]].name);
+            }
+        }
+    }
+    rc = perf_check_stdout_once(local);
+    if (rc != 0) {
+        return rc;
+    }
+    {
+        /* a test hook: progress lines more often than every 2 s */
+        const char *ms = getenv("TC_PERF_REPORT_MS");
+        if ((ms != NULL) && tc_tool_parse_u64(ms, 1, 3600000, &v)) {
+            return tc_tool_bad(&perf_tool, "bad TC_PERF_REPORT_MS '%s' (1..3600000)", ms);
+        }
+        if (ms != NULL) {
+            local->report_ms = v;
+        }
+    }
+    if (!local->warmup_set && (opts->warmup > opts->iters)) {
+        opts->warmup = opts->iters; /* said in main, on the side that measures */
+    }
+    return 0;
+}
+
+/* At most one output may be "-" (stdout); the table then goes to stderr so
+ * that stdout holds that output alone. */
+static int perf_check_stdout_once(perf_local_t *local)
+{
+    const char *paths[] = {local->csv_path, local->json_path, local->dist_path};
+    const char *opt[]   = {"--csv", "--json", "--dist"};
+    int first = -1, i;
+
+    for (i = 0; i < 3; ++i) {
+        if ((paths[i] == NULL) || strcmp(paths[i], "-")) {
+            continue;
+        }
+        if (first >= 0) {
+            return tc_tool_bad(&perf_tool, "%s - and %s -: only one output can go to stdout",
+                               opt[first], opt[i]);
+        }
+        first = i;
+    }
+    if (first >= 0) {
+        local->table = stderr;
     }
     return 0;
 }
@@ -544,6 +645,129 @@ typedef struct perf_side {
     int           exit_code;
 } perf_side_t;
 
+static void perf_on_sigint(int sig)
+{
+    if (perf_sigint) {
+        /* the second: what was there before (the default, or the control
+         * restorer chained to it), delivered as this handler returns */
+        sigaction(sig, &perf_sigint_old, NULL);
+        raise(sig);
+        return;
+    }
+    perf_sigint = 1;
+    if (write(perf_live.pipe[1], "i", 1) < 0) {
+        /* nothing more a handler can do */
+    }
+}
+
+static tc_status_t perf_write_outputs(const perf_run_t *run, const perf_result_t *results,
+                                      unsigned n)
+{
+    const perf_local_t *l = run->local;
+    tc_status_t status    = TC_OK;
+
+    if ((status == TC_OK) && (l->csv_path != NULL)) {
+        status = perf_write_csv(l->csv_path, run, results, n);
+    }
+    if ((status == TC_OK) && (l->json_path != NULL)) {
+        status = perf_write_json(l->json_path, run, results, n);
+    }
+    if ((status == TC_OK) && (l->dist_path != NULL)) {
+        status = perf_write_dist(l->dist_path, run, results, n);
+    }
+    return status;
+}
+
+/* Wakes on SIGINT: writes the finished rows and ends the process (the
+ * measuring thread is still in its point). Returns on a plain shutdown. */
+static void *perf_live_thread(void *arg)
+{
+    perf_result_t *rows;
+    perf_run_t run;
+    unsigned n;
+    char c;
+    int rc;
+
+    (void)arg;
+    while ((read(perf_live.pipe[0], &c, 1) < 0) && (errno == EINTR)) {
+    }
+    if (!perf_sigint || __atomic_exchange_n(&perf_live.claimed, 1, __ATOMIC_ACQ_REL)) {
+        return NULL; /* shut down, or the run is writing its outputs itself */
+    }
+    n    = __atomic_load_n(&perf_live.n, __ATOMIC_ACQUIRE);
+    run  = *perf_live.run;
+    rows = calloc(n + 1, sizeof(*rows));
+    if (rows != NULL) {
+        memcpy(rows, perf_live.results, n * sizeof(*rows));
+    }
+    run.interrupted = 1;
+    fprintf(stderr, "tc-perf: interrupted (SIGINT): %s %u B abandoned; writing the rows "
+            "measured (%u)\n", (run.point_test != NULL) ? run.point_test : "setup",
+            run.point_payload, n);
+    rc = 130;
+    if (rows == NULL) {
+        rc = 1;
+    } else {
+        perf_fill_ratios(rows, n);
+        if (perf_write_outputs(&run, rows, n) != TC_OK) {
+            rc = 1;
+        }
+    }
+    fflush(NULL);
+    (void)tc_stress_stop(run.local->stress); /* waits until the load is gone */
+    tc_hwctl_restore_all();
+    _exit(rc); /* no teardown: the other threads are still in UCX */
+}
+
+/* The measuring side arms SIGINT for the run (unless it is ignored, as in a
+ * shell's background job). */
+static void perf_live_arm(perf_run_t *run, perf_result_t *results)
+{
+    struct sigaction sa;
+
+    if ((sigaction(SIGINT, NULL, &perf_sigint_old) != 0) ||
+        (!(perf_sigint_old.sa_flags & SA_SIGINFO) && (perf_sigint_old.sa_handler == SIG_IGN))) {
+        return;
+    }
+    if (pipe2(perf_live.pipe, O_CLOEXEC) != 0) {
+        perf_live.pipe[0] = -1;
+        return;
+    }
+    perf_live.run     = run;
+    perf_live.results = results;
+    if (pthread_create(&perf_live.thread, NULL, perf_live_thread, NULL) != 0) {
+        close(perf_live.pipe[0]);
+        close(perf_live.pipe[1]);
+        perf_live.pipe[0] = -1;
+        return;
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = perf_on_sigint;
+    sa.sa_flags   = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    (void)sigaction(SIGINT, &sa, NULL);
+}
+
+/* Before the run writes its outputs itself: 0 if a SIGINT came first (its
+ * thread is writing them and will end the process). */
+static int perf_live_claim(void)
+{
+    return (perf_live.pipe[0] < 0) ||
+           !__atomic_exchange_n(&perf_live.claimed, 1, __ATOMIC_ACQ_REL);
+}
+
+static void perf_live_disarm(void)
+{
+    if (perf_live.pipe[0] < 0) {
+        return;
+    }
+    (void)sigaction(SIGINT, &perf_sigint_old, NULL);
+    close(perf_live.pipe[1]); /* the thread reads end of file */
+    pthread_join(perf_live.thread, NULL);
+    close(perf_live.pipe[0]);
+    perf_live.pipe[0] = -1;
+}
+
 /* --hw-prefetch / --stash: set for the run (lib/platform restores them at
  * exit and on SIGINT/SIGTERM/SIGHUP), or fail with the reason. */
 static tc_status_t perf_set_controls(const perf_opts_t *opts)
@@ -729,9 +953,17 @@ static tc_status_t perf_run_side(perf_side_t *side)
         goto out_destroy_peer;
     }
 
+    if (run.initiator) {
+        perf_live_arm(&run, results);
+    }
     if (run.initiator && !side->local->quiet) {
         perf_print_header(&run);
-        perf_print_table_head();
+        perf_print_table_head(side->local->table);
+    }
+    if (run.initiator && !side->local->report_final) {
+        run.report_every = (uint64_t)((double)side->local->report_ms * 1e6 /
+                                      run.clock.ns_per_tick);
+        run.report_every += (run.report_every == 0);
     }
 
     tc_peer_set_sw_prefetch(run.peer, (int)side->opts.sw_prefetch);
@@ -768,6 +1000,10 @@ static tc_status_t perf_run_side(perf_side_t *side)
                 tc_hist_reset(run.hist);
                 status = tc_boot_barrier(side->boot);
                 perf_counts_now(&run, &before);
+                run.point_test    = test->name;
+                run.point_payload = side->opts.sizes[s];
+                run.point_start   = tc_clock_ticks();
+                run.report_next   = run.point_start + run.report_every;
                 /* whole test, warm-up included, as in the paper */
                 (void)tc_cycles_start(run.cycles);
                 if (status == TC_OK) {
@@ -795,11 +1031,12 @@ static tc_status_t perf_run_side(perf_side_t *side)
                 if (test->shape == PERF_SHAPE_PINGPONG) {
                     perf_fill_dist(r, run.hist);
                 }
+                r->when = time(NULL);
                 if (run.initiator) {
                     if (!side->local->quiet) {
-                        perf_print_row(r);
+                        perf_print_row(side->local->table, r);
                     }
-                    ++n_results;
+                    __atomic_store_n(&perf_live.n, ++n_results, __ATOMIC_RELEASE);
                 }
             }
         }
@@ -813,7 +1050,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
         tc_peer_stats_t stats;
         perf_fill_ratios(results, n_results);
         if (!side->local->quiet) {
-            perf_print_ratios(results, n_results);
+            perf_print_ratios(side->local->table, results, n_results);
         }
         tc_peer_stats(run.peer, &stats);
         if (stats.rx_rejected != 0) {
@@ -821,15 +1058,18 @@ static tc_status_t perf_run_side(perf_side_t *side)
                      (unsigned long long)stats.rx_rejected, tc_peer_last_reject(run.peer));
             status = TC_ERR_BAD_FRAME;
         }
-        if ((status == TC_OK) && (side->local->csv_path != NULL)) {
-            status = perf_write_csv(side->local->csv_path, &run, results, n_results);
+        if (status == TC_OK) {
+            if (!perf_live_claim()) {
+                for (;;) {
+                    pause(); /* SIGINT's thread writes them and ends the process */
+                }
+            }
+            run.interrupted = perf_sigint;
+            status = perf_write_outputs(&run, results, n_results);
         }
-        if ((status == TC_OK) && (side->local->json_path != NULL)) {
-            status = perf_write_json(side->local->json_path, &run, results, n_results);
-        }
-        if ((status == TC_OK) && (side->local->dist_path != NULL)) {
-            status = perf_write_dist(side->local->dist_path, &run, results, n_results);
-        }
+    }
+    if (run.initiator) {
+        perf_live_disarm();
     }
 
 out_destroy_peer:
@@ -850,7 +1090,9 @@ out_close_cycles:
 static void *perf_side_thread(void *arg)
 {
     perf_side_t *side = arg;
-    side->exit_code   = (perf_run_side(side) == TC_OK) ? 0 : 1;
+    tc_status_t status = perf_run_side(side);
+
+    side->exit_code = (status != TC_OK) ? 1 : perf_sigint ? 130 : 0;
     return NULL;
 }
 
@@ -883,14 +1125,17 @@ static int perf_loopback(const perf_opts_t *opts, perf_local_t *local)
         return 1;
     }
     perf_side_thread(&client);
-    if (client.exit_code != 0) {
+    if (client.exit_code == 1) {
         tc_boot_close(b1); /* wakes the server side */
         b1 = NULL;
     }
     pthread_join(thread, NULL);
     tc_boot_close(b1);
     tc_boot_close(b0);
-    return client.exit_code | server.exit_code;
+    if ((client.exit_code == 1) || (server.exit_code == 1)) {
+        return 1;
+    }
+    return client.exit_code ? client.exit_code : server.exit_code; /* 130: interrupted */
 }
 
 /* --boot pmix: two ranks of the launcher's job; rank 0 serves, rank 1
@@ -935,13 +1180,88 @@ static void perf_leave(perf_local_t *local, perf_side_t *side)
     local->pkg = NULL;
 }
 
+/* Outputs are opened before the run, so an unwritable path is found before
+ * anything is measured; without truncating a file that is there (a run that
+ * fails keeps the old one). created[i]: made here, removed if still empty
+ * when the run fails. */
+static int perf_check_outputs(const perf_local_t *local, int created[3])
+{
+    const char *paths[] = {local->csv_path, local->json_path, local->dist_path};
+    const char *opt[]   = {"--csv", "--json", "--dist"};
+    int i, fd;
+
+    for (i = 0; i < 3; ++i) {
+        created[i] = 0;
+        if ((paths[i] == NULL) || !strcmp(paths[i], "-")) {
+            continue;
+        }
+        fd = open(paths[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        created[i] = (fd >= 0);
+        if ((fd < 0) && (errno == EEXIST)) {
+            fd = open(paths[i], O_WRONLY | O_CLOEXEC);
+        }
+        if (fd < 0) {
+            return tc_tool_bad(&perf_tool, "%s %s: cannot write it: %s", opt[i], paths[i],
+                               strerror(errno));
+        }
+        close(fd);
+    }
+    return 0;
+}
+
+static void perf_drop_created(const perf_local_t *local, const int created[3])
+{
+    const char *paths[] = {local->csv_path, local->json_path, local->dist_path};
+    struct stat st;
+    int i;
+
+    for (i = 0; i < 3; ++i) {
+        if (created[i] && (stat(paths[i], &st) == 0) && (st.st_size == 0)) {
+            (void)unlink(paths[i]);
+        }
+    }
+}
+
+/* The waits this host cannot do, refused once before anything runs (each
+ * side's context would say it again). */
+static tc_status_t perf_check_waits(const perf_opts_t *opts)
+{
+    tc_platform_wait_t pw;
+    tc_platform_t platform;
+    char have[128];
+    unsigned i;
+
+    if (tc_platform_probe(&platform) != TC_OK) {
+        return TC_ERR_UNSUPPORTED;
+    }
+    for (i = 0; i < opts->n_waits; ++i) {
+        const char *name = tc_wait_str((tc_wait_t)opts->waits[i]);
+        if ((tc_platform_wait_lookup(name, &pw) == TC_OK) && !platform.wait[pw].supported) {
+            tc_platform_wait_available(&platform, have, sizeof(have));
+            tc_error("wait strategy %s: %s (this host has: %s)", name, platform.wait[pw].status,
+                     have);
+            return TC_ERR_UNSUPPORTED;
+        }
+    }
+    return TC_OK;
+}
+
+/* -c: cores of this host that this process may use */
+static int perf_check_cpus(const perf_local_t *local, const perf_side_t *side)
+{
+    if (local->loopback) {
+        return tc_tool_check_cpus(&perf_tool, local->cpu, 2);
+    }
+    return tc_tool_check_cpus(&perf_tool, &side->cpu, 1);
+}
+
 int main(int argc, char **argv)
 {
     perf_opts_t opts;
     perf_local_t local;
     perf_side_t side;
     tc_status_t status;
-    int rc;
+    int rc, created[3] = {0, 0, 0};
 
     rc = perf_parse(argc, argv, &opts, &local);
     if (rc != 0) {
@@ -971,8 +1291,23 @@ int main(int argc, char **argv)
             opts.stress[0] = '\0'; /* the client runs the load */
         }
     }
+    rc = perf_check_cpus(&local, &side);
+    if ((rc == 0) && (side.initiator || local.loopback)) {
+        rc = perf_check_outputs(&local, created); /* the side that writes them */
+    }
+    if (rc != 0) {
+        perf_leave(&local, &side);
+        return rc;
+    }
+    if ((side.initiator || local.loopback) && !local.warmup_set && (opts.warmup == opts.iters) &&
+        (opts.iters < 10000)) {
+        fprintf(stderr, "tc-perf: warm-up %llu iterations: the default 10000 clamped to -n "
+                "(-w sets it)\n", (unsigned long long)opts.warmup);
+    }
     if (side.initiator || local.loopback) {
-        if ((perf_check_places(&opts) != TC_OK) || (perf_set_controls(&opts) != TC_OK)) {
+        if ((perf_check_waits(&opts) != TC_OK) || (perf_check_places(&opts) != TC_OK) ||
+            (perf_set_controls(&opts) != TC_OK)) {
+            perf_drop_created(&local, created);
             perf_leave(&local, &side);
             return 1;
         }
@@ -986,6 +1321,7 @@ int main(int argc, char **argv)
             list = cpus;
         }
         if (tc_stress_start(opts.stress, list, &local.stress) != TC_OK) {
+            perf_drop_created(&local, created);
             perf_leave(&local, &side);
             return 1;
         }
@@ -994,6 +1330,9 @@ int main(int argc, char **argv)
         rc = perf_loopback(&opts, &local);
         if (tc_stress_stop(local.stress) != TC_OK) {
             rc = 1;
+        }
+        if (rc == 1) {
+            perf_drop_created(&local, created);
         }
         tc_pkg_close(local.pkg);
         return rc;
@@ -1006,7 +1345,8 @@ int main(int argc, char **argv)
     } else if (side.initiator) {
         status = tc_boot_tcp_client(local.host, local.port, local.timeout_ms, &side.boot);
     } else {
-        fprintf(stderr, "tc-perf: server waiting on port %u\n", local.port);
+        fprintf(stderr, "tc-perf: server waiting on port %u, at most 6 x -T = %d ms\n",
+                local.port, local.timeout_ms * 6);
         status = tc_boot_tcp_server(local.port, local.timeout_ms * 6, &side.boot);
     }
     if (status == TC_OK) {
@@ -1015,6 +1355,9 @@ int main(int argc, char **argv)
     if ((tc_stress_stop(local.stress) != TC_OK) && (status == TC_OK)) {
         status = TC_ERR_IO;
     }
+    if (status != TC_OK) {
+        perf_drop_created(&local, created);
+    }
     perf_leave(&local, &side);
-    return (status == TC_OK) ? 0 : 1;
+    return (status != TC_OK) ? 1 : perf_sigint ? 130 : 0;
 }

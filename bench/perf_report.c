@@ -8,6 +8,7 @@
 
 #include <hwloc.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,9 +90,33 @@ static void perf_list(const perf_run_t *run, int sizes, char *buf, size_t len)
     }
 }
 
+/* One line of the header box: the text padded (or cut) to the box. */
+#define PERF_BOX_WIDTH 90
+static void perf_box(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void perf_box(FILE *out, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    fprintf(out, "| %-*.*s |\n", PERF_BOX_WIDTH, PERF_BOX_WIDTH, line);
+}
+
+static void perf_box_rule(FILE *out)
+{
+    char rule[PERF_BOX_WIDTH + 3];
+
+    memset(rule, '-', sizeof(rule) - 1);
+    rule[sizeof(rule) - 1] = '\0';
+    fprintf(out, "+%s+\n", rule);
+}
+
 void perf_print_header(const perf_run_t *run)
 {
     const perf_opts_t *o = run->opts;
+    FILE *out            = run->local->table;
     char cpu[256], topo[256], cores[64], host[128], sig[32];
     const char *why;
     int prog = tc_peer_progress_needed(run->peer, &why);
@@ -100,29 +125,30 @@ void perf_print_header(const perf_run_t *run)
     perf_topology(topo, sizeof(topo));
     perf_cores(run, cores, sizeof(cores));
     gethostname(host, sizeof(host));
-    printf("+--------------------------------------------------------------------------------------------+\n");
-    printf("| tc-perf  host %-30s  rev %-10s  UCX %-20s |\n", host, TC_GIT_REV,
-           tc_ucx_version());
-    printf("| cpu        %-79.79s |\n", cpu);
-    printf("| topology   %-79.79s |\n", topo);
-    printf("| cores      %-20s  peer %-52.52s |\n", cores, tc_peer_name(run->peer));
-    printf("| transports %-20s  progress %s (%s)%*s|\n", tc_peer_transports(run->peer),
-           prog ? "on" : "off", why, (int)(46 - strlen(why) > 0 ? 46 - strlen(why) : 1), "");
     snprintf(sig, sizeof(sig), "%s%s", tc_signal_str(tc_peer_signal(run->peer)),
              (o->signal == TC_SIGNAL_AUTO) ? " (auto)" : "");
-    printf("| signalling %-14s frames %-8s slots %-5u x %-7u B  jam %-17.17s |\n", sig,
-           tc_frames_str((tc_frame_mode_t)o->frames), o->slots, o->slot_size, o->jam);
-    printf("| iterations %-12llu warm-up %-10llu clock %-8s (%.4f ns/tick)%*s|\n",
-           (unsigned long long)o->iters, (unsigned long long)o->warmup, run->clock.source,
-           run->clock.ns_per_tick, 12, "");
-    printf("+--------------------------------------------------------------------------------------------+\n");
+    perf_box_rule(out);
+    perf_box(out, "tc-perf  host %-30s  rev %-10s  UCX %s", host, TC_GIT_REV, tc_ucx_version());
+    perf_box(out, "cpu        %s", cpu);
+    perf_box(out, "topology   %s", topo);
+    perf_box(out, "cores      %-20s  peer %s", cores, tc_peer_name(run->peer));
+    perf_box(out, "transports %-20s  progress %s (%s)", tc_peer_transports(run->peer),
+             prog ? "on" : "off", why);
+    perf_box(out, "signalling %-14s frames %-8s slots %u x %u B  jam %s", sig,
+             tc_frames_str((tc_frame_mode_t)o->frames), o->slots, o->slot_size, o->jam);
+    perf_box(out, "iterations %-12llu warm-up %-10llu clock %s (%.4f ns/tick)",
+             (unsigned long long)o->iters, (unsigned long long)o->warmup, run->clock.source,
+             run->clock.ns_per_tick);
+    perf_box(out, "units      us = 10^-6 s, one-way (RTT/2) on ping-pong rows; rate = messages/s,");
+    perf_box(out, "           2 per round trip on ping-pong rows; MB/s = rate x payload / 10^6");
+    perf_box_rule(out);
 }
 
-void perf_print_table_head(void)
+void perf_print_table_head(FILE *out)
 {
-    printf("%-13s %-8s %-8s %-7s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
-           "test", "mode", "wait", "place", "payload", "frame", "min us", "p50 us", "p99 us", "p99.9 us",
-           "max us", "mean us", "spread%", "rate msg/s", "MB/s", "cpu ns/msg");
+    fprintf(out, "%-13s %-8s %-8s %-7s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
+            "test", "mode", "wait", "place", "payload", "frame", "min us", "p50 us", "p99 us",
+            "p99.9 us", "max us", "mean us", "spread%", "rate msg/s", "MB/s", "cpu ns/msg");
 }
 
 static double perf_tail_spread(const perf_result_t *r)
@@ -132,14 +158,44 @@ static double perf_tail_spread(const perf_result_t *r)
                               0.0;
 }
 
-void perf_print_row(const perf_result_t *r)
+void perf_print_row(FILE *out, const perf_result_t *r)
 {
-    printf("%-13s %-8s %-8s %-7s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
+    fprintf(out, "%-13s %-8s %-8s %-7s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
            " | %9.1f\n",
            r->test, r->mode, r->wait, r->place, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
            r->lat.p99 / 1e3, r->lat.p999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
            perf_tail_spread(r), r->rate_mps, r->bw_mbs, r->cpu_ns_per_msg);
-    fflush(stdout);
+    fflush(out);
+}
+
+void perf_progress_line(perf_run_t *run, uint64_t done, uint64_t total, uint64_t now)
+{
+    fprintf(stderr, "tc-perf: %s %s %u B: %llu of %llu iterations, %.1f s in this point\n",
+            run->point_test, tc_mode_str(run->mode), run->point_payload,
+            (unsigned long long)done, (unsigned long long)total,
+            tc_clock_ticks_to_ns(&run->clock, now - run->point_start) * 1e-9);
+    run->report_next = now + run->report_every;
+}
+
+FILE *perf_open_out(const char *path)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+    if (f == NULL) {
+        tc_error("cannot write %s: %m", path);
+    }
+    return f;
+}
+
+tc_status_t perf_close_out(FILE *f, const char *path)
+{
+    int rc = (f == stdout) ? fflush(f) : fclose(f);
+
+    if ((rc != 0) || ((f == stdout) && ferror(f))) {
+        tc_error("cannot write %s: %m", path);
+        return TC_ERR_IO;
+    }
+    return TC_OK;
 }
 
 static const perf_test_t *perf_find(const char *name)
@@ -207,16 +263,16 @@ void perf_fill_ratios(perf_result_t *results, unsigned n)
     }
 }
 
-static void perf_print_ratio(double v)
+static void perf_print_ratio(FILE *out, double v)
 {
     if (v >= 0) {
-        printf(" %14.3f", v);
+        fprintf(out, " %14.3f", v);
     } else {
-        printf(" %14s", "-");
+        fprintf(out, " %14s", "-");
     }
 }
 
-void perf_print_ratios(const perf_result_t *results, unsigned n)
+void perf_print_ratios(FILE *out, const perf_result_t *results, unsigned n)
 {
     unsigned i, shown = 0;
 
@@ -226,15 +282,15 @@ void perf_print_ratios(const perf_result_t *results, unsigned n)
             continue;
         }
         if (shown++ == 0) {
-            printf("\nratios (jam over the reference of the same frame size; latency p50/p50, "
+            fprintf(out, "\nratios (jam over the reference of the same frame size; latency p50/p50, "
                    "streams rate/rate):\n%-13s %-8s %-8s %-7s %9s %7s | %14s %14s\n", "test",
                    "mode", "wait", "place", "payload", "frame", "floor x", "put_read x");
         }
-        printf("%-13s %-8s %-8s %-7s %9u %7u |", r->test, r->mode, r->wait, r->place, r->payload,
-               r->frame_bytes);
-        perf_print_ratio(r->floor_ratio);
-        perf_print_ratio(r->put_read_ratio);
-        printf("\n");
+        fprintf(out, "%-13s %-8s %-8s %-7s %9u %7u |", r->test, r->mode, r->wait, r->place,
+                r->payload, r->frame_bytes);
+        perf_print_ratio(out, r->floor_ratio);
+        perf_print_ratio(out, r->put_read_ratio);
+        fprintf(out, "\n");
     }
 }
 
@@ -258,6 +314,14 @@ static const char *perf_ratio_num(char *buf, double v)
     return buf;
 }
 
+/* ISO 8601, UTC: "2026-12-01T10:00:00Z" */
+static void perf_iso_time(time_t t, char *buf, size_t len)
+{
+    struct tm tm;
+
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+}
+
 static const char *perf_stress_name(const perf_run_t *run)
 {
     return (run->opts->stress[0] != '\0') ? run->opts->stress : "none";
@@ -271,11 +335,10 @@ double perf_dist_percentile(unsigned k)
 tc_status_t perf_write_dist(const char *path, const perf_run_t *run,
                             const perf_result_t *results, unsigned n)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = perf_open_out(path);
     unsigned i, k;
 
     if (f == NULL) {
-        tc_error("cannot write %s: %m", path);
         return TC_ERR_IO;
     }
     fprintf(f, "test,jam,mode,payload_bytes,wait,placement,sw_prefetch,stress,percentile,"
@@ -292,21 +355,16 @@ tc_status_t perf_write_dist(const char *path, const perf_run_t *run,
                     perf_stress_name(run), perf_dist_percentile(k), r->dist_ns[k] / 1e3);
         }
     }
-    if (fclose(f) != 0) {
-        tc_error("cannot write %s: %m", path);
-        return TC_ERR_IO;
-    }
-    return TC_OK;
+    return perf_close_out(f, path);
 }
 
 tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                            const perf_result_t *results, unsigned n)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = perf_open_out(path);
     unsigned i;
 
     if (f == NULL) {
-        tc_error("cannot write %s: %m", path);
         return TC_ERR_IO;
     }
     fprintf(f, "test,jam,mode,payload_bytes,frame_bytes,iterations,min_us,p50_us,p90_us,"
@@ -314,13 +372,15 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                "signal,transports,code_bytes,got_slots,wait,cpu_ns_per_msg,polls_per_msg,"
                "cycles,cycles_source,placement,sw_prefetch,stress,peer_cpu_ns_per_msg,"
                "peer_polls_per_msg,peer_cycles,instructions,ref_cycles,gap_us,floor_ratio,"
-               "put_read_ratio,frame_of\n");
+               "put_read_ratio,frame_of,host,timestamp\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
-        char c0[32], c1[32], c2[32], c3[32], c4[32], c5[32];
+        char c0[32], c1[32], c2[32], c3[32], c4[32], c5[32], when[32];
+        perf_iso_time(r->when, when, sizeof(when));
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
-                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu,%s,%s,%s\n",
+                   "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu,%s,%s,%s,"
+                   "%s,%s\n",
                 r->test, t->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                 r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
@@ -335,13 +395,9 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                 perf_opt_num(c3, r->ref_cycles_per_msg),
                 (unsigned long long)(strcmp(r->test, "jam_lat") ? 0 : run->opts->gap_ns / 1000),
                 perf_ratio_num(c4, r->floor_ratio), perf_ratio_num(c5, r->put_read_ratio),
-                r->frame_of);
+                r->frame_of, run->opts->host, when);
     }
-    if (fclose(f) != 0) {
-        tc_error("cannot write %s: %m", path);
-        return TC_ERR_IO;
-    }
-    return TC_OK;
+    return perf_close_out(f, path);
 }
 
 static void perf_json_str(FILE *f, const char *s)
@@ -402,13 +458,12 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     char cpu[256], topo[256], cores[64], host[128], tests[512], sizes[512], when[64];
     const perf_opts_t *o = run->opts;
     const char *why, *env;
-    FILE *f = fopen(path, "w");
+    FILE *f = perf_open_out(path);
     time_t now = time(NULL);
     unsigned i;
     int a;
 
     if (f == NULL) {
-        tc_error("cannot write %s: %m", path);
         return TC_ERR_IO;
     }
     perf_cpu_model(cpu, sizeof(cpu));
@@ -417,10 +472,14 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     perf_list(run, 0, tests, sizeof(tests));
     perf_list(run, 1, sizes, sizeof(sizes));
     gethostname(host, sizeof(host));
-    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    perf_iso_time(now, when, sizeof(when));
     env = getenv("UCX_TLS");
 
-    fprintf(f, "{\n  \"tool\": \"tc-perf\",\n  \"date\": \"%s\",\n  \"host\": ", when);
+    fprintf(f, "{\n  \"tool\": \"tc-perf\",\n  \"date\": \"%s\",\n  \"interrupted\": %s,"
+               "\n  \"units\": {\"latency\": \"us, one-way (RTT/2) on ping-pong rows\", "
+               "\"rate_mps\": \"messages/s, 2 per round trip on ping-pong rows\", "
+               "\"bw_mbs\": \"rate_mps x payload / 10^6 (MB/s, decimal)\"},\n  \"host\": ",
+            when, run->interrupted ? "true" : "false");
     perf_json_str(f, host);
     fprintf(f, ",\n  \"cpu_model\": ");
     perf_json_str(f, cpu);
@@ -494,8 +553,9 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     fprintf(f, "],\n  \"results\": [\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
-        char c0[32], c1[32], c2[32], ratios[256];
-        fprintf(f, "    {\"test\": \"%s\", \"mode\": \"%s\", \"wait\": \"%s\", "
+        char c0[32], c1[32], c2[32], ratios[256], at[32];
+        perf_iso_time(r->when, at, sizeof(at));
+        fprintf(f, "    {\"test\": \"%s\", \"timestamp\": \"%s\", \"mode\": \"%s\", \"wait\": \"%s\", "
                    "\"placement\": \"%s\", \"cycles_per_msg\": %s, \"peer_cycles_per_msg\": %s, "
                    "\"instructions_per_msg\": %s, \"polls_per_msg\": %.2f, "
                    "\"peer_cpu_ns_per_msg\": %.1f, \"peer_polls_per_msg\": %.2f, "
@@ -505,7 +565,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                    "\"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, \"max_us\": %.4f, "
                    "\"mean_us\": %.4f, \"tail_spread_pct\": %.2f, \"rate_mps\": %.1f, "
                    "\"bw_mbs\": %.3f, \"elapsed_s\": %.6f%s}%s\n",
-                r->test, r->mode, r->wait, r->place, perf_json_num(c0, r->cycles_per_msg),
+                r->test, at, r->mode, r->wait, r->place, perf_json_num(c0, r->cycles_per_msg),
                 perf_json_num(c1, r->peer_cycles_per_msg), perf_json_num(c2, r->instr_per_msg),
                 r->polls_per_msg, r->peer_cpu_ns_per_msg, r->peer_polls_per_msg,
                 r->cpu_ns_per_msg, r->code_bytes, r->got_slots,
@@ -517,9 +577,5 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                 perf_json_ratios(ratios, sizeof(ratios), r), (i + 1 < n) ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
-    if (fclose(f) != 0) {
-        tc_error("cannot write %s: %m", path);
-        return TC_ERR_IO;
-    }
-    return TC_OK;
+    return perf_close_out(f, path);
 }

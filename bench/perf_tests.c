@@ -27,7 +27,8 @@ void perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
     tc_hist_summarize(run->hist, &r->lat);
     tc_peer_stats(run->peer, &stats);
     r->rejected = stats.rx_rejected;
-    r->rate_mps = (double)run->opts->iters / r->elapsed_s / (one_way ? 2.0 : 1.0);
+    /* a ping-pong iteration is two messages, one each way */
+    r->rate_mps = (double)run->opts->iters * (one_way ? 2.0 : 1.0) / r->elapsed_s;
     r->bw_mbs   = r->rate_mps * payload / 1e6;
 }
 
@@ -133,6 +134,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
             if (i >= run->opts->warmup) {
                 tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
             }
+            perf_progress(run, i + 1, total, t1);
         } else {
             status = tc_peer_wait(run->peer, NULL);
             if (status == TC_OK) {
@@ -171,6 +173,7 @@ static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t c
                 now = tc_clock_ticks();
                 tc_hist_record(run->hist, perf_elapsed_ns(run, tw, now) / window);
                 tw = now;
+                perf_progress(run, i + 1, count, now);
             }
         }
         return tc_peer_drain(run->peer); /* until the last credit returns */
@@ -361,6 +364,7 @@ static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t 
         if (run->initiator && (i >= run->opts->warmup)) {
             tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
         }
+        perf_progress(run, i + 1, total, t1);
     }
     t1 = tc_clock_ticks();
     while ((status == TC_OK) && (inflight > 0)) {
@@ -396,6 +400,7 @@ static tc_status_t perf_am_stream(perf_run_t *run, const tc_harness_peer_raw_t *
                 now = tc_clock_ticks();
                 tc_hist_record(run->hist, perf_elapsed_ns(run, tw, now) / window);
                 tw = now;
+                perf_progress(run, i + 1, count, now);
             }
         }
         if (status == TC_OK) {
