@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# What tc-perf prints and writes, as ucx_perftest and OSU users expect: the
+# rate of every row counts every message, units said in the header, a header
+# box that lines up, --csv/--json - on stdout alone, host and timestamp
+# columns at the end of the CSV, outputs opened before the run, progress
+# lines within a long point (and none with --report final), the default
+# warm-up clamped to -n, and SIGINT writing the rows already measured.
+. "$(dirname "$0")/lib.sh"
+set -m # background jobs in their own group: SIGINT not ignored
+
+# 1. rate: a ping-pong iteration is two messages, a stream's is one
+"$TC_PERF" -l -t jam_lat,put_lat,jam_rate -s 8,64 -n 20000 -w 100 --json "$TMP/r.json" \
+    >"$TMP/out" 2>"$TMP/err" || fail "run: $(cat "$TMP/err")"
+python3 - "$TMP/r.json" <<'PY' || fail "rate column"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["results"], d
+for r in d["results"]:
+    per_iter = 2 if r["test"].endswith("_lat") else 1
+    want = per_iter * r["iterations"] / r["elapsed_s"]
+    assert abs(r["rate_mps"] - want) <= 1e-3 * want, (r["test"], r["rate_mps"], want)
+    assert abs(r["bw_mbs"] - r["rate_mps"] * r["payload_bytes"] / 1e6) <= 1e-3 * r["bw_mbs"] + 1e-3, r
+assert "2 per round trip" in d["units"]["rate_mps"] and "10^6" in d["units"]["bw_mbs"], d["units"]
+PY
+# 2. the header says the units, and its box lines up
+grep -q "rate = messages/s" "$TMP/out" || fail "header: no rate unit: $(head -12 "$TMP/out")"
+grep -q "MB/s = rate x payload / 10^6" "$TMP/out" || fail "header: MB/s not said decimal"
+widths=$(grep -E '^[|+]' "$TMP/out" | awk '{ print length($0) }' | sort -u)
+[ "$(echo "$widths" | wc -l)" = 1 ] || fail "header box lines of widths $(echo $widths): $(grep -E '^[|+]' "$TMP/out")"
+"$TC_PERF" -h | grep -q "2 per round trip" || fail "-h does not say what the rate counts"
+
+# 3. --csv -: the CSV alone on stdout (the table goes to stderr), host and
+# timestamp as the last columns
+"$TC_PERF" -l -t jam_lat -s 8,16 -n 2000 -w 10 --csv - >"$TMP/csv" 2>"$TMP/err" \
+    || fail "--csv -: $(cat "$TMP/err")"
+[ ! -e ./- ] || { rm -f ./-; fail "--csv - wrote a file named -"; }
+grep -q "^jam_lat " "$TMP/err" || fail "--csv -: the table is not on stderr"
+python3 - "$TMP/csv" "$(hostname)" <<'PY' || fail "--csv - output"
+import csv, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines[0].startswith("test,jam,mode,"), lines[:2]
+assert lines[0].endswith(",frame_of,host,timestamp"), lines[0]
+rows = list(csv.DictReader(lines))
+assert len(rows) == 2, lines          # nothing but the CSV
+for r in rows:
+    assert r["host"] == sys.argv[2], r
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", r["timestamp"]), r
+PY
+"$TC_PERF" -l -t jam_lat -n 2000 -w 10 --json - >"$TMP/json" 2>"$TMP/err" || fail "--json -: $(cat "$TMP/err")"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['results'] and d['interrupted'] is False" \
+    "$TMP/json" 2>"$TMP/py" || fail "--json - is not JSON alone: $(cat "$TMP/py")"
+"$TC_PERF" -l --csv - --json - >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" = 2 ] && head -1 "$TMP/err" | grep -q "only one output can go to stdout" \
+    || fail "--csv - --json -: rc $rc $(head -1 "$TMP/err")"
+
+# 4. an unwritable output: refused before anything runs; a failed run leaves
+# no empty file behind, and an existing file is not truncated before the run
+for bad in "--csv $TMP/no/such/dir/r.csv" "--json $TMP" "--dist $TMP/no/d.csv"; do
+    "$TC_PERF" -l -n 10 -w 0 $bad >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 2 ] || fail "$bad: exit $rc"
+    head -1 "$TMP/err" | grep -q "cannot write it" || fail "$bad: $(head -1 "$TMP/err")"
+    [ ! -s "$TMP/out" ] || fail "$bad: something ran: $(head -3 "$TMP/out")"
+done
+if ! "$TC_PERF" --platform | grep -q "^placement.dram: supported"; then
+    echo keep >"$TMP/old.csv"
+    "$TC_PERF" -l -n 10 -w 0 --placement dram --csv "$TMP/new.csv" --json "$TMP/old.csv" \
+        >/dev/null 2>&1 && fail "--placement dram ran here"
+    [ ! -e "$TMP/new.csv" ] || fail "a failed run left $TMP/new.csv"
+    [ "$(cat "$TMP/old.csv")" = keep ] || fail "a failed run truncated an existing output"
+fi
+
+# 5. progress within a point: a line per interval (TC_PERF_REPORT_MS shortens
+# the 2 s); --report final prints none
+TC_PERF_REPORT_MS=1 "$TC_PERF" -l -t jam_lat,jam_rate -s 8 -n 200000 -w 10 -q \
+    >"$TMP/out" 2>"$TMP/err" || fail "periodic: $(cat "$TMP/err")"
+grep -Eq "^tc-perf: jam_lat local 8 B: [0-9]+ of 200010 iterations, [0-9.]+ s in this point$" "$TMP/err" \
+    || fail "no jam_lat progress line: $(head -3 "$TMP/err")"
+grep -Eq "^tc-perf: jam_rate local 8 B: [0-9]+ of 200000 iterations" "$TMP/err" \
+    || fail "no jam_rate progress line: $(head -3 "$TMP/err")"
+TC_PERF_REPORT_MS=1 "$TC_PERF" -l -t jam_lat,jam_rate -s 8 -n 200000 -w 10 -q --report final \
+    >"$TMP/out" 2>"$TMP/err" || fail "final: $(cat "$TMP/err")"
+! grep -q "iterations, .* in this point" "$TMP/err" || fail "--report final printed progress"
+"$TC_PERF" --report sometimes >/dev/null 2>"$TMP/err"; rc=$?
+[ "$rc" = 2 ] && head -1 "$TMP/err" | grep -q "bad --report 'sometimes'" || fail "--report sometimes: rc $rc"
+
+# 6. the default warm-up (10000) is clamped to a smaller -n, and says so;
+# an explicit -w is kept
+"$TC_PERF" -l -n 50 -q --json "$TMP/w.json" 2>"$TMP/err" || fail "-n 50: $(cat "$TMP/err")"
+grep -q '"warmup": 50,' "$TMP/w.json" || fail "warm-up not clamped: $(grep -o '"warmup": [0-9]*' "$TMP/w.json")"
+[ "$(grep -c "clamped to -n" "$TMP/err")" = 1 ] || fail "clamp not said once: $(cat "$TMP/err")"
+"$TC_PERF" -l -n 50 -w 70 -q --json "$TMP/w.json" 2>"$TMP/err" || fail "-w 70: $(cat "$TMP/err")"
+grep -q '"warmup": 70,' "$TMP/w.json" || fail "explicit -w changed"
+! grep -q "clamped" "$TMP/err" || fail "explicit -w said clamped"
+
+# 7. SIGINT: the point in progress is abandoned, the rows measured are
+# written, exit 130. Each point lasts at least 1000 x 100 us (--gap-us), so
+# the run cannot finish between the first row and the signal.
+"$TC_PERF" -l -t jam_lat -s 0:1024 -n 1000 -w 0 --gap-us 100 --csv "$TMP/i.csv" \
+    --json "$TMP/i.json" >"$TMP/i.out" 2>"$TMP/i.err" &
+pid=$!
+for _ in $(seq 1200); do grep -q "^jam_lat " "$TMP/i.out" && break; sleep 0.1; done
+grep -q "^jam_lat " "$TMP/i.out" || fail "SIGINT: no first row in 120 s: $(cat "$TMP/i.err")"
+kill -INT $pid
+wait $pid; rc=$?
+[ "$rc" = 130 ] || fail "SIGINT: exit $rc, expected 130: $(cat "$TMP/i.err")"
+grep -q "interrupted (SIGINT)" "$TMP/i.err" || fail "SIGINT: not said: $(cat "$TMP/i.err")"
+python3 - "$TMP/i.csv" "$TMP/i.json" <<'PY' || fail "SIGINT: rows not written"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+d = json.load(open(sys.argv[2]))
+assert 1 <= len(rows) < 12, len(rows)
+assert d["interrupted"] is True and len(d["results"]) == len(rows), d["interrupted"]
+assert [r["payload_bytes"] for r in rows] == [str(s) for s in [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024][:len(rows)]], rows
+PY
+echo ok
