@@ -20,8 +20,9 @@ LIBS      := $(UCX_LIBS) -ldl -lm -lpthread
 HWLOC_LIBS := -lhwloc
 # PMIx (libpmix-dev, installed by make deps): jobs started by mpirun or srun
 # (lib/job.c). Without it the library builds and says so when asked for one.
-PMIX_CFLAGS := $(shell pkg-config --cflags pmix 2>/dev/null)
-PMIX_LIBS   := $(shell pkg-config --libs pmix 2>/dev/null)
+PKG_CONFIG  ?= pkg-config
+PMIX_CFLAGS := $(shell $(PKG_CONFIG) --cflags pmix 2>/dev/null)
+PMIX_LIBS   := $(shell $(PKG_CONFIG) --libs pmix 2>/dev/null)
 ifneq ($(PMIX_LIBS),)
 $(BUILD)/obj/lib/job.o: CPPFLAGS += -DTC_HAVE_PMIX $(PMIX_CFLAGS)
 LIBS += $(PMIX_LIBS)
@@ -45,6 +46,9 @@ HARNESS_A    := $(BUILD)/lib/libtc_harness.a
 # The bench package, built from jams/ by tc-pkg: Local Function library,
 # ried libraries, injectable jam blobs, header and manifest.
 TC_PKG     := $(BUILD)/bin/tc-pkg
+# the tc-pkg that builds the package: this build's, or in a cross build
+# (make check-aarch64) the host's, driving the cross compiler through --cc
+TC_PKG_RUN ?= $(TC_PKG)
 TOOL_SRCS  := $(wildcard tools/*.c)
 JAM_SRCS   := $(shell find jams -name 'jam_*.amc' -o -name 'ried_*.rdc')
 PKG_DIR    := $(BUILD)/pkg/bench
@@ -52,7 +56,8 @@ PKG_SO     := $(PKG_DIR)/libtc_bench.so
 PKG_OUT    := $(PKG_SO) $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm
 # Warnings for every element; sanitizers for the libraries only (a blob
 # carries no sanitizer runtime).
-PKG_FLAGS  := --cc "$(CC)" --include lib --include jams --cflags "-g -Wall -Wextra -Werror" \
+PKG_ARCH   := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine)))
+PKG_FLAGS  := --arch $(PKG_ARCH) --cc "$(CC)" --include lib --include jams --cflags "-g -Wall -Wextra -Werror" \
               --ldflags "$(LDFLAGS)" $(if $(SAN),--lib-cflags "-fsanitize=$(SAN)")
 
 PERF_SRCS  := $(wildcard bench/perf_*.c) bench/tool.c bench/stress.c
@@ -65,7 +70,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all lib harness pkg tools check check-run bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx
+.PHONY: all lib harness pkg tools check check-run check-aarch64 bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx
 .SECONDARY:
 all: lib pkg tools
 
@@ -101,8 +106,8 @@ soak:
 
 # --- the test package
 # (libtwochains.so: tc-pkg checks jams' GOT slot names against what it exports)
-$(PKG_OUT) &: $(JAM_SRCS) $(wildcard jams/*.h lib/*.h) $(TC_PKG) | $(LIB_SO)
-	$(TC_PKG) build jams --name bench --out $(PKG_DIR) $(PKG_FLAGS)
+$(PKG_OUT) &: $(JAM_SRCS) $(wildcard jams/*.h lib/*.h) $(TC_PKG_RUN) | $(LIB_SO)
+	$(TC_PKG_RUN) build jams --name bench --out $(PKG_DIR) $(PKG_FLAGS)
 
 # --- tools
 # tc-pkg needs only the pure modules of libtwochains (blob, manifest, status).
@@ -145,6 +150,11 @@ check:
 
 check-run: all $(TEST_BINS)
 	@BUILD=$(BUILD) VALGRIND=$(VALGRIND) SAN=$(SAN) tests/run-tests.sh
+
+# The aarch64 build under qemu-user (scripts/check-aarch64.sh): cross-built
+# against Debian's arm64 UCX into build-aarch64/, run by binfmt_misc.
+check-aarch64:
+	@BUILD=$(BUILD) scripts/check-aarch64.sh
 
 # The main job for now: jams vs raw UCX, written to results/<platform>/.
 ROUNDS ?= 5

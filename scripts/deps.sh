@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages Two-Chains needs, when any is missing.
 set -euo pipefail
-# usage: deps.sh [fuzz]   (fuzz adds clang, for make fuzz)
+# usage: deps.sh [fuzz|aarch64]
+#   fuzz     adds clang, for make fuzz
+#   aarch64  adds Debian's arm64 UCX, libelf, hwloc and cmocka (multiarch:
+#            dpkg --add-architecture arm64), for make check-aarch64
 pkgs=(build-essential libpmix-dev openmpi-bin pkg-config libucx-dev ucx-utils libelf-dev stress-ng gnuplot-nox
       hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc python3
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
 [ "${1:-}" = fuzz ] && pkgs+=(clang)
+if [ "${1:-}" = aarch64 ]; then
+    pkgs+=(libucx-dev:arm64 libelf-dev:arm64 libhwloc-dev:arm64 libcmocka-dev:arm64)
+    if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+        [ "$(id -u)" = 0 ] || { echo "deps: arm64 is not a dpkg architecture here; as root run: dpkg --add-architecture arm64"; exit 1; }
+        echo "deps: dpkg --add-architecture arm64"
+        dpkg --add-architecture arm64
+    fi
+fi
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

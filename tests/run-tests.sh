@@ -4,6 +4,9 @@
 # (cmocka's skip()s and the scripts' exit 77 are the skipped ones, each listed
 # with its reason).
 # VALGRIND=1 runs the pure-module programs under valgrind memcheck instead.
+# TC_TESTS="name ..." runs only those (cmocka program or script names;
+# "cmocka" stands for every cmocka program); TC_TEST_DIRS="dir ..." adds
+# the test_*.sh of those folders (make check-aarch64 uses both).
 set -u
 BUILD=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,6 +18,11 @@ pass=0 fail=0 skip=0 failed_names=()
 [ -n "${SAN:-}" ] && export TC_TEST_QUICK=1
 # what libpmix leaks itself is not ours to report (tests/lsan.supp)
 [ -n "${SAN:-}" ] && export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+selected() { # name [cmocka]: is it in TC_TESTS (or is TC_TESTS unset)?
+    [ -z "${TC_TESTS:-}" ] && return 0
+    [[ " $TC_TESTS " == *" $1 "* ]] && return 0
+    [ -n "${2:-}" ] && [[ " $TC_TESTS " == *" cmocka "* ]]
+}
 logdir="$TC_BUILD/test-logs"
 mkdir -p "$logdir"
 
@@ -65,6 +73,7 @@ else
         t=$(basename "$bin")
         # a binary whose source is gone (a test split or renamed) is stale
         [ -f "$here/$t.c" ] || { echo "$t: no tests/$t.c, stale: not run"; continue; }
+        selected "$t" cmocka || continue
         rc=$(run_one "$t" "$bin")
         read -r p f s < <(count_cmocka "$logdir/$t.log")
         pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
@@ -74,9 +83,12 @@ else
             "$([ "$rc" = 0 ] || echo "  <- see $logdir/$t.log")"
         skipped_cmocka "$logdir/$t.log"
     done
-    for sh in "$here"/test_*.sh; do
+    extra=()
+    for d in ${TC_TEST_DIRS:-}; do extra+=("$d"/test_*.sh); done
+    for sh in "$here"/test_*.sh "${extra[@]}"; do
         [ -f "$sh" ] || continue
         t=$(basename "$sh" .sh)
+        case "$sh" in "$here"/test_*) selected "$t" || continue ;; esac
         rc=$(run_one "$t" bash "$sh")
         case "$rc" in
             0) pass=$((pass + 1)); st=ok ;;

@@ -203,7 +203,7 @@ static void test_adaptive_spins_then_blocks(void **unused)
     tc_wait_state_t st = {0, 0};
     tc_wait_ops_t ops;
     unsigned spins = 0;
-    uint64_t t0;
+    uint64_t t0, c0, first_ns = 0;
     fake_t f;
 
     (void)unused;
@@ -211,11 +211,19 @@ static void test_adaptive_spins_then_blocks(void **unused)
     f.ready = 1; /* so the eventual block returns at once */
     t0      = tc_clock_mono_ns();
     while (f.armed == 0) {
+        c0 = tc_clock_mono_ns();
         assert_int_equal(tc_wait_idle(TC_WAIT_ADAPTIVE, 2000000, &ops, &st), 0);
-        ++spins;
+        if (spins++ == 0) {
+            first_ns = tc_clock_mono_ns() - c0;
+        }
     }
     assert_true(tc_clock_mono_ns() - t0 >= 2000000ull);
-    assert_true(spins > 1);
+    /* A first call that came back within the spin time had not armed, so
+     * the loop went round again; only a thread preempted for the whole
+     * 2 ms inside that call (a busy or emulated host) sees one call. */
+    if (first_ns < 2000000ull) {
+        assert_true(spins > 1);
+    }
     fake_fini(&f);
 }
 

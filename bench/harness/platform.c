@@ -251,6 +251,13 @@ static void tc_platform_cpu(tc_platform_t *p, const tc_cpu_ident_t *id)
         }
         p->model    = part;
         p->stepping = variant;
+        /* qemu-user passes the host's /proc/cpuinfo through: an aarch64
+         * process reading an x86 vendor_id and no CPU implementer is
+         * emulated. */
+        if ((impl == 0) && tc_cpuinfo_field("vendor_id", buf, sizeof(buf))) {
+            snprintf(p->emulated, sizeof(p->emulated),
+                     "aarch64 code on a %.32s host (qemu-user): not for timing", buf);
+        }
         if (p->cpu_model[0] == '\0' && impl != 0) {
             snprintf(p->cpu_model, sizeof(p->cpu_model), "%s%s%s part 0x%03x",
                      pname != NULL ? pname : "", pname != NULL ? " " : "",
@@ -503,6 +510,7 @@ void tc_platform_print(const tc_platform_t *p, FILE *f, int json)
         fputc('{', f);
     }
     tc_out_str(&o, "arch", p->arch);
+    tc_out_str(&o, "emulated", p->emulated[0] != '\0' ? p->emulated : "no");
 
     tc_out_group(&o, "cpu");
     tc_out_str(&o, "vendor", p->vendor);

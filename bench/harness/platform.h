@@ -71,6 +71,9 @@ typedef struct tc_platform {
     char     cpu_model[128];  /* /proc/cpuinfo model name (or part number) */
     char     hypervisor[16];  /* CPUID 0x40000000 signature; "" if none seen */
     unsigned family, model, stepping; /* x86 CPUID; aarch64: 0, part, variant */
+    /* "" on real hardware; else why this process runs under an instruction
+     * emulator (qemu-user): its timings say nothing about the target CPU. */
+    char     emulated[96];
 
     tc_platform_feature_t topology;   /* hwloc loaded */
     uint64_t l1d_bytes, l2_bytes, l3_bytes; /* per instance; 0: none / unknown */
