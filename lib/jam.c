@@ -106,7 +106,11 @@ static tc_status_t tc_inj_sync_outcome(tc_peer_t *peer, const tc_jam_t *jam,
                  peer->name, jam->elem->name, inj->writable);
         return TC_ERR_UNSUPPORTED;
     } else if (-inj->tx_sync_status - 1 < blob->hdr->got_count) {
-        tc_error("%s cannot resolve '%s' for jam '%s': load the ried that exports it",
+        /* tc-pkg checked the name at build time: what is missing is on the
+         * receiver's side (a libtwochains linked statically, say) */
+        tc_error("%s cannot resolve '%s' for jam '%s': nothing in that process exports it "
+                 "(its package library and what that links, shipped rieds, its global "
+                 "symbols; libtwochains' only where it links libtwochains.so)",
                  peer->name, tc_blob_slot_name(blob, (uint32_t)(-inj->tx_sync_status - 1)),
                  jam->elem->name);
     } else {
