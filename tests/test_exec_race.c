@@ -38,6 +38,14 @@ static uint64_t frames_per_test(void)
 
 static atomic_ulong evil_calls;
 
+/* The code word the writer puts over a jam's first instructions: return
+ * 0xbad at once, without counting the call. */
+#if defined(__x86_64__)
+#define RACE_FOREIGN_CODE 0xccccc300000badb8ull /* mov eax, 0xbad; ret; int3; int3 */
+#elif defined(__aarch64__)
+#define RACE_FOREIGN_CODE 0xd65f03c0528175a0ull /* mov w0, #0xbad; ret */
+#endif
+
 /* Where a raced GOTP sends the jam's memcpy. */
 static void *evil_memcpy(void *dst, const void *src, size_t len)
 {
@@ -211,9 +219,7 @@ static void race(const race_case_t *c)
     racer.rx     = &pair.s[0];
     racer.target = c->target;
     racer.kind   = (c->mode == TC_MODE_INJECTED) ? TC_KIND_INJECTED : TC_KIND_SYNC_REQ;
-    /* x86-64 "mov eax, 0xbad; ret; int3; int3": return without counting */
-    racer.evil   = (c->target == RACE_GOTP) ? (uint64_t)(uintptr_t)evil_memcpy :
-                                              0xccccc300000badb8ull;
+    racer.evil   = (c->target == RACE_GOTP) ? (uint64_t)(uintptr_t)evil_memcpy : RACE_FOREIGN_CODE;
     for (j = 0; j < 2; ++j) {
         racer.element[j] = jam[j].element;
         raced_word(&pair.s[1], &jam[j], c->mode, payload, c->target, &racer.word_off[j],
@@ -288,12 +294,12 @@ static void race(const race_case_t *c)
     pair_close(&pair);
 }
 
-static int x86_only(void)
+static int have_foreign_code(void)
 {
-#if defined(__x86_64__)
+#if defined(RACE_FOREIGN_CODE)
     return 1;
 #else
-    print_message("skipped: the raced code word is x86-64 machine code\n");
+    print_message("skipped: no foreign code word for this architecture\n");
     return 0;
 #endif
 }
@@ -303,7 +309,7 @@ static int x86_only(void)
     {                                                           \
         const race_case_t c = __VA_ARGS__;                      \
         (void)unused;                                           \
-        if ((c.target == RACE_CODE) && !x86_only()) {           \
+        if ((c.target == RACE_CODE) && !have_foreign_code()) {  \
             skip();                                             \
         }                                                       \
         race(&c);                                               \
