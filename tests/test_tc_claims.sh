@@ -19,6 +19,19 @@ expect() { # file id verdict-prefix
     case "$v" in "$3"*) ;; *) fail "$(basename "$(dirname "$1")") claim $2: verdict '$v', expected '$3'" ;; esac
 }
 
+# results measured under an instruction emulator judge nothing
+cp -r "$data/full" "$TMP/emu"
+rm -f "$TMP/emu/claims.md"
+python3 - "$TMP/emu/meta.json" <<'PY' || fail "could not mark the copy emulated"
+import json, sys
+m = json.load(open(sys.argv[1]))
+m.setdefault("platform", {})["emulated"] = "aarch64 code on a GenuineIntel host (qemu-user): not for timing"
+json.dump(m, open(sys.argv[1], "w"))
+PY
+"$top/scripts/tc-claims" "$TMP/emu" >"$TMP/log" 2>&1 || { cat "$TMP/log"; fail "tc-claims on emulated results exited non-zero"; }
+grep -q "emulated: not for timing" "$TMP/log" || { cat "$TMP/log"; fail "emulated results: not said"; }
+[ -e "$TMP/emu/claims.md" ] && fail "emulated results: claims.md written"
+
 # writes RESULTS_DIR/claims.md by default
 cp -r "$data/full" "$TMP/full"
 "$top/scripts/tc-claims" "$TMP/full" >"$TMP/log" 2>&1 || { cat "$TMP/log"; fail "tc-claims full exited non-zero"; }
