@@ -40,7 +40,11 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Static: once Debian's arm64 multiarch libc is installed too (make
+# check-aarch64), the host's ld.so.cache names its libc, and the cross
+# sysroot's loader under -L would load that foreign libc and hang.
 CFLAGS="-std=gnu11 -O2 -Wall -Wextra -Werror -pthread"
+LINK_STATIC=-static
 
 cat >"$tmp/wfe.c" <<'EOF'
 #define _GNU_SOURCE
@@ -205,10 +209,10 @@ EOF
 rc=0
 echo "== build (aarch64)"
 "$CROSS_CC" $CFLAGS -I"$top/lib" "$tmp/place.c" "$top/lib/place.c" "$top/lib/cpu.c" \
-    "$top/lib/names.c" "$top/lib/log.c" "$top/lib/status.c" -o "$tmp/place" || exit 1
-"$CROSS_CC" $CFLAGS -I"$top/lib" "$tmp/wfe.c" -o "$tmp/wfe" || exit 1
+    "$top/lib/names.c" "$top/lib/log.c" "$top/lib/status.c" $LINK_STATIC -o "$tmp/place" || exit 1
+"$CROSS_CC" $CFLAGS -I"$top/lib" "$tmp/wfe.c" $LINK_STATIC -o "$tmp/wfe" || exit 1
 "$CROSS_CC" $CFLAGS -I"$top/lib" -I"$top/bench" "$tmp/cyc.c" "$top/bench/harness/cycles.c" "$top/lib/clock.c" \
-    "$top/lib/names.c" "$top/lib/log.c" "$top/lib/status.c" -o "$tmp/cyc" || exit 1
+    "$top/lib/names.c" "$top/lib/log.c" "$top/lib/status.c" $LINK_STATIC -o "$tmp/cyc" || exit 1
 
 # the harness's platform.c for aarch64: hwloc's headers are architecture-neutral except its
 # autogen config, which only the host's multiarch directory has.
