@@ -145,7 +145,8 @@ typedef struct tc_peer_wire {
     uint32_t worker_addr_len;
     uint32_t rkey_len;
     uint32_t frame_size;    /* fixed frames: the size of the sender's frames */
-    uint32_t reserved;
+    uint32_t frames;        /* the sender's tc_frame_mode_t: both sides must agree
+                             * (0, fixed, is what builds before this field sent) */
     /* followed by worker address, then packed rkey */
 } tc_peer_wire_t;
 

@@ -165,6 +165,7 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot,
     wire.worker_addr_len = (uint32_t)worker_addr_len;
     wire.rkey_len        = (uint32_t)rkey_len;
     wire.frame_size      = peer->tx_frame_size;
+    wire.frames          = (uint32_t)peer->ctx->params.frames;
 
     blob_len = sizeof(wire) + worker_addr_len + rkey_len;
     blob     = malloc(blob_len);
@@ -203,6 +204,16 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot,
         (remote.frame_size < TC_FRAME_MIN_SIZE) || (remote.frame_size % TC_FRAME_ALIGN) ||
         (remote.frame_size > peer->rx_slot_size) || (remote.wait > TC_WAIT_ADAPTIVE)) {
         tc_error("%s: malformed connection blob", peer->name);
+        goto out_free_blob;
+    }
+    /* A receiver waits for a fixed frame's signal at its announced size, or
+     * for a variable frame's header: frames of the other kind never look
+     * complete, so a mismatch would be a silent timeout later. */
+    if (remote.frames != (uint32_t)peer->ctx->params.frames) {
+        tc_error("%s uses %s frames, this side %s: set tc_context_params_t.frames (tc-perf -F) the same "
+                 "on both sides", peer->name, tc_frames_str((tc_frame_mode_t)remote.frames),
+                 tc_frames_str(peer->ctx->params.frames));
+        status = TC_ERR_INVALID_PARAM;
         goto out_free_blob;
     }
     *remote_p    = remote;

@@ -52,10 +52,12 @@ static void *side_open(void *arg)
     return NULL;
 }
 
-/* Open both sides; connect[i] (may be NULL) are side i's peer params. */
-/* Open both sides as far as they get; each side's status says how far. */
-static void pair_start(pair_t *pair, const tc_context_params_t *params,
-                       const tc_peer_params_t *connect0, const tc_peer_params_t *connect1)
+/* Open both sides as far as they get, side i with context params params[i]
+ * and peer params connect[i] (may be NULL); each side's status says how far. */
+static __attribute__((unused)) void pair_start_sides(pair_t *pair, const tc_context_params_t *params0,
+                                                     const tc_context_params_t *params1,
+                                                     const tc_peer_params_t *connect0,
+                                                     const tc_peer_params_t *connect1)
 {
     pthread_t thread;
     int i;
@@ -64,13 +66,21 @@ static void pair_start(pair_t *pair, const tc_context_params_t *params,
     pair->s[0].connect = connect0;
     pair->s[1].connect = connect1;
     assert_int_equal(tc_boot_loopback_pair(5000, &pair->s[0].boot, &pair->s[1].boot), TC_OK);
+    pair->s[0].params = *params0;
+    pair->s[1].params = *params1;
     for (i = 0; i < 2; ++i) {
-        pair->s[i].params      = *params;
         pair->s[i].params.rank = (uint32_t)i;
     }
     assert_int_equal(pthread_create(&thread, NULL, side_open, &pair->s[0]), 0);
     side_open(&pair->s[1]);
     pthread_join(thread, NULL);
+}
+
+/* Open both sides with the same context params; connect[i] as above. */
+static void pair_start(pair_t *pair, const tc_context_params_t *params,
+                       const tc_peer_params_t *connect0, const tc_peer_params_t *connect1)
+{
+    pair_start_sides(pair, params, params, connect0, connect1);
 }
 
 static void pair_open_with(pair_t *pair, const tc_context_params_t *params,

@@ -227,6 +227,29 @@ static void test_connect_params(void **state)
     tc_boot_close(b1);
 }
 
+/* Frame modes must agree: each side refuses, at connect, a peer whose frames
+ * are of the other kind (its frames would never look complete), naming both. */
+static void test_frames_mismatch(void **state)
+{
+    tc_context_params_t fixed, variable;
+    pair_t pair;
+
+    (void)state;
+    pair_params(&fixed, 4);
+    fixed.frames    = TC_FRAMES_FIXED;
+    variable        = fixed;
+    variable.frames = TC_FRAMES_VARIABLE;
+    log_capture();
+    pair_start_sides(&pair, &fixed, &variable, NULL, NULL);
+    assert_int_equal(pair.s[0].status, TC_ERR_INVALID_PARAM);
+    assert_int_equal(pair.s[1].status, TC_ERR_INVALID_PARAM);
+    assert_null(pair.s[0].peer);
+    assert_null(pair.s[1].peer);
+    assert_true(atomic_load(&log_count[TC_LOG_ERROR]) >= 2);
+    assert_int_equal(tc_log_set_handler(NULL, NULL), TC_OK);
+    pair_close(&pair);
+}
+
 /* tc_peer_close: the other side's calls return TC_ERR_CLOSED, and neither
  * side logs an error or a warning. */
 static void test_goodbye(void **state)
@@ -265,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_try_send),
         cmocka_unit_test(test_frame_size_one_side),
         cmocka_unit_test(test_connect_params),
+        cmocka_unit_test(test_frames_mismatch),
         cmocka_unit_test(test_goodbye),
     };
 
