@@ -131,11 +131,19 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
         return TC_OK;
     }
     blob = tc_pkg_blob(jam->pkg, jam->element);
-    inj  = (blob != NULL) ? tc_inj_get(peer, jam) : NULL;
-    if (inj == NULL) {
+    if (blob == NULL) {
         tc_error("%s: jam '%s' cannot go %s: its package has no blob for it (build it "
                  "with tc-pkg)", peer->name, jam->elem->name, tc_mode_str(mode));
         return TC_ERR_UNSUPPORTED;
+    }
+    if (tc_context_find_pkg(peer->ctx, jam->pkg_id) == NULL) {
+        tc_error("%s: jam '%s' cannot go %s: its package is not in this context "
+                 "(tc_context_add_pkg it first)", peer->name, jam->elem->name, tc_mode_str(mode));
+        return TC_ERR_NOT_FOUND;
+    }
+    inj = tc_inj_get(peer, jam);
+    if (inj == NULL) {
+        return TC_ERR_NO_RESOURCE; /* the table of injected jams is full: said */
     }
     cache = (mode == TC_MODE_CACHED) && !inj->tx_cached;
     if (inj->tx_synced && !cache) {

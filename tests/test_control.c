@@ -227,6 +227,24 @@ static void test_connect_params(void **state)
     tc_boot_close(b1);
 }
 
+/* Injected or cached needs the jam's package in the sender's context (it
+ * sends that context's resolved GOT): said as such, not as a missing blob. */
+static void test_prepare_pkg_not_in_context(void **state)
+{
+    tc_context_params_t params;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)state;
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    jam = jam_of(&pair.s[1], "seq");
+    jam.pkg_id ^= 1; /* a package this context never added */
+    assert_int_equal(tc_jam_prepare(pair.s[1].peer, &jam, TC_MODE_INJECTED), TC_ERR_NOT_FOUND);
+    assert_int_equal(tc_jam_prepare(pair.s[1].peer, &jam, TC_MODE_CACHED), TC_ERR_NOT_FOUND);
+    pair_close(&pair);
+}
+
 /* Frame modes must agree: each side refuses, at connect, a peer whose frames
  * are of the other kind (its frames would never look complete), naming both. */
 static void test_frames_mismatch(void **state)
@@ -289,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_frame_size_one_side),
         cmocka_unit_test(test_connect_params),
         cmocka_unit_test(test_frames_mismatch),
+        cmocka_unit_test(test_prepare_pkg_not_in_context),
         cmocka_unit_test(test_goodbye),
     };
 
