@@ -3,6 +3,7 @@
 #include "perf.h"
 #include "log.h"
 #include "harness/cycles.h"
+#include "harness/platform.h"
 #include "place.h"
 #include "stress.h"
 
@@ -117,7 +118,7 @@ void perf_print_header(const perf_run_t *run)
 {
     const perf_opts_t *o = run->opts;
     FILE *out            = run->local->table;
-    char cpu[256], topo[256], cores[64], host[128], sig[32];
+    char cpu[256], topo[256], cores[64], host[128], sig[32], emu[96];
     const char *why;
     int prog = tc_peer_progress_needed(run->peer, &why);
 
@@ -141,6 +142,9 @@ void perf_print_header(const perf_run_t *run)
              run->clock.ns_per_tick);
     perf_box(out, "units      us = 10^-6 s, one-way (RTT/2) on ping-pong rows; rate = messages/s,");
     perf_box(out, "           2 per round trip on ping-pong rows; MB/s = rate x payload / 10^6");
+    if (tc_platform_emulation(emu, sizeof(emu))) {
+        perf_box(out, "EMULATED   %s", emu);
+    }
     perf_box_rule(out);
 }
 
@@ -455,7 +459,7 @@ static const char *perf_json_ratios(char *buf, size_t len, const perf_result_t *
 tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                             const perf_result_t *results, unsigned n)
 {
-    char cpu[256], topo[256], cores[64], host[128], tests[512], sizes[512], when[64];
+    char cpu[256], topo[256], cores[64], host[128], tests[512], sizes[512], when[64], emu[96];
     const perf_opts_t *o = run->opts;
     const char *why, *env;
     FILE *f = perf_open_out(path);
@@ -485,6 +489,9 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     perf_json_str(f, cpu);
     fprintf(f, ",\n  \"topology\": ");
     perf_json_str(f, topo);
+    tc_platform_emulation(emu, sizeof(emu));
+    fprintf(f, ",\n  \"emulated\": ");
+    perf_json_str(f, emu);
     fprintf(f, ",\n  \"cores\": \"%s\",\n  \"ucx_version\": \"%s\",\n  \"ucx_tls\": ", cores,
             tc_ucx_version());
     perf_json_str(f, (env != NULL) ? env : "");

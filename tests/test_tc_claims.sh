@@ -96,4 +96,9 @@ if command -v gnuplot >/dev/null; then
         [ -s "$out/fig09-10-placement-jam_lat.$e" ] || fail "tc-platforms: no fig09-10-placement-jam_lat.$e"
     done
 fi
+# an emulated platform is left out of the table, and said so
+"$top/scripts/tc-platforms" "$data/full" "$TMP/emu" -o "$TMP/cmp2" --no-plots >"$TMP/plog" 2>&1 \
+    || { cat "$TMP/plog"; fail "tc-platforms with an emulated folder exited non-zero"; }
+grep -q "$TMP/emu left out: emulated: not for timing" "$TMP/plog" || { cat "$TMP/plog"; fail "tc-platforms: emulated folder not said"; }
+grep -q "fixture-full (" "$TMP/cmp2/compare.md" && fail "tc-platforms: the emulated folder is in the table"
 echo ok

@@ -203,6 +203,23 @@ static const char *tc_arm_part(unsigned implementer, unsigned part)
 }
 #endif
 
+int tc_platform_emulation(char *why, size_t len)
+{
+#if defined(__aarch64__)
+    char buf[64];
+
+    /* qemu-user passes the host's /proc/cpuinfo through: an aarch64 process
+     * reading an x86 vendor_id and no CPU implementer is emulated. */
+    if (!tc_cpuinfo_field("CPU implementer", buf, sizeof(buf)) &&
+        tc_cpuinfo_field("vendor_id", buf, sizeof(buf))) {
+        snprintf(why, len, "aarch64 code on a %.32s host (qemu-user): not for timing", buf);
+        return 1;
+    }
+#endif
+    snprintf(why, len, "no");
+    return 0;
+}
+
 static void tc_platform_cpu(tc_platform_t *p, const tc_cpu_ident_t *id)
 {
     struct utsname u;
@@ -221,6 +238,7 @@ static void tc_platform_cpu(tc_platform_t *p, const tc_cpu_ident_t *id)
     }
     snprintf(p->vendor, sizeof(p->vendor), "%s", id->vendor);
     snprintf(p->hypervisor, sizeof(p->hypervisor), "%s", id->hypervisor);
+    tc_platform_emulation(p->emulated, sizeof(p->emulated));
     p->family   = id->family;
     p->model    = id->model;
     p->stepping = id->stepping;
@@ -251,13 +269,6 @@ static void tc_platform_cpu(tc_platform_t *p, const tc_cpu_ident_t *id)
         }
         p->model    = part;
         p->stepping = variant;
-        /* qemu-user passes the host's /proc/cpuinfo through: an aarch64
-         * process reading an x86 vendor_id and no CPU implementer is
-         * emulated. */
-        if ((impl == 0) && tc_cpuinfo_field("vendor_id", buf, sizeof(buf))) {
-            snprintf(p->emulated, sizeof(p->emulated),
-                     "aarch64 code on a %.32s host (qemu-user): not for timing", buf);
-        }
         if (p->cpu_model[0] == '\0' && impl != 0) {
             snprintf(p->cpu_model, sizeof(p->cpu_model), "%s%s%s part 0x%03x",
                      pname != NULL ? pname : "", pname != NULL ? " " : "",
@@ -510,7 +521,7 @@ void tc_platform_print(const tc_platform_t *p, FILE *f, int json)
         fputc('{', f);
     }
     tc_out_str(&o, "arch", p->arch);
-    tc_out_str(&o, "emulated", p->emulated[0] != '\0' ? p->emulated : "no");
+    tc_out_str(&o, "emulated", p->emulated);
 
     tc_out_group(&o, "cpu");
     tc_out_str(&o, "vendor", p->vendor);

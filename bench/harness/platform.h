@@ -71,9 +71,7 @@ typedef struct tc_platform {
     char     cpu_model[128];  /* /proc/cpuinfo model name (or part number) */
     char     hypervisor[16];  /* CPUID 0x40000000 signature; "" if none seen */
     unsigned family, model, stepping; /* x86 CPUID; aarch64: 0, part, variant */
-    /* "" on real hardware; else why this process runs under an instruction
-     * emulator (qemu-user): its timings say nothing about the target CPU. */
-    char     emulated[96];
+    char     emulated[96];    /* tc_platform_emulation's answer */
 
     tc_platform_feature_t topology;   /* hwloc loaded */
     uint64_t l1d_bytes, l2_bytes, l3_bytes; /* per instance; 0: none / unknown */
@@ -90,6 +88,11 @@ typedef struct tc_platform {
     tc_platform_feature_t hw_prefetch; /* control: on/off */
     tc_platform_feature_t stash;       /* control: I/O stashing on/off */
 } tc_platform_t;
+
+/* 1, and why in why, when this process runs under an instruction emulator
+ * (qemu-user): its timings say nothing about the CPU it emulates; else 0
+ * and "no". Cheap: one read of /proc/cpuinfo, no probing. */
+int         tc_platform_emulation(char *why, size_t len);
 
 /* Fill platform_p with this host's answers. Never fails for a missing
  * capability (that is an "unsupported" entry); TC_ERR_INVALID_PARAM only. */
