@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static void mcast_usage(FILE *out)
 {
@@ -261,6 +263,8 @@ static void mcast_csv_dbl(FILE *f, double v, int last)
 
 void mcast_csv_row(FILE *f, const mcast_row_t *r)
 {
+    char host[256], when[32];
+
     if (f == NULL) {
         return;
     }
@@ -277,7 +281,14 @@ void mcast_csv_row(FILE *f, const mcast_row_t *r)
             (unsigned long long)r->max_fanout, r->target_bytes_per_hop);
     mcast_csv_dbl(f, r->modelled_us, 0);
     mcast_csv_dbl(f, r->hop_us, 0);
-    mcast_csv_dbl(f, r->send_us, 1);
+    mcast_csv_dbl(f, r->send_us, 0);
+    /* who wrote it and when (the row's end), as tc-perf's rows */
+    if (gethostname(host, sizeof(host)) != 0) {
+        host[0] = '\0';
+    }
+    host[sizeof(host) - 1] = '\0';
+    tc_tool_iso_time(time(NULL), when, sizeof(when));
+    fprintf(f, "%s,%s\n", host, when);
     fflush(f);
 }
 

@@ -4,6 +4,7 @@
 #include "log.h"
 #include "harness/cycles.h"
 #include "harness/platform.h"
+#include "tool.h"
 #include "place.h"
 #include "stress.h"
 
@@ -318,13 +319,6 @@ static const char *perf_ratio_num(char *buf, double v)
     return buf;
 }
 
-/* ISO 8601, UTC: "2026-12-01T10:00:00Z" */
-static void perf_iso_time(time_t t, char *buf, size_t len)
-{
-    struct tm tm;
-
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-}
 
 static const char *perf_stress_name(const perf_run_t *run)
 {
@@ -381,7 +375,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
         char c0[32], c1[32], c2[32], c3[32], c4[32], c5[32], when[32];
-        perf_iso_time(r->when, when, sizeof(when));
+        tc_tool_iso_time(r->when, when, sizeof(when));
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
                    "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu,%s,%s,%s,"
                    "%s,%s\n",
@@ -476,7 +470,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     perf_list(run, 0, tests, sizeof(tests));
     perf_list(run, 1, sizes, sizeof(sizes));
     gethostname(host, sizeof(host));
-    perf_iso_time(now, when, sizeof(when));
+    tc_tool_iso_time(now, when, sizeof(when));
     env = getenv("UCX_TLS");
 
     fprintf(f, "{\n  \"tool\": \"tc-perf\",\n  \"date\": \"%s\",\n  \"interrupted\": %s,"
@@ -561,7 +555,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         char c0[32], c1[32], c2[32], ratios[256], at[32];
-        perf_iso_time(r->when, at, sizeof(at));
+        tc_tool_iso_time(r->when, at, sizeof(at));
         fprintf(f, "    {\"test\": \"%s\", \"timestamp\": \"%s\", \"mode\": \"%s\", \"wait\": \"%s\", "
                    "\"placement\": \"%s\", \"cycles_per_msg\": %s, \"peer_cycles_per_msg\": %s, "
                    "\"instructions_per_msg\": %s, \"polls_per_msg\": %.2f, "

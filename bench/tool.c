@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int tc_tool_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *val_p)
 {
@@ -337,4 +338,11 @@ int tc_tool_opt_onoff(const tc_tool_t *tool, const char *opt, const char *arg, i
         return tc_tool_bad(tool, "%s takes on or off, not '%s'", opt, arg);
     }
     return 0;
+}
+
+void tc_tool_iso_time(time_t t, char *buf, size_t len)
+{
+    struct tm tm;
+
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 }

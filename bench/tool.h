@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 typedef struct tc_tool {
     const char *name;               /* "tc-perf": prefix of every error */
@@ -49,6 +50,9 @@ int tc_tool_opt_timeout(const tc_tool_t *tool, const char *arg, int *ms_p);
 int tc_tool_list_has_empty(const char *arg);
 /* "<tool>: empty item in 'ARG' (OPT takes a comma list)" and the usage; 2. */
 int tc_tool_bad_empty(const tc_tool_t *tool, const char *opt, const char *arg);
+
+/* ISO 8601 in UTC ("2026-12-01T10:00:00Z"): the tools' CSV timestamp. */
+void tc_tool_iso_time(time_t t, char *buf, size_t len);
 
 /* A comma list of numbers; an empty item is refused ("8,,16" is bad). */
 typedef struct tc_tool_list {
