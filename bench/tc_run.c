@@ -6,7 +6,6 @@
 #define _GNU_SOURCE
 #include "twochains.h"
 #include "log.h"
-#include "manifest.h"
 #include "tool.h"
 #include "bench_state.h"
 #include "harness/pkg_path.h"
@@ -172,21 +171,16 @@ static void *run_side(void *arg)
     return NULL;
 }
 
+/* -P DIR: tc_pkg_open takes a package directory itself. */
 static tc_status_t run_open_pkg(const char *dir, tc_pkg_t **pkg_p)
 {
     char path[PATH_MAX];
-    tc_manifest_t *m;
     tc_status_t status;
 
-    if (dir == NULL) {
-        status = tc_pkg_default_path(path, sizeof(path));
-    } else {
-        status = tc_manifest_load(dir, &m);
-        if (status == TC_OK) {
-            snprintf(path, sizeof(path), "%s/%s", dir, m->library);
-            tc_manifest_free(m);
-        }
+    if (dir != NULL) {
+        return tc_pkg_open(dir, pkg_p);
     }
+    status = tc_pkg_default_path(path, sizeof(path));
     return (status == TC_OK) ? tc_pkg_open(path, pkg_p) : status;
 }
 
