@@ -209,12 +209,12 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
     frame  = tc_peer_tx_frame(peer);
     cap    = peer->tx_slot_size - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE;
     packed = jam->elem->pack(frame + TC_FRAME_HDR_SIZE, cap, src, len);
-    if (TC_UNLIKELY(packed < 0)) {
-        tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1; "
-                 "slots are %u bytes)", peer->name, jam->elem->name, len, peer->tx_slot_size);
-        return TC_ERR_OUT_OF_RANGE;
-    }
-    if (TC_UNLIKELY((uint64_t)packed > cap)) {
+    if (TC_UNLIKELY((uint64_t)packed > cap)) { /* one test: a negative result is huge unsigned */
+        if (packed < 0) {
+            tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1; "
+                     "slots are %u bytes)", peer->name, jam->elem->name, len, peer->tx_slot_size);
+            return TC_ERR_OUT_OF_RANGE;
+        }
         return tc_jam_pack_overran(peer, jam, packed, cap);
     }
 
@@ -299,22 +299,20 @@ static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const 
         cap    = peer->tx_slot_size - off->payload_off - TC_FRAME_SIG_SIZE;
         packed = jam->elem->pack(frame + off->payload_off, cap, src, len);
     }
-    if (TC_UNLIKELY(packed < 0)) {
-        tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
-                 peer->name, jam->elem->name, len);
-        return TC_ERR_OUT_OF_RANGE;
-    }
-    if (TC_UNLIKELY((uint64_t)packed > cap)) {
+    if (TC_UNLIKELY((uint64_t)packed > cap)) { /* one test: a negative result is huge unsigned */
+        if (packed < 0) {
+            tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
+                     peer->name, jam->elem->name, len);
+            return TC_ERR_OUT_OF_RANGE;
+        }
         return tc_jam_pack_overran(peer, jam, packed, cap);
     }
     /* the sections in front do not move with the payload: only the size
      * follows (one layout per frame, not two) */
     layout->payload_len = (uint32_t)packed;
-    off->frame_size     = ((uint64_t)packed <= cap) ?
-                              tc_peer_frame_size(peer, TC_ALIGN_UP(off->payload_off + (uint32_t)packed +
-                                                                       TC_FRAME_SIG_SIZE,
-                                                                   TC_FRAME_ALIGN)) :
-                              0;
+    off->frame_size     = tc_peer_frame_size(peer, TC_ALIGN_UP(off->payload_off + (uint32_t)packed +
+                                                                   TC_FRAME_SIG_SIZE,
+                                                               TC_FRAME_ALIGN));
     if (TC_UNLIKELY(off->frame_size == 0)) {
         char advice[320];
         uint32_t needed = tc_jam_frame_size(jam, mode, (uint32_t)packed);
