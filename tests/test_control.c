@@ -23,13 +23,22 @@
 
 #include "loop_pair.h"
 
-/* Every message the library logs, counted by level. */
+/* Every message the library logs, counted by level. Under qemu-user
+ * (TC_EMULATED, make check-aarch64) UCX's flush of a closing endpoint whose
+ * peer is not progressing sometimes outlasts timeout_ms, which real hardware
+ * never showed here: that one warning is counted apart and printed. */
 static atomic_int log_count[TC_LOG_DEBUG + 1];
+static atomic_int emulated_close_timeouts;
 
 static void count_log(tc_log_level_t level, const char *msg, void *arg)
 {
-    (void)msg;
     (void)arg;
+    if ((level == TC_LOG_WARN) && (getenv("TC_EMULATED") != NULL) &&
+        (strstr(msg, "endpoint close timed out") != NULL)) {
+        atomic_fetch_add(&emulated_close_timeouts, 1);
+        print_message("emulated: not counted: %s\n", msg);
+        return;
+    }
     atomic_fetch_add(&log_count[level], 1);
 }
 
