@@ -37,3 +37,20 @@ pmix_rank_pid() { # pattern rank: the pid of the process matching pattern whose 
     done
     return 1
 }
+
+# kill_rank pattern rank delay out cmd...: start the launcher command cmd in the
+# background (output to out), SIGKILL the rank whose command line matches
+# pattern after delay seconds, and wait for the launcher; it must exit
+# non-zero and not time out (124). Its status is left in KILLED_RC.
+kill_rank() {
+    local pattern=$1 rank=$2 delay=$3 out=$4 launcher victim
+    shift 4
+    "$@" >"$out" 2>&1 &
+    launcher=$!
+    victim=$(pmix_rank_pid "$pattern" "$rank") || fail "rank $rank never started: $(cat "$out")"
+    sleep "$delay"
+    kill -9 "$victim"
+    wait "$launcher"; KILLED_RC=$?
+    [ "$KILLED_RC" != 0 ] && [ "$KILLED_RC" != 124 ] ||
+        { cat "$out"; fail "the launcher exited $KILLED_RC after rank $rank died (want non-zero, no timeout)"; }
+}

@@ -59,15 +59,10 @@ for h in 1 2 3 4; do
 done
 
 # a rank killed mid-run on host 3: the others report it, mpirun exits non-zero
-timeout 120 "${mpi[@]}" --host "${pre}1:2,${pre}2:2,${pre}3:2,${pre}4:2" -n 8 "$MCAST" -R 2 \
-    --ack --iters 100000000 -q -T 3000 >"$TMP/die" 2>&1 &
-launcher=$!
-victim=$(pmix_rank_pid "$MCAST -R 2 --ack --iters 100000000" 5)
-[ -n "$victim" ] || fail "rank 5 never started: $(cat "$TMP/die")"
-sleep 2
-kill -9 "$victim"
-wait $launcher; rc=$?
-[ $rc != 0 ] && [ $rc != 124 ] || { cat "$TMP/die"; fail "mpirun rc=$rc after rank 5 died"; }
+kill_rank "$MCAST -R 2 --ack --iters 100000000" 5 2 "$TMP/die" \
+    timeout 120 "${mpi[@]}" --host "${pre}1:2,${pre}2:2,${pre}3:2,${pre}4:2" -n 8 "$MCAST" -R 2 \
+    --ack --iters 100000000 -q -T 3000
+rc=$KILLED_RC
 grep -Eq "rank 5 .*(is gone|failed)|process rank 5 " "$TMP/die" || { cat "$TMP/die"; fail "dead rank not named"; }
 echo "killed rank 5 on ${pre}3: mpirun rc=$rc; $(grep -m1 'rank 5' "$TMP/die")"
 echo ok

@@ -62,15 +62,9 @@ grep -q "the launcher started 3 ranks" "$TMP/mcn" || fail "tc-mcast -n mismatch:
 
 # a rank killed mid-run: the launcher exits non-zero and the rank is named
 # (by the survivors, or by mpirun, which ends the job when a rank dies)
-timeout 120 "${mpi[@]}" -n 4 "$MCAST" -R 2 --ack --iters 100000000 -q -T 3000 \
-    >"$TMP/die" 2>&1 &
-launcher=$!
-victim=$(pmix_rank_pid "$MCAST -R 2 --ack --iters 100000000" 2)
-[ -n "$victim" ] || fail "rank 2 never started: $(cat "$TMP/die")"
-sleep 1.5
-kill -9 "$victim"
-wait $launcher; rc=$?
-[ $rc != 0 ] && [ $rc != 124 ] || { cat "$TMP/die"; fail "mpirun rc=$rc after rank 2 died"; }
+kill_rank "$MCAST -R 2 --ack --iters 100000000" 2 1.5 "$TMP/die" \
+    timeout 120 "${mpi[@]}" -n 4 "$MCAST" -R 2 --ack --iters 100000000 -q -T 3000
+rc=$KILLED_RC
 grep -Eq "rank 2 .*is gone|rank 2 on .* is gone|process rank 2 " "$TMP/die" ||
     { cat "$TMP/die"; fail "dead rank not named"; }
 echo "killed rank 2: mpirun rc=$rc; $(grep -m1 -E 'rank 2' "$TMP/die")"

@@ -20,14 +20,9 @@ grep -q '"boot": "pmix"' "$TMP/perf.json" || fail "tc-perf under srun: not the P
     >"$TMP/mc.out" 2>&1 || fail "tc-mcast under srun: $(tail -20 "$TMP/mc.out")"
 grep -q '^tree,5,2,1,seq,8,200,' "$TMP/mc.csv" || fail "tc-mcast row: $(cat "$TMP/mc.csv")"
 
-"${srun[@]}" -n 4 "$MCAST" -R 2 --ack --iters 100000000 -q -T 3000 >"$TMP/die" 2>&1 &
-launcher=$!
-victim=$(pmix_rank_pid "$MCAST -R 2 --ack --iters 100000000" 2)
-[ -n "$victim" ] || fail "rank 2 never started: $(cat "$TMP/die")"
-sleep 1.5
-kill -9 "$victim"
-wait $launcher; rc=$?
-[ $rc != 0 ] && [ $rc != 124 ] || { cat "$TMP/die"; fail "srun rc=$rc after rank 2 died"; }
+kill_rank "$MCAST -R 2 --ack --iters 100000000" 2 1.5 "$TMP/die" \
+    "${srun[@]}" -n 4 "$MCAST" -R 2 --ack --iters 100000000 -q -T 3000
+rc=$KILLED_RC
 grep -q "rank 2 .*is gone" "$TMP/die" || { cat "$TMP/die"; fail "dead rank not named"; }
 
 mkdir -p "$TMP/defs"
