@@ -10,7 +10,13 @@
 #   resolves (x = 1/(1-p) <= n: 20,000 samples -> 99.99 at most);
 # - long y labels are wrapped to fit the panel;
 # - tc-plot without a result for this host draws every platform and says so;
-# - tc-platforms' table of the platforms marks the rows that differ.
+# - tc-platforms' table of the platforms marks the rows that differ;
+# - rounds (tests/data/plot-rounds): a point run in 3 rounds is drawn at the
+#   median over rounds with the 95% interval over rounds as bars, its key
+#   says so, a vs transform divides each round by its own round's reference,
+#   a distribution draws round 1; a folder without the round column draws
+#   its rows as they are (bars: the row's min..p99); tc-platforms takes the
+#   median over rounds of per-round ratios and says the rounds per platform.
 # Each checker is also run on a doctored copy, which it must reject.
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +56,8 @@ for setf in sorted(glob.glob(os.path.join(plots, '*', 'data', '*.set'))):
         bad.append('%s: %d series, %d colours' % (name, nblocks, len(cols)))
     if re.search(r'^bars = 1', text, re.M) and nblocks:
         nbars += 1
-        if not re.search(r'^set key title "bars: [a-z0-9]+\.\.[a-z0-9]+"', text, re.M):
+        if not re.search(r'^set key title "(bars: [a-z0-9]+\.\.[a-z0-9]+|median of [0-9.]+ rounds\\nbars: 95% interval over rounds)"',
+                         text, re.M):
             bad.append('%s: error bars, but the key does not say what they span' % name)
     yl = re.search(r'^ylabel = "(.*)"', text, re.M).group(1)
     for line in yl.split('\\n'):
@@ -94,7 +101,7 @@ doctor() { # sed-expression file-glob: a copy of the plots with one .set changed
     return 0
 }
 doctor '0,/^set style line 102 lc rgb "#[0-9a-f]*"/s//set style line 102 lc rgb "#1f77b4"/' 'fig10-placement-rate-1.set'
-doctor '/^set key title "bars/d' 'fig07-injected-latency-1.set'
+doctor '/^set key title/d' 'fig07-injected-latency-1.set'
 doctor 's/^set xrange \[1:.*\]/set xrange [1:1e6]/' 'fig11-12-dist-p0-*-1.set'
 doctor 's/^ylabel = .*/ylabel = "server CPU time per message (ns, thread-cputime: no PMU) and more"/' 'fig13-14-wait-sparse-2.set'
 
@@ -136,4 +143,102 @@ f=$(ls "$TMP/cmp/"*-jam_lat.png.gp | head -1)
 sed -i "0,/lc rgb '#[0-9a-f]*' dt 2/s//lc rgb '#1f77b4' dt 1/" "$f"
 sed -i "0,/lc rgb '#[0-9a-f]*' dt 2/s//lc rgb '#1f77b4' dt 1/" "$f"
 python3 "$TMP/cmpcheck.py" "$TMP/cmp" >/dev/null && fail "compare checker accepted shared colours in $(basename "$f")"
+
+# --- rounds. rounds3: point 0 of fig07-08-injected and fig11-12-load in 3
+# rounds (rows in the file in round order 2, 3, 1); round1: the same round 1
+# without the round column (as results/ older than rounds). p50 (us) by round:
+#   local 4 B 1.0 1.2 2.0, injected 4 B 1.3 1.8 2.4, put 4 B 0.5 0.4 0.7
+#   local 64 B 3.0 3.3 3.6, injected 64 B 3.3 3.3 3.6, put 64 B 0.8 0.9 1.3
+# By hand, t(0.975, 2) = 4.303, bounds mean -+ 4.303 s/sqrt(3):
+#   local 4 B: median 1.2, mean 1.4, s 0.529150 -> 0.085412 .. 2.714588
+#   local 64 B: median 3.3, mean 3.3, s 0.3 -> 2.554699 .. 4.045301
+#   injected 4 B: median 1.8, mean 1.833333, s 0.550757 -> 0.465067 .. 3.201600
+#   put 4 B: median 0.5, mean 0.533333, s 0.152753 -> 0.153844 .. 0.912823
+#   injected vs local 4 B, per round: 30, 50, 20 % -> median 30, mean 33.3333,
+#     s 15.275252 -> -4.615560 .. 71.282227 (paired wrongly: a ratio of the
+#     medians gives 50, every round against round 1's local 30, 80, 140 -> 80)
+#   64 B: 10, 0, 0 % -> median 0, mean 3.333333, s 5.773503 -> -11.01 .. 17.676667
+fx="$top/tests/data/plot-rounds"
+"$top/scripts/tc-plot" --all --results "$fx" --plots "$TMP/fx" --formats svg fig07 fig11 >"$TMP/fx.out" 2>&1 \
+    || fail "tc-plot on tests/data/plot-rounds: $(tail -5 "$TMP/fx.out")"
+cat >"$TMP/rounds.py" <<'PY'
+"""rounds.py PLOTS: the drawn points and keys of tests/data/plot-rounds against the values by hand"""
+import os, re, sys
+plots, bad = sys.argv[1], []
+def blocks(path):
+    out, cur = {}, None
+    for line in open(path):
+        if line.startswith('# '):
+            cur = out.setdefault(line[2:].strip(), {})
+        elif line.strip():
+            v = [float(x) for x in line.split()]
+            cur[v[0]] = tuple(v[1:])
+    return out
+want = {
+    'rounds3/data/fig07-injected-latency-1.dat': {
+        'Local Function': {4: (1.2, 0.085412, 2.714588), 64: (3.3, 2.554699, 4.045301)},
+        'Injected Function': {4: (1.8, 0.465067, 3.201600)},
+        'raw put (reference)': {4: (0.5, 0.153844, 0.912823)}},
+    'rounds3/data/fig07-injected-latency-2.dat': {
+        'latency overhead': {4: (30, -4.615560, 71.282227), 64: (0, -11.01, 17.676667)}},
+    # one round, no round column: the row itself, bars its min_us..p99_us; the vs row unbarred
+    'round1/data/fig07-injected-latency-1.dat': {
+        'Local Function': {4: (1.0, 0.9, 1.5), 64: (3.0, 2.9, 3.5)}, 'raw put (reference)': {4: (0.5, 0.4, 1.0)}},
+    'round1/data/fig07-injected-latency-2.dat': {'latency overhead': {4: (30, 30, 30), 64: (10, 10, 10)}},
+    # a distribution: round 1's percentiles (round 2's are twice as long)
+    'rounds3/data/fig11-12-dist-p0-indirect_put-1.dat': {'default jam_lat': {2: (0.2,) * 3, 10: (0.3,) * 3, 1000: (1.0,) * 3}},
+}
+for f, series in want.items():
+    got = blocks(os.path.join(plots, f))
+    for title, pts in series.items():
+        for x, exp in pts.items():
+            g = got.get(title, {}).get(x)
+            if g is None or any(abs(a - b) > 1e-5 * max(1, abs(b)) for a, b in zip(g, exp)):
+                bad.append('%s: %s at x=%g: drawn %s, by hand %s' % (f, title, x, g, exp))
+rkey = 'set key title "median of 3 rounds\\nbars: 95% interval over rounds"'
+for f, key, barred in (('rounds3/data/fig07-injected-latency-1.set', rkey, 1),
+                       ('rounds3/data/fig07-injected-latency-2.set', rkey, 1),
+                       ('round1/data/fig07-injected-latency-1.set', 'set key title "bars: min..p99"', 1),
+                       ('round1/data/fig07-injected-latency-2.set', None, 0)):
+    text = open(os.path.join(plots, f)).read()
+    if key and key not in text.splitlines():
+        bad.append('%s: no key line %s' % (f, key))
+    if not key and 'rounds' in text:
+        bad.append('%s: a one-round panel speaks of rounds' % f)
+    if not re.search(r'^bars = %d$' % barred, text, re.M):
+        bad.append('%s: not bars = %d' % (f, barred))
+for f, title in (('rounds3/fig11-12-dist-p0-indirect_put.svg', True), ('round1/fig11-12-dist-p0-indirect_put.svg', False)):
+    if ('round 1 of 3' in open(os.path.join(plots, f)).read()) != title:
+        bad.append('%s: the title %s "round 1 of 3"' % (f, 'lacks' if title else 'has'))
+print('\n'.join(bad) if bad else 'rounds: the medians, intervals and keys as by hand')
+sys.exit(1 if bad else 0)
+PY
+python3 "$TMP/rounds.py" "$TMP/fx" >"$TMP/rounds.out" 2>&1 || fail "$(head -20 "$TMP/rounds.out")"
+cat "$TMP/rounds.out"
+# the rounds checker rejects: a mean for the median, a lost bound, a round-blind key, round 2's distribution
+doctor_rounds() { # sed-expression file
+    rm -rf "$TMP/fxd"; cp -r "$TMP/fx" "$TMP/fxd"
+    sed -i "$1" "$TMP/fxd/$2"
+    python3 "$TMP/rounds.py" "$TMP/fxd" >/dev/null 2>&1 && fail "rounds checker accepted: $1 on $2"
+    return 0
+}
+doctor_rounds 's/^4 1.2 /4 1.4 /' rounds3/data/fig07-injected-latency-1.dat
+doctor_rounds 's/^4 30 -4.6[0-9]* /4 30 30 /' rounds3/data/fig07-injected-latency-2.dat
+doctor_rounds 's/^4 30 /4 80 /' rounds3/data/fig07-injected-latency-2.dat
+doctor_rounds 's/^set key title .*/set key title "bars: min..p99"/' rounds3/data/fig07-injected-latency-2.set
+doctor_rounds 's/^2 0.2 0.2 0.2/2 0.4 0.4 0.4/' rounds3/data/fig11-12-dist-p0-indirect_put-1.dat
+doctor_rounds 's/round 1 of 3//' rounds3/fig11-12-dist-p0-indirect_put.svg
+# the whole-results checker takes a rounds panel's key as saying what the bars span
+python3 "$TMP/check.py" "$TMP/fx" "$fx" >"$TMP/fxcheck.out" 2>&1 || fail "check.py on the rounds fixture: $(head -5 "$TMP/fxcheck.out")"
+
+# tc-platforms: the median over rounds, each round's ratio to its own round's
+# put (local 4 B: 2.0, 3.0, 2.857 -> 2.86x; a ratio to the median put, 1.2 / 0.5, would be 2.40x)
+"$top/scripts/tc-platforms" "$fx/rounds3" "$fx/round1" -o "$TMP/fxc" --no-plots >"$TMP/fxc.out" 2>&1 \
+    || fail "tc-platforms on tests/data/plot-rounds: $(cat "$TMP/fxc.out")"
+for line in '| rounds | **differs** | 3 | 1 (no round column) |' \
+            '| jam_lat | indirect_put | 4 | local | 1.2 us (2.86x put) | 1 us (2.00x put) |' \
+            '| jam_lat | indirect_put | 4 | injected | 1.8 us (3.43x put) | 1.3 us (2.60x put) |' \
+            'Rounds per point (values: the median over rounds; ratios: per round, then the median): plot-rounds3 3, plot-round1 1.'; do
+    grep -qxF "$line" "$TMP/fxc/compare.md" || fail "tc-platforms on the rounds fixture: no line: $line"
+done
 echo ok
