@@ -36,48 +36,63 @@ grep -q "4 points (2 skipped)" "$TMP/plan.err" || fail "plan line: $(head -1 "$T
 run --dry-run needs-opt >"$TMP/opt.out" 2>&1 || fail "dry run needs-opt"
 grep -q "skip: tc-perf has no --placement" "$TMP/opt.out" || fail "missing option not skipped: $(cat "$TMP/opt.out")"
 
-# --- a full run: result files with the prefix columns, skips in meta.json
+# --- a full run: result files with the prefix columns, skips in meta.json;
+# the quick preset's 3 rounds, each its own invocation, round-major (every
+# point's round 1 first), every round kept
 run tiny >"$TMP/run1.out" 2>&1 || fail "run: $(tail -5 "$TMP/run1.out")"
-[ "$(wc -l <"$FAKE_LOG")" = 2 ] || fail "expected 2 tool runs, got $(wc -l <"$FAKE_LOG")"
+[ "$(wc -l <"$FAKE_LOG")" = 6 ] || fail "expected 6 tool runs (2 points x 3 rounds), got $(wc -l <"$FAKE_LOG")"
+[ "$(grep -o -- '-j [a-z]*' "$FAKE_LOG" | tr '\n' ' ')" = "-j alpha -j beta -j alpha -j beta -j alpha -j beta " ] \
+    || fail "rounds not round-major: $(cat "$FAKE_LOG")"
+grep -q "2 points skipped) x 3 round(s)\|(2 skipped) x 3 round(s)" "$TMP/run1.out" || fail "plan line: $(head -1 "$TMP/run1.out")"
 python3 - "$TMP/res/fake" <<'PY' || fail "results of run 1"
 import csv, json, os, sys
 d = sys.argv[1]
 rows = list(csv.DictReader(open(os.path.join(d, 'tiny.csv'))))
-assert list(rows[0])[:6] == ['experiment', 'point', 'preset', 'test', 'jam', 'mode'], list(rows[0])[:6]
-assert len(rows) == 2 * 2 * 2 * 2, len(rows)       # 2 points x 2 tests x 2 waits x 2 sizes
+assert list(rows[0])[:7] == ['experiment', 'point', 'round', 'preset', 'test', 'jam', 'mode'], list(rows[0])[:7]
+assert len(rows) == 3 * 2 * 2 * 2 * 2, len(rows)   # 3 rounds x 2 points x 2 tests x 2 waits x 2 sizes
 assert {r['point'] for r in rows} == {'0', '2'} and {r['preset'] for r in rows} == {'quick'}
+assert {r['round'] for r in rows} == {'1', '2', '3'}
+assert all(sum(1 for r in rows if r['point'] == p and r['round'] == k) == 8 for p in '02' for k in '123')
 assert {r['wait'] for r in rows} == {'poll', 'pause'}
 dist = list(csv.DictReader(open(os.path.join(d, 'tiny.dist.csv'))))
-assert dist and list(dist[0])[:3] == ['experiment', 'point', 'preset'] and 'percentile' in dist[0]
+assert dist and list(dist[0])[:4] == ['experiment', 'point', 'round', 'preset'] and 'percentile' in dist[0]
+assert {r['round'] for r in dist} == {'1', '2', '3'}
 m = json.load(open(os.path.join(d, 'meta.json')))
 e = m['experiments']['tiny']
 assert m['platform_id'] == 'fake' and m['preset'] == 'quick' and m['platform']['arch'] == 'fake'
-assert e['points'] == 4 and e['ran'] == 2 and len(e['tool_json']) == 2, e
+assert e['points'] == 4 and e['ran'] == 2 and e['rounds'] == 3 and len(e['tool_json']) == 6, e
+assert sorted((t['point'], t['round']) for t in e['tool_json']) == [(p, r) for p in (0, 2) for r in (1, 2, 3)]
 sk = {(s['point'], s['reason']) for s in e['skipped']}
 assert any(p == 1 and 'no stash control' in r for p, r in sk) and any(p == 3 for p, r in sk), sk
 assert any('no wfe here' in r for p, r in sk), sk
 assert not os.path.exists(os.path.join(d, '.partial')), 'partial state left after a finished run'
 PY
 
-# --- re-running replaces, never appends: the paper preset has one size
-run --preset paper tiny >"$TMP/run2.out" 2>&1 || fail "run 2: $(tail -5 "$TMP/run2.out")"
+# --- re-running replaces, never appends: the paper preset has one size;
+# --rounds overrides the preset's 5
+: >"$FAKE_LOG"
+run --preset paper --rounds 1 tiny >"$TMP/run2.out" 2>&1 || fail "run 2: $(tail -5 "$TMP/run2.out")"
+[ "$(wc -l <"$FAKE_LOG")" = 2 ] || fail "--rounds 1: expected 2 tool runs, got $(wc -l <"$FAKE_LOG")"
+run --dry-run --preset paper tiny 2>&1 | grep -q "x 5 round(s)" || fail "the paper preset does not run 5 rounds"
+run --rounds 0 tiny >/dev/null 2>&1 && fail "--rounds 0 accepted"
 python3 - "$TMP/res/fake" <<'PY' || fail "stale rows after a re-run"
 import csv, json, os, sys
 rows = list(csv.DictReader(open(os.path.join(sys.argv[1], 'tiny.csv'))))
 assert len(rows) == 2 * 2 * 2 and {r['preset'] for r in rows} == {'paper'}, (len(rows), {r['preset'] for r in rows})
+assert {r['round'] for r in rows} == {'1'}
 assert json.load(open(os.path.join(sys.argv[1], 'meta.json')))['experiments']['tiny']['preset'] == 'paper'
 PY
 
 # --- a failing point is reported (exit 1), named in meta.json, not hidden
-FAKE_FAIL_JAM=beta run tiny >"$TMP/run3.out" 2>&1 && fail "a failed point exited 0"
+FAKE_FAIL_JAM=beta run --rounds 2 tiny >"$TMP/run3.out" 2>&1 && fail "a failed point exited 0"
 grep -q "failed: exit 2: .*unknown option" "$TMP/run3.out" || fail "failure reason: $(tail -3 "$TMP/run3.out")"
 python3 -c "
 import json,sys; e=json.load(open('$TMP/res/fake/meta.json'))['experiments']['tiny']
-assert e['ran'] == 1 and len(e['failed']) == 1 and e['failed'][0]['point'] == 2, e['failed']" || fail "meta failed"
+assert e['ran'] == 1 and [(f['point'], f['round']) for f in e['failed']] == [(2, 1), (2, 2)], e['failed']" || fail "meta failed"
 
 # --- Ctrl-C: the run stops, kills what it started, keeps finished points
 rm -rf "$TMP/res" "$FAKE_LOG" "$FAKE_PIDS"
-FAKE_SLEEP_JAM=beta "${runner_cmd[@]}" tiny >"$TMP/run4.out" 2>&1 &
+FAKE_SLEEP_JAM=beta "${runner_cmd[@]}" --rounds 2 tiny >"$TMP/run4.out" 2>&1 &
 runner=$!
 for _ in $(seq 600); do [ -s "$FAKE_PIDS" ] && break; sleep 0.1; done # up to 60 s
 [ -s "$FAKE_PIDS" ] || fail "the hanging point never started: $(cat "$TMP/run4.out")"
@@ -101,15 +116,19 @@ sed 's/"wfe": "unsupported: fake: no wfe here"/"wfe": "supported"/' "$fx/platfor
 run --resume --platform-json "$TMP/wfe.json" >"$TMP/run5a.out" 2>&1 && fail "resumed a changed plan"
 grep -q "cannot resume run $run_id: the plan of tiny changed" "$TMP/run5a.out" || fail "changed plan: $(cat "$TMP/run5a.out")"
 
-# --- --resume: only the unfinished point runs; one run id in the result
+# --- --resume: only the unfinished runs (beta's round 1, both points' round
+# 2) run; the stopped run's rounds are kept; one run id in the result
+run --resume --rounds 3 >"$TMP/run5b.out" 2>&1 && fail "resumed with another round count"
+grep -q "has 2 round(s) per point, not 3" "$TMP/run5b.out" || fail "round count: $(cat "$TMP/run5b.out")"
 : >"$FAKE_LOG"
 run --resume >"$TMP/run5.out" 2>&1 || fail "resume: $(tail -5 "$TMP/run5.out")"
 grep -q "resuming run $run_id" "$TMP/run5.out" || fail "resume did not continue run $run_id"
-[ "$(wc -l <"$FAKE_LOG")" = 1 ] && grep -q -- "-j beta" "$FAKE_LOG" || fail "resume reran: $(cat "$FAKE_LOG")"
+[ "$(grep -o -- '-j [a-z]*' "$FAKE_LOG" | tr '\n' ' ')" = "-j beta -j alpha -j beta " ] || fail "resume reran: $(cat "$FAKE_LOG")"
 python3 - "$TMP/res/fake" "$run_id" <<'PY' || fail "resumed results"
 import csv, json, os, sys
 rows = list(csv.DictReader(open(os.path.join(sys.argv[1], 'tiny.csv'))))
-assert {r['point'] for r in rows} == {'0', '2'} and len(rows) == 16, len(rows)
+assert {r['point'] for r in rows} == {'0', '2'} and len(rows) == 32, len(rows)
+assert {(r['point'], r['round']) for r in rows} == {(p, k) for p in '02' for k in '12'}
 m = json.load(open(os.path.join(sys.argv[1], 'meta.json')))
 assert m['run_id'] == sys.argv[2] and m['experiments']['tiny']['run_id'] == sys.argv[2]
 assert not os.path.exists(os.path.join(sys.argv[1], '.partial'))

@@ -27,7 +27,7 @@ grep -q "rank 2 .*is gone" "$TMP/die" || { cat "$TMP/die"; fail "dead rank not n
 
 mkdir -p "$TMP/defs"
 python3 "$TC_SRC/tests/experiments/small-defs.py" "$TC_SRC/scripts/experiments" "$TMP/defs" || fail "defs"
-timeout 300 python3 "$TC_SRC/scripts/tc-experiments" --experiments-dir "$TMP/defs" --results "$TMP/res" \
+timeout 300 python3 "$TC_SRC/scripts/tc-experiments" --experiments-dir "$TMP/defs" --results "$TMP/res" --rounds 1 \
     --hosts "$node,$node" --launcher srun >"$TMP/exp.out" 2>&1 || fail "tc-experiments --launcher srun: $(tail -10 "$TMP/exp.out")"
 grep -q '"launcher": "srun"' "$TMP"/res/pair-*/meta.json || fail "meta.json: no srun launcher"
 echo "srun: killed rank 2, srun rc=$rc; $(grep -m1 'rank 2' "$TMP/die")"
