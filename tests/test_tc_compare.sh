@@ -97,6 +97,26 @@ grep -q "1 moved past it within the rounds' spread" "$TMP/out" || fail "overlapp
 run 1 "$TMP/rb" "$TMP/rn" --gate median
 run 1 "$TMP/rb" "$TMP/rs"
 grep -q "REGRESSION: p50 +31%" "$TMP/out" || fail "rounds apart: not flagged"
+# 4c. tc-experiments' layout: one point, its rounds in a round column, each
+# round its own invocation with its own put reference. A jam 1.5x its own
+# round's put in every round against 2x is a regression with the rounds
+# apart; normalised by the point's pooled references instead (rounds mixed)
+# the rounds would overlap and it would pass as noise.
+rnd() { # out jam1 put1 jam2 put2
+    { echo "experiment,point,round,preset,test,jam,mode,payload_bytes,p50_us,p999_us"
+      echo "fig,0,1,quick,jam_lat,noop,local,8,$2,9"
+      echo "fig,0,1,quick,put_lat,,raw,8,$3,1"
+      echo "fig,0,2,quick,jam_lat,noop,local,8,$4,9"
+      echo "fig,0,2,quick,put_lat,,raw,8,$5,1"; } >"$1/fig.csv"
+}
+mkdir -p "$TMP/pb" "$TMP/pn"
+rnd "$TMP/pb" 0.20 0.10 0.40 0.20     # 2.0, 2.0
+rnd "$TMP/pn" 0.15 0.10 0.30 0.20     # 1.5, 1.5: better, not worse
+run 0 "$TMP/pb" "$TMP/pn"
+rnd "$TMP/pn" 0.30 0.10 0.60 0.20     # 3.0, 3.0: +50%, rounds apart
+run 1 "$TMP/pb" "$TMP/pn"
+grep -q "REGRESSION: p50 +50%" "$TMP/out" || fail "rounds of one point: not normalised per round ($(grep jam_lat "$TMP/out"))"
+
 # identical inputs and a rerun within the same spread never alarm
 run 0 "$TMP/rb" "$TMP/rb"
 
