@@ -192,12 +192,12 @@ bench-ci-baseline:
 # 10,000 warm-up + 10^6 iterations, hours) into results/<platform>/, then
 # tc-plot draws plots/<platform>/figNN-*.png|svg. EXPERIMENTS= picks some
 # (names or prefixes); RESUME=1 continues a stopped run; make plots redraws.
-# Every point runs ROUNDS rounds (default: the preset's, quick 3, paper 5),
+# Every point runs FIG_ROUNDS rounds (default: the preset's, quick 3, paper 5),
 # each its own invocation; figures and claims use the rounds' median and 95%
 # interval.
 PRESET      ?= quick
 EXPERIMENTS ?=
-ROUNDS      ?=
+FIG_ROUNDS  ?=
 .PHONY: figures figures-paper plots
 # HOSTS=A,B LAUNCHER=mpirun|srun|ssh: every point between two hosts (the
 # server side on B), results under the pair's platform id (MPIRUN_ARGS,
@@ -211,7 +211,7 @@ figures:
 	@export TC_BUILD=$(abspath $(BUILD)); rc=0; \
 	    id=$$(scripts/tc-experiments $(HOST_ARGS) --print-platform-id) || exit 1; \
 	    scripts/tc-experiments --platform-id $$id $(HOST_ARGS) \
-	    $(if $(RESUME),--resume,--preset $(PRESET) $(if $(ROUNDS),--rounds $(ROUNDS)) $(EXPERIMENTS)) || rc=$$?; \
+	    $(if $(RESUME),--resume,--preset $(PRESET) $(if $(FIG_ROUNDS),--rounds $(FIG_ROUNDS)) $(EXPERIMENTS)) || rc=$$?; \
 	    [ $$rc = 130 ] && exit $$rc; scripts/tc-plot --platform-id $$id $(EXPERIMENTS) || rc=1; \
 	    scripts/tc-claims results/$$id || rc=1; exit $$rc
 
