@@ -192,7 +192,7 @@ bench-ci-baseline:
 # 10,000 warm-up + 10^6 iterations, hours) into results/<platform>/, then
 # tc-plot draws plots/<platform>/figNN-*.png|svg. EXPERIMENTS= picks some
 # (names or prefixes); RESUME=1 continues a stopped run; make plots redraws.
-# Every point runs FIG_ROUNDS rounds (default: the preset's, quick 3, paper 5),
+# Every point runs FIG_ROUNDS rounds (default 5, quick and paper),
 # each its own invocation; figures and claims use the rounds' median and 95%
 # interval.
 PRESET      ?= quick

@@ -37,9 +37,10 @@ run --dry-run needs-opt >"$TMP/opt.out" 2>&1 || fail "dry run needs-opt"
 grep -q "skip: tc-perf has no --placement" "$TMP/opt.out" || fail "missing option not skipped: $(cat "$TMP/opt.out")"
 
 # --- a full run: result files with the prefix columns, skips in meta.json;
-# the quick preset's 3 rounds, each its own invocation, round-major (every
-# point's round 1 first), every round kept
-run tiny >"$TMP/run1.out" 2>&1 || fail "run: $(tail -5 "$TMP/run1.out")"
+# 3 rounds, each its own invocation, round-major (every point's round 1
+# first), every round kept; both presets default to 5
+run --dry-run tiny 2>&1 | grep -q "x 5 round(s)" || fail "the quick preset does not run 5 rounds"
+run --rounds 3 tiny >"$TMP/run1.out" 2>&1 || fail "run: $(tail -5 "$TMP/run1.out")"
 [ "$(wc -l <"$FAKE_LOG")" = 6 ] || fail "expected 6 tool runs (2 points x 3 rounds), got $(wc -l <"$FAKE_LOG")"
 [ "$(grep -o -- '-j [a-z]*' "$FAKE_LOG" | tr '\n' ' ')" = "-j alpha -j beta -j alpha -j beta -j alpha -j beta " ] \
     || fail "rounds not round-major: $(cat "$FAKE_LOG")"
