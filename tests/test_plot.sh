@@ -149,15 +149,17 @@ python3 "$TMP/cmpcheck.py" "$TMP/cmp" >/dev/null && fail "compare checker accept
 # without the round column (as results/ older than rounds). p50 (us) by round:
 #   local 4 B 1.0 1.2 2.0, injected 4 B 1.3 1.8 2.4, put 4 B 0.5 0.4 0.7
 #   local 64 B 3.0 3.3 3.6, injected 64 B 3.3 3.3 3.6, put 64 B 0.8 0.9 1.3
-# By hand, t(0.975, 2) = 4.303, bounds mean -+ 4.303 s/sqrt(3):
-#   local 4 B: median 1.2, mean 1.4, s 0.529150 -> 0.085412 .. 2.714588
-#   local 64 B: median 3.3, mean 3.3, s 0.3 -> 2.554699 .. 4.045301
-#   injected 4 B: median 1.8, mean 1.833333, s 0.550757 -> 0.465067 .. 3.201600
-#   put 4 B: median 0.5, mean 0.533333, s 0.152753 -> 0.153844 .. 0.912823
-#   injected vs local 4 B, per round: 30, 50, 20 % -> median 30, mean 33.3333,
-#     s 15.275252 -> -4.615560 .. 71.282227 (paired wrongly: a ratio of the
-#     medians gives 50, every round against round 1's local 30, 80, 140 -> 80)
-#   64 B: 10, 0, 0 % -> median 0, mean 3.333333, s 5.773503 -> -11.01 .. 17.676667
+# By hand, t(0.975, 2) = 4.303, bounds exp(m -+ 4.303 s/sqrt(3)) with m and s
+# the mean and stdev of the logs (of 1 + overhead/100 for the overhead; a
+# linear interval of the values would read 0.085 .. 2.715 for local 4 B):
+#   local 4 B: median 1.2 -> 0.548355 .. 3.268983
+#   local 64 B: median 3.3 -> 2.623748 .. 4.127651
+#   injected 4 B: median 1.8 -> 0.829565 .. 3.808620
+#   put 4 B: median 0.5 -> 0.257884 .. 1.045507
+#   injected vs local 4 B, per round: 30, 50, 20 % -> median 30 -> 0.253991 ..
+#     75.809458 (paired wrongly: a ratio of the medians gives 50, every round
+#     against round 1's local 30, 80, 140 -> 80)
+#   64 B: 10, 0, 0 % -> median 0 -> -9.961831 .. 18.350057
 fx="$top/tests/data/plot-rounds"
 "$top/scripts/tc-plot" --all --results "$fx" --plots "$TMP/fx" --formats svg fig07 fig11 >"$TMP/fx.out" 2>&1 \
     || fail "tc-plot on tests/data/plot-rounds: $(tail -5 "$TMP/fx.out")"
@@ -176,11 +178,11 @@ def blocks(path):
     return out
 want = {
     'rounds3/data/fig07-injected-latency-1.dat': {
-        'Local Function': {4: (1.2, 0.085412, 2.714588), 64: (3.3, 2.554699, 4.045301)},
-        'Injected Function': {4: (1.8, 0.465067, 3.201600)},
-        'raw put (reference)': {4: (0.5, 0.153844, 0.912823)}},
+        'Local Function': {4: (1.2, 0.548355, 3.268983), 64: (3.3, 2.623748, 4.127651)},
+        'Injected Function': {4: (1.8, 0.829565, 3.808620)},
+        'raw put (reference)': {4: (0.5, 0.257884, 1.045507)}},
     'rounds3/data/fig07-injected-latency-2.dat': {
-        'latency overhead': {4: (30, -4.615560, 71.282227), 64: (0, -11.01, 17.676667)}},
+        'latency overhead': {4: (30, 0.253991, 75.809458), 64: (0, -9.961831, 18.350057)}},
     # one round, no round column: the row itself, bars its min_us..p99_us; the vs row unbarred
     'round1/data/fig07-injected-latency-1.dat': {
         'Local Function': {4: (1.0, 0.9, 1.5), 64: (3.0, 2.9, 3.5)}, 'raw put (reference)': {4: (0.5, 0.4, 1.0)}},
@@ -223,7 +225,7 @@ doctor_rounds() { # sed-expression file
     return 0
 }
 doctor_rounds 's/^4 1.2 /4 1.4 /' rounds3/data/fig07-injected-latency-1.dat
-doctor_rounds 's/^4 30 -4.6[0-9]* /4 30 30 /' rounds3/data/fig07-injected-latency-2.dat
+doctor_rounds 's/^4 30 0.25[0-9]* /4 30 30 /' rounds3/data/fig07-injected-latency-2.dat
 doctor_rounds 's/^4 30 /4 80 /' rounds3/data/fig07-injected-latency-2.dat
 doctor_rounds 's/^set key title .*/set key title "bars: min..p99"/' rounds3/data/fig07-injected-latency-2.set
 doctor_rounds 's/^2 0.2 0.2 0.2/2 0.4 0.4 0.4/' rounds3/data/fig11-12-dist-p0-indirect_put-1.dat
