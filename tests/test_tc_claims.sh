@@ -88,6 +88,27 @@ for c in 3a 3b 3c; do
     expect "$TMP/few/claims.md" $c "inconclusive (too few samples: 1000 per round; p99.9 needs >= 10000)"
 done
 expect "$TMP/few/claims.md" 1a "holds"
+# a p99.9 past a scheduler time slice (1 ms) under --stress in one round is a
+# preemption: the tail claims of those rows read scheduler-bound; the claims
+# without --stress stay judged as before
+cp -r "$data/full" "$TMP/pre"
+python3 - "$TMP/pre/fig11-12-load.csv" <<'PY' || fail "could not preempt the loaded rows"
+import csv, sys
+p = sys.argv[1]
+rows = list(csv.DictReader(open(p)))
+fields = list(rows[0].keys())
+for r in rows:
+    if r["test"] == "jam_lat" and r["stress"] == "vm" and r["round"] == "2" and r["placement"] == "llc":
+        r["p999_us"] = "4000"
+w = csv.DictWriter(open(p, "w", newline=""), fieldnames=fields)
+w.writeheader()
+w.writerows(rows)
+PY
+"$top/scripts/tc-claims" "$TMP/pre" >/dev/null || fail "tc-claims pre exited non-zero"
+for c in 3a 3b; do
+    expect "$TMP/pre/claims.md" $c "inconclusive (scheduler-bound: a p99.9 of 4 ms in 1 of 3 rounds"
+done
+expect "$TMP/pre/claims.md" 2a "$(verdict "$f" 2a)"
 # one round (a folder from before rounds): no interval, the value still shown
 cp -r "$data/full" "$TMP/one"
 for c in "$TMP"/one/*.csv; do
