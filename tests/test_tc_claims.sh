@@ -13,6 +13,19 @@ data="$top/tests/data/claims"
 verdict() { # file id -> verdict cell
     awk -F' [|] ' -v id="$2" '$1 == "| " id { v = $7; sub(/ \|$/, "", v); print v }' "$1"
 }
+edit_rows() { # csv where statement: runs statement on every row r (a dict) where the where expression holds
+    python3 - "$@" <<'PY'
+import csv, sys
+p, where, stmt = sys.argv[1:4]
+rows = list(csv.DictReader(open(p)))
+for r in rows:
+    if eval(where):
+        exec(stmt)
+w = csv.DictWriter(open(p, "w", newline=""), fieldnames=list(rows[0]))
+w.writeheader()
+w.writerows(rows)
+PY
+}
 expect() { # file id verdict-prefix
     local v
     v=$(verdict "$1" "$2")
@@ -22,18 +35,9 @@ expect() { # file id verdict-prefix
 # a magnitude is judged against a band around the paper's ~40%: twice the
 # injected latency is "much larger than the paper", not "holds"
 cp -r "$data/full" "$TMP/big"
-python3 - "$TMP/big/fig07-08-injected.csv" <<'PY' || fail "could not scale the injected rows"
-import csv, sys
-p = sys.argv[1]
-rows = list(csv.DictReader(open(p)))
-fields = list(rows[0].keys())
-for r in rows:
-    if r["test"] == "jam_lat" and r["jam"] == "indirect_put" and r["mode"] == "injected":
-        r["p50_us"] = "%.6g" % (float(r["p50_us"]) * 3)
-w = csv.DictWriter(open(p, "w", newline=""), fieldnames=fields)
-w.writeheader()
-w.writerows(rows)
-PY
+edit_rows "$TMP/big/fig07-08-injected.csv" \
+    'r["test"] == "jam_lat" and r["jam"] == "indirect_put" and r["mode"] == "injected"' \
+    'r["p50_us"] = "%.6g" % (float(r["p50_us"]) * 3)' || fail "could not scale the injected rows"
 "$top/scripts/tc-claims" "$TMP/big" -o "$TMP/big.md" >/dev/null || fail "tc-claims big exited non-zero"
 expect "$TMP/big.md" 1a "much larger than the paper"
 
@@ -92,18 +96,9 @@ expect "$TMP/few/claims.md" 1a "holds"
 # preemption: the tail claims of those rows read scheduler-bound; the claims
 # without --stress stay judged as before
 cp -r "$data/full" "$TMP/pre"
-python3 - "$TMP/pre/fig11-12-load.csv" <<'PY' || fail "could not preempt the loaded rows"
-import csv, sys
-p = sys.argv[1]
-rows = list(csv.DictReader(open(p)))
-fields = list(rows[0].keys())
-for r in rows:
-    if r["test"] == "jam_lat" and r["stress"] == "vm" and r["round"] == "2" and r["placement"] == "llc":
-        r["p999_us"] = "4000"
-w = csv.DictWriter(open(p, "w", newline=""), fieldnames=fields)
-w.writeheader()
-w.writerows(rows)
-PY
+edit_rows "$TMP/pre/fig11-12-load.csv" \
+    'r["test"] == "jam_lat" and r["stress"] == "vm" and r["round"] == "2" and r["placement"] == "llc"' \
+    'r["p999_us"] = "4000"' || fail "could not preempt the loaded rows"
 "$top/scripts/tc-claims" "$TMP/pre" >/dev/null || fail "tc-claims pre exited non-zero"
 for c in 3a 3b; do
     expect "$TMP/pre/claims.md" $c "inconclusive (scheduler-bound: a p99.9 of 4 ms in 1 of 3 rounds"
