@@ -319,7 +319,6 @@ static const char *perf_ratio_num(char *buf, double v)
     return buf;
 }
 
-
 static const char *perf_stress_name(const perf_run_t *run)
 {
     return (run->opts->stress[0] != '\0') ? run->opts->stress : "none";
