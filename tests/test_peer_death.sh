@@ -21,6 +21,9 @@ run_case() { # signal, max ms to exit after it
     port=$(free_port)
     "$TC_PERF" -p "$port" -T 1500 >"$TMP/srv.out" 2>"$TMP/srv.err" &
     srv=$!
+    # the fault is the peer's, not a slow start's: on a loaded host the
+    # server may take longer than the client's 1.5 s to listen
+    wait_listening "$port" 10 || fail "$sig: the server never listened on $port: $(cat "$TMP/srv.err")"
     "$TC_PERF" 127.0.0.1 -p "$port" -T 1500 -t jam_lat -n 1000000000 -w 0 >"$TMP/cli.out" 2>"$TMP/cli.err" &
     cli=$!
     sleep 1
