@@ -8,11 +8,15 @@ trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 
-free_port() { # a TCP port nobody listens on
-    local p
+free_port() { # a TCP port no socket uses, below the kernel's ephemeral range
+    # (a port an outgoing connection holds as its local end is not listening,
+    # yet a bind to it fails: "Address already in use")
+    local p low
+    low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+    [ "$low" -gt 12000 ] 2>/dev/null || low=32768
     for _ in $(seq 50); do
-        p=$((20000 + RANDOM % 20000))
-        ss -ltn 2>/dev/null | grep -q ":$p " || { echo "$p"; return; }
+        p=$((10000 + RANDOM % (low - 10000)))
+        ss -tan 2>/dev/null | awk '{ print $4 }' | grep -q ":$p\$" || { echo "$p"; return; }
     done
     echo 23456
 }
