@@ -329,6 +329,7 @@ static tc_status_t tc_jam_send_code(tc_peer_t *peer, const tc_jam_t *jam, const 
 {
     tc_frame_layout_t layout;
     tc_frame_offsets_t off;
+    const tc_inj_t *held;
     tc_status_t status;
     tc_inj_t *inj;
     char *frame;
@@ -343,7 +344,8 @@ static tc_status_t tc_jam_send_code(tc_peer_t *peer, const tc_jam_t *jam, const 
     if (status != TC_OK) {
         return status;
     }
-    frame  = tc_peer_tx_frame(peer);
+    held   = peer->tx_code_in[tc_peer_tx_stage(peer)];
+    frame  = tc_peer_tx_frame(peer); /* held no longer, unless written again below */
     status = tc_jam_pack_code(peer, jam, inj->blob, mode, src, len, frame, &layout, &off);
     if (status != TC_OK) {
         return status;
@@ -355,12 +357,13 @@ static tc_status_t tc_jam_send_code(tc_peer_t *peer, const tc_jam_t *jam, const 
     if (mode == TC_MODE_INJECTED) {
         memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
         /* the blob's code never changes: a staging slot that last sent this
-         * jam injected holds it already, where this layout puts it */
-        if (peer->tx_code_in[peer->tx_seq & (peer->tx_slots - 1)] != inj) {
+         * jam injected holds it already, where this layout puts it (the
+         * payload and header behind and before it leave it alone) */
+        if (held != inj) {
             memcpy(frame + off.code_off, inj->blob->image + inj->blob->hdr->code_offset,
                    layout.code_len);
         }
-        peer->tx_code_next = inj;
+        peer->tx_code_in[tc_peer_tx_stage(peer)] = inj;
     }
     return tc_peer_send_frame(peer, frame);
 }

@@ -203,6 +203,11 @@ struct tc_peer {
     uint8_t           sync_reply_pending;
     tc_place_t        place;         /* how frames land in the peer's mailbox */
     uint64_t         *credit_src;    /* source of credit puts (monotonic) */
+    /* staging slots in use, minus one: tx_slots - 1 where a frame leaves by
+     * a UCX put (its source stays put until its credit returns), 0 where
+     * the CPU copies it into the peer's mapped slot before the send returns
+     * (one staging frame, which stays in this core's cache) */
+    uint32_t          tx_stage_mask;
     uint64_t          remote_base;
 
     tc_peer_stats_t   stats;
@@ -227,10 +232,10 @@ struct tc_peer {
     char             *remote_ring_ptr; /* ucp_rkey_ptr mapping, NULL if none */
     uint64_t         *remote_consumed_ptr; /* its ctrl line's credit word, mapped */
     /* per staging slot: the injected jam whose code it still holds from
-     * the last frame sent from it (NULL: something else); a stream of one
-     * jam then writes its code into staging once per slot, not per frame */
+     * the last frame written there (NULL: something else, or written over;
+     * tc_peer_tx_frame clears it); a stream of one jam then writes its code
+     * into staging once per slot, not per frame */
     const struct tc_inj **tx_code_in;
-    const struct tc_inj  *tx_code_next; /* what the frame being sent leaves */
     /* the last injected jam run under the allow-list, and where its
      * frames' sections are: the next frame of it takes the fast path */
     struct tc_inj    *disp_injected;

@@ -162,6 +162,12 @@ tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
 
 void tc_send_select(tc_peer_t *peer)
 {
+    /* A frame the CPU copies is out of its staging slot when the send
+     * returns: one staging frame serves them all. Switching to it from
+     * puts (a placement set mid-stream) is safe because placement needs a
+     * mapped peer, i.e. shared memory, whose puts copy before they return. */
+    peer->tx_stage_mask = ((peer->place != TC_PLACE_DEFAULT) ||
+                           (peer->signal == TC_SIGNAL_STORE)) ? 0 : peer->tx_slots - 1;
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
         return;
@@ -196,7 +202,6 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
 
     if (TC_UNLIKELY((size < TC_FRAME_MIN_SIZE) || (size > peer->tx_slot_size) ||
                     (size % TC_FRAME_ALIGN))) {
-        peer->tx_code_next = NULL;
         tc_error("%s: a %u-byte frame does not fit the peer's %u-byte slots", peer->name,
                  size, peer->tx_slot_size);
         return TC_ERR_PROTOCOL;
@@ -209,9 +214,6 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
         hdr->ret_seq = peer->ran_seq;
     }
     status = peer->deliver(peer, frame, size, raddr);
-    /* what this staging slot holds now (a code frame says so just before) */
-    peer->tx_code_in[peer->tx_seq & (peer->tx_slots - 1)] = peer->tx_code_next;
-    peer->tx_code_next = NULL;
     if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
         status = tc_peer_ring(peer);
     }
@@ -244,7 +246,6 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
     /* the caller's bytes as they are (no seal): staged, put, fenced, signal put */
     staging = tc_peer_tx_frame(peer);
     memcpy(staging, frame, len);
-    peer->tx_code_in[peer->tx_seq & (peer->tx_slots - 1)] = NULL;
     status = tc_peer_put(peer, staging, len - TC_FRAME_SIG_SIZE, raddr);
     if (status == TC_OK) {
         ucp_worker_fence(peer->ctx->worker);

@@ -31,10 +31,22 @@ static inline tc_status_t tc_peer_put(tc_peer_t *peer, const void *buf, size_t l
     return TC_OK;
 }
 
-/* The staging slot of the next frame (one per slot of the peer's ring). */
+/* The staging slot of the next frame: one per slot of the peer's ring
+ * where frames leave by put, the only one where the CPU copies them
+ * (tx_stage_mask). */
+static inline uint32_t tc_peer_tx_stage(const tc_peer_t *peer)
+{
+    return peer->tx_seq & peer->tx_stage_mask;
+}
+
+/* The staging frame, to be written: it no longer holds any jam's code
+ * (tx_code_in; the injected send keeps what is there, lib/jam.c). */
 static inline char *tc_peer_tx_frame(tc_peer_t *peer)
 {
-    return peer->tx_ring + (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+    uint32_t stage = tc_peer_tx_stage(peer);
+
+    peer->tx_code_in[stage] = NULL;
+    return peer->tx_ring + (size_t)stage * peer->tx_slot_size;
 }
 
 /* The size a frame of needed bytes goes out in; 0 when it does not fit. */

@@ -231,7 +231,8 @@ static void test_injected_fast_path(void **unused)
     fsize = frame_size;
     {
         const tc_peer_t *tx = pair.s[1].peer;
-        memcpy(frame, tx->tx_ring + (size_t)((tx->tx_seq - 1) & (tx->tx_slots - 1)) * tx->tx_slot_size,
+        memcpy(frame,
+               tx->tx_ring + (size_t)((tx->tx_seq - 1) & tx->tx_stage_mask) * tx->tx_slot_size,
                fsize);
     }
     hdr = (tc_frame_hdr_t *)frame;
