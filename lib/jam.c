@@ -191,8 +191,11 @@ static tc_status_t tc_jam_pack_overran(const tc_peer_t *peer, const tc_jam_t *ja
     return TC_ERR_OUT_OF_RANGE;
 }
 
-static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                                     size_t len, unsigned flags, int nowait)
+/* A frame that carries no code: local, or cached (whose layout is the same:
+ * the receiver's cache holds the code, named by package id and element).
+ * kind is TC_KIND_LOCAL or TC_KIND_CACHED. */
+static tc_status_t tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                                     size_t len, unsigned flags, int nowait, uint8_t kind)
 {
     tc_frame_layout_t layout = {0, 0, 0, 0};
     tc_frame_offsets_t offsets;
@@ -220,7 +223,8 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
 
     /* the header names the jam by package id and element: both must match */
     if (TC_LIKELY((jam->elem == peer->tx_tmpl_elem) && ((uint32_t)packed == peer->tx_tmpl_len) &&
-                  (flags == peer->tx_tmpl_flags) && (jam->pkg_id == peer->tx_tmpl.pkg_id) &&
+                  (flags == peer->tx_tmpl_flags) && (kind == peer->tx_tmpl.kind) &&
+                  (jam->pkg_id == peer->tx_tmpl.pkg_id) &&
                   (jam->element == peer->tx_tmpl.element) &&
                   ((peer->frames != TC_FRAMES_FIXED) ||
                    (peer->tx_frame_size == peer->tx_tmpl_size)))) {
@@ -235,8 +239,9 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
     if (TC_UNLIKELY(size == 0)) {
         char advice[320];
         uint32_t needed = tc_frame_size_for((uint32_t)packed);
-        tc_error("%s: jam '%s' local with %lld payload bytes needs a %u-byte frame; %s",
-                 peer->name, jam->elem->name, (long long)packed, needed,
+        tc_error("%s: jam '%s' %s with %lld payload bytes needs a %u-byte frame; %s",
+                 peer->name, jam->elem->name,
+                 (kind == TC_KIND_CACHED) ? "cached" : "local", (long long)packed, needed,
                  tc_peer_frame_advice(peer, needed, 0, advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
@@ -244,7 +249,7 @@ static tc_status_t tc_jam_send_local(tc_peer_t *peer, const tc_jam_t *jam, const
 
     /* the template is written here and copied out, never read back from
      * the frame (which may be in the peer's memory) */
-    tc_frame_write_hdr(&peer->tx_tmpl, &offsets, &layout, TC_KIND_LOCAL,
+    tc_frame_write_hdr(&peer->tx_tmpl, &offsets, &layout, kind,
                        (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
                        jam->pkg_id, jam->element, peer->tx_seq);
     memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
@@ -324,8 +329,8 @@ static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const 
     return TC_OK;
 }
 
-static tc_status_t tc_jam_send_code(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                                    size_t len, tc_mode_t mode, unsigned flags, int nowait)
+static tc_status_t tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                                        size_t len, unsigned flags, int nowait)
 {
     tc_frame_layout_t layout;
     tc_frame_offsets_t off;
@@ -337,7 +342,7 @@ static tc_status_t tc_jam_send_code(tc_peer_t *peer, const tc_jam_t *jam, const 
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return peer->failed;
     }
-    status = tc_jam_send_sync(peer, jam, mode, nowait, &inj);
+    status = tc_jam_send_sync(peer, jam, TC_MODE_INJECTED, nowait, &inj);
     if (TC_LIKELY(status == TC_OK)) {
         status = tc_send_slot(peer, nowait); /* after the sync, which may use a slot */
     }
@@ -346,26 +351,42 @@ static tc_status_t tc_jam_send_code(tc_peer_t *peer, const tc_jam_t *jam, const 
     }
     held   = peer->tx_code_in[tc_peer_tx_stage(peer)];
     frame  = tc_peer_tx_frame(peer); /* held no longer, unless written again below */
-    status = tc_jam_pack_code(peer, jam, inj->blob, mode, src, len, frame, &layout, &off);
+    status = tc_jam_pack_code(peer, jam, inj->blob, TC_MODE_INJECTED, src, len, frame, &layout,
+                              &off);
     if (status != TC_OK) {
         return status;
     }
-    tc_frame_write_hdr(frame, &off, &layout,
-                       (mode == TC_MODE_CACHED) ? TC_KIND_CACHED : TC_KIND_INJECTED,
+    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_INJECTED,
                        (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
                        jam->element, peer->tx_seq);
-    if (mode == TC_MODE_INJECTED) {
-        memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
-        /* the blob's code never changes: a staging slot that last sent this
-         * jam injected holds it already, where this layout puts it (the
-         * payload and header behind and before it leave it alone) */
-        if (held != inj) {
-            memcpy(frame + off.code_off, inj->blob->image + inj->blob->hdr->code_offset,
-                   layout.code_len);
-        }
-        peer->tx_code_in[tc_peer_tx_stage(peer)] = inj;
+    memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
+    /* the blob's code never changes: a staging slot that last sent this jam
+     * injected holds it already, where this layout puts it (the payload and
+     * header behind and before it leave it alone) */
+    if (held != inj) {
+        memcpy(frame + off.code_off, inj->blob->image + inj->blob->hdr->code_offset,
+               layout.code_len);
     }
+    peer->tx_code_in[tc_peer_tx_stage(peer)] = inj;
     return tc_peer_send_frame(peer, frame);
+}
+
+/* Cached: the sync that put the code in the receiver's cache first (once),
+ * then a frame laid out as a local one. */
+static tc_status_t tc_jam_send_cached(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+                                      size_t len, unsigned flags, int nowait)
+{
+    tc_status_t status;
+    tc_inj_t *inj;
+
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    status = tc_jam_send_sync(peer, jam, TC_MODE_CACHED, nowait, &inj);
+    if (TC_UNLIKELY(status != TC_OK)) {
+        return status;
+    }
+    return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_CACHED);
 }
 
 static inline tc_status_t tc_jam_send_params(tc_peer_t *peer, const tc_jam_t *jam,
@@ -377,14 +398,17 @@ static inline tc_status_t tc_jam_send_params(tc_peer_t *peer, const tc_jam_t *ja
     tc_mode_t mode  = (mask & TC_SEND_PARAM_FIELD_MODE) ? params->mode : TC_MODE_LOCAL;
     unsigned flags  = ((mask & TC_SEND_PARAM_FIELD_FLAGS) ? params->flags : 0) | more_flags;
 
-    if (TC_LIKELY(mode == TC_MODE_LOCAL)) {
-        return tc_jam_send_local(peer, jam, src, len, flags, nowait);
-    }
-    if (TC_UNLIKELY((mode != TC_MODE_INJECTED) && (mode != TC_MODE_CACHED))) {
+    switch (mode) {
+    case TC_MODE_LOCAL:
+        return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_LOCAL);
+    case TC_MODE_CACHED:
+        return tc_jam_send_cached(peer, jam, src, len, flags, nowait);
+    case TC_MODE_INJECTED:
+        return tc_jam_send_injected(peer, jam, src, len, flags, nowait);
+    default:
         tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
         return TC_ERR_INVALID_PARAM;
     }
-    return tc_jam_send_code(peer, jam, src, len, mode, flags, nowait);
 }
 
 tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
