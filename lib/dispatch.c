@@ -130,6 +130,19 @@ static inline void tc_rx_note(tc_peer_t *peer, const tc_frame_hdr_t *hdr)
     tc_peer_note_ack(peer, hdr->ack);
 }
 
+/* A LOCAL or CACHED frame the validator passed and that ran run_fn: with
+ * fixed frames, later frames of its shape take the fast path. */
+static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam_run_fn run_fn,
+                              void *state)
+{
+    if (peer->frames != TC_FRAMES_FIXED) {
+        return;
+    }
+    tc_frame_shape_of(hdr, peer->rx_frame_size, &peer->fast_shape);
+    peer->fast_run   = run_fn;
+    peer->fast_state = state;
+}
+
 static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
                              tc_jam_run_fn run_fn, void *state)
 {
@@ -165,6 +178,7 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
     switch (hdr->kind) {
     case TC_KIND_LOCAL:
         tc_rx_run(peer, frame, hdr, peer->disp_elem->run, peer->disp_state);
+        tc_rx_fast_record(peer, hdr, peer->disp_elem->run, peer->disp_state);
         return 0;
     case TC_KIND_RIED:
     case TC_KIND_RIED_REP:
@@ -191,6 +205,9 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
         }
         if (run_fn != NULL) { /* sync traffic runs nothing */
             tc_rx_run(peer, frame, hdr, run_fn, state);
+            if (hdr->kind == TC_KIND_CACHED) {
+                tc_rx_fast_record(peer, hdr, run_fn, state);
+            }
         }
         return 0;
     case TC_KIND_CONFIG:
@@ -221,6 +238,9 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     uint32_t resize = 0;
     char reason[160];
 
+    /* whatever this frame is, the next one of the old shape is looked at
+     * again: a sync may have replaced the cached code, a config the size */
+    peer->fast_run     = NULL;
     expect.slot_size   = peer->rx_slot_size;
     expect.frame_size  = (peer->frames == TC_FRAMES_FIXED) ? peer->rx_frame_size : 0;
     expect.seq         = peer->rx_seq;
@@ -276,28 +296,20 @@ static int tc_rx_injected_fast(tc_peer_t *peer, char *frame, const tc_frame_hdr_
 }
 
 /* Run (or reject) the frame that landed, then give its slot back. The
- * common frame - the same local or cached jam as the last one, fixed size -
- * takes a handful of compares. 0 for a config or goodbye, else 1. */
+ * common frame - of the shape of the last local or cached one the validator
+ * passed, fixed size - takes six word compares. 0 for a config or goodbye,
+ * else 1. */
 static inline int tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
 {
     tc_frame_hdr_t hdr;
 
     /* one copy of the header: what is checked is what is used */
     memcpy(&hdr, frame, sizeof(hdr));
-    if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
-        if (TC_LIKELY(tc_frame_fast(&hdr, TC_KIND_LOCAL, peer->rx_frame_size, peer->rx_seq,
-                                    seen) &&
-                      (hdr.pkg_id == peer->disp_pkg_id) && (hdr.element == peer->disp_element))) {
-            tc_rx_run(peer, frame, &hdr, peer->disp_elem->run, peer->disp_state);
-            goto done;
-        }
-        if ((peer->disp_cached != NULL) && (peer->ctx->params.exec != TC_EXEC_LOCAL_ONLY) &&
-            tc_frame_fast(&hdr, TC_KIND_CACHED, peer->rx_frame_size, peer->rx_seq, seen) &&
-            (hdr.pkg_id == peer->disp_cached->pkg_id) &&
-            (hdr.element == peer->disp_cached->element)) {
-            tc_rx_run(peer, frame, &hdr, peer->disp_cached->cache_run, peer->disp_cached->state);
-            goto done;
-        }
+    if (TC_LIKELY((peer->fast_run != NULL) &&
+                  tc_frame_same_shape(&hdr, &peer->fast_shape, peer->rx_frame_size,
+                                      peer->rx_seq, seen))) {
+        tc_rx_run(peer, frame, &hdr, peer->fast_run, peer->fast_state);
+        goto done;
     }
     if (hdr.kind == TC_KIND_INJECTED) {
         /* its code and GOT lines are checked next, on either path: ask for

@@ -16,6 +16,7 @@
 
 #include "twochains.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -184,6 +185,52 @@ static inline int tc_frame_fast_layout(const tc_frame_hdr_t *hdr, uint8_t kind,
            (hdr->got_count == got_count) && (hdr->code_len == code_len) &&
            (hdr->payload_off == payload_off) &&
            ((uint64_t)hdr->payload_len + payload_off + TC_FRAME_SIG_SIZE <= fixed_size);
+}
+
+/* The shape of a header the validator passed: the words that stay the same
+ * from frame to frame of one stream (package, element, kind, flags; the
+ * sections' offsets and lengths) and how long a payload the frame size
+ * holds behind them. A later header of the same shape, with the expected
+ * seq, size and signal, is what the validator passed apart from the
+ * per-frame fields (seq, ack, payload_len within the bound, the result
+ * stamp), so the receiver runs it as that one ran (lib/dispatch.c). Words
+ * as little-endian loads, as every field is. */
+typedef struct tc_frame_shape {
+    uint64_t w_name;    /* bytes 8-15: pkg_id, element, kind, flags */
+    uint64_t w_layout;  /* bytes 24-31: payload_off, args_len, got_count, code_len */
+    uint32_t len_max;   /* the largest payload_len the frame size holds */
+} tc_frame_shape_t;
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "frame words are little-endian");
+_Static_assert((offsetof(tc_frame_hdr_t, pkg_id) == 8) && (offsetof(tc_frame_hdr_t, ack) == 16) &&
+                   (offsetof(tc_frame_hdr_t, payload_off) == 24) &&
+                   (offsetof(tc_frame_hdr_t, ret_seq) == 40),
+               "the shape's words");
+
+#define TC_FRAME_W_TAIL_MASK 0xFF00FFFFu /* version and mag: bytes 44-45, 47 */
+#define TC_FRAME_W_TAIL      (((uint32_t)TC_FRAME_MAG << 24) | TC_PROTO_VERSION)
+
+static inline void tc_frame_shape_of(const tc_frame_hdr_t *hdr, uint32_t frame_size,
+                                     tc_frame_shape_t *shape_p)
+{
+    uint64_t w[TC_FRAME_HDR_SIZE / 8];
+
+    memcpy(w, hdr, sizeof(w));
+    shape_p->w_name   = w[1];
+    shape_p->w_layout = w[3];
+    shape_p->len_max  = frame_size - hdr->payload_off - TC_FRAME_SIG_SIZE;
+}
+
+static inline int tc_frame_same_shape(const tc_frame_hdr_t *hdr, const tc_frame_shape_t *shape,
+                                      uint32_t frame_size, uint32_t seq, uint64_t sig)
+{
+    uint64_t w[TC_FRAME_HDR_SIZE / 8];
+
+    memcpy(w, hdr, sizeof(w));
+    return (w[0] == (((uint64_t)seq << 32) | frame_size)) && (sig == tc_frame_sig(seq)) &&
+           (w[1] == shape->w_name) && (w[3] == shape->w_layout) &&
+           ((w[2] >> 32) <= shape->len_max) &&
+           (((uint32_t)(w[5] >> 32) & TC_FRAME_W_TAIL_MASK) == TC_FRAME_W_TAIL);
 }
 
 /* A LOCAL or CACHED frame: no GOT, no code, the payload behind the header. */

@@ -27,6 +27,7 @@ void tc_peer_forget_code(tc_peer_t *peer)
     }
     peer->disp_cached   = NULL;
     peer->disp_injected = NULL;
+    peer->fast_run      = NULL; /* it may be a cached jam's */
 }
 
 int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
@@ -194,8 +195,9 @@ static tc_status_t tc_jam_pack_overran(const tc_peer_t *peer, const tc_jam_t *ja
 /* A frame that carries no code: local, or cached (whose layout is the same:
  * the receiver's cache holds the code, named by package id and element).
  * kind is TC_KIND_LOCAL or TC_KIND_CACHED. */
-static tc_status_t tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                                     size_t len, unsigned flags, int nowait, uint8_t kind)
+static inline __attribute__((always_inline)) tc_status_t
+tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                  unsigned flags, int nowait, uint8_t kind)
 {
     tc_frame_layout_t layout = {0, 0, 0, 0};
     tc_frame_offsets_t offsets;
@@ -373,8 +375,9 @@ static tc_status_t tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, co
 
 /* Cached: the sync that put the code in the receiver's cache first (once),
  * then a frame laid out as a local one. */
-static tc_status_t tc_jam_send_cached(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                                      size_t len, unsigned flags, int nowait)
+static __attribute__((noinline)) tc_status_t
+tc_jam_send_cached(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                   unsigned flags, int nowait)
 {
     tc_status_t status;
     tc_inj_t *inj;
@@ -389,7 +392,7 @@ static tc_status_t tc_jam_send_cached(tc_peer_t *peer, const tc_jam_t *jam, cons
     return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_CACHED);
 }
 
-static inline tc_status_t tc_jam_send_params(tc_peer_t *peer, const tc_jam_t *jam,
+static inline __attribute__((always_inline)) tc_status_t tc_jam_send_params(tc_peer_t *peer, const tc_jam_t *jam,
                                              const void *src, size_t len,
                                              const tc_send_params_t *params, unsigned more_flags,
                                              int nowait)
@@ -398,17 +401,17 @@ static inline tc_status_t tc_jam_send_params(tc_peer_t *peer, const tc_jam_t *ja
     tc_mode_t mode  = (mask & TC_SEND_PARAM_FIELD_MODE) ? params->mode : TC_MODE_LOCAL;
     unsigned flags  = ((mask & TC_SEND_PARAM_FIELD_FLAGS) ? params->flags : 0) | more_flags;
 
-    switch (mode) {
-    case TC_MODE_LOCAL:
+    if (TC_LIKELY(mode == TC_MODE_LOCAL)) {
         return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_LOCAL);
-    case TC_MODE_CACHED:
-        return tc_jam_send_cached(peer, jam, src, len, flags, nowait);
-    case TC_MODE_INJECTED:
-        return tc_jam_send_injected(peer, jam, src, len, flags, nowait);
-    default:
-        tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
-        return TC_ERR_INVALID_PARAM;
     }
+    if (mode == TC_MODE_CACHED) {
+        return tc_jam_send_cached(peer, jam, src, len, flags, nowait);
+    }
+    if (mode == TC_MODE_INJECTED) {
+        return tc_jam_send_injected(peer, jam, src, len, flags, nowait);
+    }
+    tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
+    return TC_ERR_INVALID_PARAM;
 }
 
 tc_status_t tc_jam_send(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,

@@ -175,13 +175,13 @@ struct tc_peer {
 
     /* --- the receive path (second cache line) */
     char             *rx_ring __attribute__((aligned(64)));
-    uint64_t         *rx_stale;      /* per slot: what the last frame left behind */
-    tc_mbox_ctrl_t   *ctrl;
-    /* dispatch: filled by the validator's lookup, kept for the next frame
-     * (a stream of one jam looks its element up once) */
-    const tc_pkg_element_t *disp_elem;
-    void                   *disp_state;
-    struct tc_inj          *disp_cached;  /* the last cached jam run */
+    /* the fast path (fixed frames): the shape of the last LOCAL or CACHED
+     * frame the validator passed, and what it ran; a frame of that shape
+     * runs the same (fast_run NULL: none; any frame the validator handles
+     * clears it first) */
+    tc_frame_shape_t  fast_shape;
+    tc_jam_run_fn     fast_run;
+    void             *fast_state;
     uint32_t          rx_seq;        /* next sequence number expected */
     uint32_t          rx_slots;
     uint32_t          rx_slot_size;
@@ -189,6 +189,7 @@ struct tc_peer {
 
     /* --- both paths, less often (third cache line) */
     tc_context_t     *ctx __attribute__((aligned(64)));
+    uint64_t         *rx_stale;      /* per slot: what the last frame left behind */
     uint32_t          rx_reported;   /* consumed count last told to the peer */
     tc_status_t       failed;        /* set by the endpoint error handler */
     uint32_t          disp_pkg_id;
@@ -213,6 +214,12 @@ struct tc_peer {
     tc_peer_stats_t   stats;
 
     /* --- cold: set up at connect, used by setup and slow paths */
+    tc_mbox_ctrl_t   *ctrl;
+    /* dispatch: filled by the validator's lookup, kept for the next frame
+     * (a stream of one jam looks its element up once) */
+    const tc_pkg_element_t *disp_elem;
+    void                   *disp_state;
+    struct tc_inj          *disp_cached;  /* the last cached jam run */
     tc_boot_t        *boot;
     uint32_t          peer_rank;
     tc_wait_t         wait;          /* how this side waits for the peer's frames */

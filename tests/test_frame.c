@@ -483,6 +483,97 @@ static void test_write_hdr_fields(void **state)
     free(slot);
 }
 
+/* The fast path's shape (tc_frame_same_shape): a later frame of the
+ * shape of one the validator passed matches with any seq, ack, result and
+ * payload length the frame holds; a change to anything else does not; and
+ * whatever matches, the validator passes too. */
+static int test_same_shape_at(const uint8_t *frame, const tc_frame_shape_t *shape,
+                              uint32_t size, uint32_t seq)
+{
+    tc_frame_hdr_t hdr;
+
+    memcpy(&hdr, frame, sizeof(hdr));
+    return tc_frame_same_shape(&hdr, shape, size, seq, test_sig_at(frame, size));
+}
+
+static void test_same_shape(void **state)
+{
+    const uint32_t slot_size = 256;
+    uint8_t *slot = test_slot_alloc(slot_size), *copy = test_slot_alloc(slot_size);
+    tc_frame_shape_t shape;
+    tc_frame_expect_t e;
+    uint32_t size, i, bit, seq;
+    tc_frame_hdr_t *h = test_hdr(copy);
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+    (void)state;
+    size = test_build(slot, slot_size, 0, 0, 0, 40, TC_KIND_LOCAL, TC_FRAME_F_HAS_RET, 7);
+    test_expect_init(&e, slot_size, 7);
+    e.frame_size = size;
+    assert_accepts(slot, &e);
+    tc_frame_shape_of(test_hdr(slot), size, &shape);
+    assert_int_equal(shape.len_max, size - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE);
+    assert_true(test_same_shape_at(slot, &shape, size, 7));
+
+    /* the per-frame fields may change */
+    memcpy(copy, slot, slot_size);
+    h->seq         = 8;
+    h->ack         = 12345;
+    h->ret         = -77;
+    h->ret_seq     = 99;
+    h->payload_len = shape.len_max;
+    h->reserved    = 0x5a; /* the validator does not look at it either */
+    test_set_sig(copy, size, tc_frame_sig(8));
+    assert_true(test_same_shape_at(copy, &shape, size, 8));
+    h->payload_len = shape.len_max + 1; /* past the SIG: no */
+    assert_false(test_same_shape_at(copy, &shape, size, 8));
+    h->payload_len = 0;
+    assert_true(test_same_shape_at(copy, &shape, size, 8));
+    /* the expected seq, size and signal only */
+    assert_false(test_same_shape_at(copy, &shape, size, 9));
+    assert_false(test_same_shape_at(copy, &shape, size - 64, 8));
+    test_set_sig(copy, size, tc_frame_sig(7));
+    assert_false(test_same_shape_at(copy, &shape, size, 8));
+
+    /* every bit of the name and layout words, of frame_size, seq, version
+     * and mag */
+    for (i = 0; i < TC_FRAME_HDR_SIZE; ++i) {
+        int fixed = ((i >= 8) && (i < 16)) || ((i >= 24) && (i < 32)) || (i < 8) ||
+                    (i == 44) || (i == 45) || (i == 47);
+        if (!fixed) {
+            continue;
+        }
+        for (bit = 0; bit < 8; ++bit) {
+            memcpy(copy, slot, slot_size);
+            copy[i] ^= (uint8_t)(1u << bit);
+            assert_false(test_same_shape_at(copy, &shape, size, 7));
+        }
+    }
+
+    /* whatever matches, the validator passes: random per-frame fields and
+     * random bytes anywhere in the header, over many frames */
+    for (i = 0; i < 20000; ++i) {
+        memcpy(copy, slot, slot_size);
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        seq = (uint32_t)(rng >> 33);
+        h->seq = seq;
+        h->ack = (uint32_t)rng;
+        h->payload_len = (uint32_t)(rng >> 20) % (shape.len_max + 8);
+        if (i & 1) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            copy[(rng >> 40) % TC_FRAME_HDR_SIZE] ^= (uint8_t)(rng >> 16);
+        }
+        test_set_sig(copy, size, tc_frame_sig(seq));
+        if (test_same_shape_at(copy, &shape, size, seq)) {
+            test_expect_init(&e, slot_size, seq);
+            e.frame_size = size;
+            assert_int_equal(tc_frame_validate(copy, &e, NULL, 0), TC_OK);
+        }
+    }
+    free(copy);
+    free(slot);
+}
+
 static void test_sig_values(void **state)
 {
     uint64_t rng = TEST_SEED;
@@ -1363,6 +1454,7 @@ int main(void)
         cmocka_unit_test(test_layout_properties),
         cmocka_unit_test(test_layout_out_of_range),
         cmocka_unit_test(test_write_hdr_fields),
+        cmocka_unit_test(test_same_shape),
         cmocka_unit_test(test_sig_values),
         cmocka_unit_test(test_valid_frames),
         cmocka_unit_test(test_valid_frame_guarded),
