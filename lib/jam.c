@@ -232,7 +232,7 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
                    (peer->tx_frame_size == peer->tx_tmpl_size)))) {
         memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
         ((tc_frame_hdr_t *)frame)->seq = peer->tx_seq;
-        return tc_peer_send_frame(peer, frame);
+        return tc_peer_send_sized(peer, frame, peer->tx_tmpl_size, 1); /* sized when made */
     }
 
     layout.payload_len = (uint32_t)packed;

@@ -171,7 +171,8 @@ struct tc_peer {
     uint8_t           frames;        /* tc_frame_mode_t, fixed at connect */
     uint8_t           doorbell;      /* the peer blocks: ring it after each frame */
     uint8_t           progress;      /* wait loops progress the worker */
-    uint8_t           sw_prefetch;   /* prefetch a frame once its arrival is seen */
+    uint8_t           deliver_store; /* signalling store, default placement: the send
+                                      * path copies inline (deliver is not called) */
 
     /* --- the receive path (second cache line) */
     char             *rx_ring __attribute__((aligned(64)));
@@ -190,6 +191,7 @@ struct tc_peer {
     /* --- both paths, less often (third cache line) */
     tc_context_t     *ctx __attribute__((aligned(64)));
     uint64_t         *rx_stale;      /* per slot: what the last frame left behind */
+    uint8_t           sw_prefetch;   /* prefetch a frame once its arrival is seen */
     uint32_t          rx_reported;   /* consumed count last told to the peer */
     tc_status_t       failed;        /* set by the endpoint error handler */
     uint32_t          disp_pkg_id;

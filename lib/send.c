@@ -139,6 +139,8 @@ static tc_status_t tc_deliver_store(tc_peer_t *peer, char *frame, uint32_t size,
                    tc_frame_sig(peer->tx_seq));
     return TC_OK;
 }
+/* (tc_peer_send_sized copies inline instead where deliver_store is set: this
+ * is the same copy, for a caller that goes through the pointer) */
 
 tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
 {
@@ -168,6 +170,7 @@ void tc_send_select(tc_peer_t *peer)
      * mapped peer, i.e. shared memory, whose puts copy before they return. */
     peer->tx_stage_mask = ((peer->place != TC_PLACE_DEFAULT) ||
                            (peer->signal == TC_SIGNAL_STORE)) ? 0 : peer->tx_slots - 1;
+    peer->deliver_store = (peer->place == TC_PLACE_DEFAULT) && (peer->signal == TC_SIGNAL_STORE);
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
         return;
@@ -188,17 +191,13 @@ void tc_send_select(tc_peer_t *peer)
     }
 }
 
-/* Stamp credits and the latest result, seal, and deliver the frame into the
- * peer's slot for tx_seq. */
+/* Check a laid-out frame's size, then stamp and deliver it. */
 tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
 {
-    tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
-    uint64_t raddr = peer->remote_ring +
-                     (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+    const tc_frame_hdr_t *hdr = (const tc_frame_hdr_t *)frame;
     /* read once (the deliverers and the stats use these, not the frame) */
     uint32_t size = hdr->frame_size;
     uint8_t kind  = hdr->kind;
-    tc_status_t status;
 
     if (TC_UNLIKELY((size < TC_FRAME_MIN_SIZE) || (size > peer->tx_slot_size) ||
                     (size % TC_FRAME_ALIGN))) {
@@ -206,25 +205,9 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
                  size, peer->tx_slot_size);
         return TC_ERR_PROTOCOL;
     }
-    hdr->ack          = peer->rx_seq;
-    peer->rx_reported = peer->rx_seq;
-    if (peer->ran_has) {
-        hdr->flags  |= TC_FRAME_F_HAS_RET;
-        hdr->ret     = peer->ran_ret;
-        hdr->ret_seq = peer->ran_seq;
-    }
-    status = peer->deliver(peer, frame, size, raddr);
-    if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
-        status = tc_peer_ring(peer);
-    }
-    if (TC_UNLIKELY(status != TC_OK)) {
-        return status;
-    }
-    peer->tx_seq++;
-    peer->stats.tx_frames++;
-    peer->stats.tx_jams += (kind == TC_KIND_LOCAL) || (kind == TC_KIND_INJECTED) ||
-                           (kind == TC_KIND_CACHED);
-    return TC_OK;
+    return tc_peer_send_sized(peer, frame, size,
+                              (kind == TC_KIND_LOCAL) || (kind == TC_KIND_INJECTED) ||
+                                  (kind == TC_KIND_CACHED));
 }
 
 tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t len)

@@ -7,6 +7,7 @@
 
 #include "runtime.h"
 #include "log.h"
+#include "place.h"
 
 static inline tc_status_t tc_peer_put(tc_peer_t *peer, const void *buf, size_t len,
                                       uint64_t raddr)
@@ -79,8 +80,43 @@ tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked);
 /* Choose how frames reach the peer (signalling x placement): at connect and
  * when the placement changes. */
 void        tc_send_select(tc_peer_t *peer);
-/* Stamp credits and the latest result, seal, deliver into the peer's slot
- * for tx_seq. */
+
+/* The send path's tail, for a frame of size bytes that fits the peer's
+ * slots (the caller checked): stamp credits and the latest result into its
+ * header, deliver it into the peer's slot for tx_seq (the store copy
+ * inline, else what tc_send_select chose), ring a blocking peer, count it
+ * (jam: it is a jam frame). */
+static inline tc_status_t tc_peer_send_sized(tc_peer_t *peer, char *frame, uint32_t size, int jam)
+{
+    tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
+    uint64_t off = (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+    tc_status_t status = TC_OK;
+
+    hdr->ack          = peer->rx_seq;
+    peer->rx_reported = peer->rx_seq;
+    if (peer->ran_has) {
+        hdr->flags  |= TC_FRAME_F_HAS_RET;
+        hdr->ret     = peer->ran_ret;
+        hdr->ret_seq = peer->ran_seq;
+    }
+    if (TC_LIKELY(peer->deliver_store)) {
+        tc_place_store(peer->remote_ring_ptr + off, frame, size, tc_frame_sig(peer->tx_seq));
+    } else {
+        status = peer->deliver(peer, frame, size, peer->remote_ring + off);
+    }
+    if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
+        status = tc_peer_ring(peer);
+    }
+    if (TC_UNLIKELY(status != TC_OK)) {
+        return status;
+    }
+    peer->tx_seq++;
+    peer->stats.tx_frames++;
+    peer->stats.tx_jams += (uint64_t)jam;
+    return TC_OK;
+}
+
+/* Check a laid-out frame's size (its header's), then tc_peer_send_sized. */
 tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame);
 /* A frame that only carries the latest result (and credits); never waits. */
 tc_status_t tc_peer_send_reply(tc_peer_t *peer);
