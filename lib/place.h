@@ -39,9 +39,7 @@ tc_status_t tc_place_check(tc_place_t place, char *why, size_t len);
  * take back mid-frame (320-byte frames: jam_lat -35%). */
 static inline void tc_place_store(char *dst, const char *frame, uint32_t size, uint64_t sig)
 {
-    if (size > 64u) { /* a one-line frame: no call into memcpy for 0 bytes */
-        memcpy(dst, frame, size - 64u);
-    }
+    memcpy(dst, frame, size - 64u);
     memcpy(dst + size - 64u, frame + size - 64u, 64u - sizeof(sig));
     __atomic_store_n((uint64_t *)(void *)(dst + size - sizeof(sig)), sig, __ATOMIC_RELEASE);
 }
