@@ -1,8 +1,9 @@
 /*
  * Dispatch: validate the frame that landed in the next slot and run it (or
- * reject it and say why), then give its slot back. The common frame - the
- * same local or cached jam as the last one, fixed size - takes a handful of
- * compares; everything else goes through the validator.
+ * reject it and say why), then give its slot back. The common frame - of
+ * the shape of the last local or cached frame the validator passed, fixed
+ * size - takes six word compares; everything else goes through the
+ * validator.
  */
 #include "runtime.h"
 #include "credits.h"

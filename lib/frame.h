@@ -167,7 +167,8 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdr, const void *frame,
                                   const tc_frame_expect_t *expect, char *reason,
                                   size_t reason_len);
 
-/* The common case in a handful of compares: a fixed-size frame of kind with
+/* The injected fast path's check (lib/dispatch.c) in a handful of compares,
+ * against the blob the receiver holds: a fixed-size frame of kind with
  * no ARGS, the sections a jam of this layout has (got_count GOT slots,
  * code_len code bytes, the payload at payload_off), the expected sequence
  * number and its signal. Anything else goes through tc_frame_validate_hdr,
@@ -231,13 +232,6 @@ static inline int tc_frame_same_shape(const tc_frame_hdr_t *hdr, const tc_frame_
            (w[1] == shape->w_name) && (w[3] == shape->w_layout) &&
            ((w[2] >> 32) <= shape->len_max) &&
            (((uint32_t)(w[5] >> 32) & TC_FRAME_W_TAIL_MASK) == TC_FRAME_W_TAIL);
-}
-
-/* A LOCAL or CACHED frame: no GOT, no code, the payload behind the header. */
-static inline int tc_frame_fast(const tc_frame_hdr_t *hdr, uint8_t kind, uint32_t fixed_size,
-                                uint32_t seq, uint64_t sig)
-{
-    return tc_frame_fast_layout(hdr, kind, fixed_size, seq, sig, 0, 0, TC_FRAME_HDR_SIZE);
 }
 
 const char *tc_frame_kind_str(uint8_t kind);
