@@ -39,13 +39,14 @@ tc_status_t tc_place_check(tc_place_t place, char *why, size_t len);
 /* Plain stores of a frame of size bytes (a multiple of 64) whose signal
  * word is sig: whole lines first, front to back, then the last line's data,
  * then sig with release order (signalling store, and tc-perf's floor).
- * Line by line because memcpy of 129 B - 8 KiB stores out of order: it
- * keeps the first vector and the last four for the end, and overlaps
- * vectors at the tail, so the header's line - the one a receiver polls
- * beside the signal - is written last and taken back mid-frame (server_sum
- * 1 KiB jam_lat 0.58-0.61 -> 0.49-0.51 us, floor 0.34-0.37 -> 0.30-0.33;
- * 256-512 B frames -15-20%). One memcpy of size - 8 bytes would also end in
- * unaligned vector stores that straddle lines (320-byte frames: -35%). */
+ * Line by line because glibc's vector memcpy of 129 B - 8 KiB does not
+ * store in address order (head and tail vectors are stored around its loop,
+ * overlapping at the tail), which lets a receiver polling the header's line
+ * beside the signal take lines back mid-frame. Measured against memcpy:
+ * server_sum 1 KiB jam_lat 0.58-0.61 -> 0.49-0.51 us, floor 0.34-0.37 ->
+ * 0.30-0.33; 384-512 B injected frames -10-15%. One memcpy of size - 8 bytes
+ * would also end in unaligned vector stores that straddle lines (320-byte
+ * frames: -35%). */
 static inline void tc_place_store(char *dst, const char *frame, uint32_t size, uint64_t sig)
 {
     uint32_t off;
