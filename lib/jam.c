@@ -287,57 +287,69 @@ static tc_status_t tc_jam_send_sync(tc_peer_t *peer, const tc_jam_t *jam, tc_mod
     return status;
 }
 
-/* Pack the payload behind the sections of mode into the staging slot and
- * lay the frame out: TC_OK and its layout and offsets, or why not (logged).
- * Both are filled in place, field by field: a struct copied whole through
- * the stack after a narrower store of one field fails store forwarding, and
- * the load then waits for every older store to drain - the previous
- * frame's stores into the peer's slot among them (45% of the injected
- * sender's time in one profile). */
-static tc_status_t tc_jam_pack_code(tc_peer_t *peer, const tc_jam_t *jam, const tc_blob_t *blob,
-                                    tc_mode_t mode, const void *src, size_t len, char *frame,
-                                    tc_frame_layout_t *layout, tc_frame_offsets_t *off)
+/* Injected frames of one jam have the same sections whatever the payload:
+ * laid out once per jam (tx_itmpl_layout/off, no payload), the header once
+ * per payload size and flags (tx_itmpl), copied for every frame. TC_OK, or
+ * the layout does not fit the peer's slots (logged). */
+static tc_status_t tc_jam_itmpl_sections(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj)
 {
-    int64_t packed = -1;
-    uint32_t cap = 0;
-
-    tc_jam_layout_into(blob, mode, layout);
-    if (tc_frame_layout(layout, peer->tx_slot_size, off) == TC_OK) {
-        cap    = peer->tx_slot_size - off->payload_off - TC_FRAME_SIG_SIZE;
-        packed = jam->elem->pack(frame + off->payload_off, cap, src, len);
-    }
-    if (TC_UNLIKELY((uint64_t)packed > cap)) { /* one test: a negative result is huge unsigned */
-        if (packed < 0) {
-            tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
-                     peer->name, jam->elem->name, len);
-            return TC_ERR_OUT_OF_RANGE;
-        }
-        return tc_jam_pack_overran(peer, jam, packed, cap);
-    }
-    /* the sections in front do not move with the payload: only the size
-     * follows (one layout per frame, not two) */
-    layout->payload_len = (uint32_t)packed;
-    off->frame_size     = tc_peer_frame_size(peer, TC_ALIGN_UP(off->payload_off + (uint32_t)packed +
-                                                                   TC_FRAME_SIG_SIZE,
-                                                               TC_FRAME_ALIGN));
-    if (TC_UNLIKELY(off->frame_size == 0)) {
+    tc_jam_layout_into(inj->blob, TC_MODE_INJECTED, &peer->tx_itmpl_layout);
+    if (tc_frame_layout(&peer->tx_itmpl_layout, peer->tx_slot_size, &peer->tx_itmpl_off) !=
+        TC_OK) {
         char advice[320];
-        uint32_t needed = tc_jam_frame_size(jam, mode, (uint32_t)packed);
-        tc_error("%s: jam '%s' %s with %lld payload bytes needs a %u-byte frame; %s",
-                 peer->name, jam->elem->name, tc_mode_str(mode), (long long)packed, needed,
+        uint32_t needed = tc_jam_frame_size(jam, TC_MODE_INJECTED, 0);
+        peer->tx_itmpl_inj = NULL;
+        tc_error("%s: jam '%s' injected needs a %u-byte frame; %s", peer->name,
+                 jam->elem->name, needed,
                  tc_peer_frame_advice(peer, needed, 0, advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
+    peer->tx_itmpl_inj = inj;
+    peer->tx_itmpl_len = UINT32_MAX;
+    return TC_OK;
+}
+
+/* The header for packed payload bytes and flags (the template, written in
+ * place field by field: a struct copied whole through the stack after a
+ * narrower store of one field fails store forwarding, and the load then
+ * waits for every older store to drain - the previous frame's stores into
+ * the peer's slot among them, 45% of the injected sender's time in one
+ * profile). */
+static tc_status_t tc_jam_itmpl_header(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed,
+                                       unsigned flags)
+{
+    tc_frame_offsets_t *off = &peer->tx_itmpl_off;
+    uint32_t size = tc_peer_frame_size(peer, TC_ALIGN_UP(off->payload_off + packed +
+                                                             TC_FRAME_SIG_SIZE,
+                                                         TC_FRAME_ALIGN));
+
+    if (TC_UNLIKELY(size == 0)) {
+        char advice[320];
+        uint32_t needed = tc_jam_frame_size(jam, TC_MODE_INJECTED, packed);
+        tc_error("%s: jam '%s' injected with %u payload bytes needs a %u-byte frame; %s",
+                 peer->name, jam->elem->name, packed, needed,
+                 tc_peer_frame_advice(peer, needed, 0, advice, sizeof(advice)));
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    peer->tx_itmpl_layout.payload_len = packed;
+    off->frame_size                   = size;
+    tc_frame_write_hdr(&peer->tx_itmpl, off, &peer->tx_itmpl_layout, TC_KIND_INJECTED,
+                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
+                       jam->element, peer->tx_seq);
+    peer->tx_itmpl_len   = packed;
+    peer->tx_itmpl_size  = size;
+    peer->tx_itmpl_flags = flags;
     return TC_OK;
 }
 
 static tc_status_t tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                                         size_t len, unsigned flags, int nowait)
 {
-    tc_frame_layout_t layout;
-    tc_frame_offsets_t off;
+    const tc_frame_offsets_t *off = &peer->tx_itmpl_off;
     const tc_inj_t *held;
     tc_status_t status;
+    uint32_t cap, got;
+    int64_t packed;
     tc_inj_t *inj;
     char *frame;
 
@@ -348,29 +360,46 @@ static tc_status_t tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, co
     if (TC_LIKELY(status == TC_OK)) {
         status = tc_send_slot(peer, nowait); /* after the sync, which may use a slot */
     }
+    if ((status == TC_OK) && (inj != peer->tx_itmpl_inj)) {
+        status = tc_jam_itmpl_sections(peer, jam, inj);
+    }
     if (status != TC_OK) {
         return status;
     }
     held   = peer->tx_code_in[tc_peer_tx_stage(peer)];
     frame  = tc_peer_tx_frame(peer); /* held no longer, unless written again below */
-    status = tc_jam_pack_code(peer, jam, inj->blob, TC_MODE_INJECTED, src, len, frame, &layout,
-                              &off);
-    if (status != TC_OK) {
-        return status;
+    cap    = peer->tx_slot_size - off->payload_off - TC_FRAME_SIG_SIZE;
+    packed = jam->elem->pack(frame + off->payload_off, cap, src, len);
+    if (TC_UNLIKELY((uint64_t)packed > cap)) { /* one test: a negative result is huge unsigned */
+        if (packed < 0) {
+            tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
+                     peer->name, jam->elem->name, len);
+            return TC_ERR_OUT_OF_RANGE;
+        }
+        return tc_jam_pack_overran(peer, jam, packed, cap);
     }
-    tc_frame_write_hdr(frame, &off, &layout, TC_KIND_INJECTED,
-                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
-                       jam->element, peer->tx_seq);
-    memcpy(frame + off.got_off, inj->tx_gotp, 8u * layout.got_count);
+    if (TC_UNLIKELY(((uint32_t)packed != peer->tx_itmpl_len) || (flags != peer->tx_itmpl_flags) ||
+                    ((peer->frames == TC_FRAMES_FIXED) &&
+                     (peer->tx_frame_size != peer->tx_itmpl_size)))) {
+        status = tc_jam_itmpl_header(peer, jam, (uint32_t)packed, flags);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    memcpy(frame, &peer->tx_itmpl, sizeof(peer->tx_itmpl));
+    ((tc_frame_hdr_t *)frame)->seq = peer->tx_seq;
+    for (got = 0; got < peer->tx_itmpl_layout.got_count; ++got) {
+        memcpy(frame + off->got_off + 8u * got, &inj->tx_gotp[got], 8u);
+    }
     /* the blob's code never changes: a staging slot that last sent this jam
      * injected holds it already, where this layout puts it (the payload and
      * header behind and before it leave it alone) */
     if (held != inj) {
-        memcpy(frame + off.code_off, inj->blob->image + inj->blob->hdr->code_offset,
-               layout.code_len);
+        memcpy(frame + off->code_off, inj->blob->image + inj->blob->hdr->code_offset,
+               peer->tx_itmpl_layout.code_len);
     }
     peer->tx_code_in[tc_peer_tx_stage(peer)] = inj;
-    return tc_peer_send_frame(peer, frame);
+    return tc_peer_send_sized(peer, frame, peer->tx_itmpl_size, 1); /* sized with the header */
 }
 
 /* Cached: the sync that put the code in the receiver's cache first (once),
