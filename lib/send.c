@@ -226,7 +226,11 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
             return status;
         }
     }
-    /* the caller's bytes as they are (no seal): staged, put, fenced, signal put */
+    /* the caller's bytes as they are (no seal): staged, put, fenced, signal
+     * put. Puts even where frames are stored; there, with one staging
+     * frame, the next frame may overwrite this one's source at once, which
+     * is safe because store needs a mapped peer (shared memory), whose puts
+     * have copied when they return */
     staging = tc_peer_tx_frame(peer);
     memcpy(staging, frame, len);
     status = tc_peer_put(peer, staging, len - TC_FRAME_SIG_SIZE, raddr);
