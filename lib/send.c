@@ -165,9 +165,8 @@ tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
 void tc_send_select(tc_peer_t *peer)
 {
     /* A frame the CPU copies is out of its staging slot when the send
-     * returns: one staging frame serves them all. Switching to it from
-     * puts (a placement set mid-stream) is safe because placement needs a
-     * mapped peer, i.e. shared memory, whose puts copy before they return. */
+     * returns: one staging frame serves them all (tc_peer_set_placement
+     * flushes the puts of the ring's slots before it switches to it). */
     peer->tx_stage_mask = ((peer->place != TC_PLACE_DEFAULT) ||
                            (peer->signal == TC_SIGNAL_STORE)) ? 0 : peer->tx_slots - 1;
     peer->deliver_store = (peer->place == TC_PLACE_DEFAULT) && (peer->signal == TC_SIGNAL_STORE);
@@ -210,6 +209,30 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
                                   (kind == TC_KIND_CACHED));
 }
 
+tc_status_t tc_peer_put_flush(tc_peer_t *peer)
+{
+    tc_peer_waiter_t w = TC_PEER_WAITER("a raw frame's puts");
+    tc_status_t status = TC_OK;
+    ucp_request_param_t param;
+    ucs_status_ptr_t sp;
+
+    param.op_attr_mask = 0;
+    sp = ucp_ep_flush_nbx(peer->ep, &param);
+    if (UCS_PTR_IS_ERR(sp)) {
+        tc_error("%s: flush: %s", peer->name, ucs_status_string(UCS_PTR_STATUS(sp)));
+        return TC_ERR_PEER_FAILED;
+    }
+    if (sp == NULL) {
+        return TC_OK;
+    }
+    while ((status == TC_OK) && (ucp_request_check_status(sp) == UCS_INPROGRESS)) {
+        ucp_worker_progress(peer->ctx->worker);
+        status = tc_peer_waiter_spin(peer, &w);
+    }
+    ucp_request_free(sp);
+    return status;
+}
+
 tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t len)
 {
     uint64_t raddr = peer->remote_ring +
@@ -227,10 +250,7 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
         }
     }
     /* the caller's bytes as they are (no seal): staged, put, fenced, signal
-     * put. Puts even where frames are stored; there, with one staging
-     * frame, the next frame may overwrite this one's source at once, which
-     * is safe because store needs a mapped peer (shared memory), whose puts
-     * have copied when they return */
+     * put */
     staging = tc_peer_tx_frame(peer);
     memcpy(staging, frame, len);
     status = tc_peer_put(peer, staging, len - TC_FRAME_SIG_SIZE, raddr);
@@ -238,6 +258,11 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
         ucp_worker_fence(peer->ctx->worker);
         status = tc_peer_put(peer, staging + len - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
                              raddr + len - TC_FRAME_SIG_SIZE);
+    }
+    if ((status == TC_OK) && (peer->tx_stage_mask == 0)) {
+        /* puts where frames are otherwise copied: the one staging frame is
+         * the next frame's too, so these puts leave before this returns */
+        status = tc_peer_put_flush(peer);
     }
     if (status == TC_OK) {
         peer->tx_seq++;
