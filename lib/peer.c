@@ -61,17 +61,8 @@ tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place)
                  peer->name, tc_place_str(place), tc_peer_transports(peer));
         return TC_ERR_UNSUPPORTED;
     }
-    if ((peer->tx_stage_mask != 0) && (place != TC_PLACE_DEFAULT)) {
-        /* from puts out of every staging slot to one staging frame: the
-         * puts leave first */
-        status = tc_peer_put_flush(peer);
-        if (status != TC_OK) {
-            return status;
-        }
-    }
     peer->place = place;
-    tc_send_select(peer);
-    return TC_OK;
+    return tc_send_select(peer);
 }
 
 void tc_peer_set_sw_prefetch(tc_peer_t *peer, int on)

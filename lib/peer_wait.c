@@ -116,6 +116,30 @@ tc_status_t tc_peer_flush(tc_peer_t *peer)
     return status;
 }
 
+tc_status_t tc_peer_put_flush(tc_peer_t *peer)
+{
+    tc_peer_waiter_t w = TC_PEER_WAITER("a raw frame's puts");
+    tc_status_t status = TC_OK;
+    ucp_request_param_t param;
+    ucs_status_ptr_t sp;
+
+    param.op_attr_mask = 0;
+    sp = ucp_ep_flush_nbx(peer->ep, &param);
+    if (UCS_PTR_IS_ERR(sp)) {
+        tc_error("%s: flush: %s", peer->name, ucs_status_string(UCS_PTR_STATUS(sp)));
+        return TC_ERR_PEER_FAILED;
+    }
+    if (sp == NULL) {
+        return TC_OK;
+    }
+    while ((status == TC_OK) && (ucp_request_check_status(sp) == UCS_INPROGRESS)) {
+        ucp_worker_progress(peer->ctx->worker);
+        status = tc_peer_waiter_spin(peer, &w);
+    }
+    ucp_request_free(sp);
+    return status;
+}
+
 tc_status_t tc_credits_wait(tc_peer_t *peer)
 {
     tc_peer_waiter_t w = TC_PEER_WAITER("credits");

@@ -35,6 +35,10 @@ static inline tc_status_t tc_peer_waiter_spin(tc_peer_t *peer, tc_peer_waiter_t 
     return TC_OK;
 }
 
+/* Until this endpoint's puts have completed (or the peer fails): before
+ * their staging slot is written again out of turn (lib/send.c). */
+tc_status_t tc_peer_put_flush(tc_peer_t *peer);
+
 /* The peer's mailbox and worker as lib/wait's idle step sees them. */
 void tc_peer_wait_ops_init(tc_peer_t *peer);
 

@@ -162,17 +162,26 @@ tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
     return TC_OK;
 }
 
-void tc_send_select(tc_peer_t *peer)
+tc_status_t tc_send_select(tc_peer_t *peer)
 {
     /* A frame the CPU copies is out of its staging slot when the send
-     * returns: one staging frame serves them all (tc_peer_set_placement
-     * flushes the puts of the ring's slots before it switches to it). */
-    peer->tx_stage_mask = ((peer->place != TC_PLACE_DEFAULT) ||
-                           (peer->signal == TC_SIGNAL_STORE)) ? 0 : peer->tx_slots - 1;
+     * returns: one staging frame serves them all. Switching to it from puts
+     * out of every slot (a placement set mid-stream), the puts leave first. */
+    uint32_t mask = ((peer->place != TC_PLACE_DEFAULT) || (peer->signal == TC_SIGNAL_STORE)) ?
+                        0 : peer->tx_slots - 1;
+    tc_status_t status;
+
+    if ((peer->tx_stage_mask != 0) && (mask == 0)) {
+        status = tc_peer_put_flush(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    peer->tx_stage_mask = mask;
     peer->deliver_store = (peer->place == TC_PLACE_DEFAULT) && (peer->signal == TC_SIGNAL_STORE);
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
-        return;
+        return TC_OK;
     }
     switch (peer->signal) {
     case TC_SIGNAL_STORE:
@@ -188,6 +197,7 @@ void tc_send_select(tc_peer_t *peer)
         peer->deliver = tc_deliver_fenced;
         break;
     }
+    return TC_OK;
 }
 
 /* Check a laid-out frame's size, then stamp and deliver it. */
@@ -207,30 +217,6 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
     return tc_peer_send_sized(peer, frame, size,
                               (kind == TC_KIND_LOCAL) || (kind == TC_KIND_INJECTED) ||
                                   (kind == TC_KIND_CACHED));
-}
-
-tc_status_t tc_peer_put_flush(tc_peer_t *peer)
-{
-    tc_peer_waiter_t w = TC_PEER_WAITER("a raw frame's puts");
-    tc_status_t status = TC_OK;
-    ucp_request_param_t param;
-    ucs_status_ptr_t sp;
-
-    param.op_attr_mask = 0;
-    sp = ucp_ep_flush_nbx(peer->ep, &param);
-    if (UCS_PTR_IS_ERR(sp)) {
-        tc_error("%s: flush: %s", peer->name, ucs_status_string(UCS_PTR_STATUS(sp)));
-        return TC_ERR_PEER_FAILED;
-    }
-    if (sp == NULL) {
-        return TC_OK;
-    }
-    while ((status == TC_OK) && (ucp_request_check_status(sp) == UCS_INPROGRESS)) {
-        ucp_worker_progress(peer->ctx->worker);
-        status = tc_peer_waiter_spin(peer, &w);
-    }
-    ucp_request_free(sp);
-    return status;
 }
 
 tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t len)
