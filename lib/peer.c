@@ -62,7 +62,8 @@ tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place)
         return TC_ERR_UNSUPPORTED;
     }
     peer->place = place;
-    return tc_send_select(peer);
+    tc_send_select(peer);
+    return TC_OK;
 }
 
 void tc_peer_set_sw_prefetch(tc_peer_t *peer, int on)

@@ -206,10 +206,11 @@ struct tc_peer {
     uint8_t           sync_reply_pending;
     tc_place_t        place;         /* how frames land in the peer's mailbox */
     uint64_t         *credit_src;    /* source of credit puts (monotonic) */
-    /* staging slots in use, minus one: tx_slots - 1 where a frame leaves by
-     * a UCX put (its source stays put until its credit returns), 0 where
-     * the CPU copies it into the peer's mapped slot before the send returns
-     * (one staging frame, which stays in this core's cache) */
+    /* staging slots in use, minus one: tx_slots - 1 where a frame may leave
+     * by a UCX put (its source stays put until its credit returns), 0 with
+     * signalling store, where the CPU copies every frame into the peer's
+     * mapped slot before the send returns (one staging frame, which stays
+     * in this core's cache) */
     uint32_t          tx_stage_mask;
     uint64_t          remote_base;
 

@@ -162,26 +162,18 @@ tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
     return TC_OK;
 }
 
-tc_status_t tc_send_select(tc_peer_t *peer)
+void tc_send_select(tc_peer_t *peer)
 {
     /* A frame the CPU copies is out of its staging slot when the send
-     * returns: one staging frame serves them all. Switching to it from puts
-     * out of every slot (a placement set mid-stream), the puts leave first. */
-    uint32_t mask = ((peer->place != TC_PLACE_DEFAULT) || (peer->signal == TC_SIGNAL_STORE)) ?
-                        0 : peer->tx_slots - 1;
-    tc_status_t status;
-
-    if ((peer->tx_stage_mask != 0) && (mask == 0)) {
-        status = tc_peer_put_flush(peer);
-        if (status != TC_OK) {
-            return status;
-        }
-    }
-    peer->tx_stage_mask = mask;
+     * returns: with signalling store (fixed at connect, so no put of ours
+     * is ever in flight from the ring) one staging frame serves them all.
+     * Placement llc/dram may be set mid-stream after puts and keeps the
+     * ring of the signalling it has. */
+    peer->tx_stage_mask = (peer->signal == TC_SIGNAL_STORE) ? 0 : peer->tx_slots - 1;
     peer->deliver_store = (peer->place == TC_PLACE_DEFAULT) && (peer->signal == TC_SIGNAL_STORE);
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
-        return TC_OK;
+        return;
     }
     switch (peer->signal) {
     case TC_SIGNAL_STORE:
@@ -197,7 +189,6 @@ tc_status_t tc_send_select(tc_peer_t *peer)
         peer->deliver = tc_deliver_fenced;
         break;
     }
-    return TC_OK;
 }
 
 /* Check a laid-out frame's size, then stamp and deliver it. */
@@ -239,16 +230,13 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
      * put */
     staging = tc_peer_tx_frame(peer);
     memcpy(staging, frame, len);
-    status = tc_peer_put(peer, staging, len - TC_FRAME_SIG_SIZE, raddr);
+    /* where frames are otherwise copied (one staging frame, the next
+     * frame's too) each put's source is free again before this returns */
+    status = tc_peer_put_raw(peer, staging, len - TC_FRAME_SIG_SIZE, raddr);
     if (status == TC_OK) {
         ucp_worker_fence(peer->ctx->worker);
-        status = tc_peer_put(peer, staging + len - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
-                             raddr + len - TC_FRAME_SIG_SIZE);
-    }
-    if ((status == TC_OK) && (peer->tx_stage_mask == 0)) {
-        /* puts where frames are otherwise copied: the one staging frame is
-         * the next frame's too, so these puts leave before this returns */
-        status = tc_peer_put_flush(peer);
+        status = tc_peer_put_raw(peer, staging + len - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
+                                 raddr + len - TC_FRAME_SIG_SIZE);
     }
     if (status == TC_OK) {
         peer->tx_seq++;

@@ -78,9 +78,8 @@ static inline uint32_t tc_peer_frame_room(const tc_peer_t *peer, uint32_t payloa
  * is mapped is refused (TC_ERR_UNSUPPORTED, logged). */
 tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked);
 /* Choose how frames reach the peer (signalling x placement): at connect and
- * when the placement changes (moving from puts to the one staging frame,
- * after the puts have left: their status if they could not). */
-tc_status_t tc_send_select(tc_peer_t *peer);
+ * when the placement changes. */
+void        tc_send_select(tc_peer_t *peer);
 
 /* The send path's tail, for a frame of size bytes that fits the peer's
  * slots (the caller checked): stamp credits and the latest result into its

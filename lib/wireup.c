@@ -373,13 +373,11 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_pa
     tc_peer_detect_transports(peer);
     tc_peer_wait_ops_init(peer);
     status = tc_send_resolve_signal(peer, peer->ctx->params.signal);
-    if (status == TC_OK) {
-        status = tc_send_select(peer); /* nothing has been put yet */
-    }
     if (status != TC_OK) {
         tc_peer_destroy(peer);
         return status;
     }
+    tc_send_select(peer);
 
     /* Both endpoints exist before either side puts. */
     status = tc_boot_barrier(boot);
