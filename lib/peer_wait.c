@@ -120,23 +120,15 @@ tc_status_t tc_peer_flush(tc_peer_t *peer)
 tc_status_t tc_peer_put_raw(tc_peer_t *peer, const void *buf, size_t len, uint64_t raddr)
 {
     tc_peer_waiter_t w = TC_PEER_WAITER("a raw frame's put to leave its source");
-    tc_status_t status = TC_OK;
-    ucp_request_param_t param;
     ucs_status_ptr_t sp;
+    tc_status_t status;
 
     if (peer->tx_stage_mask != 0) {
         return tc_peer_put(peer, buf, len, raddr); /* the slot's credit guards it */
     }
-    param.op_attr_mask = 0;
-    sp = ucp_put_nbx(peer->ep, buf, len, raddr, peer->rkey, &param);
-    if (UCS_PTR_IS_ERR(sp)) {
-        tc_error("%s: put of %zu bytes failed: %s", peer->name, len,
-                 ucs_status_string(UCS_PTR_STATUS(sp)));
-        peer->failed = TC_ERR_PEER_FAILED;
-        return TC_ERR_PEER_FAILED;
-    }
-    if (sp == NULL) {
-        return TC_OK; /* done in the call: the source is free */
+    status = tc_peer_put_start(peer, buf, len, raddr, &sp);
+    if ((status != TC_OK) || (sp == NULL)) {
+        return status; /* failed, or done in the call: the source is free */
     }
     /* local completion only (the source may be reused), not the peer's */
     while ((status == TC_OK) && (ucp_request_check_status(sp) == UCS_INPROGRESS)) {

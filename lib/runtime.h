@@ -162,7 +162,8 @@ struct tc_peer {
     uint64_t          remote_ring;
     ucp_ep_h          ep;
     ucp_rkey_h        rkey;
-    tc_deliver_fn     deliver;       /* chosen at connect */
+    tc_deliver_fn     deliver;       /* chosen at connect; NULL: signalling store,
+                                      * copied inline (tc_peer_send_sized) */
     uint32_t          tx_seq;        /* next sequence number to send */
     uint32_t          tx_acked;      /* frames the peer has consumed */
     uint32_t          tx_slots;
@@ -171,8 +172,6 @@ struct tc_peer {
     uint8_t           frames;        /* tc_frame_mode_t, fixed at connect */
     uint8_t           doorbell;      /* the peer blocks: ring it after each frame */
     uint8_t           progress;      /* wait loops progress the worker */
-    uint8_t           deliver_store; /* signalling store, default placement: the send
-                                      * path copies inline (deliver is not called) */
 
     /* --- the receive path (second cache line) */
     char             *rx_ring __attribute__((aligned(64)));

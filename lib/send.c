@@ -124,23 +124,8 @@ static tc_status_t tc_deliver_place(tc_peer_t *peer, char *frame, uint32_t size,
     return TC_OK;
 }
 
-/* Signalling store: no UCX call. The staged frame is copied into the
- * peer's mapped slot in one burst and the signal word stored last with
- * release order (x86-64 TSO keeps stores in order anyway; aarch64 makes it
- * an stlr), so a receiver that sees the signal sees the frame. Packing
- * straight into the mapped slot was measured and lost: the receiver polls
- * that very line, and a frame written piecemeal (payload, header, stamps)
- * gives its loads time to take the line back between the stores (jam_rate
- * 8 B -20%, injected jam_lat +20%; results/.../floor/README.md). */
-static tc_status_t tc_deliver_store(tc_peer_t *peer, char *frame, uint32_t size,
-                                    uint64_t raddr)
-{
-    tc_place_store(peer->remote_ring_ptr + (raddr - peer->remote_ring), frame, size,
-                   tc_frame_sig(peer->tx_seq));
-    return TC_OK;
-}
-/* (tc_peer_send_sized copies inline instead where deliver_store is set: this
- * is the same copy, for a caller that goes through the pointer) */
+/* Signalling store has no deliverer: tc_peer_send_sized copies the frame
+ * inline (deliver NULL). */
 
 tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
 {
@@ -170,14 +155,13 @@ void tc_send_select(tc_peer_t *peer)
      * Placement llc/dram may be set mid-stream after puts and keeps the
      * ring of the signalling it has. */
     peer->tx_stage_mask = (peer->signal == TC_SIGNAL_STORE) ? 0 : peer->tx_slots - 1;
-    peer->deliver_store = (peer->place == TC_PLACE_DEFAULT) && (peer->signal == TC_SIGNAL_STORE);
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
         return;
     }
     switch (peer->signal) {
     case TC_SIGNAL_STORE:
-        peer->deliver = tc_deliver_store;
+        peer->deliver = NULL; /* inline in tc_peer_send_sized */
         break;
     case TC_SIGNAL_SINGLE_PUT:
         peer->deliver = tc_deliver_single;

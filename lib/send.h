@@ -9,27 +9,39 @@
 #include "log.h"
 #include "place.h"
 
-static inline tc_status_t tc_peer_put(tc_peer_t *peer, const void *buf, size_t len,
-                                      uint64_t raddr)
+/* Start a put of len bytes from buf to raddr in the peer's mailbox: TC_OK
+ * and in *sp_p NULL (done in the call) or the request still under way, or
+ * the failure (logged, the peer marked failed). */
+static inline tc_status_t tc_peer_put_start(tc_peer_t *peer, const void *buf, size_t len,
+                                            uint64_t raddr, ucs_status_ptr_t *sp_p)
 {
     ucp_request_param_t param;
     ucs_status_ptr_t sp;
 
     param.op_attr_mask = 0;
     sp = ucp_put_nbx(peer->ep, buf, len, raddr, peer->rkey, &param);
-    if (TC_LIKELY(sp == NULL)) {
-        return TC_OK;
-    }
-    if (UCS_PTR_IS_ERR(sp)) {
+    if (TC_UNLIKELY(UCS_PTR_IS_ERR(sp))) {
         tc_error("%s: put of %zu bytes failed: %s", peer->name, len,
                  ucs_status_string(UCS_PTR_STATUS(sp)));
         peer->failed = TC_ERR_PEER_FAILED;
         return TC_ERR_PEER_FAILED;
     }
+    *sp_p = sp;
+    return TC_OK;
+}
+
+static inline tc_status_t tc_peer_put(tc_peer_t *peer, const void *buf, size_t len,
+                                      uint64_t raddr)
+{
+    ucs_status_ptr_t sp;
+    tc_status_t status = tc_peer_put_start(peer, buf, len, raddr, &sp);
+
     /* The source stays untouched until its credit returns, which proves
      * the put landed; UCX frees the request when it completes. */
-    ucp_request_free(sp);
-    return TC_OK;
+    if ((status == TC_OK) && (sp != NULL)) {
+        ucp_request_free(sp);
+    }
+    return status;
 }
 
 /* The staging slot of the next frame: one per slot of the peer's ring
@@ -99,7 +111,16 @@ static inline tc_status_t tc_peer_send_sized(tc_peer_t *peer, char *frame, uint3
         hdr->ret     = peer->ran_ret;
         hdr->ret_seq = peer->ran_seq;
     }
-    if (TC_LIKELY(peer->deliver_store)) {
+    if (TC_LIKELY(peer->deliver == NULL)) {
+        /* signalling store: no UCX call. The staged frame is copied into
+         * the peer's mapped slot and the signal word stored last with
+         * release order (x86-64 TSO keeps stores in order anyway; aarch64
+         * makes it an stlr), so a receiver that sees the signal sees the
+         * frame. Packing straight into the mapped slot was measured and
+         * lost: the receiver polls that very line, and a frame written
+         * piecemeal (payload, header, stamps) gives its loads time to take
+         * the line back between the stores (jam_rate 8 B -20%, injected
+         * jam_lat +20%; results/.../floor/README.md). */
         tc_place_store(peer->remote_ring_ptr + off, frame, size, tc_frame_sig(peer->tx_seq));
     } else {
         status = peer->deliver(peer, frame, size, peer->remote_ring + off);
