@@ -2,13 +2,11 @@
  * Dispatch: validate the frame that landed in the next slot and run it (or
  * reject it and say why), then give its slot back. The common frame - of
  * the shape of the last local or cached frame the validator passed, fixed
- * size - takes six word compares; everything else goes through the
- * validator.
+ * size - takes six word compares, inline (lib/dispatch.h, which the wait
+ * loop calls too); everything else goes through the validator.
  */
-#include "runtime.h"
-#include "credits.h"
+#include "dispatch.h"
 #include "log.h"
-#include "mailbox.h"
 #include "send.h"
 
 #include <stdio.h>
@@ -112,25 +110,6 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
     }
 }
 
-/* What every frame leaves once handled (run, refused or garbage): its slot
- * goes back to the sender with the next credit. */
-static inline void tc_rx_consumed(tc_peer_t *peer, uint64_t seen)
-{
-    peer->rx_stale[peer->rx_seq & (peer->rx_slots - 1)] = seen;
-    peer->rx_seq++;
-    peer->idle_polls = 0;
-}
-
-/* A frame with a valid header: the result and the credits it carries. */
-static inline void tc_rx_note(tc_peer_t *peer, const tc_frame_hdr_t *hdr)
-{
-    if (hdr->flags & TC_FRAME_F_HAS_RET) {
-        peer->stats.last_ret     = hdr->ret;
-        peer->stats.last_ret_seq = hdr->ret_seq;
-    }
-    tc_peer_note_ack(peer, hdr->ack);
-}
-
 /* A LOCAL or CACHED frame the validator passed and that ran run_fn: with
  * fixed frames, later frames of its shape take the fast path. */
 static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam_run_fn run_fn,
@@ -142,26 +121,6 @@ static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam
     tc_frame_shape_of(hdr, peer->rx_frame_size, &peer->fast_shape);
     peer->fast_run   = run_fn;
     peer->fast_state = state;
-}
-
-static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
-                             tc_jam_run_fn run_fn, void *state)
-{
-    tc_jam_ctx_t jctx;
-
-    jctx.state    = state;
-    jctx.origin   = peer->peer_rank;
-    jctx.seq      = hdr->seq;
-    jctx.args     = frame + TC_FRAME_HDR_SIZE;
-    jctx.args_len = hdr->args_len;
-    peer->rx_last_run = run_fn;
-    peer->ran_ret = run_fn(&jctx, frame + hdr->payload_off, hdr->payload_len);
-    peer->ran_seq = hdr->seq;
-    peer->ran_has = 1;
-    peer->stats.rx_frames++;
-    if (hdr->flags & TC_FRAME_F_WANT_REPLY) {
-        peer->reply_pending = 1;
-    }
 }
 
 /* A frame whose header the validator passed, by kind: 0 once handled (its
@@ -329,21 +288,14 @@ done:
     return 1;
 }
 
-tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
+tc_status_t tc_peer_send_owed(tc_peer_t *peer)
 {
     tc_status_t status = TC_OK;
-    unsigned n = 0;
-    uint64_t seen;
-    char *frame;
 
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
-        return peer->failed;
-    }
+    /* as inside tc_peer_progress: a send that waits for credits does not
+     * handle frames meanwhile */
     peer->in_progress = 1;
-    while (((max == 0) || (n < max)) && tc_peer_rx_ready(peer, &frame, &seen)) {
-        n += (unsigned)tc_rx_handle(peer, frame, seen);
-    }
-    if ((status == TC_OK) && peer->reply_pending) {
+    if (peer->reply_pending) {
         status = tc_peer_send_reply(peer);
     }
     if ((status == TC_OK) && peer->sync_reply_pending) {
@@ -359,6 +311,35 @@ tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
         status = tc_credits_return(peer);
     }
     peer->in_progress = 0;
+    return status;
+}
+
+tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
+{
+    tc_status_t status = TC_OK;
+    unsigned n = 0;
+    uint64_t seen;
+    char *frame;
+
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    peer->in_progress = 1;
+    while ((max == 0) || (n < max)) {
+        int got = tc_rx_poll(peer);
+        if (got > 0) {
+            n++;
+            continue;
+        }
+        if ((got == 0) || !tc_peer_rx_ready(peer, &frame, &seen)) {
+            break;
+        }
+        n += (unsigned)tc_rx_handle(peer, frame, seen);
+    }
+    peer->in_progress = 0;
+    if (tc_peer_owes(peer)) {
+        status = tc_peer_send_owed(peer);
+    }
     if (n_p != NULL) {
         *n_p = n;
     }

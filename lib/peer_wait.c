@@ -8,6 +8,7 @@
 #include "runtime.h"
 #include "clock.h"
 #include "credits.h"
+#include "dispatch.h"
 #include "log.h"
 #include "mailbox.h"
 #include "peer_wait.h"
@@ -52,9 +53,15 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
     unsigned n = 0;
 
     for (;;) {
-        if (tc_peer_rx_peek(peer) || peer->reply_pending) {
-            /* one frame: looking at the next slot first would put a cache
-             * miss between this frame and whatever the caller sends next */
+        /* one frame: looking at the next slot first would put a cache miss
+         * between this frame and whatever the caller sends next */
+        int got = tc_rx_poll(peer);
+        if (TC_LIKELY(got > 0)) { /* ran here, without a call */
+            n      = 1;
+            status = tc_peer_owes(peer) ? tc_peer_send_owed(peer) : TC_OK;
+            break;
+        }
+        if ((got < 0) || peer->reply_pending) {
             status = tc_peer_progress(peer, 1, &n);
             if ((status != TC_OK) || (n > 0)) {
                 break;

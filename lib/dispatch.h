@@ -1,0 +1,111 @@
+/*
+ * Dispatch's fast path, inline: run the next frame where it is of the shape
+ * of the last local or cached frame the validator passed (fixed frames), so
+ * that a wait loop that sees it arrive runs it without a call; and what is
+ * owed to the peer once frames ran. Everything else is lib/dispatch.c's.
+ */
+#ifndef TC_DISPATCH_H
+#define TC_DISPATCH_H
+
+#include "runtime.h"
+#include "credits.h"
+#include "mailbox.h"
+
+#include <string.h>
+
+/* What every frame leaves once handled (run, refused or garbage): its slot
+ * goes back to the sender with the next credit. */
+static inline void tc_rx_consumed(tc_peer_t *peer, uint64_t seen)
+{
+    peer->rx_stale[peer->rx_seq & (peer->rx_slots - 1)] = seen;
+    peer->rx_seq++;
+    peer->idle_polls = 0;
+}
+
+/* A frame with a valid header: the result and the credits it carries. */
+static inline void tc_rx_note(tc_peer_t *peer, const tc_frame_hdr_t *hdr)
+{
+    if (hdr->flags & TC_FRAME_F_HAS_RET) {
+        peer->stats.last_ret     = hdr->ret;
+        peer->stats.last_ret_seq = hdr->ret_seq;
+    }
+    tc_peer_note_ack(peer, hdr->ack);
+}
+
+static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
+                             tc_jam_run_fn run_fn, void *state)
+{
+    tc_jam_ctx_t jctx;
+
+    jctx.state    = state;
+    jctx.origin   = peer->peer_rank;
+    jctx.seq      = hdr->seq;
+    jctx.args     = frame + TC_FRAME_HDR_SIZE;
+    jctx.args_len = hdr->args_len;
+    peer->rx_last_run = run_fn;
+    peer->ran_ret = run_fn(&jctx, frame + hdr->payload_off, hdr->payload_len);
+    peer->ran_seq = hdr->seq;
+    peer->ran_has = 1;
+    peer->stats.rx_frames++;
+    if (hdr->flags & TC_FRAME_F_WANT_REPLY) {
+        peer->reply_pending = 1;
+    }
+}
+
+/* The next frame, if it landed and is of the fast path's shape: run it
+ * (1). 0: nothing new in the slot; -1: something landed that the
+ * validated path must look at (another shape, variable frames, a failed
+ * peer). tc_peer_progress and tc_peer_wait both look here first. */
+static inline int tc_rx_poll(tc_peer_t *peer)
+{
+    uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
+    char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
+    tc_frame_hdr_t hdr;
+    uint64_t seen;
+    uint8_t was;
+
+    if (TC_UNLIKELY(peer->frames != TC_FRAMES_FIXED)) {
+        return tc_peer_rx_peek(peer) ? -1 : 0;
+    }
+    if (peer->rx_frame_size > TC_FRAME_ALIGN) {
+        /* the header line too: its miss overlaps the signal's (see
+         * tc_peer_rx_peek) */
+        (void)*(const volatile uint64_t *)(const void *)slot;
+    }
+    seen = *tc_frame_sig_ptr(slot, peer->rx_frame_size);
+    if (TC_UNLIKELY(seen != tc_frame_sig(peer->rx_seq))) {
+        return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
+    }
+    if (TC_UNLIKELY((peer->fast_run == NULL) || (peer->failed != TC_OK) ||
+                    (seen == peer->rx_stale[idx]) || peer->sw_prefetch)) {
+        return -1;
+    }
+    tc_load_acquire_fence();
+    /* one copy of the header: what is checked is what is used */
+    memcpy(&hdr, slot, sizeof(hdr));
+    if (TC_UNLIKELY(!tc_frame_same_shape(&hdr, &peer->fast_shape, peer->rx_frame_size,
+                                         peer->rx_seq, seen))) {
+        return -1;
+    }
+    /* a jam that sends and waits for credits must not handle frames (this
+     * one is not consumed yet) */
+    was = peer->in_progress;
+    peer->in_progress = 1;
+    tc_rx_run(peer, slot, &hdr, peer->fast_run, peer->fast_state);
+    peer->in_progress = was;
+    tc_rx_note(peer, &hdr);
+    tc_rx_consumed(peer, seen);
+    return 1;
+}
+
+/* What frames that ran leave owed to the peer (replies, sync answers, ried
+ * answers, a nack, credits), sent. */
+tc_status_t tc_peer_send_owed(tc_peer_t *peer);
+
+static inline int tc_peer_owes(const tc_peer_t *peer)
+{
+    return peer->reply_pending | peer->sync_reply_pending | peer->ried_rx.reply_pending |
+           peer->nack_tx.pending | (peer->rx_seq - peer->rx_reported >= peer->credit_batch);
+}
+
+#endif
