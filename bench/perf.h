@@ -59,6 +59,8 @@ typedef struct perf_opts {
     char     stress[32];                /* the initiator's load ("" none), recorded */
     uint64_t gap_ns;                    /* jam_lat: client idles this long between
                                          * round trips (sparse traffic) */
+    uint32_t size_major;                /* --order size: each payload's tests and
+                                         * modes back to back (else test by test) */
     char     host[64];                  /* the sender's host name, for the record */
 } perf_opts_t;
 

@@ -78,6 +78,10 @@ static void perf_usage(FILE *out)
             "              --stress-cpus, stopped whatever happens\n"
             "  --stress-cpus LIST  cores for the load (default: -c's cores with -l, else all)\n"
             "  --dist FILE  write each latency row's distribution (percentile, latency)\n"
+            "  --order O   test (default): each test over its modes and sizes in turn;\n"
+            "              size: each payload's tests and modes back to back, so a jam\n"
+            "              and the references of its frame size run seconds apart, not\n"
+            "              minutes (the host's speed drifts: scripts/bench-floor.sh)\n"
             "  --gap-us N  jam_lat: the client idles N us between round trips (sparse\n"
             "              traffic: compare the server's cost, the peer_* columns); refused\n"
             "              with the stream (*_rate) tests, which send back to back\n"
@@ -194,6 +198,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {"in-place", no_argument, NULL, 17},
         {"boot", required_argument, NULL, 18},
         {"report", required_argument, NULL, 19},
+        {"order", required_argument, NULL, 20},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -337,6 +342,12 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         }
         case 10:
             rc = tc_tool_opt_onoff(&perf_tool, "--hw-prefetch", optarg, &opts->hw_prefetch);
+            break;
+        case 20:
+            if ((strcmp(optarg, "test") != 0) && (strcmp(optarg, "size") != 0)) {
+                return tc_tool_bad(&perf_tool, "--order takes test or size, not '%s'", optarg);
+            }
+            opts->size_major = (strcmp(optarg, "size") == 0);
             break;
         case 11: rc = tc_tool_opt_onoff(&perf_tool, "--stash", optarg, &opts->stash); break;
         case 12:
@@ -853,11 +864,30 @@ static tc_status_t perf_swap_opts(perf_side_t *side)
     return TC_OK;
 }
 
+/* Point k of the run's tests x modes x sizes, in the order asked (--order):
+ * test by test (each over its modes, each over the sizes), or size by size
+ * (each over the tests, each over the modes). */
+static void perf_point_at(const perf_opts_t *opts, unsigned k, unsigned *t_p, unsigned *m_p,
+                          unsigned *s_p)
+{
+    unsigned n_t = opts->n_tests, n_m = opts->n_modes, n_s = opts->n_sizes;
+
+    if (opts->size_major) {
+        *s_p = k / (n_t * n_m);
+        *t_p = (k / n_m) % n_t;
+        *m_p = k % n_m;
+    } else {
+        *t_p = k / (n_m * n_s);
+        *m_p = (k / n_s) % n_m;
+        *s_p = k % n_s;
+    }
+}
+
 static tc_status_t perf_run_side(perf_side_t *side)
 {
     perf_result_t *results; /* one side's rows; both sides of -l run at once */
     tc_context_params_t params;
-    unsigned n_results = 0, t, s, m, n_modes, wi, pi;
+    unsigned n_results = 0, t, s, m, n_modes, wi, pi, k, n_points;
     volatile int am_count = 0;
     perf_run_t run;
     tc_status_t status;
@@ -976,69 +1006,67 @@ static tc_status_t perf_run_side(perf_side_t *side)
     if (status == TC_OK) {
         status = tc_boot_barrier(side->boot);
     }
-    for (t = 0; (t < side->opts.n_tests) && (status == TC_OK); ++t) {
+    /* references run per mode too: at the frame sizes of the jam rows */
+    n_modes  = side->opts.n_modes;
+    n_points = side->opts.n_tests * n_modes * side->opts.n_sizes;
+    for (k = 0; (k < n_points) && (status == TC_OK); ++k) {
+        perf_point_at(&side->opts, k, &t, &m, &s);
         const perf_test_t *test = &perf_tests[side->opts.tests[t]];
-        /* references run per mode too: at the frame sizes of the jam rows */
-        n_modes = side->opts.n_modes;
-        for (m = 0; (m < n_modes) && (status == TC_OK); ++m) {
-            run.mode = (tc_mode_t)side->opts.modes[m];
-            for (s = 0; (s < side->opts.n_sizes) && (status == TC_OK); ++s) {
-                perf_result_t *r = &results[n_results];
-                perf_counts_t before, mine, theirs;
-                if (!test->uses_jam && perf_ref_frame_seen(&run, &side->opts, m, s)) {
-                    continue;
-                }
-                memset(r, 0, sizeof(*r));
-                r->test  = test->name;
-                r->mode  = test->uses_jam ? tc_mode_str(run.mode) : "raw";
-                r->frame_of = test->uses_jam ? "" : tc_mode_str(run.mode);
-                r->wait  = tc_wait_str(wait);
-                r->place = tc_place_str(place);
-                if (test->uses_jam && (run.mode != TC_MODE_LOCAL)) {
-                    (void)tc_jam_code_info(&run.jam, &r->code_bytes, &r->got_slots);
-                }
-                tc_hist_reset(run.hist);
-                status = tc_boot_barrier(side->boot);
-                perf_counts_now(&run, &before);
-                run.point_test    = test->name;
-                run.point_payload = side->opts.sizes[s];
-                run.point_start   = tc_clock_ticks();
-                run.report_next   = run.point_start + run.report_every;
-                /* whole test, warm-up included, as in the paper */
-                (void)tc_cycles_start(run.cycles);
-                if (status == TC_OK) {
-                    status = test->fn(&run, side->opts.sizes[s], r);
-                }
-                (void)tc_cycles_stop(run.cycles);
-                if (status == TC_ERR_UNSUPPORTED) {
-                    /* refused where this transport cannot do it: said, not run */
-                    if (run.initiator) {
-                        tc_error("%s", run.refused);
-                    }
-                    status = TC_OK;
-                    continue;
-                }
-                if (status == TC_OK) {
-                    status = perf_check_delivery(&run, test->name, side->opts.sizes[s], &before,
-                                                 &mine, &theirs);
-                }
-                if (status != TC_OK) {
-                    tc_error("test %s (%s), payload %u bytes: %s", test->name, r->mode,
-                             side->opts.sizes[s], tc_status_str(status));
-                    break;
-                }
-                perf_fill_cost(r, &mine, &theirs, side->opts.iters + side->opts.warmup);
-                if (test->shape == PERF_SHAPE_PINGPONG) {
-                    perf_fill_dist(r, run.hist);
-                }
-                r->when = time(NULL);
-                if (run.initiator) {
-                    if (!side->local->quiet) {
-                        perf_print_row(side->local->table, r);
-                    }
-                    __atomic_store_n(&perf_live.n, ++n_results, __ATOMIC_RELEASE);
-                }
+        run.mode = (tc_mode_t)side->opts.modes[m];
+        perf_result_t *r = &results[n_results];
+        perf_counts_t before, mine, theirs;
+        if (!test->uses_jam && perf_ref_frame_seen(&run, &side->opts, m, s)) {
+            continue;
+        }
+        memset(r, 0, sizeof(*r));
+        r->test  = test->name;
+        r->mode  = test->uses_jam ? tc_mode_str(run.mode) : "raw";
+        r->frame_of = test->uses_jam ? "" : tc_mode_str(run.mode);
+        r->wait  = tc_wait_str(wait);
+        r->place = tc_place_str(place);
+        if (test->uses_jam && (run.mode != TC_MODE_LOCAL)) {
+            (void)tc_jam_code_info(&run.jam, &r->code_bytes, &r->got_slots);
+        }
+        tc_hist_reset(run.hist);
+        status = tc_boot_barrier(side->boot);
+        perf_counts_now(&run, &before);
+        run.point_test    = test->name;
+        run.point_payload = side->opts.sizes[s];
+        run.point_start   = tc_clock_ticks();
+        run.report_next   = run.point_start + run.report_every;
+        /* whole test, warm-up included, as in the paper */
+        (void)tc_cycles_start(run.cycles);
+        if (status == TC_OK) {
+            status = test->fn(&run, side->opts.sizes[s], r);
+        }
+        (void)tc_cycles_stop(run.cycles);
+        if (status == TC_ERR_UNSUPPORTED) {
+            /* refused where this transport cannot do it: said, not run */
+            if (run.initiator) {
+                tc_error("%s", run.refused);
             }
+            status = TC_OK;
+            continue;
+        }
+        if (status == TC_OK) {
+            status = perf_check_delivery(&run, test->name, side->opts.sizes[s], &before,
+                                         &mine, &theirs);
+        }
+        if (status != TC_OK) {
+            tc_error("test %s (%s), payload %u bytes: %s", test->name, r->mode,
+                     side->opts.sizes[s], tc_status_str(status));
+            break;
+        }
+        perf_fill_cost(r, &mine, &theirs, side->opts.iters + side->opts.warmup);
+        if (test->shape == PERF_SHAPE_PINGPONG) {
+            perf_fill_dist(r, run.hist);
+        }
+        r->when = time(NULL);
+        if (run.initiator) {
+            if (!side->local->quiet) {
+                perf_print_row(side->local->table, r);
+            }
+            __atomic_store_n(&perf_live.n, ++n_results, __ATOMIC_RELEASE);
         }
     }
     }

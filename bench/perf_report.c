@@ -524,8 +524,9 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
         perf_json_str(f, tc_place_sequence((tc_place_t)o->places[i]));
         fprintf(f, "}");
     }
-    fprintf(f, "],\n  \"sw_prefetch\": %s,\n  \"hw_prefetch\": \"%s\",\n  \"stash\": \"%s\",\n",
-            o->sw_prefetch ? "true" : "false",
+    fprintf(f, "],\n  \"order\": \"%s\",\n  \"sw_prefetch\": %s,\n  \"hw_prefetch\": \"%s\",\n"
+               "  \"stash\": \"%s\",\n",
+            o->size_major ? "size" : "test", o->sw_prefetch ? "true" : "false",
             (o->hw_prefetch < 0) ? "unchanged" : (o->hw_prefetch ? "on" : "off"),
             (o->stash < 0) ? "unchanged" : (o->stash ? "on" : "off"));
     fprintf(f, "  \"cycles_source\": \"%s\",\n  \"pmu\": ", tc_cycles_source(run->cycles));

@@ -4,6 +4,9 @@
 # and 1, that runs jam_lat/jam_rate in every mode beside floor_*, put_read_*
 # and put_* at the same frame sizes, so each ratio comes from one run, each
 # invocation right after ucx_perftest -t ucp_put_lat -s 64 on the same cores.
+# Size by size (tc-perf --order size): a jam row and its references run
+# seconds apart, where test by test they were minutes apart and the host's
+# speed drifted in between.
 # Writes OUT/<jam>.csv, OUT/<jam>.json, OUT/ucx_perftest.<jam>.r<N>.txt and
 # OUT/tables.md (one table per payload size: p50 one-way and rate, each
 # with its ratio to floor_*, put_read_* and put_*).
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
         -s) sizes=$2; shift 2 ;;
         -j) jams=$2; shift 2 ;;
         -r) rounds=$2; shift 2 ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-floor.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -63,7 +66,7 @@ for r in $(seq "$rounds"); do
         sleep 0.3
         echo "bench-floor: round $r/$rounds, jam $jam" >&2
         "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -j "$jam" -m local,injected,cached \
-            -t "$tests" -s "$sizes" -n "$iters" -w 10000 -q \
+            -t "$tests" -s "$sizes" -n "$iters" -w 10000 --order size -q \
             --csv "$tmp/$jam.r$r.csv" --json "$tmp/$jam.r$r.json" \
             || { cat "$tmp/srv.log" >&2; exit 1; }
         wait "$srv" || { cat "$tmp/srv.log" >&2; exit 1; }

@@ -127,4 +127,27 @@ import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['mode'] == 'injected']
 assert rows and all(int(r['code_bytes']) > 0 and int(r['got_slots']) == 1 for r in rows), rows
 PY
+
+# --order: test by test (the default), or each payload's tests and modes
+# back to back; the JSON records which
+for order in test size; do
+    "$TC_PERF" -l -m local,injected -t jam_lat,floor_lat -s 8,64 -n 500 -w 50 --order "$order" \
+        --csv "$TMP/o.csv" --json "$TMP/o.json" >"$TMP/out" 2>"$TMP/err" \
+        || fail "tc-perf --order $order: $(cat "$TMP/err")"
+    python3 - "$TMP/o.csv" "$TMP/o.json" "$order" <<'PY' || fail "--order $order rows: $(cat "$TMP/o.csv")"
+import csv, json, sys
+rows = [(r["test"], r["mode"], r["payload_bytes"], r["frame_bytes"])
+        for r in csv.DictReader(open(sys.argv[1]))]
+assert json.load(open(sys.argv[2]))["order"] == sys.argv[3]
+jam = [("jam_lat", m, p) for m in ("local", "injected") for p in ("8", "64")]
+got = [(t, m, p) for t, m, p, f in rows]
+if sys.argv[3] == "test":
+    assert got[:4] == jam and all(t == "floor_lat" for t, _, _ in got[4:]), got
+else:
+    assert [p for _, _, p in got] == sorted((p for _, _, p in got), key=int), got
+    for p in ("8", "64"):
+        tests = [t for t, _, q in got if q == p]
+        assert tests[:2] == ["jam_lat", "jam_lat"] and set(tests[2:]) == {"floor_lat"}, got
+PY
+done
 echo ok
