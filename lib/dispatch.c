@@ -233,8 +233,7 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
  * the header in a handful of compares, then the frame's GOTP and code
  * against what the receiver holds, then the receiver's own copy runs. 0
  * when anything differs: the validated path then decides, and says why. */
-static int tc_rx_injected_fast(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
-                               uint64_t seen)
+int tc_rx_injected_fast(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr, uint64_t seen)
 {
     tc_inj_t *inj                = peer->disp_injected;
     const tc_blob_file_hdr_t *bh = inj->blob->hdr;
@@ -255,37 +254,34 @@ static int tc_rx_injected_fast(tc_peer_t *peer, char *frame, const tc_frame_hdr_
     return 1;
 }
 
-/* Run (or reject) the frame that landed, then give its slot back. The
- * common frame - of the shape of the last local or cached one the validator
- * passed, fixed size - takes six word compares. 0 for a config or goodbye,
- * else 1. */
-static inline int tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
+/* Run (or reject) the frame that landed and that tc_rx_poll passed on
+ * (another shape, variable frames), then give its slot back: the
+ * validator decides. 0 for a config or goodbye, else 1. */
+static int tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
 {
     tc_frame_hdr_t hdr;
 
     /* one copy of the header: what is checked is what is used */
     memcpy(&hdr, frame, sizeof(hdr));
-    if (TC_LIKELY((peer->fast_run != NULL) &&
-                  tc_frame_same_shape(&hdr, &peer->fast_shape, peer->rx_frame_size,
-                                      peer->rx_seq, seen))) {
-        tc_rx_run(peer, frame, &hdr, peer->fast_run, peer->fast_state);
-        goto done;
-    }
-    if (hdr.kind == TC_KIND_INJECTED) {
-        /* its code and GOT lines are checked next, on either path: ask for
-         * them all at once, once */
+    if ((hdr.kind == TC_KIND_INJECTED) && (peer->frames != TC_FRAMES_FIXED)) {
+        /* its code and GOT lines are checked next: ask for them all at
+         * once (fixed frames: tc_rx_poll asked) */
         tc_peer_prefetch_frame(peer, frame);
-        if ((peer->frames == TC_FRAMES_FIXED) && (peer->disp_injected != NULL) &&
-            tc_rx_injected_fast(peer, frame, &hdr, seen)) {
-            goto done;
-        }
     }
     return tc_rx_validated(peer, frame, &hdr, seen);
+}
 
-done:
-    tc_rx_note(peer, &hdr);
-    tc_rx_consumed(peer, seen);
-    return 1;
+/* The next frame past tc_rx_poll: -1 when none has landed, else what
+ * tc_rx_handle counts. Inside in_progress. */
+static int tc_rx_slow(tc_peer_t *peer)
+{
+    uint64_t seen;
+    char *frame;
+
+    if (!tc_peer_rx_ready(peer, &frame, &seen)) {
+        return -1;
+    }
+    return tc_rx_handle(peer, frame, seen);
 }
 
 tc_status_t tc_peer_send_owed(tc_peer_t *peer)
@@ -318,23 +314,24 @@ tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
 {
     tc_status_t status = TC_OK;
     unsigned n = 0;
-    uint64_t seen;
-    char *frame;
+    int got;
 
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return peer->failed;
     }
     peer->in_progress = 1;
     while ((max == 0) || (n < max)) {
-        int got = tc_rx_poll(peer);
-        if (got > 0) {
-            n++;
-            continue;
+        got = tc_rx_poll(peer);
+        if (got == 0) {
+            break; /* nothing new */
         }
-        if ((got == 0) || !tc_peer_rx_ready(peer, &frame, &seen)) {
-            break;
+        if (got < 0) {
+            got = tc_rx_slow(peer); /* -1: nothing after all; 0: a config or goodbye */
+            if (got < 0) {
+                break;
+            }
         }
-        n += (unsigned)tc_rx_handle(peer, frame, seen);
+        n += (unsigned)got;
     }
     peer->in_progress = 0;
     if (tc_peer_owes(peer)) {
@@ -343,5 +340,23 @@ tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
     if (n_p != NULL) {
         *n_p = n;
     }
+    return status;
+}
+
+tc_status_t tc_peer_rx_landed(tc_peer_t *peer, unsigned *n_p)
+{
+    tc_status_t status = TC_OK;
+    int got;
+
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    peer->in_progress = 1;
+    got = tc_rx_slow(peer);
+    peer->in_progress = 0;
+    if (tc_peer_owes(peer)) {
+        status = tc_peer_send_owed(peer);
+    }
+    *n_p = (got > 0) ? 1 : 0;
     return status;
 }

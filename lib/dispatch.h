@@ -52,10 +52,17 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
     }
 }
 
-/* The next frame, if it landed and is of the fast path's shape: run it
- * (1). 0: nothing new in the slot; -1: something landed that the
- * validated path must look at (another shape, variable frames, a failed
- * peer). tc_peer_progress and tc_peer_wait both look here first. */
+/* The next frame of the injected jam that ran last under the allow-list
+ * (disp_injected): run it, 1, or 0 where anything differs (lib/dispatch.c). */
+int tc_rx_injected_fast(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr, uint64_t seen);
+
+/* The next frame, if it landed and takes a fast path: of the shape of the
+ * last local or cached frame the validator passed, or of the injected jam
+ * the allow-list ran last (out of line: it compares the frame's code and
+ * GOTP). 1: ran it. 0: nothing new in the slot. -1: something landed that
+ * the validated path must look at (another shape, variable frames, a
+ * failed peer); tc_peer_rx_landed then takes it. tc_peer_progress and
+ * tc_peer_wait both look here first. */
 static inline int tc_rx_poll(tc_peer_t *peer)
 {
     uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
@@ -63,6 +70,7 @@ static inline int tc_rx_poll(tc_peer_t *peer)
     tc_frame_hdr_t hdr;
     uint64_t seen;
     uint8_t was;
+    int ran;
 
     if (TC_UNLIKELY(peer->frames != TC_FRAMES_FIXED)) {
         return tc_peer_rx_peek(peer) ? -1 : 0;
@@ -76,27 +84,53 @@ static inline int tc_rx_poll(tc_peer_t *peer)
     if (TC_UNLIKELY(seen != tc_frame_sig(peer->rx_seq))) {
         return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
     }
-    if (TC_UNLIKELY((peer->fast_run == NULL) || (peer->failed != TC_OK) ||
-                    (seen == peer->rx_stale[idx]) || peer->sw_prefetch)) {
+    if (TC_UNLIKELY(seen == peer->rx_stale[idx])) {
+        return 0; /* what the last frame of this slot left */
+    }
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return -1;
     }
     tc_load_acquire_fence();
+    if (TC_UNLIKELY(peer->sw_prefetch)) {
+        tc_peer_prefetch_frame(peer, slot);
+    }
     /* one copy of the header: what is checked is what is used */
     memcpy(&hdr, slot, sizeof(hdr));
-    if (TC_UNLIKELY(!tc_frame_same_shape(&hdr, &peer->fast_shape, peer->rx_frame_size,
-                                         peer->rx_seq, seen))) {
-        return -1;
-    }
     /* a jam that sends and waits for credits must not handle frames (this
      * one is not consumed yet) */
     was = peer->in_progress;
-    peer->in_progress = 1;
-    tc_rx_run(peer, slot, &hdr, peer->fast_run, peer->fast_state);
-    peer->in_progress = was;
+    if (TC_LIKELY((peer->fast_run != NULL) &&
+                  tc_frame_same_shape(&hdr, &peer->fast_shape, peer->rx_frame_size,
+                                      peer->rx_seq, seen))) {
+        peer->in_progress = 1;
+        tc_rx_run(peer, slot, &hdr, peer->fast_run, peer->fast_state);
+        peer->in_progress = was;
+    } else if (hdr.kind == TC_KIND_INJECTED) {
+        /* its code and GOT lines are checked next, on either path: ask for
+         * them all at once, once */
+        if (!peer->sw_prefetch) {
+            tc_peer_prefetch_frame(peer, slot);
+        }
+        if (peer->disp_injected == NULL) {
+            return -1;
+        }
+        peer->in_progress = 1;
+        ran = tc_rx_injected_fast(peer, slot, &hdr, seen);
+        peer->in_progress = was;
+        if (!ran) {
+            return -1;
+        }
+    } else {
+        return -1;
+    }
     tc_rx_note(peer, &hdr);
     tc_rx_consumed(peer, seen);
     return 1;
 }
+
+/* The frame tc_rx_poll passed on (-1), through the validator; then what is
+ * owed. *n_p: 1, or 0 for a config or goodbye (or nothing there). */
+tc_status_t tc_peer_rx_landed(tc_peer_t *peer, unsigned *n_p);
 
 /* What frames that ran leave owed to the peer (replies, sync answers, ried
  * answers, a nack, credits), sent. */

@@ -62,7 +62,8 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
             break;
         }
         if ((got < 0) || peer->reply_pending) {
-            status = tc_peer_progress(peer, 1, &n);
+            /* the validated path for what landed; else only what is owed */
+            status = (got < 0) ? tc_peer_rx_landed(peer, &n) : tc_peer_progress(peer, 1, &n);
             if ((status != TC_OK) || (n > 0)) {
                 break;
             }
