@@ -262,16 +262,23 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
     return tc_peer_send_frame(peer, frame);
 }
 
-/* The synced entry of the jam with this peer, syncing first unless nowait. */
-static tc_status_t tc_jam_send_sync(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode,
-                                    int nowait, tc_inj_t **inj_p)
+/* Is inj the jam's entry, synced for mode? */
+static inline int tc_jam_synced(const tc_inj_t *inj, const tc_jam_t *jam, tc_mode_t mode)
+{
+    return (inj != NULL) && (inj->pkg_id == jam->pkg_id) && (inj->element == jam->element) &&
+           inj->tx_synced && ((mode != TC_MODE_CACHED) || inj->tx_cached);
+}
+
+/* tc_jam_send_sync past the last entry looked up. */
+static __attribute__((noinline)) tc_status_t
+tc_jam_send_sync_find(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode, int nowait,
+                      tc_inj_t **inj_p)
 {
     tc_inj_t *inj = tc_inj_find(peer, jam->pkg_id, jam->element);
     tc_status_t status;
 
-    if (TC_LIKELY((inj != NULL) && inj->tx_synced &&
-                  ((mode != TC_MODE_CACHED) || inj->tx_cached))) {
-        *inj_p = inj; /* the steady state: one lookup */
+    if (tc_jam_synced(inj, jam, mode)) {
+        *inj_p = inj;
         return TC_OK;
     }
     if (nowait) {
@@ -285,6 +292,19 @@ static tc_status_t tc_jam_send_sync(tc_peer_t *peer, const tc_jam_t *jam, tc_mod
         *inj_p = tc_inj_find(peer, jam->pkg_id, jam->element);
     }
     return status;
+}
+
+/* The synced entry of the jam with this peer, syncing first unless nowait.
+ * The steady state - a stream of one jam - is the entry looked up last,
+ * checked inline. */
+static inline tc_status_t tc_jam_send_sync(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode,
+                                           int nowait, tc_inj_t **inj_p)
+{
+    if (TC_LIKELY(tc_jam_synced(peer->inj_last, jam, mode))) {
+        *inj_p = peer->inj_last;
+        return TC_OK;
+    }
+    return tc_jam_send_sync_find(peer, jam, mode, nowait, inj_p);
 }
 
 /* Injected frames of one jam have the same sections whatever the payload:
