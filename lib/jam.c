@@ -424,7 +424,7 @@ static tc_status_t tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, co
 
 /* Cached: the sync that put the code in the receiver's cache first (once),
  * then a frame laid out as a local one. */
-static __attribute__((noinline)) tc_status_t
+static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_cached(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
                    unsigned flags, int nowait)
 {
