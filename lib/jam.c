@@ -192,6 +192,61 @@ static tc_status_t tc_jam_pack_overran(const tc_peer_t *peer, const tc_jam_t *ja
     return TC_ERR_OUT_OF_RANGE;
 }
 
+/* What the header of a plain frame depends on besides the jam's package id
+ * and element: payload length, whether a reply is wanted, kind. */
+static inline uint64_t tc_jam_tmpl_key(uint32_t packed, unsigned flags, uint8_t kind)
+{
+    return (uint64_t)packed | ((uint64_t)!!(flags & TC_SEND_WANT_REPLY) << 32) |
+           ((uint64_t)kind << 40);
+}
+
+/* A plain frame whose header the template does not hold: lay it out, make
+ * it the template, send it. */
+static __attribute__((noinline)) tc_status_t
+tc_jam_send_plain_new(tc_peer_t *peer, const tc_jam_t *jam, char *frame, uint32_t packed,
+                      unsigned flags, uint8_t kind)
+{
+    tc_frame_layout_t layout = {0, 0, 0, packed};
+    tc_frame_offsets_t offsets;
+    tc_status_t status;
+    uint32_t size;
+
+    status = tc_frame_layout(&layout, peer->tx_slot_size, &offsets);
+    size   = (status == TC_OK) ? tc_peer_frame_size(peer, offsets.frame_size) : 0;
+    if (TC_UNLIKELY(size == 0)) {
+        char advice[320];
+        uint32_t needed = tc_frame_size_for(packed);
+        tc_error("%s: jam '%s' %s with %u payload bytes needs a %u-byte frame; %s",
+                 peer->name, jam->elem->name, (kind == TC_KIND_CACHED) ? "cached" : "local",
+                 packed, needed, tc_peer_frame_advice(peer, needed, 0, advice, sizeof(advice)));
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    offsets.frame_size = size;
+
+    /* the template is written here and copied out, never read back from
+     * the frame (which may be in the peer's memory) */
+    tc_frame_write_hdr(&peer->tx_tmpl, &offsets, &layout, kind,
+                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
+                       jam->pkg_id, jam->element, peer->tx_seq);
+    memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
+    peer->tx_tmpl_key  = tc_jam_tmpl_key(packed, flags, kind);
+    peer->tx_tmpl_size = size;
+    return tc_peer_send_frame(peer, frame);
+}
+
+/* A pack routine returned -1, or more than cap. */
+static __attribute__((noinline)) tc_status_t
+tc_jam_pack_refused(const tc_peer_t *peer, const tc_jam_t *jam, int64_t packed, uint64_t cap,
+                    size_t len)
+{
+    if (packed < 0) {
+        tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1; "
+                 "slots are %u bytes)", peer->name, jam->elem->name, len, peer->tx_slot_size);
+        return TC_ERR_OUT_OF_RANGE;
+    }
+    return tc_jam_pack_overran(peer, jam, packed, cap);
+}
+
 /* A frame that carries no code: local, or cached (whose layout is the same:
  * the receiver's cache holds the code, named by package id and element).
  * kind is TC_KIND_LOCAL or TC_KIND_CACHED. */
@@ -199,11 +254,9 @@ static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
                   unsigned flags, int nowait, uint8_t kind)
 {
-    tc_frame_layout_t layout = {0, 0, 0, 0};
-    tc_frame_offsets_t offsets;
     tc_status_t status;
-    uint32_t size, cap;
     int64_t packed;
+    uint32_t cap;
     char *frame;
 
     status = tc_send_slot(peer, nowait);
@@ -215,17 +268,12 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
     cap    = peer->tx_slot_size - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE;
     packed = jam->elem->pack(frame + TC_FRAME_HDR_SIZE, cap, src, len);
     if (TC_UNLIKELY((uint64_t)packed > cap)) { /* one test: a negative result is huge unsigned */
-        if (packed < 0) {
-            tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1; "
-                     "slots are %u bytes)", peer->name, jam->elem->name, len, peer->tx_slot_size);
-            return TC_ERR_OUT_OF_RANGE;
-        }
-        return tc_jam_pack_overran(peer, jam, packed, cap);
+        return tc_jam_pack_refused(peer, jam, packed, cap, len);
     }
 
-    /* the header names the jam by package id and element: both must match */
-    if (TC_LIKELY((jam->elem == peer->tx_tmpl_elem) && ((uint32_t)packed == peer->tx_tmpl_len) &&
-                  (flags == peer->tx_tmpl_flags) && (kind == peer->tx_tmpl.kind) &&
+    /* the header names the jam by package id and element: both must match,
+     * and the frame size where it is fixed (it may have changed since) */
+    if (TC_LIKELY((tc_jam_tmpl_key((uint32_t)packed, flags, kind) == peer->tx_tmpl_key) &&
                   (jam->pkg_id == peer->tx_tmpl.pkg_id) &&
                   (jam->element == peer->tx_tmpl.element) &&
                   ((peer->frames != TC_FRAMES_FIXED) ||
@@ -234,32 +282,7 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
         ((tc_frame_hdr_t *)frame)->seq = peer->tx_seq;
         return tc_peer_send_sized(peer, frame, peer->tx_tmpl_size, 1); /* sized when made */
     }
-
-    layout.payload_len = (uint32_t)packed;
-    status = tc_frame_layout(&layout, peer->tx_slot_size, &offsets);
-    size   = (status == TC_OK) ? tc_peer_frame_size(peer, offsets.frame_size) : 0;
-    if (TC_UNLIKELY(size == 0)) {
-        char advice[320];
-        uint32_t needed = tc_frame_size_for((uint32_t)packed);
-        tc_error("%s: jam '%s' %s with %lld payload bytes needs a %u-byte frame; %s",
-                 peer->name, jam->elem->name,
-                 (kind == TC_KIND_CACHED) ? "cached" : "local", (long long)packed, needed,
-                 tc_peer_frame_advice(peer, needed, 0, advice, sizeof(advice)));
-        return TC_ERR_OUT_OF_RANGE;
-    }
-    offsets.frame_size = size;
-
-    /* the template is written here and copied out, never read back from
-     * the frame (which may be in the peer's memory) */
-    tc_frame_write_hdr(&peer->tx_tmpl, &offsets, &layout, kind,
-                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
-                       jam->pkg_id, jam->element, peer->tx_seq);
-    memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
-    peer->tx_tmpl_elem  = jam->elem;
-    peer->tx_tmpl_len   = (uint32_t)packed;
-    peer->tx_tmpl_flags = flags;
-    peer->tx_tmpl_size  = size;
-    return tc_peer_send_frame(peer, frame);
+    return tc_jam_send_plain_new(peer, jam, frame, (uint32_t)packed, flags, kind);
 }
 
 /* Is inj the jam's entry, synced for mode? */

@@ -258,10 +258,9 @@ struct tc_peer {
     /* header of the last jam frame sent: the next one of the same jam, size
      * and flags copies it instead of laying the frame out again */
     tc_frame_hdr_t          tx_tmpl;
-    const tc_pkg_element_t *tx_tmpl_elem;
-    uint32_t                tx_tmpl_len;
+    uint64_t                tx_tmpl_key;  /* tc_jam_tmpl_key of it; 0: none (a kind is
+                                           * never 0) */
     uint32_t                tx_tmpl_size;
-    unsigned                tx_tmpl_flags;
 
     /* the same for injected frames: the sections of the last injected jam
      * sent (its layout with no payload: where GOTP, code and payload go)
