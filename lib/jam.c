@@ -385,7 +385,8 @@ static tc_status_t tc_jam_itmpl_header(tc_peer_t *peer, const tc_jam_t *jam, uin
     return TC_OK;
 }
 
-static tc_status_t tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
+static inline __attribute__((always_inline)) tc_status_t
+tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                                         size_t len, unsigned flags, int nowait)
 {
     const tc_frame_offsets_t *off = &peer->tx_itmpl_off;
