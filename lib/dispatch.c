@@ -83,12 +83,14 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
     case TC_KIND_INJECTED:
         why = tc_exec_injected(peer, inj, hdr, (uint8_t *)frame + off.got_off, run_p);
         if ((why == NULL) && (peer->frames == TC_FRAMES_FIXED) && (*run_p == inj->own_run) &&
-            (hdr->args_len == 0)) {
+            (hdr->args_len == 0) && !(hdr->flags & TC_FRAME_F_CACHE)) {
             /* the allow-list ran the receiver's own copy: the next frame of
-             * this jam and layout takes the fast path */
-            peer->disp_injected        = inj;
-            peer->disp_inj_got_off     = (uint16_t)off.got_off;
-            peer->disp_inj_payload_off = hdr->payload_off;
+             * this jam's shape (flags included: one that asks to cache goes
+             * through here) takes the fast path */
+            peer->disp_injected       = inj;
+            tc_frame_shape_of(hdr, peer->rx_frame_size, &peer->disp_inj_shape);
+            peer->disp_inj_frame_size = peer->rx_frame_size;
+            peer->disp_inj_got_off    = (uint16_t)off.got_off;
         }
         return why;
     default: /* TC_KIND_CACHED */
@@ -230,20 +232,18 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
 }
 
 /* The next frame of the injected jam that ran last under the allow-list:
- * the header in a handful of compares, then the frame's GOTP and code
- * against what the receiver holds, then the receiver's own copy runs. 0
- * when anything differs: the validated path then decides, and says why. */
+ * the header against that frame's shape (at the frame size it had), then
+ * the frame's GOTP and code against what the receiver holds, then the
+ * receiver's own copy runs. 0 when anything differs: the validated path
+ * then decides, and says why. */
 int tc_rx_injected_fast(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr, uint64_t seen)
 {
-    tc_inj_t *inj                = peer->disp_injected;
-    const tc_blob_file_hdr_t *bh = inj->blob->hdr;
+    tc_inj_t *inj = peer->disp_injected;
     tc_jam_run_fn run_fn;
 
-    if (!tc_frame_fast_layout(hdr, TC_KIND_INJECTED, peer->rx_frame_size, peer->rx_seq, seen,
-                              (uint16_t)bh->got_count,
-                              (uint16_t)(bh->image_size - bh->code_offset),
-                              peer->disp_inj_payload_off) ||
-        (hdr->pkg_id != inj->pkg_id) || (hdr->element != inj->element)) {
+    if ((peer->rx_frame_size != peer->disp_inj_frame_size) ||
+        !tc_frame_same_shape(hdr, &peer->disp_inj_shape, peer->rx_frame_size, peer->rx_seq,
+                             seen)) {
         return 0;
     }
     run_fn = tc_exec_injected_again(peer, inj, (const uint8_t *)frame + peer->disp_inj_got_off);

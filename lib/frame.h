@@ -167,34 +167,14 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdr, const void *frame,
                                   const tc_frame_expect_t *expect, char *reason,
                                   size_t reason_len);
 
-/* The injected fast path's check (lib/dispatch.c) in a handful of compares,
- * against the blob the receiver holds: a fixed-size frame of kind with
- * no ARGS, the sections a jam of this layout has (got_count GOT slots,
- * code_len code bytes, the payload at payload_off), the expected sequence
- * number and its signal. Anything else goes through tc_frame_validate_hdr,
- * which also names what is wrong. */
-static inline int tc_frame_fast_layout(const tc_frame_hdr_t *hdr, uint8_t kind,
-                                       uint32_t fixed_size, uint32_t seq, uint64_t sig,
-                                       uint16_t got_count, uint16_t code_len,
-                                       uint16_t payload_off)
-{
-    return (hdr->mag == TC_FRAME_MAG) && (hdr->seq == seq) &&
-           (hdr->frame_size == fixed_size) && (sig == tc_frame_sig(seq)) &&
-           (hdr->kind == kind) && !(hdr->flags & ~TC_FRAME_F_KNOWN) &&
-           !(hdr->flags & TC_FRAME_F_CACHE) &&
-           (hdr->version == TC_PROTO_VERSION) && (hdr->args_len == 0) &&
-           (hdr->got_count == got_count) && (hdr->code_len == code_len) &&
-           (hdr->payload_off == payload_off) &&
-           ((uint64_t)hdr->payload_len + payload_off + TC_FRAME_SIG_SIZE <= fixed_size);
-}
-
 /* The shape of a header the validator passed: the words that stay the same
  * from frame to frame of one stream (package, element, kind, flags; the
  * sections' offsets and lengths) and how long a payload the frame size
  * holds behind them. A later header of the same shape, with the expected
  * seq, size and signal, is what the validator passed apart from the
  * per-frame fields (seq, ack, payload_len within the bound, the result
- * stamp), so the receiver runs it as that one ran (lib/dispatch.c). Words
+ * stamp), so the receiver runs it as that one ran (lib/dispatch.c: local
+ * and cached frames; injected ones also have their code and GOTP compared). Words
  * as little-endian loads, as every field is. */
 typedef struct tc_frame_shape {
     uint64_t w_name;    /* bytes 8-15: pkg_id, element, kind, flags */

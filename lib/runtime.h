@@ -245,11 +245,13 @@ struct tc_peer {
      * tc_peer_tx_frame clears it); a stream of one jam then writes its code
      * into staging once per slot, not per frame */
     const struct tc_inj **tx_code_in;
-    /* the last injected jam run under the allow-list, and where its
-     * frames' sections are: the next frame of it takes the fast path */
+    /* the last injected jam run under the allow-list, the shape of its
+     * frame (tc_frame_shape_of, at frame size disp_inj_frame_size) and where
+     * its GOTP is: the next frame of that shape takes the fast path */
     struct tc_inj    *disp_injected;
+    tc_frame_shape_t  disp_inj_shape;
+    uint32_t          disp_inj_frame_size;
     uint16_t          disp_inj_got_off;
-    uint16_t          disp_inj_payload_off;
     tc_signal_mode_t  signal;          /* how our frames are signalled: resolved at
                                         * connect (never AUTO) */
     uint64_t          remote_raw;
@@ -357,8 +359,8 @@ const char   *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t
  * *run_p (NULL: the receiver holds nothing, the sender must be told). */
 const char   *tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj, tc_jam_run_fn *run_p);
 /* The fast path's half of tc_exec_injected, for a frame of a jam that ran
- * injected before under the allow-list (the header already checked by
- * tc_frame_fast_layout): the receiver's own linked copy if the frame's GOTP
+ * injected before under the allow-list (the header already checked against
+ * the shape of that one, tc_frame_same_shape): the receiver's own linked copy if the frame's GOTP
  * and code are the ones it holds, else NULL (the validated path says why). */
 tc_jam_run_fn tc_exec_injected_again(tc_peer_t *peer, tc_inj_t *inj, const uint8_t *image);
 /* May the receiver take a namespace sync of inj at all? TC_SYNC_OK or the

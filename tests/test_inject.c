@@ -243,10 +243,18 @@ static void test_injected_fast_path(void **unused)
         assert_int_equal(tc_frame_layout(&l, fsize, &o), TC_OK);
         frame[o.code_off + 4] ^= 0x40;
     }
+    /* the flags as they were: the header is of the fast path's shape, so
+     * the fast path itself finds the code changed */
     hdr->seq   = pair.s[1].peer->tx_seq;
-    hdr->flags = 0;
     hdr->ack   = pair.s[1].peer->rx_seq;
     *tc_frame_sig_ptr(frame, fsize) = tc_frame_sig(hdr->seq);
+    {
+        const tc_frame_shape_t *fast = &pair.s[0].peer->disp_inj_shape;
+        tc_frame_shape_t shape;
+        tc_frame_shape_of(hdr, fsize, &shape);
+        assert_true((shape.w_name == fast->w_name) && (shape.w_layout == fast->w_layout) &&
+                    (shape.len_max == fast->len_max));
+    }
     assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, fsize), TC_OK);
     for (done = 0; done == 0;) {
         assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &k), TC_OK);
@@ -263,6 +271,74 @@ static void test_injected_fast_path(void **unused)
     pair_close(&pair);
 }
 
+/* The injected fast path's shape holds for the frame size it was taken at:
+ * after the sender's frames shrink, a copy of its last frame cut to the new
+ * size but claiming the old payload length (room only the old size had) is
+ * rejected, not run; then the stream goes on in the new size. */
+static void test_injected_fast_path_resize(void **unused)
+{
+    int32_t payload[64];
+    tc_context_params_t params;
+    uint32_t big, small, k, done;
+    tc_peer_stats_t rx;
+    char frame[4096];
+    tc_frame_hdr_t *hdr;
+    int64_t expect;
+    tc_jam_t sum;
+    pair_t pair;
+
+    (void)unused;
+    for (k = 0; k < 64; ++k) {
+        payload[k] = (int32_t)k + 1;
+    }
+    pair_params(&params, 8);
+    pair_open(&pair, &params);
+    sum   = jam_of(&pair.s[1], "server_sum");
+    big   = tc_jam_frame_size(&sum, TC_MODE_INJECTED, sizeof(payload));
+    small = tc_jam_frame_size(&sum, TC_MODE_INJECTED, 16);
+    assert_true((small < big) && (big <= sizeof(frame)));
+    assert_int_equal(tc_peer_set_frame_size(pair.s[0].peer, big), TC_OK);
+    assert_int_equal(tc_peer_set_frame_size(pair.s[1].peer, big), TC_OK);
+    expect = 0;
+    for (k = 0; k < 3; ++k) { /* the validator's frame, then two fast ones */
+        expect += payload[0] + payload[1];
+        assert_int_equal(call_served(&pair, 1, &sum, payload, 8, TC_MODE_INJECTED), expect);
+    }
+    assert_non_null(pair.s[0].peer->disp_injected);
+    assert_int_equal(pair.s[0].peer->disp_inj_frame_size, big);
+
+    {
+        const tc_peer_t *tx = pair.s[1].peer;
+        memcpy(frame,
+               tx->tx_ring + (size_t)((tx->tx_seq - 1) & tx->tx_stage_mask) * tx->tx_slot_size,
+               big);
+    }
+    /* the config frame goes out first: the receiver's frames are small
+     * from the next one on */
+    assert_int_equal(tc_peer_set_frame_size(pair.s[1].peer, small), TC_OK);
+    hdr              = (tc_frame_hdr_t *)frame;
+    hdr->frame_size  = small;
+    hdr->payload_len = big - hdr->payload_off - TC_FRAME_SIG_SIZE;
+    hdr->seq         = pair.s[1].peer->tx_seq;
+    hdr->ack         = pair.s[1].peer->rx_seq;
+    *tc_frame_sig_ptr(frame, small) = tc_frame_sig(hdr->seq);
+    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, small), TC_OK);
+    for (done = 0; done == 0;) {
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &k), TC_OK);
+        done = k;
+    }
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 1);
+    assert_int_equal(state_of(&pair.s[0])->sum, expect);
+    /* and the stream goes on, small */
+    expect += payload[0];
+    assert_int_equal(call_served(&pair, 1, &sum, payload, 4, TC_MODE_INJECTED), expect);
+    expect += payload[0];
+    assert_int_equal(call_served(&pair, 1, &sum, payload, 4, TC_MODE_INJECTED), expect);
+    assert_int_equal(pair.s[0].peer->disp_inj_frame_size, small);
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_modes_agree_wx),
         cmocka_unit_test(test_cache_loss),
         cmocka_unit_test(test_injected_fast_path),
+        cmocka_unit_test(test_injected_fast_path_resize),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("inject", tests, NULL, NULL);
