@@ -75,12 +75,7 @@ static inline int tc_rx_poll(tc_peer_t *peer)
     if (TC_UNLIKELY(peer->frames != TC_FRAMES_FIXED)) {
         return tc_peer_rx_peek(peer) ? -1 : 0;
     }
-    if (peer->rx_frame_size > TC_FRAME_ALIGN) {
-        /* the header line too: its miss overlaps the signal's (see
-         * tc_peer_rx_peek) */
-        (void)*(const volatile uint64_t *)(const void *)slot;
-    }
-    seen = *tc_frame_sig_ptr(slot, peer->rx_frame_size);
+    seen = tc_peer_rx_sig(peer, slot);
     if (TC_UNLIKELY(seen != tc_frame_sig(peer->rx_seq))) {
         return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
     }

@@ -192,8 +192,9 @@ static tc_status_t tc_jam_pack_overran(const tc_peer_t *peer, const tc_jam_t *ja
     return TC_ERR_OUT_OF_RANGE;
 }
 
-/* What the header of a plain frame depends on besides the jam's package id
- * and element: payload length, whether a reply is wanted, kind. */
+/* What a frame's header depends on besides the jam's package id and element
+ * (and, for injected frames, its sections): payload length, whether a reply
+ * is wanted, kind. Never 0 (no kind is): 0 means no template. */
 static inline uint64_t tc_jam_tmpl_key(uint32_t packed, unsigned flags, uint8_t kind)
 {
     return (uint64_t)packed | ((uint64_t)!!(flags & TC_SEND_WANT_REPLY) << 32) |
@@ -348,7 +349,7 @@ static tc_status_t tc_jam_itmpl_sections(tc_peer_t *peer, const tc_jam_t *jam, t
         return TC_ERR_OUT_OF_RANGE;
     }
     peer->tx_itmpl_inj = inj;
-    peer->tx_itmpl_len = UINT32_MAX;
+    peer->tx_itmpl_key = 0; /* no header for these sections yet */
     return TC_OK;
 }
 
@@ -379,9 +380,8 @@ static tc_status_t tc_jam_itmpl_header(tc_peer_t *peer, const tc_jam_t *jam, uin
     tc_frame_write_hdr(&peer->tx_itmpl, off, &peer->tx_itmpl_layout, TC_KIND_INJECTED,
                        (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
                        jam->element, peer->tx_seq);
-    peer->tx_itmpl_len   = packed;
-    peer->tx_itmpl_size  = size;
-    peer->tx_itmpl_flags = flags;
+    peer->tx_itmpl_key  = tc_jam_tmpl_key(packed, flags, TC_KIND_INJECTED);
+    peer->tx_itmpl_size = size;
     return TC_OK;
 }
 
@@ -415,14 +415,10 @@ tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     cap    = peer->tx_slot_size - off->payload_off - TC_FRAME_SIG_SIZE;
     packed = jam->elem->pack(frame + off->payload_off, cap, src, len);
     if (TC_UNLIKELY((uint64_t)packed > cap)) { /* one test: a negative result is huge unsigned */
-        if (packed < 0) {
-            tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1)",
-                     peer->name, jam->elem->name, len);
-            return TC_ERR_OUT_OF_RANGE;
-        }
-        return tc_jam_pack_overran(peer, jam, packed, cap);
+        return tc_jam_pack_refused(peer, jam, packed, cap, len);
     }
-    if (TC_UNLIKELY(((uint32_t)packed != peer->tx_itmpl_len) || (flags != peer->tx_itmpl_flags) ||
+    if (TC_UNLIKELY((tc_jam_tmpl_key((uint32_t)packed, flags, TC_KIND_INJECTED) !=
+                     peer->tx_itmpl_key) ||
                     ((peer->frames == TC_FRAMES_FIXED) &&
                      (peer->tx_frame_size != peer->tx_itmpl_size)))) {
         status = tc_jam_itmpl_header(peer, jam, (uint32_t)packed, flags);

@@ -140,23 +140,27 @@ static inline volatile uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint6
 }
 
 
+/* Fixed frames: the signal word of slot, with the header's line asked for
+ * beside it where the frame is over one line (its miss overlaps the
+ * signal's, so such a frame costs one transfer in series, not two). */
+static inline uint64_t tc_peer_rx_sig(const tc_peer_t *peer, const char *slot)
+{
+    if (peer->rx_frame_size > TC_FRAME_ALIGN) {
+        (void)*(const volatile uint64_t *)(const void *)slot;
+    }
+    return *tc_frame_sig_ptr((char *)slot, peer->rx_frame_size);
+}
+
 /* Has the next frame (or something to reject) landed? The wait loop's only
  * work per iteration, so it stays a couple of loads: the signal word and,
- * for frames over one line, the header's line (see below). */
+ * for frames over one line, the header's line (tc_peer_rx_sig). */
 static inline int tc_peer_rx_peek(const tc_peer_t *peer)
 {
     uint32_t idx     = peer->rx_seq & (peer->rx_slots - 1);
     const char *slot = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
-    uint64_t seen;
 
     if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
-        if (peer->rx_frame_size > TC_FRAME_ALIGN) {
-            /* the header line too: its miss overlaps the signal's, so a
-             * frame over one line costs one transfer in series, not two */
-            (void)*(const volatile uint64_t *)(const void *)slot;
-        }
-        seen = *tc_frame_sig_ptr((char *)slot, peer->rx_frame_size);
-        return tc_peer_sig_new(peer, idx, seen);
+        return tc_peer_sig_new(peer, idx, tc_peer_rx_sig(peer, slot));
     }
     return (((const volatile tc_frame_hdr_t *)slot)->mag != 0) &&
            tc_peer_hdr_new(peer, idx, ((const volatile tc_frame_hdr_t *)slot)->seq);

@@ -266,14 +266,13 @@ struct tc_peer {
 
     /* the same for injected frames: the sections of the last injected jam
      * sent (its layout with no payload: where GOTP, code and payload go)
-     * and the header of its last frame (tx_itmpl_len UINT32_MAX: none) */
+     * and the header of its last frame, keyed as tx_tmpl (0: none) */
     tc_frame_hdr_t          tx_itmpl;
     const struct tc_inj    *tx_itmpl_inj;
     tc_frame_layout_t       tx_itmpl_layout;
     tc_frame_offsets_t      tx_itmpl_off;
-    uint32_t                tx_itmpl_len;
+    uint64_t                tx_itmpl_key;
     uint32_t                tx_itmpl_size;
-    unsigned                tx_itmpl_flags;
 
     /* injection: per (package, jam) sync and cache state */
     tc_inj_t          inj[TC_MAX_INJ];

@@ -153,6 +153,36 @@ static void test_cache_loss(void **unused)
     pair_close(&pair);
 }
 
+/* A copy of the sender's last frame, size bytes (the hostile sender's
+ * starting point: a valid frame it may then change). */
+static void last_sent(const pair_t *pair, char *frame, uint32_t size)
+{
+    const tc_peer_t *tx = pair->s[1].peer;
+
+    memcpy(frame, tx->tx_ring + (size_t)((tx->tx_seq - 1) & tx->tx_stage_mask) * tx->tx_slot_size,
+           size);
+}
+
+/* Put a forged frame of size bytes as the sender's next one (its seq,
+ * credits and signal stamped), then run the receiver until it has handled
+ * it: rejected, it must be the receiver's only rejection so far. */
+static void put_forged_rejected(pair_t *pair, char *frame, uint32_t size)
+{
+    tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
+    tc_peer_stats_t rx;
+    unsigned k = 0;
+
+    hdr->seq = pair->s[1].peer->tx_seq;
+    hdr->ack = pair->s[1].peer->rx_seq;
+    *tc_frame_sig_ptr(frame, size) = tc_frame_sig(hdr->seq);
+    assert_int_equal(tc_peer_send_raw_frame(pair->s[1].peer, frame, size), TC_OK);
+    while (k == 0) {
+        assert_int_equal(tc_peer_progress(pair->s[0].peer, 0, &k), TC_OK);
+    }
+    tc_peer_stats(pair->s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 1);
+}
+
 /* Fixed frames, where injected frames of the last allow-listed jam take the
  * fast path and a sender writes a jam's code into a staging slot once:
  * injected frames of two jams interleaved with local and cached ones, in
@@ -174,7 +204,7 @@ static void test_injected_fast_path(void **unused)
     uint32_t frame_size, len, fsize;
     char frame[4096];
     tc_frame_hdr_t *hdr;
-    unsigned k, done;
+    unsigned k;
 
     (void)unused;
     for (k = 0; k < 64; ++k) {
@@ -229,12 +259,7 @@ static void test_injected_fast_path(void **unused)
 
     /* the same frame again from the sender's staging, one code byte changed */
     fsize = frame_size;
-    {
-        const tc_peer_t *tx = pair.s[1].peer;
-        memcpy(frame,
-               tx->tx_ring + (size_t)((tx->tx_seq - 1) & tx->tx_stage_mask) * tx->tx_slot_size,
-               fsize);
-    }
+    last_sent(&pair, frame, fsize);
     hdr = (tc_frame_hdr_t *)frame;
     assert_int_equal(hdr->kind, TC_KIND_INJECTED);
     {
@@ -245,9 +270,6 @@ static void test_injected_fast_path(void **unused)
     }
     /* the flags as they were: the header is of the fast path's shape, so
      * the fast path itself finds the code changed */
-    hdr->seq   = pair.s[1].peer->tx_seq;
-    hdr->ack   = pair.s[1].peer->rx_seq;
-    *tc_frame_sig_ptr(frame, fsize) = tc_frame_sig(hdr->seq);
     {
         const tc_frame_shape_t *fast = &pair.s[0].peer->disp_inj_shape;
         tc_frame_shape_t shape;
@@ -255,13 +277,7 @@ static void test_injected_fast_path(void **unused)
         assert_true((shape.w_name == fast->w_name) && (shape.w_layout == fast->w_layout) &&
                     (shape.len_max == fast->len_max));
     }
-    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, fsize), TC_OK);
-    for (done = 0; done == 0;) {
-        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &k), TC_OK);
-        done = k;
-    }
-    tc_peer_stats(pair.s[0].peer, &rx);
-    assert_int_equal(rx.rx_rejected, 1);
+    put_forged_rejected(&pair, frame, fsize);
     assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), "code differs"));
     assert_int_equal(state_of(&pair.s[0])->sum, expect);
     /* and the stream goes on */
@@ -279,8 +295,7 @@ static void test_injected_fast_path_resize(void **unused)
 {
     int32_t payload[64];
     tc_context_params_t params;
-    uint32_t big, small, k, done;
-    tc_peer_stats_t rx;
+    uint32_t big, small, k;
     char frame[4096];
     tc_frame_hdr_t *hdr;
     int64_t expect;
@@ -307,28 +322,14 @@ static void test_injected_fast_path_resize(void **unused)
     assert_non_null(pair.s[0].peer->disp_injected);
     assert_int_equal(pair.s[0].peer->disp_inj_frame_size, big);
 
-    {
-        const tc_peer_t *tx = pair.s[1].peer;
-        memcpy(frame,
-               tx->tx_ring + (size_t)((tx->tx_seq - 1) & tx->tx_stage_mask) * tx->tx_slot_size,
-               big);
-    }
+    last_sent(&pair, frame, big);
     /* the config frame goes out first: the receiver's frames are small
      * from the next one on */
     assert_int_equal(tc_peer_set_frame_size(pair.s[1].peer, small), TC_OK);
     hdr              = (tc_frame_hdr_t *)frame;
     hdr->frame_size  = small;
     hdr->payload_len = big - hdr->payload_off - TC_FRAME_SIG_SIZE;
-    hdr->seq         = pair.s[1].peer->tx_seq;
-    hdr->ack         = pair.s[1].peer->rx_seq;
-    *tc_frame_sig_ptr(frame, small) = tc_frame_sig(hdr->seq);
-    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, small), TC_OK);
-    for (done = 0; done == 0;) {
-        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &k), TC_OK);
-        done = k;
-    }
-    tc_peer_stats(pair.s[0].peer, &rx);
-    assert_int_equal(rx.rx_rejected, 1);
+    put_forged_rejected(&pair, frame, small);
     assert_int_equal(state_of(&pair.s[0])->sum, expect);
     /* and the stream goes on, small */
     expect += payload[0];
