@@ -185,7 +185,9 @@ typedef struct tc_frame_shape {
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "frame words are little-endian");
 _Static_assert((offsetof(tc_frame_hdr_t, pkg_id) == 8) && (offsetof(tc_frame_hdr_t, ack) == 16) &&
                    (offsetof(tc_frame_hdr_t, payload_off) == 24) &&
-                   (offsetof(tc_frame_hdr_t, ret_seq) == 40),
+                   (offsetof(tc_frame_hdr_t, ret) == 32) &&
+                   (offsetof(tc_frame_hdr_t, ret_seq) == 40) &&
+                   (offsetof(tc_frame_hdr_t, flags) == 15),
                "the shape's words");
 
 #define TC_FRAME_W_TAIL_MASK 0xFF00FFFFu /* version and mag: bytes 44-45, 47 */
@@ -212,6 +214,38 @@ static inline int tc_frame_same_shape(const tc_frame_hdr_t *hdr, const tc_frame_
            (w[1] == shape->w_name) && (w[3] == shape->w_layout) &&
            ((w[2] >> 32) <= shape->len_max) &&
            (((uint32_t)(w[5] >> 32) & TC_FRAME_W_TAIL_MASK) == TC_FRAME_W_TAIL);
+}
+
+/* A header's words as eight-byte loads (each one word: a 16-byte load
+ * into a vector and back is what memcpy of the header compiles to). */
+static inline void tc_frame_load_words(const tc_frame_hdr_t *hdr, uint64_t w[TC_FRAME_HDR_SIZE / 8])
+{
+    const char *p = (const char *)hdr;
+
+    memcpy(&w[0], p, 8);
+    memcpy(&w[1], p + 8, 8);
+    memcpy(&w[2], p + 16, 8);
+    memcpy(&w[3], p + 24, 8);
+    memcpy(&w[4], p + 32, 8);
+    memcpy(&w[5], p + 40, 8);
+}
+
+/* The sender's per-frame stamps (seq, ack, the latest result) over a
+ * header's words, in registers: the frame's header is then stored once, in
+ * eight-byte words. Stamping the staged header in memory and copying it
+ * with 16-byte loads made every load span smaller stores still in the
+ * store buffer, a failed store-to-load forward each (lib/send.h). w holds
+ * the header's words as loaded and is stamped in place. */
+static inline void tc_frame_stamp_words(uint64_t w[TC_FRAME_HDR_SIZE / 8], uint32_t seq,
+                                        uint32_t ack, int has_ret, int64_t ret, uint32_t ret_seq)
+{
+    w[0] = (w[0] & 0xFFFFFFFFu) | ((uint64_t)seq << 32);
+    w[2] = (w[2] & ~(uint64_t)0xFFFFFFFFu) | ack;
+    if (has_ret) {
+        w[1] |= (uint64_t)TC_FRAME_F_HAS_RET << 56; /* flags: byte 15 */
+        w[4]  = (uint64_t)ret;
+        w[5]  = (w[5] & ~(uint64_t)0xFFFFFFFFu) | ret_seq;
+    }
 }
 
 const char *tc_frame_kind_str(uint8_t kind);

@@ -279,9 +279,8 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
                   (jam->element == peer->tx_tmpl.element) &&
                   ((peer->frames != TC_FRAMES_FIXED) ||
                    (peer->tx_frame_size == peer->tx_tmpl_size)))) {
-        memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
-        ((tc_frame_hdr_t *)frame)->seq = peer->tx_seq;
-        return tc_peer_send_sized(peer, frame, peer->tx_tmpl_size, 1); /* sized when made */
+        return tc_peer_send_sized(peer, &peer->tx_tmpl, frame, peer->tx_tmpl_size,
+                                  1); /* sized when made */
     }
     return tc_jam_send_plain_new(peer, jam, frame, (uint32_t)packed, flags, kind);
 }
@@ -426,8 +425,6 @@ tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
             return status;
         }
     }
-    memcpy(frame, &peer->tx_itmpl, sizeof(peer->tx_itmpl));
-    ((tc_frame_hdr_t *)frame)->seq = peer->tx_seq;
     for (got = 0; got < peer->tx_itmpl_layout.got_count; ++got) {
         memcpy(frame + off->got_off + 8u * got, &inj->tx_gotp[got], 8u);
     }
@@ -439,7 +436,8 @@ tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                peer->tx_itmpl_layout.code_len);
     }
     peer->tx_code_in[tc_peer_tx_stage(peer)] = inj;
-    return tc_peer_send_sized(peer, frame, peer->tx_itmpl_size, 1); /* sized with the header */
+    return tc_peer_send_sized(peer, &peer->tx_itmpl, frame, peer->tx_itmpl_size,
+                              1); /* sized with the header */
 }
 
 /* Cached: the sync that put the code in the receiver's cache first (once),

@@ -189,7 +189,7 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
                  size, peer->tx_slot_size);
         return TC_ERR_PROTOCOL;
     }
-    return tc_peer_send_sized(peer, frame, size,
+    return tc_peer_send_sized(peer, hdr, frame, size,
                               (kind == TC_KIND_LOCAL) || (kind == TC_KIND_INJECTED) ||
                                   (kind == TC_KIND_CACHED));
 }

@@ -94,24 +94,26 @@ tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked);
 void        tc_send_select(tc_peer_t *peer);
 
 /* The send path's tail, for a frame of size bytes that fits the peer's
- * slots (the caller checked): stamp credits and the latest result into its
- * header, deliver it into the peer's slot for tx_seq (the store copy
- * inline, else what tc_send_select chose), ring a blocking peer, count it
- * (jam: it is a jam frame). */
-static inline tc_status_t tc_peer_send_sized(tc_peer_t *peer, char *frame, uint32_t size, int jam)
+ * slots (the caller checked) whose header is hdr (frame itself, or a
+ * template the staged frame's header is to be): stamp seq, credits and the
+ * latest result into the header, deliver the frame into the peer's slot
+ * for tx_seq (the store copy inline, else what tc_send_select chose), ring
+ * a blocking peer, count it (jam: it is a jam frame). With the signalling
+ * store the header goes from hdr to the peer's slot in stamped words and
+ * the staged frame's own header bytes are not read (nor written). */
+static inline __attribute__((always_inline)) tc_status_t tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr,
+                                             char *frame, uint32_t size, int jam)
 {
-    tc_frame_hdr_t *hdr = (tc_frame_hdr_t *)frame;
     uint64_t off = (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+    tc_frame_hdr_t *staged = (tc_frame_hdr_t *)frame;
     tc_status_t status = TC_OK;
+    uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
-    hdr->ack          = peer->rx_seq;
     peer->rx_reported = peer->rx_seq;
-    if (peer->ran_has) {
-        hdr->flags  |= TC_FRAME_F_HAS_RET;
-        hdr->ret     = peer->ran_ret;
-        hdr->ret_seq = peer->ran_seq;
-    }
     if (TC_LIKELY(peer->deliver == NULL)) {
+        tc_frame_load_words(hdr, w);
+        tc_frame_stamp_words(w, peer->tx_seq, peer->rx_seq, peer->ran_has, peer->ran_ret,
+                             peer->ran_seq);
         /* signalling store: no UCX call. The staged frame is copied into
          * the peer's mapped slot and the signal word stored last with
          * release order (x86-64 TSO keeps stores in order anyway; aarch64
@@ -121,8 +123,19 @@ static inline tc_status_t tc_peer_send_sized(tc_peer_t *peer, char *frame, uint3
          * piecemeal (payload, header, stamps) gives its loads time to take
          * the line back between the stores (jam_rate 8 B -20%, injected
          * jam_lat +20%; results/.../floor/README.md). */
-        tc_place_store(peer->remote_ring_ptr + off, frame, size, tc_frame_sig(peer->tx_seq));
+        tc_place_store_hdr(peer->remote_ring_ptr + off, w, frame, size,
+                           tc_frame_sig(peer->tx_seq));
     } else {
+        if (hdr != staged) {
+            memcpy(staged, hdr, sizeof(*staged));
+        }
+        staged->seq = peer->tx_seq;
+        staged->ack = peer->rx_seq;
+        if (peer->ran_has) {
+            staged->flags  |= TC_FRAME_F_HAS_RET;
+            staged->ret     = peer->ran_ret;
+            staged->ret_seq = peer->ran_seq;
+        }
         status = peer->deliver(peer, frame, size, peer->remote_ring + off);
     }
     if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {

@@ -153,13 +153,16 @@ static void test_cache_loss(void **unused)
     pair_close(&pair);
 }
 
-/* A copy of the sender's last frame, size bytes (the hostile sender's
- * starting point: a valid frame it may then change). */
+/* A copy of the sender's last frame, size bytes, as it landed in the
+ * receiver's slot (the hostile sender's starting point: a valid frame it
+ * may then change; its staging copy is not that frame: with the
+ * signalling store the header is stamped on the way out). */
 static void last_sent(const pair_t *pair, char *frame, uint32_t size)
 {
     const tc_peer_t *tx = pair->s[1].peer;
+    const tc_peer_t *rx = pair->s[0].peer;
 
-    memcpy(frame, tx->tx_ring + (size_t)((tx->tx_seq - 1) & tx->tx_stage_mask) * tx->tx_slot_size,
+    memcpy(frame, rx->rx_ring + (size_t)((tx->tx_seq - 1) & (rx->rx_slots - 1)) * rx->rx_slot_size,
            size);
 }
 
