@@ -266,7 +266,7 @@ static int tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
     if ((hdr.kind == TC_KIND_INJECTED) && (peer->frames != TC_FRAMES_FIXED)) {
         /* its code and GOT lines are checked next: ask for them all at
          * once (fixed frames: tc_rx_poll asked) */
-        tc_peer_prefetch_frame(peer, frame);
+        tc_peer_prefetch_code(peer, frame, &hdr);
     }
     return tc_rx_validated(peer, frame, &hdr, seen);
 }

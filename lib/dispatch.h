@@ -104,7 +104,7 @@ static inline int tc_rx_poll(tc_peer_t *peer)
         /* its code and GOT lines are checked next, on either path: ask for
          * them all at once, once */
         if (!peer->sw_prefetch) {
-            tc_peer_prefetch_frame(peer, slot);
+            tc_peer_prefetch_code(peer, slot, &hdr);
         }
         if (peer->disp_injected == NULL) {
             return -1;

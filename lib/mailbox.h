@@ -51,6 +51,23 @@ static inline void tc_peer_prefetch_frame(const tc_peer_t *peer, const char *slo
     }
 }
 
+/* An injected frame's sections before its payload (GOTP and code: what
+ * the receiver compares or copies next), asked for at once; not the
+ * payload, which the jam may never read: asking for all of a 16 KiB
+ * frame's lines made an injected noop as slow as the floor's full read.
+ * hdr is the receiver's copy of the header, not yet checked: the range is
+ * only cut to the slot. */
+static inline void tc_peer_prefetch_code(const tc_peer_t *peer, const char *slot,
+                                         const tc_frame_hdr_t *hdr)
+{
+    uint32_t end = (hdr->payload_off < peer->rx_slot_size) ? hdr->payload_off : peer->rx_slot_size;
+    uint32_t off;
+
+    for (off = TC_FRAME_ALIGN; off < end; off += TC_FRAME_ALIGN) {
+        __builtin_prefetch(slot + off, 0, 3);
+    }
+}
+
 /* Laps: slot i holds seq i, i + slots, i + 2 slots, ... A header or SIG of
  * an earlier lap of the slot the receiver waits on is what it left behind,
  * whatever else changed since (frame size, mode, a reset of rx_stale): not
