@@ -19,6 +19,7 @@
 #define TC_PLACE_H
 
 #include "twochains.h"
+#include "frame.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +37,24 @@ tc_status_t tc_place_check(tc_place_t place, char *why, size_t len);
  * 16 and 32 KiB frames 2-10% faster). */
 #define TC_PLACE_LINEWISE_MAX 8192u
 
+/* Whole lines of frame from byte from (a multiple of 64) on, then the
+ * last line's data, then sig: tc_place_store's tail. */
+static inline void tc_place_store_from(char *dst, const char *frame, uint32_t from,
+                                       uint32_t size, uint64_t sig)
+{
+    uint32_t off;
+
+    if (size - 64u - from <= TC_PLACE_LINEWISE_MAX) {
+        for (off = from; off + 64u < size; off += 64u) {
+            memcpy(dst + off, frame + off, 64u);
+        }
+    } else {
+        memcpy(dst + from, frame + from, size - 64u - from);
+    }
+    memcpy(dst + size - 64u, frame + size - 64u, 64u - sizeof(sig));
+    __atomic_store_n((uint64_t *)(void *)(dst + size - sizeof(sig)), sig, __ATOMIC_RELEASE);
+}
+
 /* Plain stores of a frame of size bytes (a multiple of 64) whose signal
  * word is sig: whole lines first, front to back, then the last line's data,
  * then sig with release order (signalling store, and tc-perf's floor).
@@ -49,29 +68,15 @@ tc_status_t tc_place_check(tc_place_t place, char *why, size_t len);
  * frames: -35%). */
 static inline void tc_place_store(char *dst, const char *frame, uint32_t size, uint64_t sig)
 {
-    uint32_t off;
-
-    if (size - 64u <= TC_PLACE_LINEWISE_MAX) {
-        for (off = 0; off + 64u < size; off += 64u) {
-            memcpy(dst + off, frame + off, 64u);
-        }
-    } else {
-        memcpy(dst, frame, size - 64u);
-    }
-    memcpy(dst + size - 64u, frame + size - 64u, 64u - sizeof(sig));
-    __atomic_store_n((uint64_t *)(void *)(dst + size - sizeof(sig)), sig, __ATOMIC_RELEASE);
+    tc_place_store_from(dst, frame, 0, size, sig);
 }
 
-/* tc_place_store with the header's words given (hdr_w: TC_FRAME_HDR_SIZE
- * bytes of stamped header, lib/frame.h) rather than read from frame: they
- * are stored first, as eight-byte words, then the rest of the header's line
- * and the frame as tc_place_store does. */
-static inline void tc_place_store_hdr(char *dst, const uint64_t *hdr_w, const char *frame,
-                                      uint32_t size, uint64_t sig)
+/* tc_place_store with the header's words given (hdr_w: stamped, lib/frame.h)
+ * rather than read from frame: they are stored first, as eight-byte words,
+ * then the rest of the header's line and the frame as tc_place_store does. */
+static inline void tc_place_store_hdr(char *dst, const uint64_t hdr_w[TC_FRAME_HDR_SIZE / 8],
+                                      const char *frame, uint32_t size, uint64_t sig)
 {
-    const uint32_t hdr = 48u; /* TC_FRAME_HDR_SIZE (frame.h is not included here) */
-    uint32_t off;
-
     /* six stores of the words, written out: a loop here is kept at -O2
      * and reads the words back from the stack */
     memcpy(dst, &hdr_w[0], 8u);
@@ -81,19 +86,13 @@ static inline void tc_place_store_hdr(char *dst, const uint64_t *hdr_w, const ch
     memcpy(dst + 32, &hdr_w[4], 8u);
     memcpy(dst + 40, &hdr_w[5], 8u);
     if (size == 64u) {
-        memcpy(dst + hdr, frame + hdr, 64u - hdr - sizeof(sig));
-    } else {
-        memcpy(dst + hdr, frame + hdr, 64u - hdr);
-        if (size - 64u <= TC_PLACE_LINEWISE_MAX) {
-            for (off = 64u; off + 64u < size; off += 64u) {
-                memcpy(dst + off, frame + off, 64u);
-            }
-        } else {
-            memcpy(dst + 64u, frame + 64u, size - 128u);
-        }
-        memcpy(dst + size - 64u, frame + size - 64u, 64u - sizeof(sig));
+        memcpy(dst + TC_FRAME_HDR_SIZE, frame + TC_FRAME_HDR_SIZE,
+               64u - TC_FRAME_HDR_SIZE - sizeof(sig));
+        __atomic_store_n((uint64_t *)(void *)(dst + 64u - sizeof(sig)), sig, __ATOMIC_RELEASE);
+        return;
     }
-    __atomic_store_n((uint64_t *)(void *)(dst + size - sizeof(sig)), sig, __ATOMIC_RELEASE);
+    memcpy(dst + TC_FRAME_HDR_SIZE, frame + TC_FRAME_HDR_SIZE, 64u - TC_FRAME_HDR_SIZE);
+    tc_place_store_from(dst, frame, 64u, size, sig);
 }
 
 /* Write a sealed frame of size bytes (a multiple of 64; dst 64-byte

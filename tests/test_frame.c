@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "frame.h"
+#include "place.h"
 
 #define TEST_SEED        UINT64_C(0x2c4a1b7e9d035eed)
 #define TEST_FUZZ_ITERS  100000u
@@ -481,6 +482,74 @@ static void test_write_hdr_fields(void **state)
         assert_int_equal(slot[i], 0xEE);
     }
     free(slot);
+}
+
+/* The sender's stamps in registers (tc_frame_stamp_words) are the field
+ * stores they replace: seq and ack always, flags/ret/ret_seq only with a
+ * result; nothing else in the header moves. */
+static void test_stamp_words(void **state)
+{
+    static const int has_rets[] = {0, 1};
+    tc_frame_layout_t layout = {5, 3, 7, 10};
+    tc_frame_offsets_t off;
+    tc_frame_hdr_t tmpl, want, got;
+    uint64_t w[TC_FRAME_HDR_SIZE / 8];
+    unsigned k;
+
+    (void)state;
+    assert_int_equal(tc_frame_layout(&layout, 256, &off), TC_OK);
+    memset(&tmpl, 0xEE, sizeof(tmpl));
+    tc_frame_write_hdr(&tmpl, &off, &layout, TC_KIND_LOCAL, TC_FRAME_F_WANT_REPLY, 0xdeadbeefu,
+                       0x4321, 7);
+    for (k = 0; k < 2; ++k) {
+        want         = tmpl;
+        want.seq     = 0x89abcdefu;
+        want.ack     = 0xfedcba98u;
+        if (has_rets[k]) {
+            want.flags  |= TC_FRAME_F_HAS_RET;
+            want.ret     = -0x123456789abcdefll;
+            want.ret_seq = 0x76543210u;
+        }
+        tc_frame_load_words(&tmpl, w);
+        tc_frame_stamp_words(w, 0x89abcdefu, 0xfedcba98u, has_rets[k], -0x123456789abcdefll,
+                             0x76543210u);
+        memcpy(&got, w, sizeof(got));
+        assert_memory_equal(&got, &want, sizeof(want));
+    }
+}
+
+/* tc_place_store_hdr leaves the slot as tc_place_store of the frame with
+ * that header would, at one line, two, a line-by-line size and one past
+ * TC_PLACE_LINEWISE_MAX (one memcpy); nothing past the frame is written. */
+static void test_place_store_hdr(void **state)
+{
+    static const uint32_t sizes[] = {64, 128, 1088, TC_PLACE_LINEWISE_MAX + 192};
+    uint32_t max = TC_PLACE_LINEWISE_MAX + 256, i, k;
+    char *frame = malloc(max), *want = malloc(max), *got = malloc(max);
+    uint64_t w[TC_FRAME_HDR_SIZE / 8];
+
+    (void)state;
+    assert_non_null(frame);
+    assert_non_null(want);
+    assert_non_null(got);
+    for (k = 0; k < TEST_ARRAY_SIZE(sizes); ++k) {
+        for (i = 0; i < max; ++i) {
+            frame[i] = (char)(i * 7 + k);
+        }
+        for (i = 0; i < TC_FRAME_HDR_SIZE / 8; ++i) {
+            w[i] = 0x0101010101010101ull * (i + 1);
+        }
+        memset(want, 0x5A, max);
+        memset(got, 0x5A, max);
+        memcpy(want, frame, sizes[k]);
+        memcpy(want, w, sizeof(w));
+        memcpy(want + sizes[k] - 8, &(uint64_t){tc_frame_sig(9)}, 8);
+        tc_place_store_hdr(got, w, frame, sizes[k], tc_frame_sig(9));
+        assert_memory_equal(got, want, max);
+    }
+    free(got);
+    free(want);
+    free(frame);
 }
 
 /* The fast path's shape (tc_frame_same_shape): a later frame of the
@@ -1455,6 +1524,8 @@ int main(void)
         cmocka_unit_test(test_layout_out_of_range),
         cmocka_unit_test(test_write_hdr_fields),
         cmocka_unit_test(test_same_shape),
+        cmocka_unit_test(test_stamp_words),
+        cmocka_unit_test(test_place_store_hdr),
         cmocka_unit_test(test_sig_values),
         cmocka_unit_test(test_valid_frames),
         cmocka_unit_test(test_valid_frame_guarded),
