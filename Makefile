@@ -28,7 +28,7 @@ $(BUILD)/obj/lib/job.o: CPPFLAGS += -DTC_HAVE_PMIX $(PMIX_CFLAGS)
 LIBS += $(PMIX_LIBS)
 endif
 
-GIT_REV   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+GIT_REV   := $(shell git describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)
 
 LIB_SRCS  := $(wildcard lib/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -70,7 +70,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all lib harness pkg tools check check-run check-aarch64 bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx
 .SECONDARY:
 all: lib pkg tools
 
@@ -83,6 +83,16 @@ $(BUILD)/obj/bench/%.o: CPPFLAGS += -DTC_CFLAGS='"$(CFLAGS_BASE)"'
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DTC_GIT_REV='"$(GIT_REV)"' -c $< -o $@
+
+# The revision tc-perf names in its table and JSON (perf_report.o): rebuilt
+# whenever it moves, not only when that file's sources do, so a run's
+# record names the tree it ran (-dirty: with uncommitted changes).
+GIT_REV_STAMP := $(BUILD)/git-rev
+$(GIT_REV_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@[ "$$(cat $@ 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $@
+$(BUILD)/obj/bench/perf_report.o: $(GIT_REV_STAMP)
+FORCE:
 
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
