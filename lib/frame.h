@@ -230,6 +230,20 @@ static inline void tc_frame_load_words(const tc_frame_hdr_t *hdr, uint64_t w[TC_
     memcpy(&w[5], p + 40, 8);
 }
 
+/* The words stored back as six eight-byte stores (written out: a loop or
+ * one memcpy of the array keeps the words on the stack). */
+static inline void tc_frame_store_words(void *dst, const uint64_t w[TC_FRAME_HDR_SIZE / 8])
+{
+    char *p = (char *)dst;
+
+    memcpy(p, &w[0], 8);
+    memcpy(p + 8, &w[1], 8);
+    memcpy(p + 16, &w[2], 8);
+    memcpy(p + 24, &w[3], 8);
+    memcpy(p + 32, &w[4], 8);
+    memcpy(p + 40, &w[5], 8);
+}
+
 /* The sender's per-frame stamps (seq, ack, the latest result) over a
  * header's words, in registers: the frame's header is then stored once, in
  * eight-byte words. Stamping the staged header in memory and copying it

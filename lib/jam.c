@@ -279,8 +279,8 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
                   (jam->element == peer->tx_tmpl.element) &&
                   ((peer->frames != TC_FRAMES_FIXED) ||
                    (peer->tx_frame_size == peer->tx_tmpl_size)))) {
-        return tc_peer_send_sized(peer, &peer->tx_tmpl, frame, peer->tx_tmpl_size,
-                                  1); /* sized when made */
+        /* sized when made */
+        return tc_peer_send_sized(peer, &peer->tx_tmpl, frame, peer->tx_tmpl_size, 1);
     }
     return tc_jam_send_plain_new(peer, jam, frame, (uint32_t)packed, flags, kind);
 }
@@ -436,8 +436,8 @@ tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                peer->tx_itmpl_layout.code_len);
     }
     peer->tx_code_in[tc_peer_tx_stage(peer)] = inj;
-    return tc_peer_send_sized(peer, &peer->tx_itmpl, frame, peer->tx_itmpl_size,
-                              1); /* sized with the header */
+    /* sized with the header */
+    return tc_peer_send_sized(peer, &peer->tx_itmpl, frame, peer->tx_itmpl_size, 1);
 }
 
 /* Cached: the sync that put the code in the receiver's cache first (once),

@@ -77,14 +77,7 @@ static inline void tc_place_store(char *dst, const char *frame, uint32_t size, u
 static inline void tc_place_store_hdr(char *dst, const uint64_t hdr_w[TC_FRAME_HDR_SIZE / 8],
                                       const char *frame, uint32_t size, uint64_t sig)
 {
-    /* six stores of the words, written out: a loop here is kept at -O2
-     * and reads the words back from the stack */
-    memcpy(dst, &hdr_w[0], 8u);
-    memcpy(dst + 8, &hdr_w[1], 8u);
-    memcpy(dst + 16, &hdr_w[2], 8u);
-    memcpy(dst + 24, &hdr_w[3], 8u);
-    memcpy(dst + 32, &hdr_w[4], 8u);
-    memcpy(dst + 40, &hdr_w[5], 8u);
+    tc_frame_store_words(dst, hdr_w);
     if (size == 64u) {
         memcpy(dst + TC_FRAME_HDR_SIZE, frame + TC_FRAME_HDR_SIZE,
                64u - TC_FRAME_HDR_SIZE - sizeof(sig));

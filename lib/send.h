@@ -101,19 +101,18 @@ void        tc_send_select(tc_peer_t *peer);
  * a blocking peer, count it (jam: it is a jam frame). With the signalling
  * store the header goes from hdr to the peer's slot in stamped words and
  * the staged frame's own header bytes are not read (nor written). */
-static inline __attribute__((always_inline)) tc_status_t tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr,
-                                             char *frame, uint32_t size, int jam)
+static inline __attribute__((always_inline)) tc_status_t
+tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame, uint32_t size, int jam)
 {
     uint64_t off = (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
-    tc_frame_hdr_t *staged = (tc_frame_hdr_t *)frame;
     tc_status_t status = TC_OK;
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
+    tc_frame_load_words(hdr, w);
+    tc_frame_stamp_words(w, peer->tx_seq, peer->rx_seq, peer->ran_has, peer->ran_ret,
+                         peer->ran_seq);
     peer->rx_reported = peer->rx_seq;
     if (TC_LIKELY(peer->deliver == NULL)) {
-        tc_frame_load_words(hdr, w);
-        tc_frame_stamp_words(w, peer->tx_seq, peer->rx_seq, peer->ran_has, peer->ran_ret,
-                             peer->ran_seq);
         /* signalling store: no UCX call. The staged frame is copied into
          * the peer's mapped slot and the signal word stored last with
          * release order (x86-64 TSO keeps stores in order anyway; aarch64
@@ -126,16 +125,7 @@ static inline __attribute__((always_inline)) tc_status_t tc_peer_send_sized(tc_p
         tc_place_store_hdr(peer->remote_ring_ptr + off, w, frame, size,
                            tc_frame_sig(peer->tx_seq));
     } else {
-        if (hdr != staged) {
-            memcpy(staged, hdr, sizeof(*staged));
-        }
-        staged->seq = peer->tx_seq;
-        staged->ack = peer->rx_seq;
-        if (peer->ran_has) {
-            staged->flags  |= TC_FRAME_F_HAS_RET;
-            staged->ret     = peer->ran_ret;
-            staged->ret_seq = peer->ran_seq;
-        }
+        tc_frame_store_words(frame, w); /* a put's source is the staged frame */
         status = peer->deliver(peer, frame, size, peer->remote_ring + off);
     }
     if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
