@@ -310,7 +310,9 @@ tc_status_t tc_peer_send_owed(tc_peer_t *peer)
     return status;
 }
 
-tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
+/* Up to max frames (0: all there are), the first through the validator
+ * when slow_first (tc_rx_poll passed it on already), then what is owed. */
+static tc_status_t tc_rx_steps(tc_peer_t *peer, unsigned max, int slow_first, unsigned *n_p)
 {
     tc_status_t status = TC_OK;
     unsigned n = 0;
@@ -321,7 +323,8 @@ tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
     }
     peer->in_progress = 1;
     while ((max == 0) || (n < max)) {
-        got = tc_rx_poll(peer);
+        got = slow_first ? -1 : tc_rx_poll(peer);
+        slow_first = 0;
         if (got == 0) {
             break; /* nothing new */
         }
@@ -343,20 +346,12 @@ tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
     return status;
 }
 
+tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
+{
+    return tc_rx_steps(peer, max, 0, n_p);
+}
+
 tc_status_t tc_peer_rx_landed(tc_peer_t *peer, unsigned *n_p)
 {
-    tc_status_t status = TC_OK;
-    int got;
-
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
-        return peer->failed;
-    }
-    peer->in_progress = 1;
-    got = tc_rx_slow(peer);
-    peer->in_progress = 0;
-    if (tc_peer_owes(peer)) {
-        status = tc_peer_send_owed(peer);
-    }
-    *n_p = (got > 0) ? 1 : 0;
-    return status;
+    return tc_rx_steps(peer, 1, 1, n_p);
 }

@@ -93,29 +93,25 @@ static inline int tc_rx_poll(tc_peer_t *peer)
     memcpy(&hdr, slot, sizeof(hdr));
     /* a jam that sends and waits for credits must not handle frames (this
      * one is not consumed yet) */
-    was = peer->in_progress;
+    was               = peer->in_progress;
+    peer->in_progress = 1;
     if (TC_LIKELY((peer->fast_run != NULL) &&
                   tc_frame_same_shape(&hdr, &peer->fast_shape, peer->rx_frame_size,
                                       peer->rx_seq, seen))) {
-        peer->in_progress = 1;
         tc_rx_run(peer, slot, &hdr, peer->fast_run, peer->fast_state);
-        peer->in_progress = was;
+        ran = 1;
     } else if (hdr.kind == TC_KIND_INJECTED) {
         /* its code and GOT lines are checked next, on either path: ask for
          * them all at once, once */
         if (!peer->sw_prefetch) {
             tc_peer_prefetch_code(peer, slot, &hdr);
         }
-        if (peer->disp_injected == NULL) {
-            return -1;
-        }
-        peer->in_progress = 1;
-        ran = tc_rx_injected_fast(peer, slot, &hdr, seen);
-        peer->in_progress = was;
-        if (!ran) {
-            return -1;
-        }
+        ran = (peer->disp_injected != NULL) && tc_rx_injected_fast(peer, slot, &hdr, seen);
     } else {
+        ran = 0;
+    }
+    peer->in_progress = was;
+    if (!ran) {
         return -1;
     }
     tc_rx_note(peer, &hdr);

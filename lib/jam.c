@@ -224,15 +224,14 @@ tc_jam_send_plain_new(tc_peer_t *peer, const tc_jam_t *jam, char *frame, uint32_
     }
     offsets.frame_size = size;
 
-    /* the template is written here and copied out, never read back from
-     * the frame (which may be in the peer's memory) */
+    /* the header is the template's from this frame on, sent as the
+     * repeated ones are (its size checked above) */
     tc_frame_write_hdr(&peer->tx_tmpl, &offsets, &layout, kind,
                        (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
                        jam->pkg_id, jam->element, peer->tx_seq);
-    memcpy(frame, &peer->tx_tmpl, sizeof(peer->tx_tmpl));
     peer->tx_tmpl_key  = tc_jam_tmpl_key(packed, flags, kind);
     peer->tx_tmpl_size = size;
-    return tc_peer_send_frame(peer, frame);
+    return tc_peer_send_sized(peer, &peer->tx_tmpl, frame, size, 1);
 }
 
 /* A pack routine returned -1, or more than cap. */

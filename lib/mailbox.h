@@ -35,37 +35,38 @@ static inline char *tc_mbox_rx_slot(const tc_peer_t *peer, uint32_t seq)
     return peer->rx_ring + (size_t)(seq & (peer->rx_slots - 1)) * peer->rx_slot_size;
 }
 
+/* Lines [64, end) of slot, end cut to the slot (end comes from a header
+ * not yet checked), asked for at once. */
+static inline void tc_peer_prefetch_lines(const tc_peer_t *peer, const char *slot, uint32_t end)
+{
+    uint32_t off;
+
+    if (end > peer->rx_slot_size) {
+        end = peer->rx_slot_size; /* garbage: the validator will say */
+    }
+    for (off = TC_FRAME_ALIGN; off < end; off += TC_FRAME_ALIGN) {
+        __builtin_prefetch(slot + off, 0, 3);
+    }
+}
+
 /* --sw-prefetch: ask for every line of the frame at once, before the
  * validator and the jam walk it line by line. */
 static inline void tc_peer_prefetch_frame(const tc_peer_t *peer, const char *slot)
 {
-    uint32_t size = (peer->frames == TC_FRAMES_FIXED) ?
-                        peer->rx_frame_size : ((const tc_frame_hdr_t *)slot)->frame_size;
-    uint32_t off;
-
-    if (size > peer->rx_slot_size) {
-        size = peer->rx_slot_size; /* garbage: the validator will say */
-    }
-    for (off = TC_FRAME_ALIGN; off < size; off += TC_FRAME_ALIGN) {
-        __builtin_prefetch(slot + off, 0, 3);
-    }
+    tc_peer_prefetch_lines(peer, slot,
+                           (peer->frames == TC_FRAMES_FIXED) ?
+                               peer->rx_frame_size : ((const tc_frame_hdr_t *)slot)->frame_size);
 }
 
 /* An injected frame's sections before its payload (GOTP and code: what
  * the receiver compares or copies next), asked for at once; not the
  * payload, which the jam may never read: asking for all of a 16 KiB
  * frame's lines made an injected noop as slow as the floor's full read.
- * hdr is the receiver's copy of the header, not yet checked: the range is
- * only cut to the slot. */
+ * hdr is the receiver's copy of the header, not yet checked. */
 static inline void tc_peer_prefetch_code(const tc_peer_t *peer, const char *slot,
                                          const tc_frame_hdr_t *hdr)
 {
-    uint32_t end = (hdr->payload_off < peer->rx_slot_size) ? hdr->payload_off : peer->rx_slot_size;
-    uint32_t off;
-
-    for (off = TC_FRAME_ALIGN; off < end; off += TC_FRAME_ALIGN) {
-        __builtin_prefetch(slot + off, 0, 3);
-    }
+    tc_peer_prefetch_lines(peer, slot, hdr->payload_off);
 }
 
 /* Laps: slot i holds seq i, i + slots, i + 2 slots, ... A header or SIG of
