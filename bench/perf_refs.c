@@ -105,6 +105,7 @@ static inline tc_status_t perf_ref_arrive(perf_waiter_t *w, const tc_harness_pee
 
     perf_waiter_reset(w);
     while (__atomic_load_n(last, __ATOMIC_ACQUIRE) != mark) {
+        perf_waiter_idle(w, last);
         status = perf_waiter_spin(w, raw->ucp_worker, what);
         if (status != TC_OK) {
             return status;
@@ -156,7 +157,7 @@ static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t
         (perf_floor_refusal(run, &raw, test) != NULL)) {
         return TC_ERR_UNSUPPORTED;
     }
-    perf_waiter_init(&waiter, run);
+    perf_waiter_init(&waiter, run, raw.wait);
     start = tc_clock_ticks();
     for (i = 0; (i < total) && (status == TC_OK); ++i) {
         if (run->initiator && (i == run->opts->warmup)) {
@@ -201,7 +202,7 @@ static tc_status_t perf_ref_stream(perf_run_t *run, const tc_harness_peer_raw_t 
     tc_status_t status = TC_OK;
     perf_waiter_t waiter;
 
-    perf_waiter_init(&waiter, run);
+    perf_waiter_init(&waiter, run, raw->wait);
     if (run->initiator) {
         tw = tc_clock_ticks();
         for (i = first; (i < first + count) && (status == TC_OK); ++i) {

@@ -341,7 +341,7 @@ static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t 
     tc_harness_peer_raw_t raw;
 
     tc_harness_peer_raw(run->peer, &raw);
-    perf_waiter_init(&waiter, run);
+    perf_waiter_init(&waiter, run, TC_WAIT_POLL); /* the worker delivers AMs */
     *run->am_count = 0;
     status = tc_boot_barrier(run->boot);
 
@@ -424,7 +424,7 @@ static tc_status_t perf_am_rate(perf_run_t *run, uint32_t payload, perf_result_t
     uint64_t t0, t1;
 
     tc_harness_peer_raw(run->peer, &raw);
-    perf_waiter_init(&waiter, run);
+    perf_waiter_init(&waiter, run, TC_WAIT_POLL); /* the worker delivers AMs */
     status = tc_boot_barrier(run->boot);
     if (status == TC_OK) {
         status = perf_am_stream(run, &raw, frame, run->opts->warmup, 0, &waiter);

@@ -7,6 +7,7 @@
 
 #include "perf.h"
 #include "log.h"
+#include "wait.h"
 
 #include <ucp/api/ucp.h>
 
@@ -20,16 +21,41 @@ static inline uint64_t perf_elapsed_ns(const perf_run_t *run, uint64_t t0, uint6
 typedef struct perf_waiter {
     perf_run_t *run;
     int         progress;
+    tc_wait_t   idle;     /* the row's spinning strategy, else TC_WAIT_POLL */
     uint64_t    iter;
     uint64_t    start_ns;
 } perf_waiter_t;
 
-static inline void perf_waiter_init(perf_waiter_t *w, perf_run_t *run)
+/* A reference's receiver idles between looks as the row's wait strategy
+ * does (-W), so that a reference and the jam beside it wait alike: where
+ * PAUSE spins faster than plain loads (a tight load loop on the line the
+ * sender is storing into keeps taking it back mid-frame), the floor must
+ * too. Nothing rings a reference's receiver, so event and adaptive poll. */
+static inline void perf_waiter_init(perf_waiter_t *w, perf_run_t *run, tc_wait_t wait)
 {
     w->run      = run;
     w->progress = tc_peer_progress_needed(run->peer, NULL);
+    w->idle     = ((wait == TC_WAIT_EVENT) || (wait == TC_WAIT_ADAPTIVE)) ? TC_WAIT_POLL : wait;
     w->iter     = 0;
     w->start_ns = 0;
+}
+
+static volatile uint64_t *perf_waiter_watch(void *arg, uint64_t *old_p)
+{
+    volatile uint64_t *word = arg;
+
+    *old_p = *word;
+    return word;
+}
+
+/* One idle step on word (the slot's mark) between two looks. */
+static inline void perf_waiter_idle(const perf_waiter_t *w, const volatile uint64_t *word)
+{
+    tc_wait_ops_t ops = {perf_waiter_watch, NULL, NULL, NULL, -1, (void *)(uintptr_t)word};
+
+    if (w->idle != TC_WAIT_POLL) {
+        (void)tc_wait_idle(w->idle, 0, &ops, NULL);
+    }
 }
 
 static inline tc_status_t perf_waiter_spin(perf_waiter_t *w, ucp_worker_h worker,

@@ -58,14 +58,18 @@ for j in meta["results"]:
         assert "floor_ratio" not in j, j
 PY
 
-# wait strategies in one invocation, each delivering every frame
-"$TC_PERF" -l -W poll,pause,event,adaptive -t jam_lat,jam_rate -s 64 -n 3000 -w 100 \
-    --csv "$TMP/w.csv" >"$TMP/out" 2>"$TMP/err" || fail "tc-perf -W: $(cat "$TMP/err")"
+# wait strategies in one invocation, each delivering every frame; the
+# references' receivers wait the same way (event and adaptive: poll)
+"$TC_PERF" -l -W poll,pause,event,adaptive -t jam_lat,jam_rate,floor_lat,put_lat -s 64 -n 3000 \
+    -w 100 --csv "$TMP/w.csv" >"$TMP/out" 2>"$TMP/err" || fail "tc-perf -W: $(cat "$TMP/err")"
 python3 - "$TMP/w.csv" <<'PY' || fail "wait rows: $(cat "$TMP/w.csv")"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 for w in ("poll", "pause", "event", "adaptive"):
-    mine = [r for r in rows if r["wait"] == w]
+    refs = [r for r in rows if r["wait"] == w and r["mode"] == "raw"]
+    assert sorted(r["test"] for r in refs) == ["floor_lat", "put_lat"], (w, refs)
+    assert all(float(r["p50_us"]) > 0 and r["iterations"] == "3000" for r in refs), refs
+    mine = [r for r in rows if r["wait"] == w and r["mode"] != "raw"]
     assert len(mine) == 2, (w, mine)
     for r in mine:
         # both sides' cost is there; cycles only where a PMU counted them

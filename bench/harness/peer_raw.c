@@ -19,6 +19,7 @@ void tc_harness_peer_raw(const tc_peer_t *peer, tc_harness_peer_raw_t *raw_p)
     raw_p->local_consumed   = &peer->ctrl->raw_consumed;
     raw_p->local_slots      = peer->rx_slots;
     raw_p->local_slot_size  = peer->rx_slot_size;
+    raw_p->wait             = peer->wait;
     if (ucp_rkey_ptr(peer->rkey, raw_p->remote_ring, &ring) != UCS_OK) {
         ring = NULL;
     }
