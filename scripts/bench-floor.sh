@@ -11,17 +11,20 @@
 # OUT/tables.md (one table per payload size: p50 one-way and rate, each
 # with its ratio to floor_*, put_read_* and put_*).
 #
-# usage: scripts/bench-floor.sh [-o OUT] [-n ITERS] [-s SIZES] [-j JAMS] [-r ROUNDS]
+# usage: scripts/bench-floor.sh [-o OUT] [-n ITERS] [-s SIZES] [-j JAMS] [-r ROUNDS] [-W WAIT]
 #   -o OUT     default results/<platform>/floor
 #   -n ITERS   measured iterations per point (default 1000000)
 #   -s SIZES   payload bytes (default 8,64,256,1024,4096,16384,32768)
 #   -j JAMS    default noop,server_sum
 #   -r ROUNDS  invocations per jam (default 1); tables take the median ratio
 #              over rounds, each ratio from its own invocation
+#   -W WAIT    how every receiver waits, jams and references alike (tc-perf
+#              -W; default poll). Where plain loads are the slow way to spin
+#              (this AMD guest), pause is what the hardware needs
 # Nothing else should run on the machine meanwhile.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out="" iters=1000000 sizes=8,64,256,1024,4096,16384,32768 jams=noop,server_sum rounds=1
+out="" iters=1000000 sizes=8,64,256,1024,4096,16384,32768 jams=noop,server_sum rounds=1 wait=poll
 while [ $# -gt 0 ]; do
     case $1 in
         -o) out=$2; shift 2 ;;
@@ -29,7 +32,8 @@ while [ $# -gt 0 ]; do
         -s) sizes=$2; shift 2 ;;
         -j) jams=$2; shift 2 ;;
         -r) rounds=$2; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -W) wait=$2; shift 2 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-floor.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -66,7 +70,7 @@ for r in $(seq "$rounds"); do
         sleep 0.3
         echo "bench-floor: round $r/$rounds, jam $jam" >&2
         "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -j "$jam" -m local,injected,cached \
-            -t "$tests" -s "$sizes" -n "$iters" -w 10000 --order size -q \
+            -W "$wait" -t "$tests" -s "$sizes" -n "$iters" -w 10000 --order size -q \
             --csv "$tmp/$jam.r$r.csv" --json "$tmp/$jam.r$r.json" \
             || { cat "$tmp/srv.log" >&2; exit 1; }
         wait "$srv" || { cat "$tmp/srv.log" >&2; exit 1; }
