@@ -15,6 +15,7 @@
 
 #include <libgen.h>
 #include <limits.h>
+#include <stdlib.h>
 
 #include "blob_exec.h"
 #include "bench.h"
@@ -203,6 +204,51 @@ static void test_position_independent(void **state)
     tc_test_image_unload(&b);
 }
 
+/* server_sum's image is exact wherever int64 is: extremes of both signs,
+ * every tail length, an unaligned payload, and more than one block of lane
+ * sums (65536 vectors) of INT32_MIN and of INT32_MAX. */
+static void test_server_sum_exact(void **state)
+{
+    test_env_t *env = *state;
+    const tc_manifest_elem_t *e = tc_manifest_find(env->m, "server_sum");
+    const size_t big = 4u * 65536u * 2u + 7u;
+    tc_bench_state_t *st = NULL;
+    tc_jam_ctx_t ctx = {0};
+    int64_t want = 0, got;
+    tc_test_image_t img;
+    int32_t *v;
+    char why[512];
+    size_t n, i;
+
+    assert_int_equal(tc_test_image_load(env->dir, env->m, e, NULL, &img, why, sizeof(why)), 0);
+    assert_int_equal(env->pkg.ried->init((void **)&st), 0);
+    ctx.state = st;
+    v = malloc((big + 1) * sizeof(*v));
+    assert_non_null(v);
+    for (n = 0; n <= 37; ++n) { /* every tail, from one element's offset on */
+        for (i = 0; i < n; ++i) {
+            v[1 + i] = (i % 3 == 0) ? INT32_MIN : (i % 3 == 1) ? INT32_MAX : -(int32_t)(i * 40503u);
+            want += v[1 + i];
+        }
+        got = img.run(&ctx, v + 1, n * sizeof(*v));
+        assert_true(got == want);
+    }
+    for (i = 0; i < big; ++i) {
+        v[i] = INT32_MIN;
+    }
+    want += (int64_t)INT32_MIN * (int64_t)big;
+    assert_true(img.run(&ctx, v, big * sizeof(*v)) == want);
+    for (i = 0; i < big; ++i) {
+        v[i] = INT32_MAX;
+    }
+    want += (int64_t)INT32_MAX * (int64_t)big;
+    assert_true(img.run(&ctx, v, big * sizeof(*v) + 3) == want); /* a partial int is not summed */
+    assert_int_equal(st->calls, 38 + 2);
+    free(v);
+    env->pkg.ried->fini(st);
+    tc_test_image_unload(&img);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_server_sum),
         cmocka_unit_test(test_all_jams),
         cmocka_unit_test(test_position_independent),
+        cmocka_unit_test(test_server_sum_exact),
     };
 
     return cmocka_run_group_tests(tests, test_setup, test_teardown);
