@@ -514,7 +514,7 @@ static void tc_size_str(char *buf, size_t len, uint64_t bytes, unsigned count)
 void tc_platform_print(const tc_platform_t *p, FILE *f, int json)
 {
     tc_out_t o = { .f = f, .json = json };
-    char     buf[256], l1[32], l2[32], l3[32];
+    char     buf[256], l1[32], l2[32], l3[32], line[48];
     unsigned i;
 
     if (json) {
@@ -538,8 +538,16 @@ void tc_platform_print(const tc_platform_t *p, FILE *f, int json)
         tc_size_str(l1, sizeof(l1), p->l1d_bytes, p->l1d_count);
         tc_size_str(l2, sizeof(l2), p->l2_bytes, p->l2_count);
         tc_size_str(l3, sizeof(l3), p->l3_bytes, p->l3_count);
-        snprintf(buf, sizeof(buf), "L1d %s, L2 %s, L3 %s, line %u B, %u package%s, "
-                 "%u core%s, %u PU%s, %u NUMA node%s", l1, l2, l3, p->line_bytes,
+        /* no cache, no line size: a kernel without
+         * /sys/devices/system/cpu/cpuN/cache gives hwloc none where it has
+         * no CPUID to ask (aarch64 under qemu-user on a bhyve guest) */
+        if (p->line_bytes != 0) {
+            snprintf(line, sizeof(line), "%u B", p->line_bytes);
+        } else {
+            snprintf(line, sizeof(line), "unknown (hwloc found no cache)");
+        }
+        snprintf(buf, sizeof(buf), "L1d %s, L2 %s, L3 %s, line %s, %u package%s, "
+                 "%u core%s, %u PU%s, %u NUMA node%s", l1, l2, l3, line,
                  p->packages, p->packages == 1 ? "" : "s", p->cores,
                  p->cores == 1 ? "" : "s", p->pus, p->pus == 1 ? "" : "s",
                  p->numa_nodes, p->numa_nodes == 1 ? "" : "s");
