@@ -61,6 +61,8 @@ typedef struct perf_opts {
                                          * round trips (sparse traffic) */
     uint32_t size_major;                /* --order size: each payload's tests and
                                          * modes back to back (else test by test) */
+    uint32_t blocks;                    /* --blocks: each point's iterations in this
+                                         * many blocks, the points taking turns */
     char     host[64];                  /* the sender's host name, for the record */
 } perf_opts_t;
 
@@ -136,6 +138,7 @@ typedef struct perf_run {
     tc_pkg_t           *pkg;
     tc_jam_t            jam;
     tc_mode_t           mode;       /* of the jam test running now */
+    uint64_t            iters, warmup; /* of the block running now (--blocks) */
     uint32_t            ref_frame;  /* reference tests: the frame size to move (that of
                                      * a jam frame of the payload in some mode) */
     char                refused[160]; /* a test that cannot run here: why */

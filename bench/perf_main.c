@@ -83,6 +83,11 @@ static void perf_usage(FILE *out)
             "              size: each payload's tests and modes back to back, so a jam\n"
             "              and the references of its frame size run seconds apart, not\n"
             "              minutes (the host's speed drifts: scripts/bench-floor.sh)\n"
+            "  --blocks B  each point's iterations (and warm-up) in B blocks, the points\n"
+            "              taking turns block by block: with --order size a jam and the\n"
+            "              references of its frame size alternate every -n/B iterations, so\n"
+            "              a host whose speed switches (scripts/bench-floor.sh) slows\n"
+            "              both alike (default 1: each point whole; rows print at the end)\n"
             "  --gap-us N  jam_lat: the client idles N us between round trips (sparse\n"
             "              traffic: compare the server's cost, the peer_* columns); refused\n"
             "              with the stream (*_rate) tests, which send back to back\n"
@@ -200,6 +205,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         {"boot", required_argument, NULL, 18},
         {"report", required_argument, NULL, 19},
         {"order", required_argument, NULL, 20},
+        {"blocks", required_argument, NULL, 21},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -219,6 +225,7 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
     opts->warmup   = 10000;
     opts->slots    = 64;
     opts->window   = 64;
+    opts->blocks   = 1;
     opts->signal   = TC_SIGNAL_AUTO;
     opts->n_modes  = 1;
     opts->modes[0] = TC_MODE_LOCAL;
@@ -350,6 +357,13 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
             }
             opts->size_major = (strcmp(optarg, "size") == 0);
             break;
+        case 21:
+            rc = tc_tool_opt_u64(&perf_tool, optarg, 1, 100000, "bad --blocks '%s' (1..100000)",
+                                 &v);
+            if (rc == 0) {
+                opts->blocks = (uint32_t)v;
+            }
+            break;
         case 11: rc = tc_tool_opt_onoff(&perf_tool, "--stash", optarg, &opts->stash); break;
         case 12:
             if ((strlen(optarg) == 0) || (strlen(optarg) >= sizeof(opts->stress))) {
@@ -441,6 +455,10 @@ static int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *lo
         if (ms != NULL) {
             local->report_ms = v;
         }
+    }
+    if (opts->blocks > opts->iters) {
+        return tc_tool_bad(&perf_tool, "--blocks %u needs at least as many iterations (-n %llu)",
+                           opts->blocks, (unsigned long long)opts->iters);
     }
     if (!local->warmup_set && (opts->warmup > opts->iters)) {
         opts->warmup = opts->iters; /* said in main, on the side that measures */
@@ -884,11 +902,147 @@ static void perf_point_at(const perf_opts_t *opts, unsigned k, unsigned *t_p, un
     }
 }
 
+/* One point of the sweep over its blocks (--blocks): its row, its own
+ * latency histogram, and the sums of its blocks' time, messages and cost. */
+#define PERF_POINT_NEW  (-1) /* not run yet */
+#define PERF_POINT_SKIP (-2) /* a reference whose frame an earlier mode moved, or refused */
+
+typedef struct perf_point {
+    int           row;
+    tc_hist_t    *hist;
+    perf_counts_t mine, theirs;
+    uint64_t      iters, cost_msgs; /* measured; and with the warm-up (cost per message) */
+    double        elapsed_s, msgs;
+} perf_point_t;
+
+/* Block b of B: iterations of a total of n, the blocks summing to n exactly. */
+static uint64_t perf_block_share(uint64_t n, uint32_t b, uint32_t blocks)
+{
+    return n * (b + 1) / blocks - n * b / blocks;
+}
+
+static uint64_t perf_sum_counted(uint64_t a, uint64_t v)
+{
+    return ((a == TC_CYCLES_NONE) || (v == TC_CYCLES_NONE)) ? TC_CYCLES_NONE : a + v;
+}
+
+static void perf_counts_add(perf_counts_t *sum, const perf_counts_t *c)
+{
+    sum->cpu_ns      += c->cpu_ns;
+    sum->polls       += c->polls;
+    sum->cycles       = perf_sum_counted(sum->cycles, c->cycles);
+    sum->instructions = perf_sum_counted(sum->instructions, c->instructions);
+    sum->ref_cycles   = perf_sum_counted(sum->ref_cycles, c->ref_cycles);
+}
+
+/* Runs block b of point k; its row is complete (printed, published for
+ * Ctrl-C) after the last block. */
+static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point_t *p,
+                                  unsigned k, unsigned b, tc_wait_t wait, tc_place_t place,
+                                  perf_result_t *results, unsigned *n_results_p)
+{
+    const perf_opts_t *opts = &side->opts;
+    int last                = (b + 1 == opts->blocks);
+    perf_counts_t before, mine, theirs;
+    const perf_test_t *test;
+    unsigned t, m, s;
+    perf_result_t *r;
+    tc_status_t status;
+
+    if (p->row == PERF_POINT_SKIP) {
+        return TC_OK;
+    }
+    perf_point_at(opts, k, &t, &m, &s);
+    test      = &perf_tests[opts->tests[t]];
+    run->mode = (tc_mode_t)opts->modes[m];
+    if (!test->uses_jam && perf_ref_frame_seen(run, opts, m, s)) {
+        p->row = PERF_POINT_SKIP;
+        return TC_OK;
+    }
+    if (p->row == PERF_POINT_NEW) {
+        status = tc_hist_create(1000000000000ull, &p->hist); /* up to 1000 s */
+        if (status != TC_OK) {
+            return status;
+        }
+        p->row = (int)(*n_results_p)++;
+        r      = &results[p->row];
+        memset(r, 0, sizeof(*r));
+        r->test     = test->name;
+        r->mode     = test->uses_jam ? tc_mode_str(run->mode) : "raw";
+        r->frame_of = test->uses_jam ? "" : tc_mode_str(run->mode);
+        r->wait     = tc_wait_str(wait);
+        r->place    = tc_place_str(place);
+        if (test->uses_jam && (run->mode != TC_MODE_LOCAL)) {
+            (void)tc_jam_code_info(&run->jam, &r->code_bytes, &r->got_slots);
+        }
+    }
+    r = &results[p->row];
+    run->hist   = p->hist;
+    run->iters  = perf_block_share(opts->iters, b, opts->blocks);
+    run->warmup = perf_block_share(opts->warmup, b, opts->blocks);
+    status = tc_boot_barrier(side->boot);
+    perf_counts_now(run, &before);
+    run->point_test    = test->name;
+    run->point_payload = opts->sizes[s];
+    run->point_start   = tc_clock_ticks();
+    run->report_next   = run->point_start + run->report_every;
+    /* whole test, warm-up included, as in the paper */
+    (void)tc_cycles_start(run->cycles);
+    if (status == TC_OK) {
+        status = test->fn(run, opts->sizes[s], r);
+    }
+    (void)tc_cycles_stop(run->cycles);
+    if (status == TC_ERR_UNSUPPORTED) {
+        /* refused where this transport cannot do it: said, not run */
+        if (run->initiator) {
+            tc_error("%s", run->refused);
+        }
+        *n_results_p -= 1; /* refused in its first block: its row was the last one taken */
+        p->row = PERF_POINT_SKIP;
+        return TC_OK;
+    }
+    if (status == TC_OK) {
+        status = perf_check_delivery(run, test->name, opts->sizes[s], &before, &mine, &theirs);
+    }
+    if (status != TC_OK) {
+        tc_error("test %s (%s), payload %u bytes: %s", test->name, r->mode, opts->sizes[s],
+                 tc_status_str(status));
+        return status;
+    }
+    perf_counts_add(&p->mine, &mine);
+    perf_counts_add(&p->theirs, &theirs);
+    p->iters     += run->iters;
+    p->cost_msgs += run->iters + run->warmup;
+    p->elapsed_s += r->elapsed_s;
+    p->msgs      += r->rate_mps * r->elapsed_s;
+    if (!last) {
+        return TC_OK;
+    }
+    /* the row over all its blocks; r->lat already summarizes the point's histogram */
+    r->iters     = p->iters;
+    r->elapsed_s = p->elapsed_s;
+    r->rate_mps  = p->msgs / p->elapsed_s;
+    r->bw_mbs    = r->rate_mps * r->payload / 1e6;
+    perf_fill_cost(r, &p->mine, &p->theirs, p->cost_msgs);
+    if (test->shape == PERF_SHAPE_PINGPONG) {
+        perf_fill_dist(r, p->hist);
+    }
+    r->when = time(NULL);
+    if (run->initiator) {
+        if (!side->local->quiet) {
+            perf_print_row(side->local->table, r);
+        }
+        __atomic_store_n(&perf_live.n, (unsigned)p->row + 1, __ATOMIC_RELEASE);
+    }
+    return TC_OK;
+}
+
 static tc_status_t perf_run_side(perf_side_t *side)
 {
     perf_result_t *results; /* one side's rows; both sides of -l run at once */
     tc_context_params_t params;
-    unsigned n_results = 0, t, s, m, n_modes, wi, pi, k, n_points;
+    unsigned n_results = 0, n_modes, wi, pi, k, b, n_points;
+    perf_point_t *points = NULL;
     volatile int am_count = 0;
     perf_run_t run;
     tc_status_t status;
@@ -932,9 +1086,9 @@ static tc_status_t perf_run_side(perf_side_t *side)
     params.wx         = (int)side->opts.wx;
     params.exec       = (tc_exec_policy_t)side->opts.exec;
     params.in_place   = (int)side->opts.in_place;
-    for (t = 0; t < side->opts.n_waits; ++t) {
-        params.events |= (side->opts.waits[t] == TC_WAIT_EVENT) ||
-                         (side->opts.waits[t] == TC_WAIT_ADAPTIVE);
+    for (wi = 0; wi < side->opts.n_waits; ++wi) {
+        params.events |= (side->opts.waits[wi] == TC_WAIT_EVENT) ||
+                         (side->opts.waits[wi] == TC_WAIT_ADAPTIVE);
     }
     params.rank       = (uint32_t)side->boot->rank;
 
@@ -949,14 +1103,10 @@ static tc_status_t perf_run_side(perf_side_t *side)
         status = TC_ERR_NO_MEMORY;
         goto out_close_cycles;
     }
-    status = tc_hist_create(1000000000000ull, &run.hist); /* up to 1000 s */
-    if (status != TC_OK) {
-        goto out_free_results;
-    }
     run.src = aligned_alloc(64, (size_t)(side->opts.slots + 2) * side->opts.slot_size);
     if (run.src == NULL) {
         status = TC_ERR_NO_MEMORY;
-        goto out_destroy_hist;
+        goto out_free_results;
     }
     memset(run.src, 0, (size_t)(side->opts.slots + 2) * side->opts.slot_size);
     run.am_buf = run.src + (size_t)(side->opts.slots + 1) * side->opts.slot_size;
@@ -1010,66 +1160,24 @@ static tc_status_t perf_run_side(perf_side_t *side)
     /* references run per mode too: at the frame sizes of the jam rows */
     n_modes  = side->opts.n_modes;
     n_points = side->opts.n_tests * n_modes * side->opts.n_sizes;
-    for (k = 0; (k < n_points) && (status == TC_OK); ++k) {
-        perf_point_at(&side->opts, k, &t, &m, &s);
-        const perf_test_t *test = &perf_tests[side->opts.tests[t]];
-        run.mode = (tc_mode_t)side->opts.modes[m];
-        perf_result_t *r = &results[n_results];
-        perf_counts_t before, mine, theirs;
-        if (!test->uses_jam && perf_ref_frame_seen(&run, &side->opts, m, s)) {
-            continue;
-        }
-        memset(r, 0, sizeof(*r));
-        r->test  = test->name;
-        r->mode  = test->uses_jam ? tc_mode_str(run.mode) : "raw";
-        r->frame_of = test->uses_jam ? "" : tc_mode_str(run.mode);
-        r->wait  = tc_wait_str(wait);
-        r->place = tc_place_str(place);
-        if (test->uses_jam && (run.mode != TC_MODE_LOCAL)) {
-            (void)tc_jam_code_info(&run.jam, &r->code_bytes, &r->got_slots);
-        }
-        tc_hist_reset(run.hist);
-        status = tc_boot_barrier(side->boot);
-        perf_counts_now(&run, &before);
-        run.point_test    = test->name;
-        run.point_payload = side->opts.sizes[s];
-        run.point_start   = tc_clock_ticks();
-        run.report_next   = run.point_start + run.report_every;
-        /* whole test, warm-up included, as in the paper */
-        (void)tc_cycles_start(run.cycles);
-        if (status == TC_OK) {
-            status = test->fn(&run, side->opts.sizes[s], r);
-        }
-        (void)tc_cycles_stop(run.cycles);
-        if (status == TC_ERR_UNSUPPORTED) {
-            /* refused where this transport cannot do it: said, not run */
-            if (run.initiator) {
-                tc_error("%s", run.refused);
-            }
-            status = TC_OK;
-            continue;
-        }
-        if (status == TC_OK) {
-            status = perf_check_delivery(&run, test->name, side->opts.sizes[s], &before,
-                                         &mine, &theirs);
-        }
-        if (status != TC_OK) {
-            tc_error("test %s (%s), payload %u bytes: %s", test->name, r->mode,
-                     side->opts.sizes[s], tc_status_str(status));
-            break;
-        }
-        perf_fill_cost(r, &mine, &theirs, side->opts.iters + side->opts.warmup);
-        if (test->shape == PERF_SHAPE_PINGPONG) {
-            perf_fill_dist(r, run.hist);
-        }
-        r->when = time(NULL);
-        if (run.initiator) {
-            if (!side->local->quiet) {
-                perf_print_row(side->local->table, r);
-            }
-            __atomic_store_n(&perf_live.n, ++n_results, __ATOMIC_RELEASE);
+    points   = calloc(n_points, sizeof(*points));
+    if (points == NULL) {
+        status = TC_ERR_NO_MEMORY;
+    }
+    for (k = 0; (points != NULL) && (k < n_points); ++k) {
+        points[k].row = PERF_POINT_NEW;
+    }
+    for (b = 0; (b < side->opts.blocks) && (status == TC_OK); ++b) {
+        for (k = 0; (k < n_points) && (status == TC_OK); ++k) {
+            status = perf_run_block(side, &run, &points[k], k, b, wait, place, results,
+                                    &n_results);
         }
     }
+    for (k = 0; (points != NULL) && (k < n_points); ++k) {
+        tc_hist_destroy(points[k].hist);
+    }
+    free(points);
+    points = NULL;
     }
     }
     if (status == TC_OK) {
@@ -1107,8 +1215,6 @@ out_destroy_ctx:
     tc_context_destroy(run.ctx);
 out_free_src:
     free(run.src);
-out_destroy_hist:
-    tc_hist_destroy(run.hist);
 out_free_results:
     free(results);
 out_close_cycles:

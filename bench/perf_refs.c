@@ -146,7 +146,7 @@ static tc_status_t perf_ref_begin(perf_run_t *run, tc_harness_peer_raw_t *raw)
 static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t *r,
                                 const perf_ref_t *ref, const char *test)
 {
-    uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
+    uint64_t total = run->warmup + run->iters, i, t0, t1, start;
     uint32_t frame = run->ref_frame;
     tc_harness_peer_raw_t raw;
     perf_waiter_t waiter;
@@ -160,7 +160,7 @@ static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t
     perf_waiter_init(&waiter, run, raw.wait);
     start = tc_clock_ticks();
     for (i = 0; (i < total) && (status == TC_OK); ++i) {
-        if (run->initiator && (i == run->opts->warmup)) {
+        if (run->initiator && (i == run->warmup)) {
             start = tc_clock_ticks();
         }
         /* round the ring as the jam's frames do */
@@ -178,7 +178,7 @@ static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t
             status = perf_ref_deliver(&raw, ref->via, run->src, frame, roff, i + 1);
         }
         t1 = tc_clock_ticks();
-        if (run->initiator && (i >= run->opts->warmup)) {
+        if (run->initiator && (i >= run->warmup)) {
             tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
         }
         perf_progress(run, i + 1, total, t1);
@@ -256,7 +256,7 @@ static tc_status_t perf_ref_rate(perf_run_t *run, uint32_t payload, perf_result_
         return TC_ERR_UNSUPPORTED;
     }
     if (status == TC_OK) {
-        status = perf_ref_stream(run, &raw, ref, frame, 0, run->opts->warmup, 0, test);
+        status = perf_ref_stream(run, &raw, ref, frame, 0, run->warmup, 0, test);
     }
     if (status == TC_OK) {
         status = tc_boot_barrier(run->boot);
@@ -265,7 +265,7 @@ static tc_status_t perf_ref_rate(perf_run_t *run, uint32_t payload, perf_result_
         return status;
     }
     t0     = tc_clock_ticks();
-    status = perf_ref_stream(run, &raw, ref, frame, run->opts->warmup, run->opts->iters, 1,
+    status = perf_ref_stream(run, &raw, ref, frame, run->warmup, run->iters, 1,
                              test);
     t1     = tc_clock_ticks();
     if ((status != TC_OK) || !run->initiator) {

@@ -138,9 +138,9 @@ void perf_print_header(const perf_run_t *run)
              prog ? "on" : "off", why);
     perf_box(out, "signalling %-14s frames %-8s slots %u x %u B  jam %s", sig,
              tc_frames_str((tc_frame_mode_t)o->frames), o->slots, o->slot_size, o->jam);
-    perf_box(out, "iterations %-12llu warm-up %-10llu clock %s (%.4f ns/tick)",
-             (unsigned long long)o->iters, (unsigned long long)o->warmup, run->clock.source,
-             run->clock.ns_per_tick);
+    perf_box(out, "iterations %-12llu warm-up %-10llu blocks %-6u clock %s (%.4f ns/tick)",
+             (unsigned long long)o->iters, (unsigned long long)o->warmup, o->blocks,
+             run->clock.source, run->clock.ns_per_tick);
     perf_box(out, "units      us = 10^-6 s, one-way (RTT/2) on ping-pong rows; rate = messages/s,");
     perf_box(out, "           2 per round trip on ping-pong rows; MB/s = rate x payload / 10^6");
     if (tc_platform_emulation(emu, sizeof(emu))) {
@@ -512,10 +512,11 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     fprintf(f, ",\n  \"clock\": {\"source\": \"%s\", \"ns_per_tick\": %.6f},\n",
             run->clock.source, run->clock.ns_per_tick);
     fprintf(f, "  \"options\": {\"tests\": \"%s\", \"jam\": \"%s\", \"sizes\": [%s], "
-               "\"iterations\": %llu, \"warmup\": %llu, \"slots\": %u, \"slot_size\": %u, "
+               "\"iterations\": %llu, \"warmup\": %llu, \"blocks\": %u, \"slots\": %u, "
+               "\"slot_size\": %u, "
                "\"window\": %u, \"loopback\": %s, \"timeout_ms\": %d, \"gap_us\": %llu},\n",
             tests, o->jam, sizes, (unsigned long long)o->iters, (unsigned long long)o->warmup,
-            o->slots, o->slot_size, o->window, run->local->loopback ? "true" : "false",
+            o->blocks, o->slots, o->slot_size, o->window, run->local->loopback ? "true" : "false",
             run->local->timeout_ms, (unsigned long long)(o->gap_ns / 1000));
     fprintf(f, "  \"placement\": [");
     for (i = 0; i < o->n_places; ++i) {
@@ -562,7 +563,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                    "\"peer_cpu_ns_per_msg\": %.1f, \"peer_polls_per_msg\": %.2f, "
                    "\"cpu_ns_per_msg\": %.1f, \"code_bytes\": %u, "
                    "\"got_slots\": %u, \"payload_bytes\": %u, \"frame_bytes\": %u, "
-                   "\"iterations\": %llu, \"min_us\": %.4f, \"p50_us\": %.4f, \"p90_us\": %.4f, "
+                   "\"iterations\": %llu, \"samples\": %llu, \"min_us\": %.4f, \"p50_us\": %.4f, \"p90_us\": %.4f, "
                    "\"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, \"max_us\": %.4f, "
                    "\"mean_us\": %.4f, \"tail_spread_pct\": %.2f, \"rate_mps\": %.1f, "
                    "\"bw_mbs\": %.3f, \"elapsed_s\": %.6f%s}%s\n",
@@ -571,7 +572,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                 r->polls_per_msg, r->peer_cpu_ns_per_msg, r->peer_polls_per_msg,
                 r->cpu_ns_per_msg, r->code_bytes, r->got_slots,
                 r->payload, r->frame_bytes,
-                (unsigned long long)r->iters,
+                (unsigned long long)r->iters, (unsigned long long)r->lat.count,
                 r->lat.min / 1e3, r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3,
                 r->lat.p999 / 1e3, r->lat.p9999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
                 perf_tail_spread(r), r->rate_mps, r->bw_mbs, r->elapsed_s,

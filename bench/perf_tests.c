@@ -22,13 +22,13 @@ void perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
 
     r->payload     = payload;
     r->frame_bytes = frame_bytes;
-    r->iters       = run->opts->iters;
+    r->iters       = run->iters;
     r->elapsed_s   = tc_clock_ticks_to_ns(&run->clock, total_ticks) * 1e-9;
     tc_hist_summarize(run->hist, &r->lat);
     tc_peer_stats(run->peer, &stats);
     r->rejected = stats.rx_rejected;
     /* a ping-pong iteration is two messages, one each way */
-    r->rate_mps = (double)run->opts->iters * (one_way ? 2.0 : 1.0) / r->elapsed_s;
+    r->rate_mps = (double)run->iters * (one_way ? 2.0 : 1.0) / r->elapsed_s;
     r->bw_mbs   = r->rate_mps * payload / 1e6;
 }
 
@@ -107,7 +107,7 @@ static void perf_idle_gap(const perf_run_t *run)
 
 static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
-    uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
+    uint64_t total = run->warmup + run->iters, i, t0, t1, start;
     tc_status_t status;
     uint32_t frame;
 
@@ -119,7 +119,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
     start = tc_clock_ticks();
     for (i = 0; i < total; ++i) {
         if (run->initiator) {
-            if (i == run->opts->warmup) {
+            if (i == run->warmup) {
                 start = tc_clock_ticks();
             }
             if (run->opts->gap_ns != 0) {
@@ -131,7 +131,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
                 status = tc_peer_wait(run->peer, NULL); /* the answer ran here */
             }
             t1 = tc_clock_ticks();
-            if (i >= run->opts->warmup) {
+            if (i >= run->warmup) {
                 tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
             }
             perf_progress(run, i + 1, total, t1);
@@ -198,7 +198,7 @@ static tc_status_t perf_jam_rate(perf_run_t *run, uint32_t payload, perf_result_
 
     status = perf_jam_size_frames(run, payload, &frame);
     if (status == TC_OK) {
-        status = perf_jam_stream(run, payload, run->opts->warmup, 0);
+        status = perf_jam_stream(run, payload, run->warmup, 0);
     }
     if (status == TC_OK) {
         status = tc_boot_barrier(run->boot);
@@ -208,7 +208,7 @@ static tc_status_t perf_jam_rate(perf_run_t *run, uint32_t payload, perf_result_
     }
 
     t0     = tc_clock_ticks();
-    status = perf_jam_stream(run, payload, run->opts->iters, 1);
+    status = perf_jam_stream(run, payload, run->iters, 1);
     t1     = tc_clock_ticks();
     if ((status != TC_OK) || !run->initiator) {
         return status;
@@ -333,7 +333,7 @@ static tc_status_t perf_am_wait(perf_run_t *run, const tc_harness_peer_raw_t *ra
 
 static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
-    uint64_t total = run->opts->warmup + run->opts->iters, i, t0, t1, start;
+    uint64_t total = run->warmup + run->iters, i, t0, t1, start;
     uint32_t frame = run->ref_frame;
     volatile int inflight = 0;
     tc_status_t status;
@@ -347,7 +347,7 @@ static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t 
 
     start = tc_clock_ticks();
     for (i = 0; (i < total) && (status == TC_OK); ++i) {
-        if (run->initiator && (i == run->opts->warmup)) {
+        if (run->initiator && (i == run->warmup)) {
             start = tc_clock_ticks();
         }
         t0 = tc_clock_ticks();
@@ -361,7 +361,7 @@ static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t 
             status = perf_am_send(run, &raw, frame, &inflight, &waiter);
         }
         t1 = tc_clock_ticks();
-        if (run->initiator && (i >= run->opts->warmup)) {
+        if (run->initiator && (i >= run->warmup)) {
             tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
         }
         perf_progress(run, i + 1, total, t1);
@@ -427,7 +427,7 @@ static tc_status_t perf_am_rate(perf_run_t *run, uint32_t payload, perf_result_t
     perf_waiter_init(&waiter, run, TC_WAIT_POLL); /* the worker delivers AMs */
     status = tc_boot_barrier(run->boot);
     if (status == TC_OK) {
-        status = perf_am_stream(run, &raw, frame, run->opts->warmup, 0, &waiter);
+        status = perf_am_stream(run, &raw, frame, run->warmup, 0, &waiter);
     }
     if (status == TC_OK) {
         status = tc_boot_barrier(run->boot);
@@ -436,7 +436,7 @@ static tc_status_t perf_am_rate(perf_run_t *run, uint32_t payload, perf_result_t
         return status;
     }
     t0     = tc_clock_ticks();
-    status = perf_am_stream(run, &raw, frame, run->opts->iters, 1, &waiter);
+    status = perf_am_stream(run, &raw, frame, run->iters, 1, &waiter);
     t1     = tc_clock_ticks();
     if ((status != TC_OK) || !run->initiator) {
         return status;

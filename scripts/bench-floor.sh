@@ -4,14 +4,16 @@
 # and 1, that runs jam_lat/jam_rate in every mode beside floor_*, put_read_*
 # and put_* at the same frame sizes, so each ratio comes from one run, each
 # invocation right after ucx_perftest -t ucp_put_lat -s 64 on the same cores.
-# Size by size (tc-perf --order size): a jam row and its references run
-# seconds apart, where test by test they were minutes apart and the host's
-# speed drifted in between.
+# Size by size (tc-perf --order size) and in blocks (--blocks): a payload's
+# jam rows and references take turns every ITERS/BLOCKS iterations, so a
+# host whose speed switches (the AMD guest's placements) slows them alike;
+# test by test they ran minutes apart and the host drifted in between.
 # Writes OUT/<jam>.csv, OUT/<jam>.json, OUT/ucx_perftest.<jam>.r<N>.txt and
 # OUT/tables.md (one table per payload size: p50 one-way and rate, each
 # with its ratio to floor_*, put_read_* and put_*).
 #
 # usage: scripts/bench-floor.sh [-o OUT] [-n ITERS] [-s SIZES] [-j JAMS] [-r ROUNDS] [-W WAIT]
+#                               [-b BLOCKS]
 #   -o OUT     default results/<platform>/floor
 #   -n ITERS   measured iterations per point (default 1000000)
 #   -s SIZES   payload bytes (default 8,64,256,1024,4096,16384,32768)
@@ -21,10 +23,13 @@
 #   -W WAIT    how every receiver waits, jams and references alike (tc-perf
 #              -W; default poll). Where plain loads are the slow way to spin
 #              (this AMD guest), pause is what the hardware needs
+#   -b BLOCKS  tc-perf --blocks (default 100: 10^4 iterations a turn at the
+#              default -n); 1 runs each point whole
 # Nothing else should run on the machine meanwhile.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out="" iters=1000000 sizes=8,64,256,1024,4096,16384,32768 jams=noop,server_sum rounds=1 wait=poll
+blocks=100
 while [ $# -gt 0 ]; do
     case $1 in
         -o) out=$2; shift 2 ;;
@@ -33,11 +38,13 @@ while [ $# -gt 0 ]; do
         -j) jams=$2; shift 2 ;;
         -r) rounds=$2; shift 2 ;;
         -W) wait=$2; shift 2 ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -b) blocks=$2; shift 2 ;;
+        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-floor.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
 perf=${TC_BUILD:-$top/build}/bin/tc-perf
+[ "$blocks" -le "$iters" ] || blocks=$iters # tc-perf refuses more blocks than iterations
 [ -x "$perf" ] || { echo "bench-floor.sh: $perf missing: build first (make)" >&2; exit 1; }
 [ -n "$out" ] || out=$top/results/$("$top/scripts/platform-id.sh")/floor
 mkdir -p "$out"
@@ -70,7 +77,7 @@ for r in $(seq "$rounds"); do
         sleep 0.3
         echo "bench-floor: round $r/$rounds, jam $jam" >&2
         "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -j "$jam" -m local,injected,cached \
-            -W "$wait" -t "$tests" -s "$sizes" -n "$iters" -w 10000 --order size -q \
+            -W "$wait" -t "$tests" -s "$sizes" -n "$iters" -w 10000 --order size --blocks "$blocks" -q \
             --csv "$tmp/$jam.r$r.csv" --json "$tmp/$jam.r$r.json" \
             || { cat "$tmp/srv.log" >&2; exit 1; }
         wait "$srv" || { cat "$tmp/srv.log" >&2; exit 1; }

@@ -38,6 +38,8 @@ check "--stress-cpus 0 needs --stress" -l --stress-cpus 0
 check "--stress vm goes on the client" --stress vm
 check "bad gap '2000000'" --gap-us 2000000
 check "--order takes test or size, not 'mode'" --order mode
+check "bad --blocks '0'" --blocks 0
+check "--blocks 8 needs at least as many iterations (-n 4)" -n 4 --blocks 8
 # an unknown jam is caught once the package is loaded: exit 1 with a reason
 "$TC_PERF" -l -j no_such_jam -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ "$rc" != 0 ] || fail "unknown jam accepted"

@@ -142,6 +142,35 @@ rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['mode'] == 'injected']
 assert rows and all(int(r['code_bytes']) > 0 and int(r['got_slots']) == 1 for r in rows), rows
 PY
 
+# --blocks: the points of a payload take turns block by block; each row
+# still holds all its iterations (its histogram every block's samples) and
+# every frame ran exactly once (tc-perf checks each block's counts)
+"$TC_PERF" -l -m local,injected -t jam_lat,floor_lat,jam_rate -s 8,64 -n 403 -w 41 --window 8 \
+    --order size --blocks 4 --csv "$TMP/k.csv" --json "$TMP/k.json" >"$TMP/out" 2>"$TMP/err" \
+    || fail "tc-perf --blocks: $(cat "$TMP/err")"
+python3 - "$TMP/k.csv" "$TMP/k.json" <<'PY' || fail "--blocks rows: $(cat "$TMP/k.csv")"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+meta = json.load(open(sys.argv[2]))
+assert meta["options"]["blocks"] == 4 and meta["options"]["iterations"] == 403, meta["options"]
+got = [(r["test"], r["mode"], r["payload_bytes"]) for r in rows]
+want = []
+for p in ("8", "64"):
+    want += [("jam_lat", "local", p), ("jam_lat", "injected", p)]
+    want += [("floor_lat", "raw", p)] * len({r["frame_bytes"] for r in rows
+                                            if r["test"] == "jam_lat" and r["payload_bytes"] == p})
+    want += [("jam_rate", "local", p), ("jam_rate", "injected", p)]
+assert got == want, got
+for r, j in zip(rows, meta["results"]):
+    assert int(r["iterations"]) == 403 and j["iterations"] == 403, r
+    lat = r["test"].endswith("_lat")
+    # ping-pong: one sample per iteration; streams: one per whole window of
+    # 8 in each block (blocks of 100, 101, 101, 101)
+    shares = [403 * (b + 1) // 4 - 403 * b // 4 for b in range(4)]
+    assert j["samples"] == (403 if lat else sum(n // 8 for n in shares)), j
+    assert float(r["rate_mps"]) > 0 and float(r["p50_us"]) > 0, r
+PY
+
 # --order: test by test (the default), or each payload's tests and modes
 # back to back; the JSON records which
 for order in test size; do
