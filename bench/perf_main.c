@@ -964,6 +964,11 @@ static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point
         if (status != TC_OK) {
             return status;
         }
+        /* a sample is half a round trip, or a window's time over its messages:
+         * measured in steps of the clock's resolution over that */
+        tc_hist_set_quantum(p->hist, run->clock.resolution_ns /
+                                         ((test->shape == PERF_SHAPE_PINGPONG) ? 2.0 :
+                                                                                (double)opts->window));
         p->row = (int)(*n_results_p)++;
         r      = &results[p->row];
         memset(r, 0, sizeof(*r));

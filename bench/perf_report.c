@@ -138,9 +138,11 @@ void perf_print_header(const perf_run_t *run)
              prog ? "on" : "off", why);
     perf_box(out, "signalling %-14s frames %-8s slots %u x %u B  jam %s", sig,
              tc_frames_str((tc_frame_mode_t)o->frames), o->slots, o->slot_size, o->jam);
-    perf_box(out, "iterations %-12llu warm-up %-10llu blocks %-6u clock %s (%.4f ns/tick)",
-             (unsigned long long)o->iters, (unsigned long long)o->warmup, o->blocks,
-             run->clock.source, run->clock.ns_per_tick);
+    perf_box(out, "iterations %-12llu warm-up %-10llu blocks %u", (unsigned long long)o->iters,
+             (unsigned long long)o->warmup, o->blocks);
+    perf_box(out, "clock      %s, %.4f ns/tick, reads move in steps of %.2f ns%s", run->clock.source,
+             run->clock.ns_per_tick, run->clock.resolution_ns,
+             (run->clock.resolution_ns > 2.0) ? " (percentiles spread over them)" : "");
     perf_box(out, "units      us = 10^-6 s, one-way (RTT/2) on ping-pong rows; rate = messages/s,");
     perf_box(out, "           2 per round trip on ping-pong rows; MB/s = rate x payload / 10^6");
     if (tc_platform_emulation(emu, sizeof(emu))) {
@@ -509,8 +511,9 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
             tc_exec_str((tc_exec_policy_t)o->exec),
             o->in_place ? "true" : "false", TC_GIT_REV);
     perf_json_str(f, TC_CFLAGS);
-    fprintf(f, ",\n  \"clock\": {\"source\": \"%s\", \"ns_per_tick\": %.6f},\n",
-            run->clock.source, run->clock.ns_per_tick);
+    fprintf(f, ",\n  \"clock\": {\"source\": \"%s\", \"ns_per_tick\": %.6f, "
+               "\"resolution_ns\": %.3f},\n",
+            run->clock.source, run->clock.ns_per_tick, run->clock.resolution_ns);
     fprintf(f, "  \"options\": {\"tests\": \"%s\", \"jam\": \"%s\", \"sizes\": [%s], "
                "\"iterations\": %llu, \"warmup\": %llu, \"blocks\": %u, \"slots\": %u, "
                "\"slot_size\": %u, "

@@ -8,6 +8,10 @@
 
 typedef struct tc_clock {
     double      ns_per_tick;
+    double      resolution_ns; /* the step between two reads' values: a counter may
+                                * count in steps of many ticks (the AMD guest's TSC:
+                                * 21 ticks, 10 ns), so a difference of two reads
+                                * is a multiple of it */
     const char *source;   /* "tsc", "cntvct" or "clock_gettime" */
 } tc_clock_t;
 
@@ -33,7 +37,7 @@ static inline uint64_t tc_clock_ticks(void)
 #endif
 }
 
-/* Measures the tick rate over ~20 ms. */
+/* Measures the tick rate over ~20 ms, and the step the counter moves in. */
 void tc_clock_init(tc_clock_t *clock);
 
 static inline double tc_clock_ticks_to_ns(const tc_clock_t *clock, uint64_t ticks)

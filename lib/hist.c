@@ -41,6 +41,7 @@ struct tc_hist {
     uint64_t       min;         /* UINT64_MAX while empty */
     uint64_t       max;         /* 0 while empty */
     tc_hist_u128_t sum;         /* of recorded (clamped) values, for mean */
+    double         quantum;     /* the values' measuring step (0: none); tc_hist_set_quantum */
     size_t         num_buckets; /* bucket_index(max_value) + 1 */
     uint64_t       counts[];    /* one allocation: fewer cache misses */
 };
@@ -74,6 +75,15 @@ static uint64_t tc_hist_bucket_value(size_t index)
     shift  = (unsigned)(index >> TC_HIST_SUB_BITS) - 1;
     lowest = (uint64_t)(index - ((size_t)shift << TC_HIST_SUB_BITS)) << shift;
     return lowest + ((UINT64_C(1) << shift) >> 1);
+}
+
+/* The width of a bucket: 1 in the exact region, else 2^shift. */
+static uint64_t tc_hist_bucket_width(size_t index)
+{
+    if (index < TC_HIST_EXACT_LIMIT) {
+        return 1;
+    }
+    return UINT64_C(1) << ((unsigned)(index >> TC_HIST_SUB_BITS) - 1);
 }
 
 static void tc_hist_clear(tc_hist_t *hist)
@@ -113,6 +123,7 @@ tc_status_t tc_hist_create(uint64_t max_value, tc_hist_t **hist_p)
 
     hist->max_value   = max_value;
     hist->num_buckets = num_buckets;
+    hist->quantum     = 0.0;
     tc_hist_clear(hist);
 
     *hist_p = hist;
@@ -127,6 +138,11 @@ void tc_hist_destroy(tc_hist_t *hist)
 void tc_hist_reset(tc_hist_t *hist)
 {
     tc_hist_clear(hist);
+}
+
+void tc_hist_set_quantum(tc_hist_t *hist, double quantum)
+{
+    hist->quantum = (quantum > 0.0) ? quantum : 0.0;
 }
 
 void tc_hist_record(tc_hist_t *hist, uint64_t value)
@@ -231,14 +247,23 @@ static uint64_t tc_hist_rank(uint64_t count, double pct)
  * five at once). Each result is its bucket's value clamped into [min, max]:
  * clamping only moves it closer to the truth, and it makes single-valued and
  * saturated histograms exact.
+ *
+ * Where the values were measured in steps (quantum) wider than the bucket,
+ * every value in a step stands for the whole step: a bucket's c samples are
+ * spread evenly over [value - quantum/2, value + quantum/2] and rank k of
+ * them (1-based) sits at the middle of its share, (k - 1/2) / c of the way
+ * (the median of grouped data). A constant latency between two steps then
+ * reads between them, as the split of its samples over the two says,
+ * where the plain value jumps a whole step (the AMD guest's TSC counts in
+ * steps of 10 ns: a 50 ns one-way p50 moved 10% at a time).
  */
 static void tc_hist_values_at_ranks(const tc_hist_t *hist, const uint64_t *ranks,
-                                    uint64_t *values, size_t n)
+                                    uint64_t *values, double *spread, size_t n)
 {
-    uint64_t seen = 0;
+    uint64_t seen = 0, value;
     size_t bucket = 0;
+    double q      = hist->quantum;
     size_t i;
-    uint64_t value;
 
     for (i = 0; i < n; ++i) {
         while ((seen + hist->counts[bucket]) < ranks[i]) {
@@ -249,13 +274,28 @@ static void tc_hist_values_at_ranks(const tc_hist_t *hist, const uint64_t *ranks
         value     = tc_hist_bucket_value(bucket);
         value     = (value < hist->min) ? hist->min : value;
         values[i] = (value > hist->max) ? hist->max : value;
+        spread[i] = 0.0;
+        if (q > (double)tc_hist_bucket_width(bucket)) {
+            spread[i] = q * (((double)(ranks[i] - seen) - 0.5) / (double)hist->counts[bucket] -
+                             0.5);
+            /* kept within [min, max] as the plain value is: percentiles stay
+             * ordered with them (a step's value never spreads below the
+             * smallest one measured); the small values this applies to are
+             * exact in a double */
+            if ((double)values[i] + spread[i] < (double)hist->min) {
+                spread[i] = (double)hist->min - (double)values[i];
+            }
+            if ((double)values[i] + spread[i] > (double)hist->max) {
+                spread[i] = (double)hist->max - (double)values[i];
+            }
+        }
     }
 }
 
 uint64_t tc_hist_percentile(const tc_hist_t *hist, double pct)
 {
-    uint64_t rank;
-    uint64_t value;
+    uint64_t rank, value;
+    double spread, whole;
 
     if (hist->count == 0) {
         return 0;
@@ -272,8 +312,14 @@ uint64_t tc_hist_percentile(const tc_hist_t *hist, double pct)
     }
 
     rank = tc_hist_rank(hist->count, pct);
-    tc_hist_values_at_ranks(hist, &rank, &value, 1);
-    return value;
+    tc_hist_values_at_ranks(hist, &rank, &value, &spread, 1);
+    /* spread is within half a quantum, and a quantum wider than a bucket
+     * is one of the small values' (the last buckets are 2^56 wide) */
+    whole = round(spread);
+    if (whole < 0.0) {
+        return ((double)value > -whole) ? value - (uint64_t)-whole : 0;
+    }
+    return value + (uint64_t)whole;
 }
 
 void tc_hist_summarize(const tc_hist_t *hist, tc_hist_summary_t *summary_p)
@@ -281,6 +327,7 @@ void tc_hist_summarize(const tc_hist_t *hist, tc_hist_summary_t *summary_p)
     static const double pcts[] = {50.0, 90.0, 99.0, 99.9, 99.99};
     uint64_t ranks[TC_ARRAY_SIZE(pcts)];
     uint64_t values[TC_ARRAY_SIZE(pcts)];
+    double   spread[TC_ARRAY_SIZE(pcts)];
     size_t i;
 
     memset(summary_p, 0, sizeof(*summary_p));
@@ -291,15 +338,15 @@ void tc_hist_summarize(const tc_hist_t *hist, tc_hist_summary_t *summary_p)
     for (i = 0; i < TC_ARRAY_SIZE(pcts); ++i) {
         ranks[i] = tc_hist_rank(hist->count, pcts[i]);
     }
-    tc_hist_values_at_ranks(hist, ranks, values, TC_ARRAY_SIZE(pcts));
+    tc_hist_values_at_ranks(hist, ranks, values, spread, TC_ARRAY_SIZE(pcts));
 
     summary_p->count = hist->count;
     summary_p->min   = hist->min;
-    summary_p->p50   = values[0];
-    summary_p->p90   = values[1];
-    summary_p->p99   = values[2];
-    summary_p->p999  = values[3];
-    summary_p->p9999 = values[4];
+    summary_p->p50   = (double)values[0] + spread[0];
+    summary_p->p90   = (double)values[1] + spread[1];
+    summary_p->p99   = (double)values[2] + spread[2];
+    summary_p->p999  = (double)values[3] + spread[3];
+    summary_p->p9999 = (double)values[4] + spread[4];
     summary_p->max   = hist->max;
     /* long double keeps the 128-bit sum's precision through the division. */
     summary_p->mean  = (double)((long double)hist->sum / (long double)hist->count);

@@ -675,6 +675,59 @@ static void test_reset(void **state)
     tc_hist_destroy(hist);
 }
 
+/* Values measured in steps of a quantum (a clock's resolution): a latency
+ * of 53 between the steps 50 and 60 reads 50 seven times in ten and 60
+ * three times in ten; percentiles spread each step's samples over it. */
+static void test_quantum(void **state)
+{
+    tc_hist_summary_t summary;
+    tc_hist_t *hist;
+
+    (void)state;
+    assert_int_equal(tc_hist_create(1000000, &hist), TC_OK);
+    tc_hist_record_n(hist, 50, 700);
+    tc_hist_record_n(hist, 60, 300);
+    tc_hist_summarize(hist, &summary);
+    assert_true(summary.p50 == 50.0); /* no quantum: the step's value */
+    assert_true(summary.p90 == 60.0);
+
+    tc_hist_set_quantum(hist, 10.0);
+    tc_hist_summarize(hist, &summary);
+    /* rank 500 of the 700 at 50: (500 - 1/2) / 700 of [45, 55) */
+    assert_true(fabs(summary.p50 - (45.0 + 10.0 * 499.5 / 700.0)) < 1e-9);
+    /* rank 900: the 200th of the 300 at 60 would spread to 61.65, past
+     * the largest value measured: kept at max */
+    assert_true(summary.p90 == 60.0);
+    assert_int_equal(tc_hist_percentile(hist, 50.0), 52); /* rounded */
+    assert_int_equal(summary.min, 50); /* min, max and mean stay exact */
+    assert_int_equal(summary.max, 60);
+    assert_true(summary.mean == 53.0);
+
+    /* a middle step: rank 500 is the 200th of the 400 at 60 */
+    tc_hist_reset(hist);
+    tc_hist_record_n(hist, 50, 300);
+    tc_hist_record_n(hist, 60, 400);
+    tc_hist_record_n(hist, 70, 300);
+    tc_hist_summarize(hist, &summary);
+    assert_true(fabs(summary.p50 - (55.0 + 10.0 * 199.5 / 400.0)) < 1e-9);
+
+    /* one constant step stays itself: never below min nor above max */
+    tc_hist_reset(hist);
+    tc_hist_record_n(hist, 50, 1000);
+    tc_hist_summarize(hist, &summary);
+    assert_true(summary.p50 == 50.0 && summary.p9999 == 50.0);
+
+    /* a quantum narrower than the bucket (512 wide at 100000) changes nothing */
+    tc_hist_reset(hist);
+    tc_hist_record_n(hist, 100000, 10);
+    tc_hist_record_n(hist, 100700, 10);
+    tc_hist_summarize(hist, &summary);
+    assert_true(summary.p50 == (double)tc_hist_percentile(hist, 50.0));
+    tc_hist_set_quantum(hist, 0.0);
+    assert_true(summary.p50 == (double)tc_hist_percentile(hist, 50.0));
+    tc_hist_destroy(hist);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -694,6 +747,7 @@ int main(void)
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_saturation),
         cmocka_unit_test(test_reset),
+        cmocka_unit_test(test_quantum),
     };
 
     return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
