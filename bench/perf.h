@@ -123,6 +123,7 @@ typedef struct perf_result {
      * reference row in this run */
     double            floor_ratio, put_read_ratio;
     const char       *floor_ref, *put_read_ref; /* the reference rows' tests */
+    uint32_t          floor_ref_payload, put_read_ref_payload; /* and their payloads */
     const char       *frame_of;     /* reference rows: the jam mode whose frame size they
                                      * move (the first of the run's modes with it); "" else */
 } perf_result_t;

@@ -218,28 +218,37 @@ static const perf_test_t *perf_find(const char *name)
 }
 
 /* The reference row of test ref for jam row r: same frame size, wait and
- * placement; NULL if the run has none. */
+ * placement, and of the same payload where there is one (each payload's
+ * references run beside its jam rows: two payloads' frames can be of one
+ * size, 8 B injected and 64 B local); NULL if the run has none. */
 static const perf_result_t *perf_find_ref(const perf_result_t *results, unsigned n,
                                           const perf_result_t *r, const char *ref)
 {
+    const perf_result_t *found = NULL;
     unsigned i;
 
     for (i = 0; i < n; ++i) {
         if (!strcmp(results[i].test, ref) && (results[i].frame_bytes == r->frame_bytes) &&
             !strcmp(results[i].wait, r->wait) && !strcmp(results[i].place, r->place)) {
-            return &results[i];
+            if (results[i].payload == r->payload) {
+                return &results[i];
+            }
+            found = (found != NULL) ? found : &results[i];
         }
     }
-    return NULL;
+    return found;
 }
 
 /* Latency: p50 over p50 (above 1: slower than the reference); streams: rate
- * over rate (below 1: fewer messages than the reference). */
-static double perf_ratio(const perf_result_t *r, const perf_result_t *ref, int pingpong)
+ * over rate (below 1: fewer messages than the reference). *payload_p: the
+ * reference's payload. */
+static double perf_ratio(const perf_result_t *r, const perf_result_t *ref, int pingpong,
+                         uint32_t *payload_p)
 {
     if (ref == NULL) {
         return -1.0;
     }
+    *payload_p = ref->payload;
     if (pingpong) {
         return (ref->lat.p50 > 0) ? (double)r->lat.p50 / (double)ref->lat.p50 : -1.0;
     }
@@ -264,9 +273,10 @@ void perf_fill_ratios(perf_result_t *results, unsigned n)
         }
         r->floor_ref      = pingpong ? "floor_lat" : "floor_rate";
         r->put_read_ref   = pingpong ? "put_read_lat" : "put_read_rate";
-        r->floor_ratio    = perf_ratio(r, perf_find_ref(results, n, r, r->floor_ref), pingpong);
+        r->floor_ratio    = perf_ratio(r, perf_find_ref(results, n, r, r->floor_ref), pingpong,
+                                       &r->floor_ref_payload);
         r->put_read_ratio = perf_ratio(r, perf_find_ref(results, n, r, r->put_read_ref),
-                                       pingpong);
+                                       pingpong, &r->put_read_ref_payload);
     }
 }
 
@@ -433,21 +443,35 @@ static const char *perf_json_ratio(char *buf, double v)
 }
 
 /* Jam rows: each ratio with the reference row it used ("" for others). */
+/* The reference's payload, or null where there is no ratio. */
+static const char *perf_json_ref_payload(char *buf, double ratio, uint32_t payload)
+{
+    if (ratio < 0) {
+        return "null";
+    }
+    sprintf(buf, "%u", payload);
+    return buf;
+}
+
 static const char *perf_json_ratios(char *buf, size_t len, const perf_result_t *r)
 {
-    char a[32], b[32];
+    char a[32], b[32], pa[16], pb[16];
 
     if (r->floor_ref == NULL) {
         snprintf(buf, len, ", \"frame_of\": \"%s\"", r->frame_of);
         return buf;
     }
     snprintf(buf, len,
-             ", \"floor_ratio\": {\"value\": %s, \"reference\": \"%s\", \"metric\": \"%s\"}"
-             ", \"put_read_ratio\": {\"value\": %s, \"reference\": \"%s\", \"metric\": \"%s\"}",
+             ", \"floor_ratio\": {\"value\": %s, \"reference\": \"%s\", \"metric\": \"%s\", "
+             "\"reference_payload_bytes\": %s}"
+             ", \"put_read_ratio\": {\"value\": %s, \"reference\": \"%s\", \"metric\": \"%s\", "
+             "\"reference_payload_bytes\": %s}",
              perf_json_ratio(a, r->floor_ratio), r->floor_ref,
              strstr(r->floor_ref, "_lat") ? "p50_us" : "rate_mps",
+             perf_json_ref_payload(pa, r->floor_ratio, r->floor_ref_payload),
              perf_json_ratio(b, r->put_read_ratio), r->put_read_ref,
-             strstr(r->put_read_ref, "_lat") ? "p50_us" : "rate_mps");
+             strstr(r->put_read_ref, "_lat") ? "p50_us" : "rate_mps",
+             perf_json_ref_payload(pb, r->put_read_ratio, r->put_read_ref_payload));
     return buf;
 }
 
@@ -558,7 +582,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     fprintf(f, "],\n  \"results\": [\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
-        char c0[32], c1[32], c2[32], ratios[256], at[32];
+        char c0[32], c1[32], c2[32], ratios[512], at[32];
         tc_tool_iso_time(r->when, at, sizeof(at));
         fprintf(f, "    {\"test\": \"%s\", \"timestamp\": \"%s\", \"mode\": \"%s\", \"wait\": \"%s\", "
                    "\"placement\": \"%s\", \"cycles_per_msg\": %s, \"peer_cycles_per_msg\": %s, "

@@ -169,6 +169,17 @@ for r, j in zip(rows, meta["results"]):
     shares = [403 * (b + 1) // 4 - 403 * b // 4 for b in range(4)]
     assert j["samples"] == (403 if lat else sum(n // 8 for n in shares)), j
     assert float(r["rate_mps"]) > 0 and float(r["p50_us"]) > 0, r
+# 8 B injected and 64 B local frames are both 128 B: each jam row's ratio
+# is to the floor measured beside it, its own payload's
+for j in meta["results"]:
+    if j["test"] == "jam_lat":
+        assert j["floor_ratio"]["reference_payload_bytes"] == j["payload_bytes"], j
+for r in rows:
+    if r["test"] == "jam_lat":
+        (f,) = [x for x in rows if x["test"] == "floor_lat" and x["frame_bytes"] == r["frame_bytes"]
+                and x["payload_bytes"] == r["payload_bytes"]]
+        want = float(r["p50_us"]) / float(f["p50_us"])
+        assert abs(float(r["floor_ratio"]) - want) <= 0.01 * want + 1e-3, (r, f)
 PY
 
 # --order: test by test (the default), or each payload's tests and modes
