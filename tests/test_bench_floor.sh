@@ -17,6 +17,8 @@ assert sorted({r["round"] for r in rows}) == ["1", "2"], {r["round"] for r in ro
 assert json.load(open(d + "/noop.json"))["options"]["blocks"] == 3
 tables = open(d + "/tables.md").read()
 assert "ran in 3 blocks" in tables and "waits with poll" in tables, tables[:600]
+step = json.load(open(d + "/noop.json"))["clock"]["resolution_ns"]
+assert (step > 2.0) == ("The clock moves in steps of %.2f ns" % step in tables), (step, tables[:800])
 for size in (8, 64):
     part = tables.split("## %d B payload" % size)[1].split("##")[0]
     for mode in ("local", "injected", "cached"):
