@@ -909,9 +909,8 @@ static void perf_point_at(const perf_opts_t *opts, unsigned k, unsigned *t_p, un
 
 typedef struct perf_point {
     int           row;
-    tc_hist_t    *hist;
+    tc_hist_t    *hist;             /* until the row is complete */
     perf_counts_t mine, theirs;
-    uint64_t      iters, cost_msgs; /* measured; and with the warm-up (cost per message) */
     double        elapsed_s, msgs;
 } perf_point_t;
 
@@ -1016,22 +1015,23 @@ static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point
     }
     perf_counts_add(&p->mine, &mine);
     perf_counts_add(&p->theirs, &theirs);
-    p->iters     += run->iters;
-    p->cost_msgs += run->iters + run->warmup;
     p->elapsed_s += r->elapsed_s;
     p->msgs      += r->rate_mps * r->elapsed_s;
     if (!last) {
         return TC_OK;
     }
-    /* the row over all its blocks; r->lat already summarizes the point's histogram */
-    r->iters     = p->iters;
+    /* the row over all its blocks (whose shares sum to -n and -w); r->lat
+     * already summarizes the point's histogram */
+    r->iters     = opts->iters;
     r->elapsed_s = p->elapsed_s;
     r->rate_mps  = p->msgs / p->elapsed_s;
     r->bw_mbs    = r->rate_mps * r->payload / 1e6;
-    perf_fill_cost(r, &p->mine, &p->theirs, p->cost_msgs);
+    perf_fill_cost(r, &p->mine, &p->theirs, opts->iters + opts->warmup);
     if (test->shape == PERF_SHAPE_PINGPONG) {
         perf_fill_dist(r, p->hist);
     }
+    tc_hist_destroy(p->hist); /* with one block, one histogram at a time */
+    p->hist = NULL;
     r->when = time(NULL);
     if (run->initiator) {
         if (!side->local->quiet) {

@@ -442,7 +442,6 @@ static const char *perf_json_ratio(char *buf, double v)
     return buf;
 }
 
-/* Jam rows: each ratio with the reference row it used ("" for others). */
 /* The reference's payload, or null where there is no ratio. */
 static const char *perf_json_ref_payload(char *buf, double ratio, uint32_t payload)
 {
@@ -453,6 +452,7 @@ static const char *perf_json_ref_payload(char *buf, double ratio, uint32_t paylo
     return buf;
 }
 
+/* Jam rows: each ratio with the reference row it used ("" for others). */
 static const char *perf_json_ratios(char *buf, size_t len, const perf_result_t *r)
 {
     char a[32], b[32], pa[16], pb[16];
@@ -590,7 +590,8 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                    "\"peer_cpu_ns_per_msg\": %.1f, \"peer_polls_per_msg\": %.2f, "
                    "\"cpu_ns_per_msg\": %.1f, \"code_bytes\": %u, "
                    "\"got_slots\": %u, \"payload_bytes\": %u, \"frame_bytes\": %u, "
-                   "\"iterations\": %llu, \"samples\": %llu, \"min_us\": %.4f, \"p50_us\": %.4f, \"p90_us\": %.4f, "
+                   "\"iterations\": %llu, \"samples\": %llu, \"min_us\": %.4f, "
+                   "\"p50_us\": %.4f, \"p90_us\": %.4f, "
                    "\"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, \"max_us\": %.4f, "
                    "\"mean_us\": %.4f, \"tail_spread_pct\": %.2f, \"rate_mps\": %.1f, "
                    "\"bw_mbs\": %.3f, \"elapsed_s\": %.6f%s}%s\n",

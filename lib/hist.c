@@ -295,7 +295,7 @@ static void tc_hist_values_at_ranks(const tc_hist_t *hist, const uint64_t *ranks
 uint64_t tc_hist_percentile(const tc_hist_t *hist, double pct)
 {
     uint64_t rank, value;
-    double spread, whole;
+    double spread;
 
     if (hist->count == 0) {
         return 0;
@@ -313,13 +313,9 @@ uint64_t tc_hist_percentile(const tc_hist_t *hist, double pct)
 
     rank = tc_hist_rank(hist->count, pct);
     tc_hist_values_at_ranks(hist, &rank, &value, &spread, 1);
-    /* spread is within half a quantum, and a quantum wider than a bucket
-     * is one of the small values' (the last buckets are 2^56 wide) */
-    whole = round(spread);
-    if (whole < 0.0) {
-        return ((double)value > -whole) ? value - (uint64_t)-whole : 0;
-    }
-    return value + (uint64_t)whole;
+    /* spread only where a quantum is wider than the bucket: a small value,
+     * exact in a double, and kept within [min, max] */
+    return (spread == 0.0) ? value : (uint64_t)llround((double)value + spread);
 }
 
 void tc_hist_summarize(const tc_hist_t *hist, tc_hist_summary_t *summary_p)
