@@ -18,7 +18,8 @@
  * as the jam's frames (one slot's lines are not the ring's: a floor on one
  * slot moved 15% between invocations, 0.141-0.166 us at 64 B, where the
  * ring's stayed within 0.151-0.163); the floor copies with the library's
- * own store (tc_place_store).
+ * own store (tc_place_store, line by line or memcpy as the library chose
+ * for this CPU).
  */
 #include "perf.h"
 #include "perf_waiter.h"
@@ -88,7 +89,7 @@ static inline tc_status_t perf_ref_deliver(const tc_harness_peer_raw_t *raw, per
         return perf_put(raw->ucp_ep, src, frame, raw->remote_ring + off, raw->ucp_rkey);
     }
     dst = raw->remote_ring_ptr + off;
-    tc_place_store(dst, src, frame, mark);
+    tc_place_store(dst, src, frame, mark, raw->linewise_max);
     return TC_OK;
 }
 

@@ -153,3 +153,8 @@ void tc_place_frame(tc_place_t place, char *dst, const char *frame, uint32_t siz
         tc_place_llc(dst, frame, size);
     }
 }
+
+uint32_t tc_place_linewise_max(const tc_cpu_ident_t *ident)
+{
+    return tc_cpu_is_amd(ident) ? TC_PLACE_LINEWISE_AMD : TC_PLACE_LINEWISE_INTEL;
+}

@@ -19,6 +19,7 @@
 #define TC_PLACE_H
 
 #include "twochains.h"
+#include "cpu.h"
 #include "frame.h"
 
 #include <stddef.h>
@@ -32,19 +33,32 @@ const char *tc_place_sequence(tc_place_t place);
  * "unsupported: <reason>" (why may be NULL). */
 tc_status_t tc_place_check(tc_place_t place, char *why, size_t len);
 
-/* Frames up to this many bytes of whole lines are copied line by line, in
- * order; larger ones by memcpy (its rep movsb / 4-vector loop wins there:
- * 16 and 32 KiB frames 2-10% faster). */
-#define TC_PLACE_LINEWISE_MAX 8192u
+/* Frames up to linewise_max bytes of whole lines are copied line by line,
+ * in order; larger ones by memcpy. Which wins is the CPU's (measured with
+ * server_sum and the floor, jam_lat and the rates): on the Intel Xeon guest
+ * lines up to 8 KiB (1 KiB jam_lat 0.58-0.61 -> 0.49-0.51 us against
+ * memcpy; beyond 8 KiB memcpy's rep movsb is 2-10% faster), on the AMD EPYC
+ * guest memcpy from 1 KiB of lines on (floor_lat 4 KiB 1.22-1.25 -> 0.72-0.80
+ * us, floor_rate 1.15 -> 2.7 M/s; 1 KiB 0.56-0.64 -> 0.38-0.49 us). */
+#define TC_PLACE_LINEWISE_INTEL 8192u
+#define TC_PLACE_LINEWISE_AMD   960u
+
+/* linewise_max for the CPU ident describes: AMD's, else (Intel, aarch64,
+ * others not measured) Intel's. Chosen at connect (tx_linewise_max). */
+uint32_t tc_place_linewise_max(const tc_cpu_ident_t *ident);
+
+/* Payloads from this many bytes on are packed straight into the peer's
+ * mapped slot with signalling store (tx_direct_min, lib/jam.c). */
+#define TC_PACK_DIRECT_MIN 1024u
 
 /* Whole lines of frame from byte from (a multiple of 64) on, then the
  * last line's data, then sig: tc_place_store's tail. */
 static inline void tc_place_store_from(char *dst, const char *frame, uint32_t from,
-                                       uint32_t size, uint64_t sig)
+                                       uint32_t size, uint64_t sig, uint32_t linewise_max)
 {
     uint32_t off;
 
-    if (size - 64u - from <= TC_PLACE_LINEWISE_MAX) {
+    if (size - 64u - from <= linewise_max) {
         for (off = from; off + 64u < size; off += 64u) {
             memcpy(dst + off, frame + off, 64u);
         }
@@ -56,9 +70,10 @@ static inline void tc_place_store_from(char *dst, const char *frame, uint32_t fr
 }
 
 /* Plain stores of a frame of size bytes (a multiple of 64) whose signal
- * word is sig: whole lines first, front to back, then the last line's data,
- * then sig with release order (signalling store, and tc-perf's floor).
- * Line by line because glibc's vector memcpy of 129 B - 8 KiB does not
+ * word is sig: whole lines first (front to back up to linewise_max bytes,
+ * else one memcpy), then the last line's data, then sig with release order
+ * (signalling store, and tc-perf's floor). Line by line where the CPU
+ * gains by it because glibc's vector memcpy of 129 B - 8 KiB does not
  * store in address order (head and tail vectors are stored around its loop,
  * overlapping at the tail), which lets a receiver polling the header's line
  * beside the signal take lines back mid-frame. Measured against memcpy:
@@ -66,16 +81,18 @@ static inline void tc_place_store_from(char *dst, const char *frame, uint32_t fr
  * 0.30-0.33; 384-512 B injected frames -10-15%. One memcpy of size - 8 bytes
  * would also end in unaligned vector stores that straddle lines (320-byte
  * frames: -35%). */
-static inline void tc_place_store(char *dst, const char *frame, uint32_t size, uint64_t sig)
+static inline void tc_place_store(char *dst, const char *frame, uint32_t size, uint64_t sig,
+                                  uint32_t linewise_max)
 {
-    tc_place_store_from(dst, frame, 0, size, sig);
+    tc_place_store_from(dst, frame, 0, size, sig, linewise_max);
 }
 
 /* tc_place_store with the header's words given (hdr_w: stamped, lib/frame.h)
  * rather than read from frame: they are stored first, as eight-byte words,
  * then the rest of the header's line and the frame as tc_place_store does. */
 static inline void tc_place_store_hdr(char *dst, const uint64_t hdr_w[TC_FRAME_HDR_SIZE / 8],
-                                      const char *frame, uint32_t size, uint64_t sig)
+                                      const char *frame, uint32_t size, uint64_t sig,
+                                      uint32_t linewise_max)
 {
     tc_frame_store_words(dst, hdr_w);
     if (size == 64u) {
@@ -85,7 +102,17 @@ static inline void tc_place_store_hdr(char *dst, const uint64_t hdr_w[TC_FRAME_H
         return;
     }
     memcpy(dst + TC_FRAME_HDR_SIZE, frame + TC_FRAME_HDR_SIZE, 64u - TC_FRAME_HDR_SIZE);
-    tc_place_store_from(dst, frame, 64u, size, sig);
+    tc_place_store_from(dst, frame, 64u, size, sig, linewise_max);
+}
+
+/* Seal a frame whose payload is in dst already (packed there): the header's
+ * words, then sig with release order (x86-64: a plain store after them;
+ * aarch64: stlr orders the pack's stores and the header's before it). */
+static inline void tc_place_seal(char *dst, const uint64_t hdr_w[TC_FRAME_HDR_SIZE / 8],
+                                 uint32_t size, uint64_t sig)
+{
+    tc_frame_store_words(dst, hdr_w);
+    __atomic_store_n((uint64_t *)(void *)(dst + size - sizeof(sig)), sig, __ATOMIC_RELEASE);
 }
 
 /* Write a sealed frame of size bytes (a multiple of 64; dst 64-byte

@@ -211,6 +211,13 @@ struct tc_peer {
      * mapped slot before the send returns (one staging frame, which stays
      * in this core's cache) */
     uint32_t          tx_stage_mask;
+    /* payload bytes from which a local or cached jam packs straight into
+     * the peer's mapped slot (no staging copy): signalling store only;
+     * UINT32_MAX where frames are staged (tc_send_select) */
+    uint32_t          tx_direct_min;
+    /* whole-line bytes a stored frame's lines go one by one up to, else
+     * one memcpy: the CPU's (tc_place_linewise_max) */
+    uint32_t          tx_linewise_max;
     uint64_t          remote_base;
 
     tc_peer_stats_t   stats;

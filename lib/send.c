@@ -154,14 +154,20 @@ void tc_send_select(tc_peer_t *peer)
      * is ever in flight from the ring) one staging frame serves them all.
      * Placement llc/dram may be set mid-stream after puts and keeps the
      * ring of the signalling it has. */
-    peer->tx_stage_mask = (peer->signal == TC_SIGNAL_STORE) ? 0 : peer->tx_slots - 1;
+    tc_cpu_ident_t cpu;
+
+    tc_cpu_ident(&cpu);
+    peer->tx_linewise_max = tc_place_linewise_max(&cpu);
+    peer->tx_stage_mask   = (peer->signal == TC_SIGNAL_STORE) ? 0 : peer->tx_slots - 1;
+    peer->tx_direct_min   = UINT32_MAX;
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
         return;
     }
     switch (peer->signal) {
     case TC_SIGNAL_STORE:
-        peer->deliver = NULL; /* inline in tc_peer_send_sized */
+        peer->deliver       = NULL; /* inline in tc_peer_send_sized */
+        peer->tx_direct_min = TC_PACK_DIRECT_MIN;
         break;
     case TC_SIGNAL_SINGLE_PUT:
         peer->deliver = tc_deliver_single;

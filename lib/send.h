@@ -93,6 +93,30 @@ tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked);
  * when the placement changes. */
 void        tc_send_select(tc_peer_t *peer);
 
+/* The peer's mapped slot for tx_seq (signalling store only). */
+static inline char *tc_peer_tx_slot(const tc_peer_t *peer)
+{
+    return peer->remote_ring_ptr +
+           (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
+}
+
+/* After a frame's delivery (status): ring a blocking peer, count it (jam:
+ * it is a jam frame). */
+static inline __attribute__((always_inline)) tc_status_t
+tc_peer_sent(tc_peer_t *peer, tc_status_t status, int jam)
+{
+    if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
+        status = tc_peer_ring(peer);
+    }
+    if (TC_UNLIKELY(status != TC_OK)) {
+        return status;
+    }
+    peer->tx_seq++;
+    peer->stats.tx_frames++;
+    peer->stats.tx_jams += (uint64_t)jam;
+    return TC_OK;
+}
+
 /* The send path's tail, for a frame of size bytes that fits the peer's
  * slots (the caller checked) whose header is hdr (frame itself, or a
  * template the staged frame's header is to be): stamp seq, credits and the
@@ -117,27 +141,35 @@ tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame, uint
          * the peer's mapped slot and the signal word stored last with
          * release order (x86-64 TSO keeps stores in order anyway; aarch64
          * makes it an stlr), so a receiver that sees the signal sees the
-         * frame. Packing straight into the mapped slot was measured and
-         * lost: the receiver polls that very line, and a frame written
-         * piecemeal (payload, header, stamps) gives its loads time to take
-         * the line back between the stores (jam_rate 8 B -20%, injected
-         * jam_lat +20%; results/.../floor/README.md). */
+         * frame. Packing a small frame straight into the mapped slot was
+         * measured and lost: the receiver polls that very line, and a frame
+         * written piecemeal (payload, header, stamps) gives its loads time
+         * to take the line back between the stores (jam_rate 8 B -20%,
+         * injected jam_lat +20%; results/.../floor/README.md). From
+         * TC_PACK_DIRECT_MIN payload bytes it wins (tc_peer_send_packed). */
         tc_place_store_hdr(peer->remote_ring_ptr + off, w, frame, size,
-                           tc_frame_sig(peer->tx_seq));
+                           tc_frame_sig(peer->tx_seq), peer->tx_linewise_max);
     } else {
         tc_frame_store_words(frame, w); /* a put's source is the staged frame */
         status = peer->deliver(peer, frame, size, peer->remote_ring + off);
     }
-    if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
-        status = tc_peer_ring(peer);
-    }
-    if (TC_UNLIKELY(status != TC_OK)) {
-        return status;
-    }
-    peer->tx_seq++;
-    peer->stats.tx_frames++;
-    peer->stats.tx_jams += (uint64_t)jam;
-    return TC_OK;
+    return tc_peer_sent(peer, status, jam);
+}
+
+/* tc_peer_send_sized for a frame whose payload (and pad) the pack routine
+ * wrote straight into the peer's mapped slot for tx_seq (signalling store,
+ * tx_direct_min): the header's words from hdr, stamped, then the signal. */
+static inline __attribute__((always_inline)) tc_status_t
+tc_peer_send_packed(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32_t size, int jam)
+{
+    uint64_t w[TC_FRAME_HDR_SIZE / 8];
+
+    tc_frame_load_words(hdr, w);
+    tc_frame_stamp_words(w, peer->tx_seq, peer->rx_seq, peer->ran_has, peer->ran_ret,
+                         peer->ran_seq);
+    peer->rx_reported = peer->rx_seq;
+    tc_place_seal(tc_peer_tx_slot(peer), w, size, tc_frame_sig(peer->tx_seq));
+    return tc_peer_sent(peer, TC_OK, jam);
 }
 
 /* Check a laid-out frame's size (its header's), then tc_peer_send_sized. */

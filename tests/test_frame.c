@@ -519,12 +519,14 @@ static void test_stamp_words(void **state)
 }
 
 /* tc_place_store_hdr leaves the slot as tc_place_store of the frame with
- * that header would, at one line, two, a line-by-line size and one past
- * TC_PLACE_LINEWISE_MAX (one memcpy); nothing past the frame is written. */
+ * that header would, at one line, two, 1 KiB of lines and one past
+ * TC_PLACE_LINEWISE_INTEL, each with either CPU's linewise_max (line by
+ * line or one memcpy); nothing past the frame is written. */
 static void test_place_store_hdr(void **state)
 {
-    static const uint32_t sizes[] = {64, 128, 1088, TC_PLACE_LINEWISE_MAX + 192};
-    uint32_t max = TC_PLACE_LINEWISE_MAX + 256, i, k;
+    static const uint32_t sizes[]    = {64, 128, 1088, TC_PLACE_LINEWISE_INTEL + 192};
+    static const uint32_t linewise[] = {TC_PLACE_LINEWISE_INTEL, TC_PLACE_LINEWISE_AMD};
+    uint32_t max = TC_PLACE_LINEWISE_INTEL + 256, i, k, l;
     char *frame = malloc(max), *want = malloc(max), *got = malloc(max);
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
@@ -532,24 +534,74 @@ static void test_place_store_hdr(void **state)
     assert_non_null(frame);
     assert_non_null(want);
     assert_non_null(got);
-    for (k = 0; k < TEST_ARRAY_SIZE(sizes); ++k) {
-        for (i = 0; i < max; ++i) {
-            frame[i] = (char)(i * 7 + k);
+    for (l = 0; l < TEST_ARRAY_SIZE(linewise); ++l) {
+        for (k = 0; k < TEST_ARRAY_SIZE(sizes); ++k) {
+            for (i = 0; i < max; ++i) {
+                frame[i] = (char)(i * 7 + k);
+            }
+            for (i = 0; i < TC_FRAME_HDR_SIZE / 8; ++i) {
+                w[i] = 0x0101010101010101ull * (i + 1);
+            }
+            memset(want, 0x5A, max);
+            memset(got, 0x5A, max);
+            memcpy(want, frame, sizes[k]);
+            memcpy(want, w, sizeof(w));
+            memcpy(want + sizes[k] - 8, &(uint64_t){tc_frame_sig(9)}, 8);
+            tc_place_store_hdr(got, w, frame, sizes[k], tc_frame_sig(9), linewise[l]);
+            assert_memory_equal(got, want, max);
         }
-        for (i = 0; i < TC_FRAME_HDR_SIZE / 8; ++i) {
-            w[i] = 0x0101010101010101ull * (i + 1);
-        }
-        memset(want, 0x5A, max);
-        memset(got, 0x5A, max);
-        memcpy(want, frame, sizes[k]);
-        memcpy(want, w, sizeof(w));
-        memcpy(want + sizes[k] - 8, &(uint64_t){tc_frame_sig(9)}, 8);
-        tc_place_store_hdr(got, w, frame, sizes[k], tc_frame_sig(9));
-        assert_memory_equal(got, want, max);
     }
     free(got);
     free(want);
     free(frame);
+}
+
+/* tc_place_seal (a frame packed in place) writes the header's words and the
+ * signal and nothing else: the payload the pack left, the header line's
+ * tail and the pad stay as they were, nothing past the frame is touched. */
+static void test_place_seal(void **state)
+{
+    static const uint32_t sizes[] = {64, 128, 1088};
+    uint32_t max = 1088 + 64, i, k;
+    char *want = malloc(max), *got = malloc(max);
+    uint64_t w[TC_FRAME_HDR_SIZE / 8];
+
+    (void)state;
+    assert_non_null(want);
+    assert_non_null(got);
+    for (i = 0; i < TC_FRAME_HDR_SIZE / 8; ++i) {
+        w[i] = 0x1111111111111111ull * (i + 1);
+    }
+    for (k = 0; k < TEST_ARRAY_SIZE(sizes); ++k) {
+        for (i = 0; i < max; ++i) {
+            got[i] = (char)(i * 13 + k);
+        }
+        memcpy(want, got, max);
+        memcpy(want, w, sizeof(w));
+        memcpy(want + sizes[k] - 8, &(uint64_t){tc_frame_sig(77)}, 8);
+        tc_place_seal(got, w, sizes[k], tc_frame_sig(77));
+        assert_memory_equal(got, want, max);
+    }
+    free(got);
+    free(want);
+}
+
+/* Each CPU's copy (tc_place_linewise_max): AMD's memcpy from 1 KiB of
+ * lines, Intel's lines up to 8 KiB, and Intel's where nothing was measured
+ * (no vendor: aarch64). */
+static void test_place_linewise_max(void **state)
+{
+    tc_cpu_ident_t id;
+
+    (void)state;
+    memset(&id, 0, sizeof(id));
+    assert_int_equal(tc_place_linewise_max(&id), TC_PLACE_LINEWISE_INTEL);
+    snprintf(id.vendor, sizeof(id.vendor), "AuthenticAMD");
+    assert_int_equal(tc_place_linewise_max(&id), TC_PLACE_LINEWISE_AMD);
+    snprintf(id.vendor, sizeof(id.vendor), "GenuineIntel");
+    assert_int_equal(tc_place_linewise_max(&id), TC_PLACE_LINEWISE_INTEL);
+    assert_true(TC_PLACE_LINEWISE_AMD < 1024u);
+    assert_int_equal(TC_PLACE_LINEWISE_AMD % 64u, 0);
 }
 
 /* The fast path's shape (tc_frame_same_shape): a later frame of the
@@ -1526,6 +1578,8 @@ int main(void)
         cmocka_unit_test(test_same_shape),
         cmocka_unit_test(test_stamp_words),
         cmocka_unit_test(test_place_store_hdr),
+        cmocka_unit_test(test_place_seal),
+        cmocka_unit_test(test_place_linewise_max),
         cmocka_unit_test(test_sig_values),
         cmocka_unit_test(test_valid_frames),
         cmocka_unit_test(test_valid_frame_guarded),

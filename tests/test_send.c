@@ -2,7 +2,7 @@
  * Local jams end to end over a loopback pair (two contexts in one process,
  * shared-memory transports): streams whose receiver state must match what
  * the sender computed, calls and their reply values, every jam of the bench
- * package.
+ * package, large payloads packed straight into the peer's slot.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -178,6 +178,126 @@ static void test_every_jam_returns(void **unused)
     pair_close(&pair);
 }
 
+/* server_sum with payloads around and over TC_PACK_DIRECT_MIN (packed
+ * straight into the peer's mapped slot with signalling store, staged below
+ * it): every sum and call lands exactly once, in fixed frames sized for the
+ * largest and in variable frames, over a ring wrapped many times. */
+typedef struct big_fill {
+    int32_t  payload[4096];
+    int64_t  expect;
+    uint32_t ints[6];
+} big_fill_t;
+
+static const void *big_payload(uint64_t i, size_t *len_p, void *arg)
+{
+    big_fill_t *f = arg;
+    uint32_t n = f->ints[i % TC_ARRAY_SIZE(f->ints)], k;
+
+    for (k = 0; k < n; ++k) {
+        f->payload[k] = (int32_t)((i * 2654435761u) ^ (k * 40503u)); /* both signs, all bits */
+        f->expect += f->payload[k];
+    }
+    *len_p = (size_t)n * sizeof(int32_t);
+    return f->payload;
+}
+
+static void large_payloads(tc_frame_mode_t frames)
+{
+    const uint64_t n = test_quick() ? 300 : 3000;
+    big_fill_t *fill = calloc(1, sizeof(*fill));
+    static const uint32_t ints[6] = {255, 256, 257, 1000, 4096, 16};
+    tc_context_params_t params;
+    tc_peer_stats_t rx;
+    tc_jam_t jam;
+    pair_t pair;
+
+    assert_non_null(fill);
+    memcpy(fill->ints, ints, sizeof(ints));
+    pair_params(&params, 4);
+    params.slot_size = 4096 * sizeof(int32_t) + 64;
+    params.frames    = frames;
+    pair_open(&pair, &params);
+    if (tc_peer_signal(pair.s[1].peer) != TC_SIGNAL_STORE) {
+        pair_close(&pair);
+        free(fill);
+        skip(); /* the transport maps nothing: every frame is staged */
+    }
+    if (frames == TC_FRAMES_FIXED) {
+        pair_set_frames(&pair, sizeof(fill->payload));
+    }
+    jam = jam_of(&pair.s[1], "server_sum");
+
+    send_and_drain(&pair, &jam, n, big_payload, fill);
+
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 0);
+    assert_int_equal(state_of(&pair.s[0])->sum, fill->expect);
+    assert_int_equal(state_of(&pair.s[0])->calls, n);
+    pair_close(&pair);
+    free(fill);
+}
+
+static void test_large_payloads_fixed(void **unused)
+{
+    (void)unused;
+    large_payloads(TC_FRAMES_FIXED);
+}
+
+static void test_large_payloads_variable(void **unused)
+{
+    (void)unused;
+    large_payloads(TC_FRAMES_VARIABLE);
+}
+
+/* A pack that refuses a large payload in the peer's slot: the send says so
+ * and sends nothing (the receiver sees no frame, rejects none); a payload
+ * over the frame's room is refused with the frame it needs; the next jam
+ * runs once. */
+static void test_large_pack_refused(void **unused)
+{
+    static int32_t ints[1024];
+    tc_context_params_t params;
+    server_arg_t server;
+    tc_peer_stats_t rx, tx0, tx1;
+    pthread_t thread;
+    tc_jam_t kv, sum;
+    int64_t ret = 0;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    for (i = 0; i < 1024; ++i) {
+        ints[i] = i;
+    }
+    pair_params(&params, 4);
+    params.slot_size = 8192;
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, 2048);
+    kv  = jam_of(&pair.s[1], "kv_get");
+    sum = jam_of(&pair.s[1], "server_sum");
+
+    tc_peer_stats(pair.s[1].peer, &tx0);
+    /* kv_get packs only a 4-byte key: refused, in the slot and staged */
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &kv, ints, 2000, TC_SEND_PARAMS(TC_MODE_LOCAL, 0)),
+                     TC_ERR_OUT_OF_RANGE);
+    /* 4 KiB does not fit a frame made for 2 KiB */
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &sum, ints, sizeof(ints),
+                                 TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_ERR_OUT_OF_RANGE);
+    tc_peer_stats(pair.s[1].peer, &tx1);
+    assert_int_equal(tx1.tx_frames, tx0.tx_frames);
+
+    server = (server_arg_t){&pair.s[0], 1, 0, TC_OK};
+    pthread_create(&thread, NULL, server_thread, &server);
+    assert_int_equal(tc_jam_call(pair.s[1].peer, &sum, ints, 2048, NULL, &ret), TC_OK);
+    assert_int_equal(ret, 511 * 512 / 2); /* 0 + ... + 511 */
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 0);
+    assert_int_equal(state_of(&pair.s[0])->calls, 1);
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +305,9 @@ int main(void)
         cmocka_unit_test(test_indirect_put_matches_local),
         cmocka_unit_test(test_call_returns_result),
         cmocka_unit_test(test_every_jam_returns),
+        cmocka_unit_test(test_large_payloads_fixed),
+        cmocka_unit_test(test_large_payloads_variable),
+        cmocka_unit_test(test_large_pack_refused),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("send", tests, NULL, NULL);

@@ -20,6 +20,7 @@ void tc_harness_peer_raw(const tc_peer_t *peer, tc_harness_peer_raw_t *raw_p)
     raw_p->local_slots      = peer->rx_slots;
     raw_p->local_slot_size  = peer->rx_slot_size;
     raw_p->wait             = peer->wait;
+    raw_p->linewise_max     = peer->tx_linewise_max;
     if (ucp_rkey_ptr(peer->rkey, raw_p->remote_ring, &ring) != UCS_OK) {
         ring = NULL;
     }

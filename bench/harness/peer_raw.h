@@ -27,6 +27,7 @@ typedef struct tc_harness_peer_raw {
     char              *remote_ring_ptr;
     volatile uint64_t *remote_consumed_ptr;
     tc_wait_t          wait;              /* how this side waits for the peer's frames */
+    uint32_t           linewise_max;      /* how the library stores frames (lib/place.h) */
 } tc_harness_peer_raw_t;
 
 void tc_harness_peer_raw(const tc_peer_t *peer, tc_harness_peer_raw_t *raw_p);
