@@ -48,7 +48,7 @@ static void modes_agree(int wx)
     /* one connection per mode, so each receiver state sees one mode only */
     for (m = 0; m < 3; ++m) {
         pair_params(&params, 8);
-        params.slot_size = 8192; /* 3600 B and server_sum's code (472 B) */
+        params.slot_size = 8192; /* 3600 B beside server_sum's code */
         params.frames    = TC_FRAMES_VARIABLE;
         params.wx        = wx;
         pair_open(&pair[m], &params);
