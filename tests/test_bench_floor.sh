@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/bench-floor.sh end to end, small: one jam, two payloads, two
 # rounds of 3 blocks each. tables.md has a row per (jam, mode, payload)
-# whose ratios are the medians of the rounds' own (from the CSV), and says how
-# the points ran; the merged CSV carries both rounds, the JSON the blocks.
+# whose ratios are the medians of the rounds' own (from the CSV), each round's
+# own in "Each round" beside that round's one-line floor, and says how the
+# points ran; the merged CSV carries both rounds, the JSON the blocks.
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 command -v python3 >/dev/null || skip "python3 missing"
@@ -33,5 +34,15 @@ for size in (8, 64):
                 ratios.append(float(r["p50_us"]) / float(f["p50_us"]))
         assert len(ratios) == 2, (mode, size, ratios)
         assert cells[5] == format(statistics.median(ratios), ".2f"), (cells, ratios)
+        # each round's own, in round order, in "Each round"
+        each = tables.split("## Each round")[1].split("##")[0]
+        (line,) = [l for l in each.splitlines() if l.startswith("| noop | %s | %d |" % (mode, size))]
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[3:] == [format(x, ".2f") for x in ratios], (cells, ratios)
+each = tables.split("## Each round")[1].split("##")[0]
+(line,) = [l for l in each.splitlines() if l.startswith("| noop | floor_lat us | 8 |")]
+floors = [float(x["p50_us"]) for x in rows if x["test"] == "floor_lat" and x["payload_bytes"] == "8"
+          and x["frame_bytes"] == "64"]
+assert [c.strip() for c in line.strip("|").split("|")][3:] == [format(x, ".3f") for x in floors], (line, floors)
 PY
 echo ok
