@@ -23,6 +23,12 @@
 #define TC_JAM_PACK TC_JAM_CAT(tc_jam_pack_, TC_JAM_NAME)
 #endif
 
+/* A jam that reads every line of its payload says so with
+ *     #define TC_JAM_READS_PAYLOAD 1
+ * in its source: tc-pkg records it (TC_JAM_HINT_READS_PAYLOAD), and a
+ * receiver that has just run it asks for the next frame's lines as soon as
+ * that frame arrives. One that does not read its payload leaves it out. */
+
 /* Packages build with -fvisibility=hidden: what a ried offers to the
  * process it is shipped to (its init and fini, and anything jams call
  * through GOT slots) is marked TC_RIED_EXPORT. */

@@ -112,6 +112,18 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
     }
 }
 
+/* A jam of hdr's package and element ran: the next frame is most likely
+ * one of it, so whether to ask for its lines on arrival is this jam's
+ * (TC_JAM_HINT_READS_PAYLOAD; the receiver's own package says, whoever sent
+ * the code). */
+static void tc_rx_note_hints(tc_peer_t *peer, const tc_frame_hdr_t *hdr)
+{
+    const tc_ctx_pkg_t *entry = tc_context_find_pkg(peer->ctx, hdr->pkg_id);
+
+    peer->rx_prefetch = (entry != NULL) &&
+                        (tc_pkg_hints(entry->pkg, hdr->element) & TC_JAM_HINT_READS_PAYLOAD);
+}
+
 /* A LOCAL or CACHED frame the validator passed and that ran run_fn: with
  * fixed frames, later frames of its shape take the fast path. */
 static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam_run_fn run_fn,
@@ -141,6 +153,7 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
     case TC_KIND_LOCAL:
         tc_rx_run(peer, frame, hdr, peer->disp_elem->run, peer->disp_state);
         tc_rx_fast_record(peer, hdr, peer->disp_elem->run, peer->disp_state);
+        tc_rx_note_hints(peer, hdr);
         return 0;
     case TC_KIND_RIED:
     case TC_KIND_RIED_REP:
@@ -170,6 +183,7 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
             if (hdr->kind == TC_KIND_CACHED) {
                 tc_rx_fast_record(peer, hdr, run_fn, state);
             }
+            tc_rx_note_hints(peer, hdr);
         }
         return 0;
     case TC_KIND_CONFIG:

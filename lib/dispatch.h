@@ -86,9 +86,7 @@ static inline int tc_rx_poll(tc_peer_t *peer)
         return -1;
     }
     tc_load_acquire_fence();
-    if (TC_UNLIKELY(peer->sw_prefetch)) {
-        tc_peer_prefetch_frame(peer, slot);
-    }
+    tc_peer_prefetch_arrival(peer, slot);
     /* one copy of the header: what is checked is what is used */
     memcpy(&hdr, slot, sizeof(hdr));
     /* a jam that sends and waits for credits must not handle frames (this

@@ -359,8 +359,9 @@ tc_status_t tc_pkg_open(const char *path, tc_pkg_t **pkg_p)
     if (status != TC_OK) {
         goto err_close;
     }
-    pkg->desc = desc;
-    status    = tc_pkg_load_blobs(pkg, machine);
+    pkg->desc  = desc;
+    pkg->hints = dlsym(pkg->handle, TC_PKG_HINTS_SYMBOL); /* optional */
+    status     = tc_pkg_load_blobs(pkg, machine);
     if (status != TC_OK) {
         goto err_close;
     }
@@ -409,6 +410,11 @@ tc_status_t tc_pkg_jam(const tc_pkg_t *pkg, const char *name, tc_jam_t *jam_p)
         }
     }
     return TC_ERR_NOT_FOUND;
+}
+
+uint32_t tc_jam_hints(const tc_jam_t *jam)
+{
+    return tc_pkg_hints(jam->pkg, jam->element);
 }
 
 tc_status_t tc_jam_code_info(const tc_jam_t *jam, uint32_t *code_bytes_p,

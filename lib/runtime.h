@@ -31,7 +31,14 @@ struct tc_pkg {
     char                *path;
     tc_manifest_t       *manifest; /* NULL: built without tc-pkg, local mode only */
     tc_pkg_blob_t       *blobs;    /* per element; file NULL for rieds */
+    const uint32_t      *hints;    /* TC_PKG_HINTS_SYMBOL; NULL: none */
 };
+
+/* TC_JAM_HINT_* bits of an element of pkg (0 where it has none). */
+static inline uint32_t tc_pkg_hints(const tc_pkg_t *pkg, uint32_t element)
+{
+    return ((pkg->hints != NULL) && (element < pkg->desc->n_elements)) ? pkg->hints[element] : 0;
+}
 
 static inline const tc_blob_t *tc_pkg_blob(const tc_pkg_t *pkg, uint16_t element)
 {
@@ -191,6 +198,8 @@ struct tc_peer {
     tc_context_t     *ctx __attribute__((aligned(64)));
     uint64_t         *rx_stale;      /* per slot: what the last frame left behind */
     uint8_t           sw_prefetch;   /* prefetch a frame once its arrival is seen */
+    uint8_t           rx_prefetch;   /* the jam run last reads its payload: prefetch
+                                      * the next frame on arrival (TC_JAM_HINT_*) */
     uint32_t          rx_reported;   /* consumed count last told to the peer */
     tc_status_t       failed;        /* set by the endpoint error handler */
     uint32_t          disp_pkg_id;

@@ -238,6 +238,17 @@ typedef struct tc_pkg_element {
 
 #define TC_PKG_DESC_MAGIC 0x54435047u /* "TCPG" */
 #define TC_PKG_DESC_SYMBOL "tc_package_desc"
+/* What each element tells the receiver about itself, const uint32_t
+ * [n_elements] of TC_JAM_HINT_* bits, written by tc-pkg (optional: a
+ * package without it hints nothing). */
+#define TC_PKG_HINTS_SYMBOL "tc_package_hints"
+/* The jam reads every line of its payload (its source defines
+ * TC_JAM_READS_PAYLOAD): after a frame of it, the receiver asks for the next
+ * frame's lines (its first 4 KiB) the moment that frame arrives, beside its
+ * header's line, not after the header is checked and the jam called. A jam
+ * that does not read its payload (noop) is better off without: those lines
+ * would cross for nothing. */
+#define TC_JAM_HINT_READS_PAYLOAD 1u
 
 typedef struct tc_pkg_desc {
     uint32_t                magic;
@@ -268,6 +279,9 @@ tc_status_t tc_pkg_jam(const tc_pkg_t *pkg, const char *name, tc_jam_t *jam_p);
  * TC_ERR_UNSUPPORTED when its package was not built by tc-pkg. */
 tc_status_t tc_jam_code_info(const tc_jam_t *jam, uint32_t *code_bytes_p,
                              uint32_t *got_slots_p);
+/* What the jam's package records about it: TC_JAM_HINT_* bits (0 for a
+ * package without TC_PKG_HINTS_SYMBOL). */
+uint32_t    tc_jam_hints(const tc_jam_t *jam);
 
 /* -------------------------------------------------------------- the runtime */
 

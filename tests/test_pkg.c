@@ -300,7 +300,8 @@ static void test_pristine(void **state)
 
 /* Jams are found by name among the package's jams only: an unknown name, a
  * ried's name or an empty one is TC_ERR_NOT_FOUND, the output untouched;
- * the descriptor numbers its elements by position. */
+ * the descriptor numbers its elements by position; each jam's hints are
+ * what its source says. */
 static void test_jam_lookup(void **state)
 {
     test_env_t *env = *state;
@@ -328,6 +329,12 @@ static void test_jam_lookup(void **state)
             assert_ptr_equal(jam.elem, &desc->elements[e]);
             assert_int_equal(jam.pkg_id, desc->id);
             assert_int_equal(jam.element, e);
+            /* the jams whose source defines TC_JAM_READS_PAYLOAD */
+            assert_int_equal(tc_jam_hints(&jam),
+                             (!strcmp(jam.elem->name, "server_sum") ||
+                              !strcmp(jam.elem->name, "indirect_put") ||
+                              !strcmp(jam.elem->name, "copy") ||
+                              !strcmp(jam.elem->name, "append")) ? TC_JAM_HINT_READS_PAYLOAD : 0);
         }
     }
     assert_non_null(ried); /* the bench package has its ried */

@@ -17,6 +17,7 @@
 #include "twochains.h"
 #include "bench_state.h"
 #include "log.h"
+#include "runtime.h"
 
 #include "loop_pair.h"
 
@@ -298,6 +299,42 @@ static void test_large_pack_refused(void **unused)
     pair_close(&pair);
 }
 
+/* The receiver asks for a frame's lines on arrival after a jam that reads
+ * its payload (server_sum: TC_JAM_HINT_READS_PAYLOAD), not after one that
+ * does not (noop), in every mode: the hint is the receiver's own package's,
+ * looked up by the frame's jam. The frames still run once each. */
+static void test_arrival_prefetch_follows_jam(void **unused)
+{
+    static const tc_mode_t modes[] = {TC_MODE_LOCAL, TC_MODE_INJECTED, TC_MODE_CACHED};
+    int32_t ints[300] = {0};
+    tc_context_params_t params;
+    tc_jam_t sum, noop;
+    pair_t pair;
+    unsigned m;
+
+    (void)unused;
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, 2048);
+    sum  = jam_of(&pair.s[1], "server_sum");
+    noop = jam_of(&pair.s[1], "noop");
+    assert_int_equal(tc_jam_hints(&sum), TC_JAM_HINT_READS_PAYLOAD);
+    assert_int_equal(tc_jam_hints(&noop), 0);
+    assert_int_equal(pair.s[0].peer->rx_prefetch, 0);
+    ints[7] = 5;
+    for (m = 0; m < TC_ARRAY_SIZE(modes); ++m) {
+        /* the running total: each mode's sum ran once */
+        assert_int_equal(call_served(&pair, 1, &sum, ints, sizeof(ints), modes[m]),
+                         5 * (int64_t)(m + 1));
+        assert_int_equal(pair.s[0].peer->rx_prefetch, 1);
+        assert_int_equal(call_served(&pair, 1, &noop, ints, sizeof(ints), modes[m]),
+                         (int64_t)sizeof(ints));
+        assert_int_equal(pair.s[0].peer->rx_prefetch, 0);
+    }
+    assert_int_equal(state_of(&pair.s[0])->calls, 3);
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_large_payloads_fixed),
         cmocka_unit_test(test_large_payloads_variable),
         cmocka_unit_test(test_large_pack_refused),
+        cmocka_unit_test(test_arrival_prefetch_follows_jam),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("send", tests, NULL, NULL);

@@ -50,6 +50,12 @@ for f in bench.h libtc_bench.so libried_bench.so manifest.tcm; do
     [ -s "$TMP/bench/$f" ] || fail "no $f"
 done
 "$TC_PKG" inspect "$TMP/bench" >"$TMP/inspect" 2>&1 || { cat "$TMP/inspect"; fail "inspect"; }
+for src in "$TC_SRC"/jams/jam_*.amc; do
+    j=$(basename "$src" .amc); j=${j#jam_}
+    said=$(grep -c "^#define TC_JAM_READS_PAYLOAD 1" "$src")
+    got=$(grep -c "^  jam  $j .*, reads its payload$" "$TMP/build.log")
+    [ "$said" = "$got" ] || fail "jam $j: its source says reads-payload $said time(s), the build $got"
+done
 grep -q "^package bench: id 0x[0-9a-f]\{8\}, arch x86_64, library libtc_bench.so" "$TMP/inspect" ||
     [ "$(uname -m)" != x86_64 ] || fail "inspect header line: $(head -1 "$TMP/inspect")"
 njams=0
@@ -145,6 +151,7 @@ mkdir -p "$TMP/extra/sub"
 cat >"$TMP/extra/jam_strings.amc" <<'EOF'
 #include <string.h>
 #include "tc_jam.h"
+#define TC_JAM_READS_PAYLOAD 1
 int64_t TC_JAM_RUN(tc_jam_ctx_t *ctx, void *payload, size_t len)
 {
     static const char greet[] = "hello from an injected jam";
@@ -158,6 +165,9 @@ EOF
 cat >"$TMP/extra/jam_switch.amc" <<'EOF'
 #include <string.h>
 #include "tc_jam.h"
+#if 0 /* not said: the preprocessor decides, not a text search */
+#define TC_JAM_READS_PAYLOAD 1
+#endif
 __attribute__((noinline)) static int64_t op(unsigned k, int64_t v)
 {
     switch (k) { /* dense: a jump table */
@@ -283,6 +293,10 @@ EOF
 "$TC_PKG" build "$TMP/extra" --name extra --out "$TMP/extra.out" --cflags "-Wall -Wextra -Werror" \
     >"$TMP/build.log" 2>&1 || { cat "$TMP/build.log"; fail "building the extra jams"; }
 "$TC_PKG" inspect "$TMP/extra.out" >"$TMP/inspect" 2>&1 || { cat "$TMP/inspect"; fail "inspect extra"; }
+# TC_JAM_READS_PAYLOAD where the preprocessor sees it, and only there
+grep -q "^  jam  strings .*, reads its payload$" "$TMP/build.log" || fail "strings: no 'reads its payload'"
+grep "^  jam  " "$TMP/build.log" | grep -v "^  jam  strings " | grep -q "reads its payload" &&
+    fail "'reads its payload' for a jam that does not say so: $(grep 'reads its payload' "$TMP/build.log")"
 # ids: jams sorted by name, then the ried
 [ "$(grep '^element' "$TMP/extra.out/manifest.tcm" | awk '{print $4}' | tr '\n' ' ')" = \
   "exported helper libc ptrtab riedcall strings switch table demo " ] || fail "element order"

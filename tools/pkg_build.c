@@ -49,6 +49,7 @@ typedef struct tc_pkg_src {
     size_t   blob_len;
     tc_blob_t parsed;
     uint32_t writable;                      /* the manifest's writable */
+    uint32_t hints;                         /* TC_JAM_HINT_* */
 } tc_pkg_src_t;
 
 typedef struct tc_pkg_builder {
@@ -433,6 +434,37 @@ static tc_status_t tc_pkg_compile(const tc_pkg_builder_t *b, const char *src,
     return status;
 }
 
+/* What a jam's source says about it, as the preprocessor sees it (so #if
+ * holds): TC_JAM_READS_PAYLOAD defined -> TC_JAM_HINT_READS_PAYLOAD. */
+static tc_status_t tc_pkg_read_hints(const tc_pkg_builder_t *b, tc_pkg_src_t *src,
+                                     const char *define)
+{
+    static const char *const tail[] = {"-dM", "-E", "-xc"};
+    tc_pkg_strv_t argv = {0};
+    tc_status_t status;
+    char *text = NULL;
+    size_t i;
+
+    status = tc_pkg_cc_argv(b, src->dir, define, 1, TC_PKG_OBJ_LIB, &argv);
+    for (i = 0; (status == TC_OK) && (i < TC_ARRAY_SIZE(tail)); ++i) {
+        status = tc_pkg_strv_add(&argv, tail[i]);
+    }
+    if (status == TC_OK) {
+        status = tc_pkg_strv_add(&argv, src->path);
+    }
+    if (status == TC_OK) {
+        status = tc_pkg_run_capture(argv.v, &text);
+    }
+    if (status == TC_OK) {
+        src->hints = ((strncmp(text, "#define TC_JAM_READS_PAYLOAD ", 29) == 0) ||
+                      (strstr(text, "\n#define TC_JAM_READS_PAYLOAD ") != NULL))
+                         ? TC_JAM_HINT_READS_PAYLOAD : 0;
+    }
+    free(text);
+    tc_pkg_strv_free(&argv);
+    return status;
+}
+
 /* Libraries come after the objects that use them (with --as-needed, the
  * default on Debian and Ubuntu, a library named before them is dropped);
  * libm is linked where the code calls it, so a package whose jams call exp
@@ -518,6 +550,13 @@ static tc_status_t tc_pkg_write_desc(const tc_pkg_builder_t *b, const char *path
                 (b->srcs[i].kind == TC_ELEM_JAM)
                     ? (unsigned long long)b->srcs[i].parsed.hdr->content_hash : 0ull,
                 b->srcs[i].name);
+    }
+    fprintf(f, "};\n");
+    /* What each element says about itself (lib/twochains.h). */
+    fprintf(f, "__attribute__((visibility(\"default\")))\n");
+    fprintf(f, "const uint32_t %s[] = {\n", TC_PKG_HINTS_SYMBOL);
+    for (i = 0; i < b->n_srcs; ++i) {
+        fprintf(f, "    %uu, /* %s */\n", b->srcs[i].hints, b->srcs[i].name);
     }
     fprintf(f, "};\n");
     fprintf(f, "__attribute__((visibility(\"default\")))\n");
@@ -1008,6 +1047,9 @@ static tc_status_t tc_pkg_make(tc_pkg_builder_t *b)
                                         separate ? TC_PKG_OBJ_BLOB : TC_PKG_OBJ_LIB, obj);
             }
             if (status == TC_OK) {
+                status = tc_pkg_read_hints(b, src, define);
+            }
+            if (status == TC_OK) {
                 status = tc_pkg_with_libgcc(b, src, obj, linked, sizeof(linked), &blob_obj);
             }
             if (status != TC_OK) {
@@ -1281,9 +1323,10 @@ static void tc_pkg_summary(const tc_pkg_builder_t *b)
     for (i = 0; i < b->n_srcs; ++i) {
         if (b->srcs[i].kind == TC_ELEM_JAM) {
             h = b->srcs[i].parsed.hdr;
-            printf("  jam  %-20s %5u code bytes, %u GOT slots, %u fixups, %u writable\n",
+            printf("  jam  %-20s %5u code bytes, %u GOT slots, %u fixups, %u writable%s\n",
                    b->srcs[i].name, h->image_size, h->got_count, h->fixup_count,
-                   b->srcs[i].writable);
+                   b->srcs[i].writable,
+                   (b->srcs[i].hints & TC_JAM_HINT_READS_PAYLOAD) ? ", reads its payload" : "");
         }
     }
 }
