@@ -297,7 +297,8 @@ tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t
             return status;
         }
     }
-    return tc_peer_send_packed(peer, &peer->tx_tmpl, peer->tx_tmpl_size, 1);
+    return tc_peer_send_packed(peer, &peer->tx_tmpl, NULL, TC_FRAME_HDR_SIZE,
+                               peer->tx_tmpl_size, 1);
 }
 
 /* A frame that carries no code, packed into the staging frame and copied
@@ -456,7 +457,8 @@ tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     const tc_frame_offsets_t *off = &peer->tx_itmpl_off;
     const tc_inj_t *held;
     tc_status_t status;
-    uint32_t cap, got;
+    uint32_t cap, got, room;
+    int direct;
     int64_t packed;
     tc_inj_t *inj;
     char *frame;
@@ -474,12 +476,22 @@ tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     if (status != TC_OK) {
         return status;
     }
-    held   = peer->tx_code_in[tc_peer_tx_stage(peer)];
-    frame  = tc_peer_tx_frame(peer); /* held no longer, unless written again below */
-    cap    = peer->tx_slot_size - off->payload_off - TC_FRAME_SIG_SIZE;
-    packed = jam->elem->pack(frame + off->payload_off, cap, src, len);
-    if (TC_UNLIKELY((uint64_t)packed > cap)) { /* one test: a negative result is huge unsigned */
-        return tc_jam_pack_refused(peer, jam, packed, cap, len);
+    held  = peer->tx_code_in[tc_peer_tx_stage(peer)];
+    frame = tc_peer_tx_frame(peer); /* held no longer, unless written again below */
+    /* a large payload packs straight into the peer's slot, as a local one
+     * does (tc_jam_send_direct); the sections go from the staging frame */
+    room   = tc_peer_frame_room(peer, off->payload_off);
+    direct = (len >= peer->tx_direct_code_min) && (len <= room);
+    if (direct) {
+        packed = jam->elem->pack(tc_peer_tx_slot(peer) + off->payload_off, room, src, len);
+        direct = ((uint64_t)packed <= room); /* else packed again below, to say why */
+    }
+    if (!direct) {
+        cap    = peer->tx_slot_size - off->payload_off - TC_FRAME_SIG_SIZE;
+        packed = jam->elem->pack(frame + off->payload_off, cap, src, len);
+        if (TC_UNLIKELY((uint64_t)packed > cap)) { /* one test: a negative result is huge unsigned */
+            return tc_jam_pack_refused(peer, jam, packed, cap, len);
+        }
     }
     if (TC_UNLIKELY((tc_jam_tmpl_key((uint32_t)packed, flags, TC_KIND_INJECTED) !=
                      peer->tx_itmpl_key) ||
@@ -502,6 +514,10 @@ tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     }
     peer->tx_code_in[tc_peer_tx_stage(peer)] = inj;
     /* sized with the header */
+    if (direct) {
+        return tc_peer_send_packed(peer, &peer->tx_itmpl, frame, off->payload_off,
+                                   peer->tx_itmpl_size, 1);
+    }
     return tc_peer_send_sized(peer, &peer->tx_itmpl, frame, peer->tx_itmpl_size, 1);
 }
 

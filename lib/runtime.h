@@ -224,6 +224,7 @@ struct tc_peer {
      * the peer's mapped slot (no staging copy): signalling store only;
      * UINT32_MAX where frames are staged (tc_send_select) */
     uint32_t          tx_direct_min;
+    uint32_t          tx_direct_code_min; /* the same for injected frames */
     /* whole-line bytes a stored frame's lines go one by one up to, else
      * one memcpy: the CPU's (tc_place_linewise_max) */
     uint32_t          tx_linewise_max;

@@ -159,7 +159,8 @@ void tc_send_select(tc_peer_t *peer)
     tc_cpu_ident(&cpu);
     peer->tx_linewise_max = tc_place_linewise_max(&cpu);
     peer->tx_stage_mask   = (peer->signal == TC_SIGNAL_STORE) ? 0 : peer->tx_slots - 1;
-    peer->tx_direct_min   = UINT32_MAX;
+    peer->tx_direct_min      = UINT32_MAX;
+    peer->tx_direct_code_min = UINT32_MAX;
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
         return;
@@ -167,7 +168,8 @@ void tc_send_select(tc_peer_t *peer)
     switch (peer->signal) {
     case TC_SIGNAL_STORE:
         peer->deliver       = NULL; /* inline in tc_peer_send_sized */
-        peer->tx_direct_min = TC_PACK_DIRECT_MIN;
+        peer->tx_direct_min      = TC_PACK_DIRECT_MIN;
+        peer->tx_direct_code_min = TC_PACK_DIRECT_CODE_MIN;
         break;
     case TC_SIGNAL_SINGLE_PUT:
         peer->deliver = tc_deliver_single;

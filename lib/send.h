@@ -158,9 +158,11 @@ tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame, uint
 
 /* tc_peer_send_sized for a frame whose payload (and pad) the pack routine
  * wrote straight into the peer's mapped slot for tx_seq (signalling store,
- * tx_direct_min): the header's words from hdr, stamped, then the signal. */
+ * tx_direct_min): the header's words from hdr, stamped, the staged frame's
+ * sections up to sections_end (TC_FRAME_HDR_SIZE: none), then the signal. */
 static inline __attribute__((always_inline)) tc_status_t
-tc_peer_send_packed(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32_t size, int jam)
+tc_peer_send_packed(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *frame,
+                    uint32_t sections_end, uint32_t size, int jam)
 {
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
@@ -168,7 +170,8 @@ tc_peer_send_packed(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32_t size, i
     tc_frame_stamp_words(w, peer->tx_seq, peer->rx_seq, peer->ran_has, peer->ran_ret,
                          peer->ran_seq);
     peer->rx_reported = peer->rx_seq;
-    tc_place_seal(tc_peer_tx_slot(peer), w, size, tc_frame_sig(peer->tx_seq));
+    tc_place_seal(tc_peer_tx_slot(peer), w, frame, sections_end, size,
+                  tc_frame_sig(peer->tx_seq));
     return tc_peer_sent(peer, TC_OK, jam);
 }
 

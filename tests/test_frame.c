@@ -556,32 +556,47 @@ static void test_place_store_hdr(void **state)
     free(frame);
 }
 
-/* tc_place_seal (a frame packed in place) writes the header's words and the
- * signal and nothing else: the payload the pack left, the header line's
- * tail and the pad stay as they were, nothing past the frame is touched. */
+/* tc_place_seal (a frame packed in place) writes the header's words, the
+ * staged sections up to where the payload starts (none for a plain frame;
+ * an injected frame's GOTP and code, ending mid-line) and the signal, and
+ * nothing else: the payload the pack left, the pad stay as they were,
+ * nothing past the frame is touched. */
 static void test_place_seal(void **state)
 {
     static const uint32_t sizes[] = {64, 128, 1088};
-    uint32_t max = 1088 + 64, i, k;
-    char *want = malloc(max), *got = malloc(max);
+    static const uint32_t ends[]  = {TC_FRAME_HDR_SIZE, 64 + 8 + 200};
+    uint32_t max = 1088 + 64, i, k, e;
+    char *want = malloc(max), *got = malloc(max), *frame = malloc(max);
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
     (void)state;
     assert_non_null(want);
     assert_non_null(got);
+    assert_non_null(frame);
     for (i = 0; i < TC_FRAME_HDR_SIZE / 8; ++i) {
         w[i] = 0x1111111111111111ull * (i + 1);
     }
-    for (k = 0; k < TEST_ARRAY_SIZE(sizes); ++k) {
-        for (i = 0; i < max; ++i) {
-            got[i] = (char)(i * 13 + k);
-        }
-        memcpy(want, got, max);
-        memcpy(want, w, sizeof(w));
-        memcpy(want + sizes[k] - 8, &(uint64_t){tc_frame_sig(77)}, 8);
-        tc_place_seal(got, w, sizes[k], tc_frame_sig(77));
-        assert_memory_equal(got, want, max);
+    for (i = 0; i < max; ++i) {
+        frame[i] = (char)(i * 5 + 1);
     }
+    for (e = 0; e < TEST_ARRAY_SIZE(ends); ++e) {
+        for (k = 0; k < TEST_ARRAY_SIZE(sizes); ++k) {
+            if (ends[e] + 8 > sizes[k]) {
+                continue;
+            }
+            for (i = 0; i < max; ++i) {
+                got[i] = (char)(i * 13 + k);
+            }
+            memcpy(want, got, max);
+            memcpy(want, w, sizeof(w));
+            memcpy(want + TC_FRAME_HDR_SIZE, frame + TC_FRAME_HDR_SIZE,
+                   ends[e] - TC_FRAME_HDR_SIZE);
+            memcpy(want + sizes[k] - 8, &(uint64_t){tc_frame_sig(77)}, 8);
+            tc_place_seal(got, w, frame, ends[e], sizes[k], tc_frame_sig(77));
+            assert_memory_equal(got, want, max);
+        }
+    }
+    free(frame);
     free(got);
     free(want);
 }

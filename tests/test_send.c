@@ -250,6 +250,63 @@ static void test_large_payloads_variable(void **unused)
     large_payloads(TC_FRAMES_VARIABLE);
 }
 
+/* server_sum injected and cached with payloads around and over
+ * TC_PACK_DIRECT_MIN: an injected frame's payload packs into the peer's slot
+ * and its code and GOTP follow from the staging frame, the code line they
+ * share with the payload included; each call returns the exact running
+ * total, in fixed and variable frames. */
+static void large_payloads_code(tc_frame_mode_t frames)
+{
+    static const tc_mode_t modes[] = {TC_MODE_INJECTED, TC_MODE_CACHED};
+    big_fill_t *fill = calloc(1, sizeof(*fill));
+    static const uint32_t ints[6] = {255, 256, 257, 1000, 4096, 16};
+    tc_context_params_t params;
+    tc_peer_stats_t rx;
+    const void *payload;
+    uint64_t i, n = test_quick() ? 12 : 60;
+    tc_jam_t jam;
+    pair_t pair;
+    unsigned m;
+    size_t len;
+
+    assert_non_null(fill);
+    memcpy(fill->ints, ints, sizeof(ints));
+    pair_params(&params, 4);
+    params.slot_size = 4096 * sizeof(int32_t) + 2048; /* and server_sum's code */
+    params.frames    = frames;
+    pair_open(&pair, &params);
+    jam = jam_of(&pair.s[1], "server_sum");
+    if (frames == TC_FRAMES_FIXED) {
+        assert_int_equal(tc_peer_set_frame_size(pair.s[0].peer, params.slot_size), TC_OK);
+        assert_int_equal(tc_peer_set_frame_size(pair.s[1].peer, params.slot_size), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, NULL), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, NULL), TC_OK);
+    }
+    for (m = 0; m < TC_ARRAY_SIZE(modes); ++m) {
+        for (i = 0; i < n; ++i) {
+            payload = big_payload(i, &len, fill);
+            assert_int_equal(call_served(&pair, 1, &jam, payload, len, modes[m]), fill->expect);
+        }
+    }
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 0);
+    assert_int_equal(state_of(&pair.s[0])->calls, 2 * n);
+    pair_close(&pair);
+    free(fill);
+}
+
+static void test_large_payloads_injected_fixed(void **unused)
+{
+    (void)unused;
+    large_payloads_code(TC_FRAMES_FIXED);
+}
+
+static void test_large_payloads_injected_variable(void **unused)
+{
+    (void)unused;
+    large_payloads_code(TC_FRAMES_VARIABLE);
+}
+
 /* A pack that refuses a large payload in the peer's slot: the send says so
  * and sends nothing (the receiver sees no frame, rejects none); a payload
  * over the frame's room is refused with the frame it needs; the next jam
@@ -344,6 +401,8 @@ int main(void)
         cmocka_unit_test(test_every_jam_returns),
         cmocka_unit_test(test_large_payloads_fixed),
         cmocka_unit_test(test_large_payloads_variable),
+        cmocka_unit_test(test_large_payloads_injected_fixed),
+        cmocka_unit_test(test_large_payloads_injected_variable),
         cmocka_unit_test(test_large_pack_refused),
         cmocka_unit_test(test_arrival_prefetch_follows_jam),
     };
