@@ -327,6 +327,7 @@ tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     return tc_peer_send_sized(peer, &peer->tx_tmpl, frame, peer->tx_tmpl_size, 1);
 }
 
+/* The staged way out of line, for tc_jam_send_direct's two fallbacks. */
 static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                                       size_t len, unsigned flags, uint8_t kind)
 {

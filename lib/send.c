@@ -149,16 +149,16 @@ tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
 
 void tc_send_select(tc_peer_t *peer)
 {
-    /* A frame the CPU copies is out of its staging slot when the send
-     * returns: with signalling store (fixed at connect, so no put of ours
-     * is ever in flight from the ring) one staging frame serves them all.
-     * Placement llc/dram may be set mid-stream after puts and keeps the
-     * ring of the signalling it has. */
     tc_cpu_ident_t cpu;
 
     tc_cpu_ident(&cpu);
     peer->tx_linewise_max = tc_place_linewise_max(&cpu);
-    peer->tx_stage_mask   = (peer->signal == TC_SIGNAL_STORE) ? 0 : peer->tx_slots - 1;
+    /* A frame the CPU copies is out of its staging slot when the send
+     * returns: with signalling store (fixed at connect, so no put of ours
+     * is ever in flight from the ring) one staging frame serves them all.
+     * Placement llc/dram may be set mid-stream after puts and keeps the
+     * ring of the signalling it has. Only the inline store packs in place. */
+    peer->tx_stage_mask      = (peer->signal == TC_SIGNAL_STORE) ? 0 : peer->tx_slots - 1;
     peer->tx_direct_min      = UINT32_MAX;
     peer->tx_direct_code_min = UINT32_MAX;
     if (peer->place != TC_PLACE_DEFAULT) {
@@ -167,7 +167,7 @@ void tc_send_select(tc_peer_t *peer)
     }
     switch (peer->signal) {
     case TC_SIGNAL_STORE:
-        peer->deliver       = NULL; /* inline in tc_peer_send_sized */
+        peer->deliver            = NULL; /* inline in tc_peer_send_sized */
         peer->tx_direct_min      = TC_PACK_DIRECT_MIN;
         peer->tx_direct_code_min = TC_PACK_DIRECT_CODE_MIN;
         break;

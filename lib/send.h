@@ -100,6 +100,17 @@ static inline char *tc_peer_tx_slot(const tc_peer_t *peer)
            (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
 }
 
+/* The header hdr holds, as words stamped with seq, our consumed count and
+ * the latest result (which the peer is now told). */
+static inline __attribute__((always_inline)) void
+tc_peer_stamp_hdr(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint64_t w[TC_FRAME_HDR_SIZE / 8])
+{
+    tc_frame_load_words(hdr, w);
+    tc_frame_stamp_words(w, peer->tx_seq, peer->rx_seq, peer->ran_has, peer->ran_ret,
+                         peer->ran_seq);
+    peer->rx_reported = peer->rx_seq;
+}
+
 /* After a frame's delivery (status): ring a blocking peer, count it (jam:
  * it is a jam frame). */
 static inline __attribute__((always_inline)) tc_status_t
@@ -132,10 +143,7 @@ tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame, uint
     tc_status_t status = TC_OK;
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
-    tc_frame_load_words(hdr, w);
-    tc_frame_stamp_words(w, peer->tx_seq, peer->rx_seq, peer->ran_has, peer->ran_ret,
-                         peer->ran_seq);
-    peer->rx_reported = peer->rx_seq;
+    tc_peer_stamp_hdr(peer, hdr, w);
     if (TC_LIKELY(peer->deliver == NULL)) {
         /* signalling store: no UCX call. The staged frame is copied into
          * the peer's mapped slot and the signal word stored last with
@@ -166,10 +174,7 @@ tc_peer_send_packed(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *fram
 {
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
-    tc_frame_load_words(hdr, w);
-    tc_frame_stamp_words(w, peer->tx_seq, peer->rx_seq, peer->ran_has, peer->ran_ret,
-                         peer->ran_seq);
-    peer->rx_reported = peer->rx_seq;
+    tc_peer_stamp_hdr(peer, hdr, w);
     tc_place_seal(tc_peer_tx_slot(peer), w, frame, sections_end, size,
                   tc_frame_sig(peer->tx_seq));
     return tc_peer_sent(peer, TC_OK, jam);
