@@ -65,6 +65,7 @@ TC_PERF    := $(BUILD)/bin/tc-perf
 TC_SOAK    := $(BUILD)/bin/tc-soak
 TC_RUN     := $(BUILD)/bin/tc-run
 TC_MCAST   := $(BUILD)/bin/tc-mcast
+TC_COST    := $(BUILD)/bin/tc-cost
 MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 
 TEST_SRCS  := $(wildcard tests/test_*.c)
@@ -77,7 +78,7 @@ all: lib pkg tools
 lib: $(LIB_A) $(LIB_SO)
 harness: $(HARNESS_A)
 pkg: $(PKG_OUT)
-tools: $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST)
+tools: $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST) $(TC_COST)
 
 $(BUILD)/obj/bench/%.o: CPPFLAGS += -DTC_CFLAGS='"$(CFLAGS_BASE)"'
 $(BUILD)/obj/%.o: %.c
@@ -142,8 +143,12 @@ $(TC_SOAK): $(BUILD)/obj/bench/soak.o $(BUILD)/obj/bench/tool.o $(HARNESS_A) $(L
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(HWLOC_LIBS)
 
+$(TC_COST): $(BUILD)/obj/bench/cost_main.o $(BUILD)/obj/bench/tool.o $(HARNESS_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(HWLOC_LIBS)
+
 # --- tests
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HARNESS_A) $(LIB_A) | $(PKG_SO) $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_MCAST)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HARNESS_A) $(LIB_A) | $(PKG_SO) $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_MCAST) $(TC_COST)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(HARNESS_A) $(LIB_A) $(LIBS) $(HWLOC_LIBS) -lcmocka
 
@@ -295,7 +300,7 @@ install: all
 	# multicast over process groups: <twochains/mcast_fwd.h> (group, codec, forwarding)
 	install -m 644 lib/group.h lib/mcast.h lib/mcast_env.h lib/mcast_fwd.h \
 	    $(DESTDIR)$(PREFIX)/include/twochains/
-	install -m 755 $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST) $(TC_COST) $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(PKG_SO) $(PKG_DIR)/libried_*.so $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
 	install -m 644 $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm $(PKG_DIR)/jam_*.blob \
 	    $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
