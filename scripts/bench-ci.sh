@@ -24,7 +24,9 @@
 #
 # One tc-perf process per (round, jam), both sides in it (-l), pinned to cores
 # 0 and 1: jam_lat, put_lat, jam_rate, put_rate for indirect_put and
-# server_sum, local and injected, payloads 8, 64, 1024 and 4096 bytes.
+# server_sum, local and injected, payloads 8, 64, 1024 and 4096 bytes; then
+# the same points' instructions per message (scripts/bench-cost.sh, OUT/cost.csv)
+# where valgrind runs this build.
 # TC_BUILD: the build folder (default build/). Each invocation
 # carries its own raw-put reference rows, so every point can be normalised by
 # the machine's speed at that moment.
@@ -112,15 +114,38 @@ done
 end=$(date +%s.%N)
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "")
 
+# The same jams' own instructions per message (tc-cost under callgrind):
+# the one figure of the sweep no placement or neighbour moves, so a change
+# of the data path shows in it even where the latencies drift more than it.
+cost_note=
+rm -f "$out/cost.csv"
+machine=$(readelf -h "$bin/tc-cost" 2>/dev/null | awk -F: '/Machine:/ { gsub(/^ +/, "", $2); print $2 }')
+if ! command -v valgrind >/dev/null 2>&1; then
+    cost_note="valgrind missing"
+elif [[ "$(uname -m):$machine" != x86_64:*X86-64* && "$(uname -m):$machine" != aarch64:*AArch64* ]]; then
+    cost_note="tc-cost built for ${machine:-nothing}, not this host"
+elif ldd "$bin/tc-cost" | grep -q libasan; then
+    cost_note="sanitizer build"
+elif TC_PKG=${pkgopt[1]:+${pkgopt[1]}/libtc_bench.so} TC_BUILD=${TC_BUILD:-$top/build} \
+        "$top/scripts/bench-cost.sh" -o "$tmp/cost" -N 0 -n 2000 \
+        -j "${jams// /,}" -m "$modes" -s "$sizes" >"$tmp/cost.log" 2>&1; then
+    cp "$tmp/cost/cost.csv" "$out/cost.csv"
+    echo "bench-ci: instructions per message (tc-cost under callgrind) -> $out/cost.csv" >&2
+else
+    cost_note="scripts/bench-cost.sh failed: $(tail -1 "$tmp/cost.log")"
+fi
+[ -z "$cost_note" ] || echo "bench-ci: no instruction counts: $cost_note" >&2
+
 "$perf" --platform --json - >"$tmp/platform.json" 2>/dev/null || echo '{}' >"$tmp/platform.json"
 git_rev=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 # uncommitted changes to tracked files: the measured code is not that revision
 git -C "$top" diff --quiet HEAD -- 2>/dev/null || git_rev="$git_rev-dirty"
 printf '%s\n' "${args_list[@]}" >"$tmp/args.txt"
 
-python3 - "$tmp" "$out" "$point" "$platform_id" "$git_rev" "$start" "$end" "${slow:-}" "$load0" "$load1" <<'PY'
+python3 - "$tmp" "$out" "$point" "$platform_id" "$git_rev" "$start" "$end" "${slow:-}" "$load0" "$load1" \
+    "$cost_note" <<'PY'
 import csv, datetime, json, os, sys
-tmp, out, npoints, platform_id, git_rev, start, end, slow, load0, load1 = sys.argv[1:11]
+tmp, out, npoints, platform_id, git_rev, start, end, slow, load0, load1, cost_note = sys.argv[1:12]
 npoints = int(npoints)
 args = open(os.path.join(tmp, "args.txt")).read().splitlines()
 fields, rows, tool_json = ["experiment", "point", "preset"], [], []
@@ -151,6 +176,8 @@ meta = {
                            "elapsed_s": round(float(end) - float(start), 1)}},
     # the host's load average (1, 5, 15 min) before and after: a busy machine explains noise
     "loadavg": {"start": load0, "end": load1},
+    # cost.csv: instructions per message of the same jams, or why not
+    "cost": {"file": "cost.csv"} if not cost_note else {"skipped": cost_note},
 }
 if slow:
     meta["slow_jam"] = {"jam": "indirect_put", "spin_iterations": int(slow)}
@@ -169,9 +196,11 @@ if [ -f "$mine/ci.csv" ]; then
     # shellcheck disable=SC2086 # FLAGS are tc-compare options, split on purpose
     exec "$top/scripts/tc-compare" "$mine" "$out" $compare_flags
 fi
-known=$(cd "$against" 2>/dev/null && ls -d -- */ 2>/dev/null | tr -d / | tr '\n' ' ')
+# (none at all: an empty or missing ROOT is no error)
+known=$(cd "$against" 2>/dev/null && ls -d -- */ 2>/dev/null | tr -d / | tr '\n' ' ') || known=""
 mkdir -p "$mine"
 cp "$out/ci.csv" "$out/meta.json" "$mine/"
+[ ! -f "$out/cost.csv" ] || cp "$out/cost.csv" "$mine/"
 echo "bench-ci: no baseline for platform $platform_id in $against/ (it has: ${known:-none});" \
      "recorded this sweep as $mine/ (load average $load0 -> $load1), nothing compared." \
      "Commit it to gate later runs on this machine, or re-record it idle with make bench-ci-baseline."
