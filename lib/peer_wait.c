@@ -45,22 +45,18 @@ void tc_peer_wait_ops_init(tc_peer_t *peer)
                                      tc_peer_wait_progress, peer->ctx->efd, peer};
 }
 
-tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
+/* tc_peer_wait once the first look found nothing to run here (got: what
+ * it found, 0 or -1): the loop, with its deadline bookkeeping. */
+static __attribute__((noinline)) tc_status_t tc_peer_wait_loop(tc_peer_t *peer, int got,
+                                                               unsigned *n_p)
 {
     tc_peer_waiter_t w = TC_PEER_WAITER("a frame");
     tc_wait_state_t ws = {0, 0};
     tc_status_t status;
     unsigned n = 0;
+    int blocked;
 
     for (;;) {
-        /* one frame: looking at the next slot first would put a cache miss
-         * between this frame and whatever the caller sends next */
-        int got = tc_rx_poll(peer);
-        if (TC_LIKELY(got > 0)) { /* ran here, without a call */
-            n      = 1;
-            status = tc_peer_owes(peer) ? tc_peer_send_owed(peer) : TC_OK;
-            break;
-        }
         if ((got < 0) || peer->reply_pending) {
             /* the validated path for what landed; else only what is owed */
             status = (got < 0) ? tc_peer_rx_landed(peer, &n) : tc_peer_progress(peer, 1, &n);
@@ -77,27 +73,45 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
                 break;
             }
         }
-        if (peer->wait != TC_WAIT_POLL) {
-            int blocked = tc_wait_idle(peer->wait, peer->ctx->params.spin_ns, &peer->wait_ops,
-                                       &ws);
-            if (blocked) {
-                /* a blocking wait may last long: check deadlines every time */
-                status = tc_peer_waiter_check(peer, &w);
-                if (status != TC_OK) {
-                    break;
-                }
-                continue;
-            }
-        }
-        status = tc_peer_waiter_spin(peer, &w);
+        blocked = (peer->wait != TC_WAIT_POLL) &&
+                  tc_wait_idle(peer->wait, peer->ctx->params.spin_ns, &peer->wait_ops, &ws);
+        /* a blocking wait may last long: check deadlines every time */
+        status = blocked ? tc_peer_waiter_check(peer, &w) : tc_peer_waiter_spin(peer, &w);
         if (status != TC_OK) {
             break;
         }
+        /* one frame: looking at the next slot first would put a cache miss
+         * between this frame and whatever the caller sends next */
+        got = tc_rx_poll(peer);
+        if (TC_LIKELY(got > 0)) { /* ran here, without a call */
+            n      = 1;
+            status = tc_peer_owes(peer) ? tc_peer_send_owed(peer) : TC_OK;
+            break;
+        }
     }
-    peer->stats.polls   += w.iter + 1;
+    peer->stats.polls   += w.iter + 1; /* the first look, then one a spin */
     peer->stats.wakeups += ws.wakeups;
     if ((status == TC_OK) && (n_p != NULL)) {
         *n_p = n;
+    }
+    return status;
+}
+
+tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
+{
+    /* the frame is there already (a stream, a reply that beat us here): run
+     * it and go, with no waiter to set up (tc-cost: 9 instructions a message
+     * fewer, local noop 8 B 325.5 -> 316.5) */
+    int got = tc_rx_poll(peer);
+    tc_status_t status;
+
+    if (TC_UNLIKELY(got <= 0)) {
+        return tc_peer_wait_loop(peer, got, n_p);
+    }
+    peer->stats.polls++;
+    status = tc_peer_owes(peer) ? tc_peer_send_owed(peer) : TC_OK;
+    if ((status == TC_OK) && (n_p != NULL)) {
+        *n_p = 1;
     }
     return status;
 }
