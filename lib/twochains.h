@@ -214,9 +214,10 @@ typedef struct tc_jam_ctx {
 typedef int64_t (*tc_jam_run_fn)(tc_jam_ctx_t *ctx, void *payload, size_t len);
 /* Sender side: fill dst (cap bytes) from src/len; return bytes written or -1.
  * dst is for writing only: for a large payload it is the peer's mailbox
- * slot, mapped (signalling store; lib/place.h TC_PACK_DIRECT_MIN). A pack that fails there (-1, or more than
- * cap) is called again on a staging frame, with the slot's whole room as
- * cap, before the send reports why: packing must have no other effect. */
+ * slot, mapped (signalling store; lib/place.h TC_PACK_DIRECT_MIN). A pack
+ * that fails there (-1, or more than cap) is called again on a staging
+ * frame, with the slot's whole room as cap, before the send reports why:
+ * packing must have no other effect. */
 typedef int64_t (*tc_jam_pack_fn)(void *dst, size_t cap, const void *src, size_t len);
 typedef int     (*tc_ried_init_fn)(void **state_p);
 typedef void    (*tc_ried_fini_fn)(void *state);

@@ -12,6 +12,8 @@
 #   -N ITERS  round trips per point natively (default 1000000; 0: skip)
 #   -j, -m, -s  tc-cost's (default noop,server_sum; local,injected,cached; 8,64,1024)
 # Nothing else should run on the machine meanwhile (for the nanoseconds).
+# Exit 77 with "unsupported: why" where callgrind cannot count this build
+# (no valgrind, a cross build, a sanitizer build).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out="" iters=20000 native=1000000 jams=noop,server_sum modes=local,injected,cached sizes=8,64,1024
@@ -29,8 +31,16 @@ while [ $# -gt 0 ]; do
 done
 cost=${TC_BUILD:-$top/build}/bin/tc-cost
 [ -x "$cost" ] || { echo "bench-cost.sh: $cost missing: build first (make)" >&2; exit 1; }
-command -v valgrind >/dev/null 2>&1 ||
-    { echo "bench-cost.sh: valgrind missing (scripts/deps.sh installs it)" >&2; exit 1; }
+# Where callgrind cannot count this build: one line "unsupported: why", exit 77
+# (bench-ci and the tests skip on it)
+unsupported() { echo "bench-cost.sh: unsupported: $*" >&2; exit 77; }
+command -v valgrind >/dev/null 2>&1 || unsupported "valgrind missing (scripts/deps.sh installs it)"
+machine=$(readelf -h "$cost" 2>/dev/null | awk -F: '/Machine:/ { gsub(/^ +/, "", $2); print $2 }')
+case "$(uname -m):$machine" in
+    x86_64:*X86-64*|aarch64:*AArch64*) ;;
+    *) unsupported "tc-cost is built for ${machine:-an unknown machine}: callgrind runs this host's code only" ;;
+esac
+! ldd "$cost" 2>/dev/null | grep -q libasan || unsupported "sanitizer build: callgrind does not run under ASan"
 [ -n "$out" ] || out=$top/results/$("$top/scripts/platform-id.sh")/cost
 mkdir -p "$out"
 tmp=$(mktemp -d)
