@@ -84,12 +84,14 @@ PY
 "$TC_PERF" -l -W poll,pause,event,adaptive -t jam_lat,jam_rate,floor_lat,put_lat -s 64 -n 3000 \
     -w 100 --csv "$TMP/w.csv" >"$TMP/out" 2>"$TMP/err" || fail "tc-perf -W: $(cat "$TMP/err")"
 python3 - "$TMP/w.csv" <<'PY' || fail "wait rows: $(cat "$TMP/w.csv")"
-import csv, sys
+import csv, os, sys
+# under qemu (TC_EMULATED) a floor's p50 can read 0: its clock is coarser
+emulated = bool(os.environ.get("TC_EMULATED"))
 rows = list(csv.DictReader(open(sys.argv[1])))
 for w in ("poll", "pause", "event", "adaptive"):
     refs = [r for r in rows if r["wait"] == w and r["mode"] == "raw"]
     assert sorted(r["test"] for r in refs) == ["floor_lat", "put_lat"], (w, refs)
-    assert all(float(r["p50_us"]) > 0 and r["iterations"] == "3000" for r in refs), refs
+    assert all((float(r["p50_us"]) > 0 or emulated) and r["iterations"] == "3000" for r in refs), refs
     mine = [r for r in rows if r["wait"] == w and r["mode"] != "raw"]
     assert len(mine) == 2, (w, mine)
     for r in mine:
@@ -110,7 +112,7 @@ places=$("$TC_PERF" --platform | sed -n 's/^placement\.\([a-z]*\): supported$/\1
     --csv "$TMP/p.csv" --dist "$TMP/d.csv" --json "$TMP/p.json" >"$TMP/out" 2>"$TMP/err" \
     || fail "tc-perf --placement $places: $(cat "$TMP/err")"
 python3 - "$TMP/p.csv" "$TMP/d.csv" "$TMP/p.json" "$places" <<'PY' || fail "placement rows"
-import csv, json, sys
+import csv, json, os, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 dist = list(csv.DictReader(open(sys.argv[2])))
 meta = json.load(open(sys.argv[3]))
@@ -122,7 +124,9 @@ for p in places:
     d = [r for r in dist if r["placement"] == p]
     assert len(d) == 2 * 25 and all(r["test"] == "jam_lat" for r in d), (p, len(d))
     lat = [float(r["latency_us"]) for r in d if r["payload_bytes"] == "64"]
-    assert lat == sorted(lat) and lat[0] > 0, lat
+    # under qemu (TC_EMULATED) the clock is coarser than a round trip: the
+    # lowest percentiles may read 0 there, never all of them
+    assert lat == sorted(lat) and lat[-1] > 0 and (lat[0] > 0 or os.environ.get("TC_EMULATED")), lat
 assert [x["mode"] for x in meta["placement"]] == places, meta["placement"]
 assert all(x["sequence"] for x in meta["placement"]), meta["placement"]
 PY
@@ -160,7 +164,7 @@ PY
     --order size --blocks 4 --csv "$TMP/k.csv" --json "$TMP/k.json" >"$TMP/out" 2>"$TMP/err" \
     || fail "tc-perf --blocks: $(cat "$TMP/err")"
 PYTHONPATH="$TMP" python3 - "$TMP/k.csv" "$TMP/k.json" <<'PY' || fail "--blocks rows: $(cat "$TMP/k.csv")"
-import csv, json, sys
+import csv, json, os, sys
 from ratio_check import ratio_ok
 rows = list(csv.DictReader(open(sys.argv[1])))
 meta = json.load(open(sys.argv[2]))
@@ -180,7 +184,8 @@ for r, j in zip(rows, meta["results"]):
     # 8 in each block (blocks of 100, 101, 101, 101)
     shares = [403 * (b + 1) // 4 - 403 * b // 4 for b in range(4)]
     assert j["samples"] == (403 if lat else sum(n // 8 for n in shares)), j
-    assert float(r["rate_mps"]) > 0 and float(r["p50_us"]) > 0, r
+    # under qemu (TC_EMULATED) a floor's p50 can read 0: its clock is coarser
+    assert float(r["rate_mps"]) > 0 and (float(r["p50_us"]) > 0 or os.environ.get("TC_EMULATED")), r
 # 8 B injected and 64 B local frames are both 128 B: each jam row's ratio
 # is to the floor measured beside it, its own payload's
 for j in meta["results"]:
