@@ -42,6 +42,10 @@ tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
     status = tc_ctrl_send_config(peer, TC_CONFIG_F_FRAME_SIZE, frame_size, peer->wait);
     if (status == TC_OK) {
         peer->tx_frame_size = frame_size;
+        /* the templates' headers carry the old size: laid out anew at the
+         * next send, so that the sends need not compare sizes */
+        peer->tx_tmpl_key  = 0;
+        peer->tx_itmpl_key = 0;
     }
     return status;
 }
@@ -94,8 +98,8 @@ void tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason)
                 peer->rx_seq & (peer->rx_slots - 1), peer->rx_seq, reason);
     }
     /* one answer pending at a time: the first rejection of a burst */
-    if (!peer->nack_tx.pending) {
-        peer->nack_tx.pending = 1;
+    if (!(peer->owed & TC_OWED_NACK)) {
+        peer->owed |= TC_OWED_NACK;
         peer->nack_tx.seq     = peer->rx_seq;
         peer->nack_tx.status  = status;
         snprintf(peer->nack_tx.reason, sizeof(peer->nack_tx.reason), "%s", reason);
@@ -120,7 +124,7 @@ tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
                                (uint16_t)-peer->nack_tx.status, NULL, 0, peer->nack_tx.reason,
                                len, 1);
     if (status != TC_ERR_NO_RESOURCE) {
-        peer->nack_tx.pending = 0;
+        peer->owed &= ~TC_OWED_NACK;
     }
     return (status == TC_ERR_NO_RESOURCE) ? TC_OK : status;
 }

@@ -103,7 +103,7 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
         if (*run_p == NULL) {
             inj->rx_sync_status      = TC_SYNC_MISS; /* tell the sender */
             inj->rx_sync_reply       = 1;
-            peer->sync_reply_pending = 1;
+            peer->owed |= TC_OWED_SYNC;
             *status_p                = TC_OK; /* the miss reply says it */
             return "cached frame for code this receiver does not hold (sender told)";
         }
@@ -305,16 +305,16 @@ tc_status_t tc_peer_send_owed(tc_peer_t *peer)
     /* as inside tc_peer_progress: a send that waits for credits does not
      * handle frames meanwhile */
     peer->in_progress = 1;
-    if (peer->reply_pending) {
+    if (peer->owed & TC_OWED_REPLY) {
         status = tc_peer_send_reply(peer);
     }
-    if ((status == TC_OK) && peer->sync_reply_pending) {
+    if ((status == TC_OK) && (peer->owed & TC_OWED_SYNC)) {
         status = tc_inj_send_replies(peer);
     }
-    if ((status == TC_OK) && peer->ried_rx.reply_pending) {
+    if ((status == TC_OK) && (peer->owed & TC_OWED_RIED)) {
         status = tc_ried_send_answer(peer);
     }
-    if ((status == TC_OK) && peer->nack_tx.pending) {
+    if ((status == TC_OK) && (peer->owed & TC_OWED_NACK)) {
         status = tc_ctrl_send_nack(peer);
     }
     if ((status == TC_OK) && (peer->rx_seq - peer->rx_reported >= peer->credit_batch)) {

@@ -48,7 +48,7 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
     peer->ran_has = 1;
     peer->stats.rx_frames++;
     if (hdr->flags & TC_FRAME_F_WANT_REPLY) {
-        peer->reply_pending = 1;
+        peer->owed |= TC_OWED_REPLY;
     }
 }
 
@@ -63,7 +63,7 @@ int tc_rx_injected_fast(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
  * the validated path must look at (another shape, variable frames, a
  * failed peer); tc_peer_rx_landed then takes it. tc_peer_progress and
  * tc_peer_wait both look here first. */
-static inline int tc_rx_poll(tc_peer_t *peer)
+static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
 {
     uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
     char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
@@ -127,8 +127,7 @@ tc_status_t tc_peer_send_owed(tc_peer_t *peer);
 
 static inline int tc_peer_owes(const tc_peer_t *peer)
 {
-    return peer->reply_pending | peer->sync_reply_pending | peer->ried_rx.reply_pending |
-           peer->nack_tx.pending | (peer->rx_seq - peer->rx_reported >= peer->credit_batch);
+    return (peer->owed != 0) | (peer->rx_seq - peer->rx_reported >= peer->credit_batch);
 }
 
 #endif

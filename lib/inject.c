@@ -227,7 +227,7 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
         }
         inj->rx_sync_reply = 0;
     }
-    peer->sync_reply_pending = 0;
+    peer->owed &= ~TC_OWED_SYNC;
     return TC_OK;
 }
 
@@ -255,7 +255,7 @@ void tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr
         }
     }
     inj->rx_sync_reply       = 1;
-    peer->sync_reply_pending = 1;
+    peer->owed |= TC_OWED_SYNC;
 }
 
 /* The answer to our sync request: status, then the peer's addresses for the

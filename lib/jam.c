@@ -235,14 +235,13 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
 }
 
 /* Does the template hold the header of this plain frame? It names the jam
- * by package id and element: both must match, and the frame size where it
- * is fixed (it may have changed since). */
+ * by package id and element: both must match. (A change of the fixed frame
+ * size drops the template: tc_peer_set_frame_size.) */
 static inline int tc_jam_plain_tmpl_holds(const tc_peer_t *peer, const tc_jam_t *jam,
                                           uint32_t packed, unsigned flags, uint8_t kind)
 {
     return (tc_jam_tmpl_key(packed, flags, kind) == peer->tx_tmpl_key) &&
-           (jam->pkg_id == peer->tx_tmpl.pkg_id) && (jam->element == peer->tx_tmpl.element) &&
-           ((peer->frames != TC_FRAMES_FIXED) || (peer->tx_frame_size == peer->tx_tmpl_size));
+           (jam->pkg_id == peer->tx_tmpl.pkg_id) && (jam->element == peer->tx_tmpl.element);
 }
 
 /* A pack routine returned -1, or more than cap. */
@@ -494,10 +493,9 @@ tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
             return tc_jam_pack_refused(peer, jam, packed, cap, len);
         }
     }
-    if (TC_UNLIKELY((tc_jam_tmpl_key((uint32_t)packed, flags, TC_KIND_INJECTED) !=
-                     peer->tx_itmpl_key) ||
-                    ((peer->frames == TC_FRAMES_FIXED) &&
-                     (peer->tx_frame_size != peer->tx_itmpl_size)))) {
+    /* (a change of the fixed frame size drops the template too) */
+    if (TC_UNLIKELY(tc_jam_tmpl_key((uint32_t)packed, flags, TC_KIND_INJECTED) !=
+                    peer->tx_itmpl_key)) {
         status = tc_jam_itmpl_header(peer, jam, (uint32_t)packed, flags);
         if (status != TC_OK) {
             return status;

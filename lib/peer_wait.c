@@ -57,7 +57,7 @@ static __attribute__((noinline)) tc_status_t tc_peer_wait_loop(tc_peer_t *peer, 
     int blocked;
 
     for (;;) {
-        if ((got < 0) || peer->reply_pending) {
+        if ((got < 0) || (peer->owed & TC_OWED_REPLY)) {
             /* the validated path for what landed; else only what is owed */
             status = (got < 0) ? tc_peer_rx_landed(peer, &n) : tc_peer_progress(peer, 1, &n);
             if ((status != TC_OK) || (n > 0)) {

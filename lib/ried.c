@@ -90,7 +90,7 @@ static void tc_ried_answer(tc_peer_t *peer, uint32_t op, int32_t status, const c
     }
     peer->ried_rx.reply_status  = status;
     peer->ried_rx.reply_op      = op;
-    peer->ried_rx.reply_pending = 1;
+    peer->owed |= TC_OWED_RIED;
 }
 
 /* The allow-list for rieds, as for injected code: a shipped library runs
@@ -214,7 +214,7 @@ static void tc_ried_load(tc_peer_t *peer)
                     sizeof(peer->ried_rx.reply_text));
     peer->ried_rx.reply_status  = 0;
     peer->ried_rx.reply_op      = TC_RIED_OP_CHUNK;
-    peer->ried_rx.reply_pending = 1;
+    peer->owed |= TC_OWED_RIED;
 }
 
 static void tc_ried_unload_slot(tc_ctx_ried_t *slot)
@@ -259,7 +259,7 @@ void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data
 
     if (args->offset == 0) { /* a new library begins */
         free(peer->ried_rx.buf);
-        memset(&peer->ried_rx, 0, offsetof(__typeof__(peer->ried_rx), reply_pending));
+        memset(&peer->ried_rx, 0, offsetof(__typeof__(peer->ried_rx), reply_status));
         peer->ried_rx.id = args->id;
         snprintf(peer->ried_rx.name, sizeof(peer->ried_rx.name), "%.*s",
                  (int)strnlen(args->name, sizeof(args->name)), args->name);
@@ -534,6 +534,6 @@ tc_status_t tc_ried_send_answer(tc_peer_t *peer)
     status = tc_peer_send_ried(peer, TC_KIND_RIED_REP, peer->ried_rx.id, peer->ried_rx.reply_op,
                                0, 0, peer->ried_rx.reply_status, "", peer->ried_rx.reply_text,
                                (uint32_t)strlen(peer->ried_rx.reply_text), 1);
-    peer->ried_rx.reply_pending = 0;
+    peer->owed &= ~TC_OWED_RIED;
     return status;
 }

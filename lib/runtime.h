@@ -163,6 +163,15 @@ typedef struct tc_peer_wire {
 typedef tc_status_t (*tc_deliver_fn)(tc_peer_t *peer, char *frame, uint32_t size,
                                      uint64_t raddr);
 
+/* Frames a peer owes the other once frames ran (tc_peer_t.owed): one word,
+ * so that the fast path asks once whether anything is owed. */
+enum {
+    TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (tc_peer_send_reply) */
+    TC_OWED_SYNC  = 1u << 1, /* answers to injected syncs (tc_inj_send_replies) */
+    TC_OWED_RIED  = 1u << 2, /* a ried's answer (tc_ried_send_answer) */
+    TC_OWED_NACK  = 1u << 3  /* a rejected frame's nack (tc_ctrl_send_nack) */
+};
+
 struct tc_peer {
     /* --- the send path (first cache line) */
     char             *tx_ring;       /* staging: one frame per remote slot */
@@ -209,9 +218,8 @@ struct tc_peer {
     uint32_t          ran_seq;
     int64_t           ran_ret;       /* latest result of a jam from the peer */
     uint8_t           ran_has;
-    uint8_t           reply_pending;
+    uint8_t           owed;          /* TC_OWED_*: frames to send the peer */
     uint8_t           in_progress;
-    uint8_t           sync_reply_pending;
     tc_place_t        place;         /* how frames land in the peer's mailbox */
     uint64_t         *credit_src;    /* source of credit puts (monotonic) */
     /* staging slots in use, minus one: tx_slots - 1 where a frame may leave
@@ -301,8 +309,7 @@ struct tc_peer {
         uint32_t id, total, received;
         uint8_t *buf;
         char     name[TC_RIED_NAME_MAX];
-        int      reply_pending;
-        int32_t  reply_status;
+        int32_t  reply_status;   /* the answer owed (TC_OWED_RIED) */
         uint32_t reply_op;
         char     reply_text[1024];
     } ried_rx;
@@ -319,8 +326,7 @@ struct tc_peer {
 
     /* control (lib/control.c): the rejection to tell the peer, the latest
      * the peer told us, the goodbye */
-    struct {
-        int         pending;
+    struct { /* owed: TC_OWED_NACK */
         uint32_t    seq;
         tc_status_t status;
         char        reason[160];

@@ -246,10 +246,10 @@ tc_status_t tc_peer_send_reply(tc_peer_t *peer)
     char *frame;
 
     if (tc_peer_tx_free(peer) == 0) {
-        peer->reply_pending = 1;
+        peer->owed |= TC_OWED_REPLY;
         return TC_OK;
     }
-    peer->reply_pending = 0;
+    peer->owed &= ~TC_OWED_REPLY;
 
     frame = tc_peer_tx_frame(peer);
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &offsets);

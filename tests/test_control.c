@@ -195,6 +195,48 @@ static void test_frame_size_one_side(void **state)
     pair_close(&pair);
 }
 
+/* The same jam and payload, sent in each mode before and after each change
+ * of the fixed frame size: every frame goes out in the size of its time
+ * (the send keeps header templates, which must not outlive the size they
+ * were laid out for), and each one runs. */
+static void test_frame_size_same_jam(void **state)
+{
+    static const tc_mode_t modes[] = {TC_MODE_LOCAL, TC_MODE_INJECTED, TC_MODE_CACHED};
+    static const uint32_t grow[]   = {0, 192, 960, 192, 0, 448};
+    tc_context_params_t params;
+    uint64_t payload = 7;
+    uint32_t base, frame;
+    tc_peer_stats_t st;
+    unsigned m, i, k;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)state;
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    jam = jam_of(&pair.s[1], "noop");
+    for (m = 0; m < sizeof(modes) / sizeof(modes[0]); ++m) {
+        base = tc_jam_frame_size(&jam, modes[m], sizeof(payload));
+        if (base < tc_jam_prepare_size(&jam, modes[m])) {
+            base = tc_jam_prepare_size(&jam, modes[m]);
+        }
+        /* the sync's answer comes back in the receiver's frames */
+        assert_int_equal(tc_peer_set_frame_size(pair.s[0].peer, base), TC_OK);
+        for (i = 0; i < sizeof(grow) / sizeof(grow[0]); ++i) {
+            frame = base + grow[i];
+            assert_int_equal(tc_peer_set_frame_size(pair.s[1].peer, frame), TC_OK);
+            for (k = 0; k < 2; ++k) {
+                assert_int_equal(call_served(&pair, 1, &jam, &payload, sizeof(payload), modes[m]),
+                                 sizeof(payload));
+            }
+            assert_int_equal(pair.s[0].peer->rx_frame_size, frame);
+        }
+    }
+    tc_peer_stats(pair.s[0].peer, &st);
+    assert_int_equal(st.rx_rejected, 0);
+    pair_close(&pair);
+}
+
 /* Announced at connect: each side's frame size and wait strategy. */
 static void test_connect_params(void **state)
 {
@@ -314,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_nack_malformed),
         cmocka_unit_test(test_try_send),
         cmocka_unit_test(test_frame_size_one_side),
+        cmocka_unit_test(test_frame_size_same_jam),
         cmocka_unit_test(test_connect_params),
         cmocka_unit_test(test_frames_mismatch),
         cmocka_unit_test(test_prepare_pkg_not_in_context),
