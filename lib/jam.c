@@ -544,9 +544,18 @@ static inline __attribute__((always_inline)) tc_status_t tc_jam_send_params(tc_p
                                              const tc_send_params_t *params, unsigned more_flags,
                                              int nowait)
 {
-    uint64_t mask   = (params != NULL) ? params->field_mask : 0;
-    tc_mode_t mode  = (mask & TC_SEND_PARAM_FIELD_MODE) ? params->mode : TC_MODE_LOCAL;
-    unsigned flags  = ((mask & TC_SEND_PARAM_FIELD_FLAGS) ? params->flags : 0) | more_flags;
+    const uint64_t both = TC_SEND_PARAM_FIELD_MODE | TC_SEND_PARAM_FIELD_FLAGS;
+    uint64_t mask       = (params != NULL) ? params->field_mask : 0;
+    tc_mode_t mode;
+    unsigned flags;
+
+    if (TC_LIKELY(mask == both)) { /* TC_SEND_PARAMS: one test for both fields */
+        mode  = params->mode;
+        flags = params->flags | more_flags;
+    } else {
+        mode  = (mask & TC_SEND_PARAM_FIELD_MODE) ? params->mode : TC_MODE_LOCAL;
+        flags = ((mask & TC_SEND_PARAM_FIELD_FLAGS) ? params->flags : 0) | more_flags;
+    }
 
     if (TC_LIKELY(mode == TC_MODE_LOCAL)) {
         return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_LOCAL);
