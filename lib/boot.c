@@ -247,10 +247,7 @@ static tc_status_t tc_boot_rx_step(tc_boot_fd_t *boot, tc_boot_rx_t *rx,
 
     /* Check the magic as it arrives: a stray client that sends a few bytes
      * and then waits should fail now, not at the deadline. */
-    if (rx->hello &&
-        (memcmp(rx->hdr, TC_BOOT_MAGIC,
-                (rx->hdr_off < TC_BOOT_MAGIC_LEN) ? rx->hdr_off :
-                                                    TC_BOOT_MAGIC_LEN) != 0)) {
+    if (rx->hello && !tc_boot_hello_prefix_ok(rx->hdr, rx->hdr_off)) {
         tc_error("bootstrap %s: %s is not a twochains peer (bad magic in its "
                  "hello)", what, boot->super.peer_name);
         return TC_ERR_PROTOCOL;
@@ -373,7 +370,6 @@ tc_status_t tc_boot_fd_hello(tc_boot_fd_t *boot, int do_send, int do_recv)
 {
     uint32_t version = tc_boot_local_version();
     uint8_t hello[TC_BOOT_HELLO_LEN];
-    uint32_t peer_version;
     tc_boot_tx_t tx;
     tc_boot_rx_t rx;
     tc_status_t status;
@@ -398,8 +394,19 @@ tc_status_t tc_boot_fd_hello(tc_boot_fd_t *boot, int do_send, int do_recv)
     if ((status != TC_OK) || !do_recv) {
         return status;
     }
+    return tc_boot_fd_hello_version(boot, rx.hdr);
+}
 
-    peer_version = (uint32_t)tc_boot_get_le(rx.hdr + TC_BOOT_MAGIC_LEN, 4);
+int tc_boot_hello_prefix_ok(const uint8_t *buf, size_t len)
+{
+    return memcmp(buf, TC_BOOT_MAGIC, (len < TC_BOOT_MAGIC_LEN) ? len : TC_BOOT_MAGIC_LEN) == 0;
+}
+
+tc_status_t tc_boot_fd_hello_version(const tc_boot_fd_t *boot, const uint8_t *hello)
+{
+    uint32_t version      = tc_boot_local_version();
+    uint32_t peer_version = (uint32_t)tc_boot_get_le(hello + TC_BOOT_MAGIC_LEN, 4);
+
     if (peer_version != version) {
         tc_error("bootstrap handshake: peer %s speaks protocol version %u, "
                  "this side speaks version %u; run the same twochains build "

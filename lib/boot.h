@@ -16,6 +16,7 @@
 
 #include "twochains.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #define TC_BOOT_MAGIC         "TCHAINS" /* + its NUL: 8 bytes on the wire */
@@ -41,6 +42,11 @@ tc_status_t tc_boot_fd_create(const tc_boot_ops_t *ops, int rank,
  * bounded by timeout_ms. TCP does both at once; the loopback pair sends both
  * hellos before reading either, so one thread can set it up. */
 tc_status_t tc_boot_fd_hello(tc_boot_fd_t *boot, int do_send, int do_recv);
+/* Are the first len bytes of a hello a twochains peer's so far (the magic)? */
+int         tc_boot_hello_prefix_ok(const uint8_t *buf, size_t len);
+/* A whole hello received (its magic checked): TC_OK where the peer speaks
+ * our protocol version, else TC_ERR_VERSION_MISMATCH, logged. */
+tc_status_t tc_boot_fd_hello_version(const tc_boot_fd_t *boot, const uint8_t *hello);
 
 /* tc_boot_ops_t methods shared by the fd backends. */
 tc_status_t tc_boot_fd_exchange(tc_boot_t *boot, const void *buf, size_t len,

@@ -1,7 +1,8 @@
 /*
- * Bootstrap over TCP: the server accepts exactly one client (like
- * ucx_perftest's rendezvous), then both run the hello and use the shared
- * fd framing from boot.c.
+ * Bootstrap over TCP: the server takes exactly one client (like
+ * ucx_perftest's rendezvous), the first connection that says the hello
+ * (strays that reach the port first are heard beside it and dropped), then
+ * both use the shared fd framing from boot.c.
  */
 #define _GNU_SOURCE /* accept4, SOCK_CLOEXEC, SOCK_NONBLOCK */
 
@@ -20,6 +21,10 @@
 #include <unistd.h>
 
 #define TC_BOOT_TCP_RETRY_MS 50 /* client: pause between connect attempts */
+/* Server: connections heard at once while none has said the hello (and the
+ * listen backlog); past this, the longest-waiting one is dropped for the
+ * newcomer. */
+#define TC_BOOT_TCP_CANDIDATES 8
 
 static const tc_boot_ops_t tc_boot_tcp_ops = {
     .name       = "tcp",
@@ -80,7 +85,7 @@ static tc_status_t tc_boot_tcp_listen(uint16_t port, int *fd_p,
     addr.sin_addr.s_addr = htonl(INADDR_ANY);
     addr.sin_port        = htons(port);
     if ((bind(fd, (struct sockaddr*)&addr, sizeof(addr)) < 0) ||
-        (listen(fd, 1) < 0)) {
+        (listen(fd, TC_BOOT_TCP_CANDIDATES) < 0)) {
         if (errno == EADDRINUSE) {
             tc_error("bootstrap server: port %u is already in use (another "
                      "server still running?); pick another port with -p",
@@ -125,67 +130,170 @@ static void tc_boot_tcp_name(const struct sockaddr *addr, socklen_t addrlen,
     snprintf(buf, len, "%s:%s", host, serv);
 }
 
-static tc_status_t tc_boot_tcp_accept(tc_boot_fd_t *boot, int listen_fd,
-                                      uint16_t port)
+/* A connection the server has accepted but not yet heard the hello from. */
+typedef struct tc_boot_tcp_cand {
+    int     fd;
+    size_t  got;                      /* hello bytes received */
+    uint8_t hello[TC_BOOT_HELLO_LEN];
+    char    name[96];                 /* host:port, for the log */
+} tc_boot_tcp_cand_t;
+
+/* What the server makes of a candidate's bytes. */
+typedef enum {
+    TC_BOOT_CAND_WAIT,  /* nothing new, or a hello begun */
+    TC_BOOT_CAND_HELLO, /* a whole hello: the client */
+    TC_BOOT_CAND_DROP   /* gone, or not a twochains peer (logged) */
+} tc_boot_cand_state_t;
+
+static tc_boot_cand_state_t tc_boot_tcp_cand_read(tc_boot_tcp_cand_t *cand, uint16_t port)
+{
+    ssize_t n = recv(cand->fd, cand->hello + cand->got, sizeof(cand->hello) - cand->got,
+                     MSG_DONTWAIT);
+
+    if (n < 0) {
+        if ((errno == EINTR) || (errno == EAGAIN) || (errno == EWOULDBLOCK)) {
+            return TC_BOOT_CAND_WAIT;
+        }
+        tc_warn("bootstrap server: port %u: dropped %s: %s", port, cand->name, strerror(errno));
+        return TC_BOOT_CAND_DROP;
+    }
+    if (n == 0) {
+        tc_warn("bootstrap server: port %u: dropped %s: it closed after %zu of %u hello bytes",
+                port, cand->name, cand->got, TC_BOOT_HELLO_LEN);
+        return TC_BOOT_CAND_DROP;
+    }
+    cand->got += (size_t)n;
+    if (!tc_boot_hello_prefix_ok(cand->hello, cand->got)) {
+        tc_warn("bootstrap server: port %u: dropped %s: not a twochains peer (bad magic in "
+                "its hello)", port, cand->name);
+        return TC_BOOT_CAND_DROP;
+    }
+    return (cand->got == sizeof(cand->hello)) ? TC_BOOT_CAND_HELLO : TC_BOOT_CAND_WAIT;
+}
+
+static void tc_boot_tcp_cand_drop(tc_boot_tcp_cand_t *cands, int *n_p, int i)
+{
+    close(cands[i].fd);
+    cands[i] = cands[--*n_p];
+}
+
+/* A new connection on the listener, heard from next (the oldest dropped
+ * where TC_BOOT_TCP_CANDIDATES wait already). */
+static tc_status_t tc_boot_tcp_cand_accept(int listen_fd, uint16_t port,
+                                           tc_boot_tcp_cand_t *cands, int *n_p,
+                                           unsigned *dropped_p)
+{
+    struct sockaddr_storage addr;
+    socklen_t addrlen = sizeof(addr);
+    int fd;
+
+    fd = accept4(listen_fd, (struct sockaddr*)&addr, &addrlen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+        /* The client may have given up between poll and accept. */
+        if ((errno == EAGAIN) || (errno == EWOULDBLOCK) || (errno == EINTR) ||
+            (errno == ECONNABORTED) || (errno == EPROTO)) {
+            return TC_OK;
+        }
+        tc_error("bootstrap server: accepting a client on port %u failed: %s", port,
+                 strerror(errno));
+        return TC_ERR_IO;
+    }
+    if (*n_p == TC_BOOT_TCP_CANDIDATES) {
+        tc_warn("bootstrap server: port %u: dropped %s: %d newer connections came before "
+                "it said the hello", port, cands[0].name, TC_BOOT_TCP_CANDIDATES);
+        close(cands[0].fd);
+        memmove(&cands[0], &cands[1], sizeof(cands[0]) * (TC_BOOT_TCP_CANDIDATES - 1));
+        --*n_p;
+        ++*dropped_p;
+    }
+    cands[*n_p].fd  = fd;
+    cands[*n_p].got = 0;
+    tc_boot_tcp_name((struct sockaddr*)&addr, addrlen, cands[*n_p].name,
+                     sizeof(cands[*n_p].name));
+    ++*n_p;
+    return TC_OK;
+}
+
+/* The one client: the first connection whose bytes are a whole hello (its
+ * magic checked, its version not yet), in *hello. Strays that reach the
+ * port first (they close, send something else, or say nothing) are heard
+ * beside it and dropped, so they cannot take the client's place; the
+ * deadline covers connecting and the hello. */
+static tc_status_t tc_boot_tcp_accept(tc_boot_fd_t *boot, int listen_fd, uint16_t port,
+                                      uint8_t hello[TC_BOOT_HELLO_LEN])
 {
     uint64_t deadline = tc_boot_deadline(boot->super.timeout_ms);
-    struct sockaddr_storage addr;
-    struct pollfd pfd;
-    socklen_t addrlen;
-    int wait_ms, ret, fd;
+    tc_boot_tcp_cand_t cands[TC_BOOT_TCP_CANDIDATES];
+    struct pollfd pfds[1 + TC_BOOT_TCP_CANDIDATES];
+    tc_boot_cand_state_t state;
+    tc_status_t status = TC_OK;
+    unsigned dropped   = 0;
+    int n = 0, i, wait_ms, ret;
 
     for (;;) {
         wait_ms = tc_boot_time_left_ms(deadline);
         if (wait_ms <= 0) {
-            tc_error("bootstrap server: no client connected to port %u within "
-                     "%d ms; start the client or raise the timeout", port,
-                     boot->super.timeout_ms);
-            return TC_ERR_TIMEOUT;
+            tc_error("bootstrap server: no twochains client said its hello on port %u within "
+                     "%d ms (%u other connection%s dropped); start the client or raise the "
+                     "timeout", port, boot->super.timeout_ms, dropped, (dropped == 1) ? "" : "s");
+            status = TC_ERR_TIMEOUT;
+            break;
         }
-
-        pfd.fd      = listen_fd;
-        pfd.events  = POLLIN;
-        pfd.revents = 0;
-        ret         = poll(&pfd, 1, wait_ms);
+        pfds[0] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+        for (i = 0; i < n; ++i) {
+            pfds[1 + i] = (struct pollfd){.fd = cands[i].fd, .events = POLLIN};
+        }
+        ret = poll(pfds, (nfds_t)(1 + n), wait_ms);
         if (ret < 0) {
             if (errno == EINTR) {
                 continue;
             }
-            tc_error("bootstrap server: waiting for a client on port %u: "
-                     "poll failed: %s", port, strerror(errno));
-            return TC_ERR_IO;
+            tc_error("bootstrap server: waiting for a client on port %u: poll failed: %s", port,
+                     strerror(errno));
+            status = TC_ERR_IO;
+            break;
         }
-        if (ret == 0) {
-            continue;
-        }
-
-        addrlen = sizeof(addr);
-        fd      = accept4(listen_fd, (struct sockaddr*)&addr, &addrlen,
-                          SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            /* The client may have given up between poll and accept. */
-            if ((errno == EAGAIN) || (errno == EWOULDBLOCK) ||
-                (errno == EINTR) || (errno == ECONNABORTED) ||
-                (errno == EPROTO)) {
+        /* candidates from the last one down, so a drop moves only ones
+         * already heard */
+        for (i = n - 1; i >= 0; --i) {
+            if (pfds[1 + i].revents == 0) {
                 continue;
             }
-            tc_error("bootstrap server: accepting a client on port %u "
-                     "failed: %s", port, strerror(errno));
-            return TC_ERR_IO;
+            state = tc_boot_tcp_cand_read(&cands[i], port);
+            if (state == TC_BOOT_CAND_HELLO) {
+                boot->fd = cands[i].fd;
+                memcpy(hello, cands[i].hello, TC_BOOT_HELLO_LEN);
+                snprintf(boot->super.peer_name, sizeof(boot->super.peer_name), "%s",
+                         cands[i].name);
+                cands[i] = cands[--n];
+                goto out; /* the strays still waiting are closed below */
+            }
+            if (state == TC_BOOT_CAND_DROP) {
+                tc_boot_tcp_cand_drop(cands, &n, i);
+                ++dropped;
+            }
         }
-
-        tc_boot_tcp_name((struct sockaddr*)&addr, addrlen,
-                         boot->super.peer_name,
-                         sizeof(boot->super.peer_name));
-        boot->fd = fd;
-        return TC_OK;
+        if (pfds[0].revents & POLLIN) {
+            status = tc_boot_tcp_cand_accept(listen_fd, port, cands, &n, &dropped);
+            if (status != TC_OK) {
+                break;
+            }
+        }
     }
+out:
+    while (n > 0) {
+        tc_warn("bootstrap server: port %u: closed %s: connected, but said no hello before %s",
+                port, cands[n - 1].name, (status == TC_OK) ? "the client's" : "the deadline");
+        tc_boot_tcp_cand_drop(cands, &n, n - 1);
+    }
+    return status;
 }
 
 tc_status_t tc_boot_tcp_server_cb(uint16_t port, int timeout_ms,
                                   void (*port_cb)(uint16_t port, void *arg),
                                   void *arg, tc_boot_t **boot_p)
 {
+    uint8_t hello[TC_BOOT_HELLO_LEN];
     tc_boot_fd_t *boot;
     uint16_t bound_port;
     tc_status_t status;
@@ -212,14 +320,22 @@ tc_status_t tc_boot_tcp_server_cb(uint16_t port, int timeout_ms,
         port_cb(bound_port, arg);
     }
 
-    status = tc_boot_tcp_accept(boot, listen_fd, bound_port);
+    status = tc_boot_tcp_accept(boot, listen_fd, bound_port, hello);
     /* One client only: later ones get "connection refused", not a hang. */
     close(listen_fd);
     if (status != TC_OK) {
         goto err_free;
     }
 
-    status = tc_boot_tcp_ready(boot);
+    /* its hello is in: ours goes back (a client of another version then
+     * says why too), then the version check */
+    status = tc_boot_tcp_nodelay(boot);
+    if (status == TC_OK) {
+        status = tc_boot_fd_hello(boot, 1, 0);
+    }
+    if (status == TC_OK) {
+        status = tc_boot_fd_hello_version(boot, hello);
+    }
     if (status != TC_OK) {
         goto err_free;
     }

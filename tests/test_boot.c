@@ -1,7 +1,8 @@
 /*
  * Bootstrap tests: loopback pair, TCP server/client, and every failure the
  * bootstrap reports (peer not found, port busy, timeout, version mismatch,
- * peer gone mid-exchange, non-twochains peer). Loopback addresses only.
+ * peer gone mid-exchange, non-twochains peer, strays ahead of the client).
+ * Loopback addresses only.
  *
  * cmocka asserts longjmp, so helper threads only record results and the
  * test's own thread asserts on them after joining.
@@ -638,27 +639,86 @@ static void test_check_peer(void **state)
     tc_boot_close(rank0);
 }
 
-/* Something that is not a twochains client connects and talks. */
+/* Something that is not a twochains client connects and talks, and no
+ * client follows: the server drops it at once (its socket sees the close)
+ * and keeps listening until its deadline, which it then reports. */
 static void test_junk_client(void **state)
 {
     static const char junk[] = "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n";
     port_box_t box;
     side_t server;
     pthread_t thread;
+    char byte;
     int fd;
 
     (void)state;
     port_box_init(&box);
     side_init(&server, SIDE_SERVER, &box, NULL, 0);
+    server.timeout_ms = 1000;
     side_start(&server, &thread);
 
     fd = raw_connect(port_box_wait(&box));
     raw_send(fd, junk, sizeof(junk) - 1);
+    /* dropped on its first bytes, not at the deadline: EOF (or a reset) */
+    assert_true(recv(fd, &byte, 1, 0) <= 0);
     pthread_join(thread, NULL);
     close(fd);
 
-    assert_int_equal(server.conn_status, TC_ERR_PROTOCOL);
+    assert_int_equal(server.conn_status, TC_ERR_TIMEOUT);
     assert_null(server.boot);
+    port_box_destroy(&box);
+}
+
+/* Strays reach the server's port before its client (another program, a
+ * client of an earlier run still retrying): one that connects and never
+ * speaks, one that sends junk. The server must not give its one client's
+ * place to either: it pairs with the client that says the hello, closes
+ * the strays, and then takes no more connections. */
+static void test_strays_before_client(void **state)
+{
+    static const char junk[] = "\x16\x03\x01 not a hello";
+    port_box_t box;
+    side_t server, client;
+    pthread_t threads[2];
+    int silent, noisy, late;
+    struct sockaddr_in addr;
+    uint16_t port;
+    char byte;
+
+    (void)state;
+    port_box_init(&box);
+    side_init(&server, SIDE_SERVER, &box, NULL, 1);
+    side_start(&server, &threads[0]);
+    port = port_box_wait(&box);
+    assert_int_not_equal(port, 0);
+
+    silent = raw_connect(port);
+    noisy  = raw_connect(port);
+    raw_send(noisy, junk, sizeof(junk) - 1);
+    side_init(&client, SIDE_CLIENT, &box, NULL, 1);
+    side_start(&client, &threads[1]);
+    pthread_join(threads[0], NULL);
+    pthread_join(threads[1], NULL);
+
+    assert_exchanged(&server);
+    assert_exchanged(&client);
+    /* both strays were closed by the server */
+    assert_true(recv(silent, &byte, 1, 0) <= 0);
+    assert_true(recv(noisy, &byte, 1, 0) <= 0);
+    /* and the listener is gone: a late connection is refused */
+    late = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(late >= 0);
+    memset(&addr, 0, sizeof(addr));
+    addr.sin_family      = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port        = htons(port);
+    assert_int_equal(connect(late, (struct sockaddr*)&addr, sizeof(addr)), -1);
+    assert_int_equal(errno, ECONNREFUSED);
+    close(late);
+    close(silent);
+    close(noisy);
+    tc_boot_close(server.boot);
+    tc_boot_close(client.boot);
     port_box_destroy(&box);
 }
 
@@ -676,6 +736,7 @@ int main(void)
         cmocka_unit_test(test_oversized_blob),
         cmocka_unit_test(test_check_peer),
         cmocka_unit_test(test_junk_client),
+        cmocka_unit_test(test_strays_before_client),
     };
 
     return cmocka_run_group_tests_name("boot", tests, NULL, NULL);
