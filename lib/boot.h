@@ -54,6 +54,42 @@ tc_status_t tc_boot_fd_exchange(tc_boot_t *boot, const void *buf, size_t len,
 tc_status_t tc_boot_fd_check_peer(tc_boot_t *boot);
 void        tc_boot_fd_close(tc_boot_t *boot);
 
+/* A TCP listener's side of the hello: connections accepted but not yet
+ * heard from, up to TC_BOOT_LISTEN_CANDIDATES at once (past that the
+ * longest-waiting one is dropped), so that strays reaching the port first
+ * (silent, junk, gone) cannot hold back or take the place of a peer that
+ * says the hello (lib/boot_tcp.c). */
+#define TC_BOOT_LISTEN_CANDIDATES 8
+
+typedef struct tc_boot_cand {
+    int     fd;
+    size_t  got;                      /* hello bytes received */
+    uint8_t hello[TC_BOOT_HELLO_LEN];
+    char    host[64];                 /* numeric address */
+    char    name[96];                 /* host:port, for the log */
+} tc_boot_cand_t;
+
+typedef struct tc_boot_listen {
+    int            fd;      /* listening, the caller's */
+    uint16_t       port;
+    int            n;
+    unsigned       dropped; /* strays dropped so far */
+    tc_boot_cand_t cands[TC_BOOT_LISTEN_CANDIDATES];
+} tc_boot_listen_t;
+
+/* l hears fd's connections (fd < 0: none); fd is made non-blocking. */
+void        tc_boot_listen_init(tc_boot_listen_t *l, int fd);
+/* The next connection to say a whole hello before deadline becomes boot's
+ * stream (boot: from tc_boot_fd_create, no fd yet), its address in boot's
+ * peer name and (host not NULL) its numeric host in host; our hello goes
+ * back, then the version check. TC_ERR_TIMEOUT is not logged: the caller
+ * says what it waited for. */
+tc_status_t tc_boot_listen_take(tc_boot_listen_t *l, uint64_t deadline, tc_boot_fd_t *boot,
+                                char *host, size_t host_len);
+/* Close the connections not yet heard from (not the listener), each
+ * logged as closed before what (the client's hello, the deadline). */
+void        tc_boot_listen_drop_all(tc_boot_listen_t *l, const char *before);
+
 /* Deadlines on CLOCK_MONOTONIC, in nanoseconds. */
 uint64_t tc_boot_deadline(int timeout_ms);
 /* Milliseconds left until deadline, rounded up; <= 0 once it passed. */

@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -21,10 +22,6 @@
 #include <unistd.h>
 
 #define TC_BOOT_TCP_RETRY_MS 50 /* client: pause between connect attempts */
-/* Server: connections heard at once while none has said the hello (and the
- * listen backlog); past this, the longest-waiting one is dropped for the
- * newcomer. */
-#define TC_BOOT_TCP_CANDIDATES 8
 
 static const tc_boot_ops_t tc_boot_tcp_ops = {
     .name       = "tcp",
@@ -85,7 +82,7 @@ static tc_status_t tc_boot_tcp_listen(uint16_t port, int *fd_p,
     addr.sin_addr.s_addr = htonl(INADDR_ANY);
     addr.sin_port        = htons(port);
     if ((bind(fd, (struct sockaddr*)&addr, sizeof(addr)) < 0) ||
-        (listen(fd, TC_BOOT_TCP_CANDIDATES) < 0)) {
+        (listen(fd, TC_BOOT_LISTEN_CANDIDATES) < 0)) {
         if (errno == EADDRINUSE) {
             tc_error("bootstrap server: port %u is already in use (another "
                      "server still running?); pick another port with -p",
@@ -130,22 +127,14 @@ static void tc_boot_tcp_name(const struct sockaddr *addr, socklen_t addrlen,
     snprintf(buf, len, "%s:%s", host, serv);
 }
 
-/* A connection the server has accepted but not yet heard the hello from. */
-typedef struct tc_boot_tcp_cand {
-    int     fd;
-    size_t  got;                      /* hello bytes received */
-    uint8_t hello[TC_BOOT_HELLO_LEN];
-    char    name[96];                 /* host:port, for the log */
-} tc_boot_tcp_cand_t;
-
-/* What the server makes of a candidate's bytes. */
+/* What a listener makes of a candidate's bytes. */
 typedef enum {
     TC_BOOT_CAND_WAIT,  /* nothing new, or a hello begun */
-    TC_BOOT_CAND_HELLO, /* a whole hello: the client */
+    TC_BOOT_CAND_HELLO, /* a whole hello: a peer */
     TC_BOOT_CAND_DROP   /* gone, or not a twochains peer (logged) */
 } tc_boot_cand_state_t;
 
-static tc_boot_cand_state_t tc_boot_tcp_cand_read(tc_boot_tcp_cand_t *cand, uint16_t port)
+static tc_boot_cand_state_t tc_boot_cand_read(tc_boot_cand_t *cand, uint16_t port)
 {
     ssize_t n = recv(cand->fd, cand->hello + cand->got, sizeof(cand->hello) - cand->got,
                      MSG_DONTWAIT);
@@ -154,146 +143,186 @@ static tc_boot_cand_state_t tc_boot_tcp_cand_read(tc_boot_tcp_cand_t *cand, uint
         if ((errno == EINTR) || (errno == EAGAIN) || (errno == EWOULDBLOCK)) {
             return TC_BOOT_CAND_WAIT;
         }
-        tc_warn("bootstrap server: port %u: dropped %s: %s", port, cand->name, strerror(errno));
+        tc_warn("bootstrap: port %u: dropped %s: %s", port, cand->name, strerror(errno));
         return TC_BOOT_CAND_DROP;
     }
     if (n == 0) {
-        tc_warn("bootstrap server: port %u: dropped %s: it closed after %zu of %u hello bytes",
-                port, cand->name, cand->got, TC_BOOT_HELLO_LEN);
+        tc_warn("bootstrap: port %u: dropped %s: it closed after %zu of %u hello bytes", port,
+                cand->name, cand->got, TC_BOOT_HELLO_LEN);
         return TC_BOOT_CAND_DROP;
     }
     cand->got += (size_t)n;
     if (!tc_boot_hello_prefix_ok(cand->hello, cand->got)) {
-        tc_warn("bootstrap server: port %u: dropped %s: not a twochains peer (bad magic in "
-                "its hello)", port, cand->name);
+        tc_warn("bootstrap: port %u: dropped %s: not a twochains peer (bad magic in its "
+                "hello)", port, cand->name);
         return TC_BOOT_CAND_DROP;
     }
     return (cand->got == sizeof(cand->hello)) ? TC_BOOT_CAND_HELLO : TC_BOOT_CAND_WAIT;
 }
 
-static void tc_boot_tcp_cand_drop(tc_boot_tcp_cand_t *cands, int *n_p, int i)
+/* Candidate i leaves the list (its fd closed unless keep). */
+static void tc_boot_cand_remove(tc_boot_listen_t *l, int i, int keep)
 {
-    close(cands[i].fd);
-    cands[i] = cands[--*n_p];
+    if (!keep) {
+        close(l->cands[i].fd);
+    }
+    l->cands[i] = l->cands[--l->n];
 }
 
-/* A new connection on the listener, heard from next (the oldest dropped
- * where TC_BOOT_TCP_CANDIDATES wait already). */
-static tc_status_t tc_boot_tcp_cand_accept(int listen_fd, uint16_t port,
-                                           tc_boot_tcp_cand_t *cands, int *n_p,
-                                           unsigned *dropped_p)
+/* A new connection on the listener, heard from next (the longest-waiting
+ * one dropped where TC_BOOT_LISTEN_CANDIDATES wait already). */
+static tc_status_t tc_boot_cand_accept(tc_boot_listen_t *l)
 {
     struct sockaddr_storage addr;
     socklen_t addrlen = sizeof(addr);
+    tc_boot_cand_t *cand;
     int fd;
 
-    fd = accept4(listen_fd, (struct sockaddr*)&addr, &addrlen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    fd = accept4(l->fd, (struct sockaddr*)&addr, &addrlen, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
         /* The client may have given up between poll and accept. */
         if ((errno == EAGAIN) || (errno == EWOULDBLOCK) || (errno == EINTR) ||
             (errno == ECONNABORTED) || (errno == EPROTO)) {
             return TC_OK;
         }
-        tc_error("bootstrap server: accepting a client on port %u failed: %s", port,
+        tc_error("bootstrap: accepting a connection on port %u failed: %s", l->port,
                  strerror(errno));
         return TC_ERR_IO;
     }
-    if (*n_p == TC_BOOT_TCP_CANDIDATES) {
-        tc_warn("bootstrap server: port %u: dropped %s: %d newer connections came before "
-                "it said the hello", port, cands[0].name, TC_BOOT_TCP_CANDIDATES);
-        close(cands[0].fd);
-        memmove(&cands[0], &cands[1], sizeof(cands[0]) * (TC_BOOT_TCP_CANDIDATES - 1));
-        --*n_p;
-        ++*dropped_p;
+    if (l->n == TC_BOOT_LISTEN_CANDIDATES) {
+        tc_warn("bootstrap: port %u: dropped %s: %d newer connections came before it said "
+                "the hello", l->port, l->cands[0].name, TC_BOOT_LISTEN_CANDIDATES);
+        close(l->cands[0].fd);
+        memmove(&l->cands[0], &l->cands[1], sizeof(l->cands[0]) * (TC_BOOT_LISTEN_CANDIDATES - 1));
+        l->n--;
+        l->dropped++;
     }
-    cands[*n_p].fd  = fd;
-    cands[*n_p].got = 0;
-    tc_boot_tcp_name((struct sockaddr*)&addr, addrlen, cands[*n_p].name,
-                     sizeof(cands[*n_p].name));
-    ++*n_p;
+    cand      = &l->cands[l->n++];
+    cand->fd  = fd;
+    cand->got = 0;
+    tc_boot_tcp_name((struct sockaddr*)&addr, addrlen, cand->name, sizeof(cand->name));
+    if ((addr.ss_family != AF_INET) ||
+        (inet_ntop(AF_INET, &((struct sockaddr_in *)&addr)->sin_addr, cand->host,
+                   sizeof(cand->host)) == NULL)) {
+        cand->host[0] = '\0';
+    }
     return TC_OK;
 }
 
-/* The one client: the first connection whose bytes are a whole hello (its
- * magic checked, its version not yet), in *hello. Strays that reach the
- * port first (they close, send something else, or say nothing) are heard
- * beside it and dropped, so they cannot take the client's place; the
- * deadline covers connecting and the hello. */
-static tc_status_t tc_boot_tcp_accept(tc_boot_fd_t *boot, int listen_fd, uint16_t port,
-                                      uint8_t hello[TC_BOOT_HELLO_LEN])
+void tc_boot_listen_init(tc_boot_listen_t *l, int fd)
 {
-    uint64_t deadline = tc_boot_deadline(boot->super.timeout_ms);
-    tc_boot_tcp_cand_t cands[TC_BOOT_TCP_CANDIDATES];
-    struct pollfd pfds[1 + TC_BOOT_TCP_CANDIDATES];
+    struct sockaddr_in addr;
+    socklen_t addrlen = sizeof(addr);
+    int flags;
+
+    memset(l, 0, sizeof(*l));
+    l->fd = fd;
+    if (fd < 0) {
+        return;
+    }
+    if (getsockname(fd, (struct sockaddr *)&addr, &addrlen) == 0) {
+        l->port = ntohs(addr.sin_port);
+    }
+    /* an accept after poll must not block on a connection gone meanwhile */
+    flags = fcntl(fd, F_GETFL);
+    if ((flags >= 0) && !(flags & O_NONBLOCK)) {
+        (void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    }
+}
+
+/* The first candidate (or newcomer) whose bytes make a whole hello: its
+ * index, or -1 with the status at the deadline or a failure. */
+static int tc_boot_listen_hear(tc_boot_listen_t *l, uint64_t deadline, tc_status_t *status_p)
+{
+    struct pollfd pfds[1 + TC_BOOT_LISTEN_CANDIDATES];
     tc_boot_cand_state_t state;
-    tc_status_t status = TC_OK;
-    unsigned dropped   = 0;
-    int n = 0, i, wait_ms, ret;
+    int i, wait_ms, ret;
 
     for (;;) {
         wait_ms = tc_boot_time_left_ms(deadline);
         if (wait_ms <= 0) {
-            tc_error("bootstrap server: no twochains client said its hello on port %u within "
-                     "%d ms (%u other connection%s dropped); start the client or raise the "
-                     "timeout", port, boot->super.timeout_ms, dropped, (dropped == 1) ? "" : "s");
-            status = TC_ERR_TIMEOUT;
-            break;
+            *status_p = TC_ERR_TIMEOUT;
+            return -1;
         }
-        pfds[0] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
-        for (i = 0; i < n; ++i) {
-            pfds[1 + i] = (struct pollfd){.fd = cands[i].fd, .events = POLLIN};
+        pfds[0] = (struct pollfd){.fd = l->fd, .events = POLLIN};
+        for (i = 0; i < l->n; ++i) {
+            pfds[1 + i] = (struct pollfd){.fd = l->cands[i].fd, .events = POLLIN};
         }
-        ret = poll(pfds, (nfds_t)(1 + n), wait_ms);
+        ret = poll(pfds, (nfds_t)(1 + l->n), wait_ms);
         if (ret < 0) {
             if (errno == EINTR) {
                 continue;
             }
-            tc_error("bootstrap server: waiting for a client on port %u: poll failed: %s", port,
+            tc_error("bootstrap: waiting for peers on port %u: poll failed: %s", l->port,
                      strerror(errno));
-            status = TC_ERR_IO;
-            break;
+            *status_p = TC_ERR_IO;
+            return -1;
         }
-        /* candidates from the last one down, so a drop moves only ones
-         * already heard */
-        for (i = n - 1; i >= 0; --i) {
+        /* from the last one down, so a drop moves only ones already heard */
+        for (i = l->n - 1; i >= 0; --i) {
             if (pfds[1 + i].revents == 0) {
                 continue;
             }
-            state = tc_boot_tcp_cand_read(&cands[i], port);
+            state = tc_boot_cand_read(&l->cands[i], l->port);
             if (state == TC_BOOT_CAND_HELLO) {
-                boot->fd = cands[i].fd;
-                memcpy(hello, cands[i].hello, TC_BOOT_HELLO_LEN);
-                snprintf(boot->super.peer_name, sizeof(boot->super.peer_name), "%s",
-                         cands[i].name);
-                cands[i] = cands[--n];
-                goto out; /* the strays still waiting are closed below */
+                return i;
             }
             if (state == TC_BOOT_CAND_DROP) {
-                tc_boot_tcp_cand_drop(cands, &n, i);
-                ++dropped;
+                tc_boot_cand_remove(l, i, 0);
+                l->dropped++;
             }
         }
         if (pfds[0].revents & POLLIN) {
-            status = tc_boot_tcp_cand_accept(listen_fd, port, cands, &n, &dropped);
-            if (status != TC_OK) {
-                break;
+            *status_p = tc_boot_cand_accept(l);
+            if (*status_p != TC_OK) {
+                return -1;
             }
         }
     }
-out:
-    while (n > 0) {
-        tc_warn("bootstrap server: port %u: closed %s: connected, but said no hello before %s",
-                port, cands[n - 1].name, (status == TC_OK) ? "the client's" : "the deadline");
-        tc_boot_tcp_cand_drop(cands, &n, n - 1);
+}
+
+tc_status_t tc_boot_listen_take(tc_boot_listen_t *l, uint64_t deadline, tc_boot_fd_t *boot,
+                                char *host, size_t host_len)
+{
+    uint8_t hello[TC_BOOT_HELLO_LEN];
+    tc_status_t status = TC_OK;
+    int i;
+
+    i = tc_boot_listen_hear(l, deadline, &status);
+    if (i < 0) {
+        return status;
     }
-    return status;
+    boot->fd = l->cands[i].fd;
+    memcpy(hello, l->cands[i].hello, sizeof(hello));
+    snprintf(boot->super.peer_name, sizeof(boot->super.peer_name), "%s", l->cands[i].name);
+    if (host != NULL) {
+        snprintf(host, host_len, "%s", l->cands[i].host);
+    }
+    tc_boot_cand_remove(l, i, 1); /* the end owns its fd now */
+
+    /* its hello is in: ours goes back (a peer of another version then says
+     * why too), then the version check */
+    status = tc_boot_tcp_nodelay(boot);
+    if (status == TC_OK) {
+        status = tc_boot_fd_hello(boot, 1, 0);
+    }
+    return (status == TC_OK) ? tc_boot_fd_hello_version(boot, hello) : status;
+}
+
+void tc_boot_listen_drop_all(tc_boot_listen_t *l, const char *before)
+{
+    while (l->n > 0) {
+        tc_warn("bootstrap: port %u: closed %s: connected, but said no hello before %s",
+                l->port, l->cands[l->n - 1].name, before);
+        tc_boot_cand_remove(l, l->n - 1, 0);
+    }
 }
 
 tc_status_t tc_boot_tcp_server_cb(uint16_t port, int timeout_ms,
                                   void (*port_cb)(uint16_t port, void *arg),
                                   void *arg, tc_boot_t **boot_p)
 {
-    uint8_t hello[TC_BOOT_HELLO_LEN];
+    tc_boot_listen_t listen;
     tc_boot_fd_t *boot;
     uint16_t bound_port;
     tc_status_t status;
@@ -320,22 +349,18 @@ tc_status_t tc_boot_tcp_server_cb(uint16_t port, int timeout_ms,
         port_cb(bound_port, arg);
     }
 
-    status = tc_boot_tcp_accept(boot, listen_fd, bound_port, hello);
+    /* the first connection that says the hello; strays that came first
+     * are heard beside it and dropped, so none takes its place */
+    tc_boot_listen_init(&listen, listen_fd);
+    status = tc_boot_listen_take(&listen, tc_boot_deadline(timeout_ms), boot, NULL, 0);
+    if (status == TC_ERR_TIMEOUT) {
+        tc_error("bootstrap server: no twochains client said its hello on port %u within %d "
+                 "ms (%u other connection%s dropped); start the client or raise the timeout",
+                 bound_port, timeout_ms, listen.dropped, (listen.dropped == 1) ? "" : "s");
+    }
+    tc_boot_listen_drop_all(&listen, (boot->fd >= 0) ? "the client's" : "the deadline");
     /* One client only: later ones get "connection refused", not a hang. */
     close(listen_fd);
-    if (status != TC_OK) {
-        goto err_free;
-    }
-
-    /* its hello is in: ours goes back (a client of another version then
-     * says why too), then the version check */
-    status = tc_boot_tcp_nodelay(boot);
-    if (status == TC_OK) {
-        status = tc_boot_fd_hello(boot, 1, 0);
-    }
-    if (status == TC_OK) {
-        status = tc_boot_fd_hello_version(boot, hello);
-    }
     if (status != TC_OK) {
         goto err_free;
     }

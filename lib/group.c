@@ -42,6 +42,8 @@ struct tc_group {
     tc_peer_t        **peers;
     tc_group_addr_t   *table;
     int                pair_fd; /* our pair listener */
+    tc_boot_listen_t   rdv_listen;  /* rank 0: params.listen_fd's connections not yet heard */
+    tc_boot_listen_t   pair_listen; /* pair_fd's */
     int                whole;   /* every pair connected: teardown quiets them first */
 };
 
@@ -177,45 +179,20 @@ tc_status_t tc_group_listen(const char *host, uint16_t port, int backlog, int *f
     return TC_OK;
 }
 
-/* Accept one connection before deadline and make it an fd bootstrap end
- * (hello checked); the peer's numeric address into host if not NULL. */
-static tc_status_t tc_group_accept(int listen_fd, uint64_t deadline, int timeout_ms,
+/* The next connection on l to say the hello before deadline, as an fd
+ * bootstrap end (steps bounded by timeout_ms); its numeric address into
+ * host if not NULL. Strays are heard beside it and dropped (lib/boot_tcp.c). */
+static tc_status_t tc_group_accept(tc_boot_listen_t *l, uint64_t deadline, int timeout_ms,
                                    char *host, size_t host_len, tc_boot_t **boot_p)
 {
-    struct sockaddr_in addr;
-    socklen_t addrlen = sizeof(addr);
-    struct pollfd pfd = {listen_fd, POLLIN, 0};
     tc_boot_fd_t *boot;
     tc_status_t status;
-    int fd, one = 1, left;
 
-    for (;;) {
-        left = tc_boot_time_left_ms(deadline);
-        if (left <= 0) {
-            return TC_ERR_TIMEOUT;
-        }
-        if ((poll(&pfd, 1, left) > 0) && (pfd.revents & POLLIN)) {
-            break;
-        }
-    }
-    fd = accept4(listen_fd, (struct sockaddr *)&addr, &addrlen, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0) {
-        tc_error("group: accept: %s", strerror(errno));
-        return TC_ERR_IO;
-    }
-    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     status = tc_boot_fd_create(&tc_group_boot_ops, 0, timeout_ms, &boot);
     if (status != TC_OK) {
-        close(fd);
         return status;
     }
-    boot->fd = fd;
-    inet_ntop(AF_INET, &addr.sin_addr, boot->super.peer_name, sizeof(boot->super.peer_name));
-    if ((host != NULL) && (inet_ntop(AF_INET, &addr.sin_addr, host, (socklen_t)host_len) ==
-                           NULL)) {
-        host[0] = '\0';
-    }
-    status = tc_boot_fd_hello(boot, 1, 1);
+    status = tc_boot_listen_take(l, deadline, boot, host, host_len);
     if (status != TC_OK) {
         tc_boot_fd_close(&boot->super);
         return status;
@@ -278,8 +255,8 @@ static tc_status_t tc_group_rendezvous_root(tc_group_t *g, uint16_t my_port)
     snprintf(g->table[0].host, sizeof(g->table[0].host), "%s", g->params.boot_host);
     g->table[0].port = my_port;
     while (arrived < size) {
-        status = tc_group_accept(g->params.listen_fd, deadline, g->params.setup_timeout_ms,
-                                 host, sizeof(host), &boot);
+        status = tc_group_accept(&g->rdv_listen, deadline, g->params.setup_timeout_ms, host,
+                                 sizeof(host), &boot);
         if (status == TC_ERR_TIMEOUT) {
             tc_group_name_missing(g, "never arrived");
             return TC_ERR_TIMEOUT;
@@ -382,7 +359,8 @@ static tc_status_t tc_group_pairs(tc_group_t *g)
     }
     deadline = tc_boot_deadline(g->params.setup_timeout_ms);
     for (got = 0; got < size - 1 - me;) {
-        status = tc_group_accept(g->pair_fd, deadline, g->params.timeout_ms, NULL, 0, &boot);
+        status = tc_group_accept(&g->pair_listen, deadline, g->params.timeout_ms, NULL, 0,
+                                 &boot);
         if (status == TC_ERR_TIMEOUT) {
             for (r = me + 1; r < size; ++r) {
                 if (g->pair[r] == NULL) {
@@ -474,6 +452,8 @@ tc_status_t tc_group_create(tc_context_t *ctx, const tc_group_params_t *params,
     if (status != TC_OK) {
         goto err_destroy;
     }
+    tc_boot_listen_init(&g->rdv_listen, (params->rank == 0) ? g->params.listen_fd : -1);
+    tc_boot_listen_init(&g->pair_listen, g->pair_fd);
     status = (params->rank == 0) ? tc_group_rendezvous_root(g, port) :
                                    tc_group_rendezvous_leaf(g, port);
     if (status == TC_OK) {
@@ -501,6 +481,7 @@ connect:
         goto err_destroy;
     }
     if (g->pair_fd >= 0) {
+        tc_boot_listen_drop_all(&g->pair_listen, "every rank connected");
         close(g->pair_fd); /* everyone is connected */
         g->pair_fd = -1;
     }
@@ -651,6 +632,8 @@ void tc_group_destroy(tc_group_t *g)
             tc_boot_close(g->rdv[r]);
         }
     }
+    tc_boot_listen_drop_all(&g->rdv_listen, "the group's end");
+    tc_boot_listen_drop_all(&g->pair_listen, "the group's end");
     if (g->pair_fd >= 0) {
         close(g->pair_fd);
     }

@@ -3,8 +3,9 @@
 # every run is checked by tc-mcast itself (each target ran every multicast
 # exactly once, with rank 0 as the origin, after forwarding its whole slice;
 # the origin's completion fired once per multicast with every target in it;
-# no ack-tree state left on any rank after repeated rounds); then a rank that
-# never arrives and a rank that dies must be reported, and nothing may hang.
+# no ack-tree state left on any rank after repeated rounds); then strays
+# ahead of a rank must not stop the group, and a rank that never arrives and
+# a rank that dies must be reported, and nothing may hang.
 set -u
 . "$(dirname "$0")/lib.sh"
 MCAST="$TC_BUILD/bin/tc-mcast"
@@ -58,6 +59,23 @@ wait $r1 && fail "rank 1 without rank 2 succeeded"
 unset TC_SIZE TC_BOOT TC_SETUP_TIMEOUT_MS
 grep -q "rank(s) never arrived within 1500 ms: 2" "$tmp/r0" || { cat "$tmp/r0"; fail "absent rank not named"; }
 grep -q "no address table" "$tmp/r1" || { cat "$tmp/r1"; fail "rank 1 not told"; }
+
+# strays reach rank 0's rendezvous port before rank 1 (one silent, one
+# sending junk): rank 0 must not give a rank's place to either, nor wait on
+# them; both ranks run, and rank 0 says it dropped the junk
+port=$(free_port)
+export TC_SIZE=2 TC_BOOT=127.0.0.1:$port TC_SETUP_TIMEOUT_MS=30000
+TC_RANK=0 timeout 60 "$MCAST" --iters 10 --warmup 0 -q >"$tmp/s0" 2>&1 &
+r0=$!
+wait_listening "$port" 20 || { cat "$tmp/s0"; fail "rank 0 never listened on $port"; }
+exec 7<>"/dev/tcp/127.0.0.1/$port" || fail "silent stray could not connect"
+exec 8<>"/dev/tcp/127.0.0.1/$port" || fail "junk stray could not connect"
+printf 'GET / HTTP/1.0\r\n\r\n' >&8
+TC_RANK=1 timeout 60 "$MCAST" --iters 10 --warmup 0 -q >"$tmp/s1" 2>&1 || { cat "$tmp/s1" "$tmp/s0"; fail "rank 1 behind strays"; }
+wait $r0 || { cat "$tmp/s0"; fail "rank 0 behind strays"; }
+exec 7>&- 8>&-
+unset TC_SIZE TC_BOOT TC_SETUP_TIMEOUT_MS
+grep -q "dropped 127.0.0.1:[0-9]*: not a twochains peer" "$tmp/s0" || { cat "$tmp/s0"; fail "junk stray not named"; }
 
 # a rank that dies mid-run: the launcher names it, the others notice, no hang
 timeout 120 "$MCAST" -n 4 -R 2 --ack --iters 100000000 -q -T 3000 >"$tmp/die" 2>&1 &
