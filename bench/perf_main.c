@@ -79,15 +79,17 @@ static void perf_usage(FILE *out)
             "              --stress-cpus, stopped whatever happens\n"
             "  --stress-cpus LIST  cores for the load (default: -c's cores with -l, else all)\n"
             "  --dist FILE  write each latency row's distribution (percentile, latency)\n"
-            "  --order O   test (default): each test over its modes and sizes in turn;\n"
-            "              size: each payload's tests and modes back to back, so a jam\n"
-            "              and the references of its frame size run seconds apart, not\n"
-            "              minutes (the host's speed drifts: scripts/bench-floor.sh)\n"
+            "  --order O   test (default): each wait and placement in turn, each test\n"
+            "              over its modes and sizes; size: each payload's waits,\n"
+            "              placements, tests and modes back to back, so the variants\n"
+            "              compared at a payload and the references of their frame sizes\n"
+            "              run seconds apart, not minutes (the host's speed drifts)\n"
             "  --blocks B  each point's iterations (and warm-up) in B blocks, the points\n"
-            "              taking turns block by block: with --order size a jam and the\n"
-            "              references of its frame size alternate every -n/B iterations, so\n"
-            "              a host whose speed switches (scripts/bench-floor.sh) slows\n"
-            "              both alike (default 1: each point whole; rows print at the end)\n"
+            "              taking turns block by block: with --order size every variant\n"
+            "              of a payload (modes, waits, placements) and its references\n"
+            "              alternate every -n/B iterations, so a host whose speed switches\n"
+            "              slows them alike (default 1: each point whole; rows print as\n"
+            "              their last block ends)\n"
             "  --gap-us N  jam_lat: the client idles N us between round trips (sparse\n"
             "              traffic: compare the server's cost, the peer_* columns); refused\n"
             "              with the stream (*_rate) tests, which send back to back\n"
@@ -883,22 +885,48 @@ static tc_status_t perf_swap_opts(perf_side_t *side)
     return TC_OK;
 }
 
-/* Point k of the run's tests x modes x sizes, in the order asked (--order):
- * test by test (each over its modes, each over the sizes), or size by size
- * (each over the tests, each over the modes). */
-static void perf_point_at(const perf_opts_t *opts, unsigned k, unsigned *t_p, unsigned *m_p,
-                          unsigned *s_p)
-{
-    unsigned n_t = opts->n_tests, n_m = opts->n_modes, n_s = opts->n_sizes;
+/* Where a point of the sweep is: indices into the run's waits, placements,
+ * tests, modes and sizes. */
+typedef struct perf_coord {
+    unsigned w, p, t, m, s;
+} perf_coord_t;
 
+/* The sweep, waits x placements x tests x modes x sizes, runs in groups,
+ * each group's points taking turns block by block (--blocks): test by test
+ * (--order test), a group is one wait and placement, its tests each over
+ * its modes, each over the sizes; size by size (--order size), a group is
+ * one payload, its waits, placements, tests and modes side by side, so
+ * that every variant a figure compares at a payload (a jam in two modes,
+ * two placements, two waits, and the references of their frame sizes)
+ * runs in the same seconds on a host whose speed switches. */
+static unsigned perf_group_points(const perf_opts_t *opts)
+{
+    unsigned variants = opts->n_waits * opts->n_places * opts->n_tests * opts->n_modes;
+
+    return opts->size_major ? variants : opts->n_tests * opts->n_modes * opts->n_sizes;
+}
+
+/* Point k of the sweep (groups in turn, then within the group). */
+static void perf_point_at(const perf_opts_t *opts, unsigned k, perf_coord_t *c)
+{
     if (opts->size_major) {
-        *s_p = k / (n_t * n_m);
-        *t_p = (k / n_m) % n_t;
-        *m_p = k % n_m;
+        c->m = k % opts->n_modes;
+        k /= opts->n_modes;
+        c->t = k % opts->n_tests;
+        k /= opts->n_tests;
+        c->p = k % opts->n_places;
+        k /= opts->n_places;
+        c->w = k % opts->n_waits;
+        c->s = k / opts->n_waits;
     } else {
-        *t_p = k / (n_m * n_s);
-        *m_p = (k / n_s) % n_m;
-        *s_p = k % n_s;
+        c->s = k % opts->n_sizes;
+        k /= opts->n_sizes;
+        c->m = k % opts->n_modes;
+        k /= opts->n_modes;
+        c->t = k % opts->n_tests;
+        k /= opts->n_tests;
+        c->p = k % opts->n_places;
+        c->w = k / opts->n_places;
     }
 }
 
@@ -937,21 +965,22 @@ static void perf_counts_add(perf_counts_t *sum, const perf_counts_t *c)
 /* Runs block b of point k; its row is complete (printed, published for
  * Ctrl-C) after the last block. */
 static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point_t *p,
-                                  unsigned k, unsigned b, tc_wait_t wait, tc_place_t place,
-                                  perf_result_t *results, unsigned *n_results_p)
+                                  const perf_coord_t *c, unsigned b, perf_result_t *results,
+                                  unsigned *n_results_p)
 {
     const perf_opts_t *opts = &side->opts;
     int last                = (b + 1 == opts->blocks);
+    tc_wait_t wait          = (tc_wait_t)opts->waits[c->w];
+    tc_place_t place        = (tc_place_t)opts->places[c->p];
+    unsigned t = c->t, m = c->m, s = c->s;
     perf_counts_t before, mine, theirs;
     const perf_test_t *test;
-    unsigned t, m, s;
     perf_result_t *r;
     tc_status_t status;
 
     if (p->row == PERF_POINT_SKIP) {
         return TC_OK;
     }
-    perf_point_at(opts, k, &t, &m, &s);
     test      = &perf_tests[opts->tests[t]];
     run->mode = (tc_mode_t)opts->modes[m];
     if (!test->uses_jam && perf_ref_frame_seen(run, opts, m, s)) {
@@ -1042,12 +1071,49 @@ static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point
     return TC_OK;
 }
 
+/* The wait strategy and placement of point c, where they differ from the
+ * last point's (*w_p, *p_p): both sides switch at the same point, and each
+ * takes in the other's new wait (a config frame) before anything is
+ * measured, so that a side now blocking is rung from the first frame on. */
+static tc_status_t perf_switch(perf_run_t *run, const perf_opts_t *opts, const perf_coord_t *c,
+                               unsigned *w_p, unsigned *p_p)
+{
+    tc_status_t status = TC_OK;
+    int waits          = (c->w != *w_p);
+
+    if (!waits && (c->p == *p_p)) {
+        return TC_OK;
+    }
+    if (waits) {
+        status = tc_peer_set_wait(run->peer, (tc_wait_t)opts->waits[c->w]);
+    }
+    if ((status == TC_OK) && (c->p != *p_p)) {
+        status = tc_peer_set_placement(run->peer, (tc_place_t)opts->places[c->p]);
+    }
+    if (waits && (status == TC_OK)) {
+        status = tc_peer_flush(run->peer); /* our config frame leaves */
+        if (status == TC_OK) {
+            status = tc_boot_barrier(run->boot);
+        }
+        if (status == TC_OK) {
+            status = tc_peer_progress(run->peer, 0, NULL); /* and theirs is read */
+        }
+    }
+    if (status == TC_OK) {
+        status = tc_boot_barrier(run->boot);
+    }
+    *w_p = c->w;
+    *p_p = c->p;
+    return status;
+}
+
 static tc_status_t perf_run_side(perf_side_t *side)
 {
     perf_result_t *results; /* one side's rows; both sides of -l run at once */
     tc_context_params_t params;
-    unsigned n_results = 0, n_modes, wi, pi, k, b, n_points;
+    unsigned n_results = 0, wi, b, g, j, group, n_points, cur_w = UINT_MAX, cur_p = UINT_MAX;
     perf_point_t *points = NULL;
+    perf_coord_t c;
     volatile int am_count = 0;
     perf_run_t run;
     tc_status_t status;
@@ -1153,38 +1219,35 @@ static tc_status_t perf_run_side(perf_side_t *side)
     }
 
     tc_peer_set_sw_prefetch(run.peer, (int)side->opts.sw_prefetch);
-    for (wi = 0; (wi < side->opts.n_waits) && (status == TC_OK); ++wi) {
-    tc_wait_t wait = (tc_wait_t)side->opts.waits[wi];
-    status = tc_peer_set_wait(run.peer, wait);
-    for (pi = 0; (pi < side->opts.n_places) && (status == TC_OK); ++pi) {
-    tc_place_t place = (tc_place_t)side->opts.places[pi];
-    status = tc_peer_set_placement(run.peer, place);
-    if (status == TC_OK) {
-        status = tc_boot_barrier(side->boot);
-    }
-    /* references run per mode too: at the frame sizes of the jam rows */
-    n_modes  = side->opts.n_modes;
-    n_points = side->opts.n_tests * n_modes * side->opts.n_sizes;
-    points   = calloc(n_points, sizeof(*points));
+    group    = perf_group_points(&side->opts);
+    n_points = side->opts.n_waits * side->opts.n_places * side->opts.n_tests *
+               side->opts.n_modes * side->opts.n_sizes;
+    points   = calloc(group, sizeof(*points)); /* one group's points at a time */
     if (points == NULL) {
         status = TC_ERR_NO_MEMORY;
     }
-    for (k = 0; (points != NULL) && (k < n_points); ++k) {
-        points[k].row = PERF_POINT_NEW;
-    }
-    for (b = 0; (b < side->opts.blocks) && (status == TC_OK); ++b) {
-        for (k = 0; (k < n_points) && (status == TC_OK); ++k) {
-            status = perf_run_block(side, &run, &points[k], k, b, wait, place, results,
-                                    &n_results);
+    for (g = 0; (g < n_points / group) && (status == TC_OK); ++g) {
+        for (j = 0; j < group; ++j) {
+            points[j].row = PERF_POINT_NEW;
+            points[j].hist = NULL;
+            memset(&points[j].mine, 0, sizeof(points[j].mine));
+            memset(&points[j].theirs, 0, sizeof(points[j].theirs));
+            points[j].elapsed_s = points[j].msgs = 0;
+        }
+        for (b = 0; (b < side->opts.blocks) && (status == TC_OK); ++b) {
+            for (j = 0; (j < group) && (status == TC_OK); ++j) {
+                perf_point_at(&side->opts, g * group + j, &c);
+                status = perf_switch(&run, &side->opts, &c, &cur_w, &cur_p);
+                if (status == TC_OK) {
+                    status = perf_run_block(side, &run, &points[j], &c, b, results, &n_results);
+                }
+            }
+        }
+        for (j = 0; j < group; ++j) {
+            tc_hist_destroy(points[j].hist);
         }
     }
-    for (k = 0; (points != NULL) && (k < n_points); ++k) {
-        tc_hist_destroy(points[k].hist);
-    }
     free(points);
-    points = NULL;
-    }
-    }
     if (status == TC_OK) {
         status = tc_boot_barrier(side->boot);
     }

@@ -198,6 +198,31 @@ for r in rows:
         assert ratio_ok(float(r["floor_ratio"]), float(r["p50_us"]), float(f["p50_us"]), "p50_us"), (r, f)
 PY
 
+# --order size runs a payload's waits and placements side by side too (one
+# group per payload, its variants taking turns block by block), so the
+# rows a figure compares at a payload come from the same seconds; --order
+# test keeps each wait and placement whole, over every size. Every row
+# holds all its iterations either way.
+for order in size test; do
+    "$TC_PERF" -l -m local -W poll,pause --placement default,dram -t jam_lat,put_lat -s 8,64 \
+        -n 90 -w 9 --order "$order" --blocks 3 --csv "$TMP/o-$order.csv" >"$TMP/out" 2>"$TMP/err" \
+        || fail "tc-perf --order $order across waits and placements: $(cat "$TMP/err")"
+done
+python3 - "$TMP/o-size.csv" "$TMP/o-test.csv" <<'PY' || fail "--order across waits and placements: $(cat "$TMP/o-size.csv" "$TMP/o-test.csv")"
+import csv, sys
+key = lambda r: (r["payload_bytes"], r["wait"], r["placement"], r["test"])
+size = [key(r) for r in csv.DictReader(open(sys.argv[1]))]
+test = [key(r) for r in csv.DictReader(open(sys.argv[2]))]
+want_size = [(p, w, pl, t) for p in ("8", "64") for w in ("poll", "pause")
+             for pl in ("default", "dram") for t in ("jam_lat", "put_lat")]
+want_test = [(p, w, pl, t) for w in ("poll", "pause") for pl in ("default", "dram")
+             for t in ("jam_lat", "put_lat") for p in ("8", "64")]
+assert size == want_size, size
+assert test == want_test, test
+for path in sys.argv[1:]:
+    assert all(int(r["iterations"]) == 90 for r in csv.DictReader(open(path))), path
+PY
+
 # --order: test by test (the default), or each payload's tests and modes
 # back to back; the JSON records which
 for order in test size; do
