@@ -213,4 +213,29 @@ tc_status_t perf_write_dist(const char *path, const perf_run_t *run,
                             const perf_result_t *results, unsigned n);
 double      perf_dist_percentile(unsigned k);
 
+/* One side of tc-perf (perf_main.c): the options both sides run with (the
+ * client's, sent to the server), this process's own, the bootstrap. */
+typedef struct perf_side {
+    perf_opts_t   opts;
+    perf_local_t *local;
+    tc_boot_t    *boot;
+    int           cpu;
+    int           initiator;
+    int           exit_code;
+} perf_side_t;
+
+/* cli (perf_cli.c): the usage text; parse argv into opts and local: 0,
+ * else 2 with one line said (bad flag) or 1 (-h: usage printed). */
+struct tc_tool;
+extern const struct tc_tool perf_tool;
+void perf_usage(FILE *out);
+int  perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local);
+
+/* sweep (perf_sweep.c): every point of side's options over run's
+ * connection, in blocks and order asked; rows into results. */
+tc_status_t perf_sweep(perf_side_t *side, perf_run_t *run, perf_result_t *results,
+                       unsigned *n_results_p);
+/* rows 0..n-1 are final: a SIGINT from now on writes them (perf_main.c) */
+void        perf_live_publish(unsigned n);
+
 #endif

@@ -249,18 +249,26 @@ static uint16_t unused_port(void)
     return ntohs(addr.sin_port);
 }
 
-static int raw_connect(uint16_t port)
+/* A socket's connect to the loopback port: connect's result (errno set),
+ * the socket in *fd_p either way. */
+static int raw_try_connect(uint16_t port, int *fd_p)
 {
     struct sockaddr_in addr;
-    int fd;
 
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(fd >= 0);
+    *fd_p = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    assert_true(*fd_p >= 0);
     memset(&addr, 0, sizeof(addr));
     addr.sin_family      = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port        = htons(port);
-    assert_int_equal(connect(fd, (struct sockaddr*)&addr, sizeof(addr)), 0);
+    return connect(*fd_p, (struct sockaddr*)&addr, sizeof(addr));
+}
+
+static int raw_connect(uint16_t port)
+{
+    int fd;
+
+    assert_int_equal(raw_try_connect(port, &fd), 0);
     return fd;
 }
 
@@ -681,7 +689,6 @@ static void test_strays_before_client(void **state)
     side_t server, client;
     pthread_t threads[2];
     int silent, noisy, late;
-    struct sockaddr_in addr;
     uint16_t port;
     char byte;
 
@@ -706,13 +713,7 @@ static void test_strays_before_client(void **state)
     assert_true(recv(silent, &byte, 1, 0) <= 0);
     assert_true(recv(noisy, &byte, 1, 0) <= 0);
     /* and the listener is gone: a late connection is refused */
-    late = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    assert_true(late >= 0);
-    memset(&addr, 0, sizeof(addr));
-    addr.sin_family      = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port        = htons(port);
-    assert_int_equal(connect(late, (struct sockaddr*)&addr, sizeof(addr)), -1);
+    assert_int_equal(raw_try_connect(port, &late), -1);
     assert_int_equal(errno, ECONNREFUSED);
     close(late);
     close(silent);
