@@ -143,27 +143,23 @@ static unsigned perf_group_points(const perf_opts_t *opts)
     return opts->size_major ? variants : opts->n_tests * opts->n_modes * opts->n_sizes;
 }
 
-/* Point k of the sweep (groups in turn, then within the group). */
+/* Point k of the sweep (groups in turn, then within the group): k in mixed
+ * radix, the fastest-varying dimension first. */
 static void perf_point_at(const perf_opts_t *opts, unsigned k, perf_coord_t *c)
 {
-    if (opts->size_major) {
-        c->m = k % opts->n_modes;
-        k /= opts->n_modes;
-        c->t = k % opts->n_tests;
-        k /= opts->n_tests;
-        c->p = k % opts->n_places;
-        k /= opts->n_places;
-        c->w = k % opts->n_waits;
-        c->s = k / opts->n_waits;
-    } else {
-        c->s = k % opts->n_sizes;
-        k /= opts->n_sizes;
-        c->m = k % opts->n_modes;
-        k /= opts->n_modes;
-        c->t = k % opts->n_tests;
-        k /= opts->n_tests;
-        c->p = k % opts->n_places;
-        c->w = k / opts->n_places;
+    unsigned *size_major[5] = {&c->m, &c->t, &c->p, &c->w, &c->s};
+    unsigned *test_major[5] = {&c->s, &c->m, &c->t, &c->p, &c->w};
+    const uint32_t n_size[5] = {opts->n_modes, opts->n_tests, opts->n_places, opts->n_waits,
+                                opts->n_sizes};
+    const uint32_t n_test[5] = {opts->n_sizes, opts->n_modes, opts->n_tests, opts->n_places,
+                                opts->n_waits};
+    unsigned *const *dim = opts->size_major ? size_major : test_major;
+    const uint32_t *n    = opts->size_major ? n_size : n_test;
+    unsigned i;
+
+    for (i = 0; i < 5; ++i) {
+        *dim[i] = k % n[i];
+        k /= n[i];
     }
 }
 

@@ -160,13 +160,15 @@ static tc_boot_cand_state_t tc_boot_cand_read(tc_boot_cand_t *cand, uint16_t por
     return (cand->got == sizeof(cand->hello)) ? TC_BOOT_CAND_HELLO : TC_BOOT_CAND_WAIT;
 }
 
-/* Candidate i leaves the list (its fd closed unless keep). */
+/* Candidate i leaves the list (its fd closed unless keep); the rest keep
+ * their order of arrival, so cands[0] is always the longest-waiting. */
 static void tc_boot_cand_remove(tc_boot_listen_t *l, int i, int keep)
 {
     if (!keep) {
         close(l->cands[i].fd);
     }
-    l->cands[i] = l->cands[--l->n];
+    l->n--;
+    memmove(&l->cands[i], &l->cands[i + 1], sizeof(l->cands[0]) * (size_t)(l->n - i));
 }
 
 /* A new connection on the listener, heard from next (the longest-waiting
@@ -192,9 +194,7 @@ static tc_status_t tc_boot_cand_accept(tc_boot_listen_t *l)
     if (l->n == TC_BOOT_LISTEN_CANDIDATES) {
         tc_warn("bootstrap: port %u: dropped %s: %d newer connections came before it said "
                 "the hello", l->port, l->cands[0].name, TC_BOOT_LISTEN_CANDIDATES);
-        close(l->cands[0].fd);
-        memmove(&l->cands[0], &l->cands[1], sizeof(l->cands[0]) * (TC_BOOT_LISTEN_CANDIDATES - 1));
-        l->n--;
+        tc_boot_cand_remove(l, 0, 0);
         l->dropped++;
     }
     cand      = &l->cands[l->n++];
@@ -258,7 +258,7 @@ static int tc_boot_listen_hear(tc_boot_listen_t *l, uint64_t deadline, tc_status
             *status_p = TC_ERR_IO;
             return -1;
         }
-        /* from the last one down, so a drop moves only ones already heard */
+        /* from the last one down, so a removal moves only ones already heard */
         for (i = l->n - 1; i >= 0; --i) {
             if (pfds[1 + i].revents == 0) {
                 continue;
