@@ -594,7 +594,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                    "\"p50_us\": %.4f, \"p90_us\": %.4f, "
                    "\"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, \"max_us\": %.4f, "
                    "\"mean_us\": %.4f, \"tail_spread_pct\": %.2f, \"rate_mps\": %.1f, "
-                   "\"bw_mbs\": %.3f, \"elapsed_s\": %.6f%s}%s\n",
+                   "\"bw_mbs\": %.3f, \"elapsed_s\": %.9f%s}%s\n",
                 r->test, at, r->mode, r->wait, r->place, perf_json_num(c0, r->cycles_per_msg),
                 perf_json_num(c1, r->peer_cycles_per_msg), perf_json_num(c2, r->instr_per_msg),
                 r->polls_per_msg, r->peer_cpu_ns_per_msg, r->peer_polls_per_msg,
