@@ -33,13 +33,15 @@ static void tc_peer_err_cb(void *arg, ucp_ep_h ep, ucs_status_t ucs)
 /* Decide whether wait loops must progress the worker: when no lane does
  * puts (UCX emulates them over active messages) or a put lane is tcp, the
  * target must progress for a put to land. Decided from what UCX says it
- * selected for the endpoint. */
+ * selected for the endpoint; one tcp lane for the puts (a put lane, or
+ * the AM lane they are emulated on) also says the peer lands them in
+ * stream order (put_landed_by_peer). */
 static void tc_peer_detect_transports(tc_peer_t *peer)
 {
     char lanes[16][32];
     char *info = NULL, *line, *save = NULL;
     size_t info_len = 0, used = 0;
-    int emulated = 0, n_put = 0;
+    int emulated = 0, n_put = 0, am_tcp = 0;
     unsigned lane;
     FILE *stream;
 
@@ -59,6 +61,11 @@ static void tc_peer_detect_transports(tc_peer_t *peer)
             (lane < 16) && ((p = strstr(p, "]:")) != NULL) && ((p = strchr(p + 2, ':')) != NULL)) {
             snprintf(lanes[lane], sizeof(lanes[lane]), "%.*s", (int)strcspn(p + 1, " \t"),
                      p + 1);
+            /* "... -> md[0]/tcp/sysdev[255] rma_bw#0 am am_bw#0": the AM lane */
+            if ((strncmp(lanes[lane], "tcp", 3) == 0) && ((p = strstr(p, "->")) != NULL) &&
+                ((strstr(p, " am ") != NULL) || (strcmp(p + strlen(p) - 3, " am") == 0))) {
+                am_tcp = 1;
+            }
             continue;
         }
         /* "#   put[1]: 0..<short>..4294967296..<bcopy>..(inf)" */
@@ -76,6 +83,9 @@ static void tc_peer_detect_transports(tc_peer_t *peer)
         }
     }
     free(info);
+    /* one tcp lane carries every put: a put lane, or, with none, the AM
+     * lane UCX emulates them on */
+    peer->put_landed_by_peer = ((n_put == 1) && emulated) || ((n_put == 0) && am_tcp);
 
     if (n_put == 0) {
         /* no put lane: name the lane the emulated puts travel on */
@@ -430,9 +440,12 @@ void tc_peer_destroy(tc_peer_t *peer)
     if (peer == NULL) {
         return;
     }
-    ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
-    ucp_rkey_destroy(peer->rkey);
+    /* The endpoint first: closing it flushes (or cancels) what is still
+     * queued on it, puts that use the rkey and read the staging ring
+     * (over tcp a put can wait on wireup past the goodbye's flush). */
     tc_peer_close_ep(peer);
+    ucp_rkey_destroy(peer->rkey);
+    ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
     tc_mbox_destroy(peer);
     tc_inj_cleanup(peer);
     tc_ried_release(peer->ctx, peer);
