@@ -342,6 +342,12 @@ struct tc_peer {
     char              last_reject[192];
     char              name[128];
     char              transports[128];
+    /* one tcp lane carries our puts (a put lane, or the AM lane UCX
+     * emulates them on): the peer lands each put of ours itself,
+     * in stream order, inside the ucp_worker_progress of the thread that
+     * then reads the slot (signalling single-put is correct; see
+     * docs/ARCHITECTURE.md, "Signalling modes") */
+    int               put_landed_by_peer;
 };
 
 _Static_assert(offsetof(struct tc_peer, rx_ring) == 64, "send path: one cache line");

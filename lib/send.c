@@ -141,9 +141,10 @@ tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
                  peer->name, peer->transports);
         return TC_ERR_UNSUPPORTED;
     }
-    peer->signal = (asked != TC_SIGNAL_AUTO) ? asked :
-                   mapped                    ? TC_SIGNAL_STORE :
-                                               TC_SIGNAL_FENCED;
+    peer->signal = (asked != TC_SIGNAL_AUTO)  ? asked :
+                   mapped                     ? TC_SIGNAL_STORE :
+                   peer->put_landed_by_peer   ? TC_SIGNAL_SINGLE_PUT :
+                                                TC_SIGNAL_FENCED;
     return TC_OK;
 }
 

@@ -306,8 +306,9 @@ tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id);
 
 typedef enum {
     TC_SIGNAL_FENCED     = 0, /* data put, ucp_worker_fence, signal put: any transport */
-    TC_SIGNAL_SINGLE_PUT = 1, /* one put: only where a put's bytes land in address
-                               * order (RDMA NICs writing a frame front to back) */
+    TC_SIGNAL_SINGLE_PUT = 1, /* one put: only where the signal word, the frame's last,
+                               * cannot be seen before the bytes ahead of it: tcp (the
+                               * receiver's own progress lands a put in stream order) */
     TC_SIGNAL_ORDERED    = 2, /* data put, signal put, no fence: only where two puts
                                * land in issue order (shared memory on x86-64 TSO,
                                * one RC lane); saves the fence's store-buffer drain */
@@ -316,7 +317,8 @@ typedef enum {
                                * then the signal with release order); same-host shared
                                * memory only, refused at connect elsewhere */
     TC_SIGNAL_AUTO       = 4  /* the default: store where the transport maps the peer's
-                               * mailbox, else fenced (tc_peer_signal says which) */
+                               * mailbox, single-put where the one put lane is tcp, else
+                               * fenced (tc_peer_signal says which) */
 } tc_signal_mode_t;
 
 const char *tc_signal_str(tc_signal_mode_t signal);   /* fenced, single-put, ordered, store, auto */
