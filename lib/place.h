@@ -48,16 +48,28 @@ tc_status_t tc_place_check(tc_place_t place, char *why, size_t len);
 uint32_t tc_place_linewise_max(const tc_cpu_ident_t *ident);
 
 /* Payloads from this many bytes on are packed straight into the peer's
- * mapped slot with signalling store (tx_direct_min, lib/jam.c); an injected
- * frame's from TC_PACK_DIRECT_CODE_MIN (tx_direct_code_min): below it, its
+ * mapped slot with signalling store (tx_direct_min, lib/jam.c), the CPU's
+ * (tc_place_direct_min). On the AMD EPYC guest from 1 KiB; on the Intel
+ * Xeon guest (model 167) the receiver's polling of the slot the pack writes
+ * piecemeal costs more up to 8 KiB than the staging copy saves (server_sum
+ * local, -s 512..32768, 2 alternations: jam_lat 1 KiB 0.36-0.40 staged
+ * against 0.53-0.54 us packed in place, 2 KiB 0.52-0.57 against 0.76, 4
+ * KiB 0.91-0.95 against 0.93-1.00, 8 KiB even; 16 KiB 2.86-2.89 against
+ * 2.70-2.76, 32 KiB 5.10-5.14 against 4.37-4.50), so there from 16 KiB. An
+ * injected frame's from TC_PACK_DIRECT_CODE_MIN (tx_direct_code_min): below it, its
  * code lines stored after the payload cost more than the staging copy saved
  * (AMD guest, server_sum, 3 alternations: jam_lat 1 KiB 0.65-0.68 -> 0.74-0.76
  * us, 4 KiB 0.99-1.02 -> 1.10-1.14, 8 KiB 1.32-1.42 -> 1.44-1.48; 2 KiB
  * jam_rate 2.8 -> 1.5 M/s); from 16 KiB it gains (jam_rate 16 KiB 0.91-0.97
  * -> 1.14-1.18 M/s, 32 KiB 0.57-0.59 -> 0.77, as local's; jam_lat 32 KiB
  * 3.05-3.14 -> 2.89-2.95 us, 16 KiB unchanged). */
-#define TC_PACK_DIRECT_MIN      1024u
-#define TC_PACK_DIRECT_CODE_MIN 16384u
+#define TC_PACK_DIRECT_MIN_AMD   1024u
+#define TC_PACK_DIRECT_MIN_INTEL 16384u
+#define TC_PACK_DIRECT_CODE_MIN  16384u
+
+/* direct_min for the CPU ident describes: AMD's, else (Intel, aarch64,
+ * others not measured) Intel's. Chosen at connect (tx_direct_min). */
+uint32_t tc_place_direct_min(const tc_cpu_ident_t *ident);
 
 /* Whole lines of frame from byte from (a multiple of 64) on, then the
  * last line's data, then sig: tc_place_store's tail. */

@@ -169,7 +169,7 @@ void tc_send_select(tc_peer_t *peer)
     switch (peer->signal) {
     case TC_SIGNAL_STORE:
         peer->deliver            = NULL; /* inline in tc_peer_send_sized */
-        peer->tx_direct_min      = TC_PACK_DIRECT_MIN;
+        peer->tx_direct_min      = tc_place_direct_min(&cpu);
         peer->tx_direct_code_min = TC_PACK_DIRECT_CODE_MIN;
         break;
     case TC_SIGNAL_SINGLE_PUT:

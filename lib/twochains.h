@@ -214,7 +214,7 @@ typedef struct tc_jam_ctx {
 typedef int64_t (*tc_jam_run_fn)(tc_jam_ctx_t *ctx, void *payload, size_t len);
 /* Sender side: fill dst (cap bytes) from src/len; return bytes written or -1.
  * dst is for writing only: for a large payload it is the peer's mailbox
- * slot, mapped (signalling store; lib/place.h TC_PACK_DIRECT_MIN). A pack
+ * slot, mapped (signalling store; lib/place.h tc_place_direct_min). A pack
  * that fails there (-1, or more than cap) is called again on a staging
  * frame, with the slot's whole room as cap, before the send reports why:
  * packing must have no other effect. */

@@ -619,6 +619,22 @@ static void test_place_linewise_max(void **state)
     assert_int_equal(TC_PLACE_LINEWISE_AMD % 64u, 0);
 }
 
+/* Each CPU's threshold for packing in place (tc_place_direct_min): AMD's
+ * from 1 KiB, Intel's from 16 KiB, Intel's where nothing was measured. */
+static void test_place_direct_min(void **state)
+{
+    tc_cpu_ident_t id;
+
+    (void)state;
+    memset(&id, 0, sizeof(id));
+    assert_int_equal(tc_place_direct_min(&id), TC_PACK_DIRECT_MIN_INTEL);
+    snprintf(id.vendor, sizeof(id.vendor), "AuthenticAMD");
+    assert_int_equal(tc_place_direct_min(&id), TC_PACK_DIRECT_MIN_AMD);
+    snprintf(id.vendor, sizeof(id.vendor), "GenuineIntel");
+    assert_int_equal(tc_place_direct_min(&id), TC_PACK_DIRECT_MIN_INTEL);
+    assert_true(TC_PACK_DIRECT_MIN_AMD < TC_PACK_DIRECT_MIN_INTEL);
+}
+
 /* The fast path's shape (tc_frame_same_shape): a later frame of the
  * shape of one the validator passed matches with any seq, ack, result and
  * payload length the frame holds; a change to anything else does not; and
@@ -1595,6 +1611,7 @@ int main(void)
         cmocka_unit_test(test_place_store_hdr),
         cmocka_unit_test(test_place_seal),
         cmocka_unit_test(test_place_linewise_max),
+        cmocka_unit_test(test_place_direct_min),
         cmocka_unit_test(test_sig_values),
         cmocka_unit_test(test_valid_frames),
         cmocka_unit_test(test_valid_frame_guarded),

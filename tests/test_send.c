@@ -17,6 +17,7 @@
 #include "twochains.h"
 #include "bench_state.h"
 #include "log.h"
+#include "place.h"
 #include "runtime.h"
 
 #include "loop_pair.h"
@@ -179,10 +180,11 @@ static void test_every_jam_returns(void **unused)
     pair_close(&pair);
 }
 
-/* server_sum with payloads around and over TC_PACK_DIRECT_MIN (packed
+/* server_sum with payloads around and over TC_PACK_DIRECT_MIN_AMD (packed
  * straight into the peer's mapped slot with signalling store, staged below
- * it): every sum and call lands exactly once, in fixed frames sized for the
- * largest and in variable frames, over a ring wrapped many times. */
+ * it; the sender's threshold is set to it on every CPU, the lowest any
+ * uses): every sum and call lands exactly once, in fixed frames sized for
+ * the largest and in variable frames, over a ring wrapped many times. */
 typedef struct big_fill {
     int32_t  payload[4096];
     int64_t  expect;
@@ -226,6 +228,7 @@ static void large_payloads(tc_frame_mode_t frames)
     if (frames == TC_FRAMES_FIXED) {
         pair_set_frames(&pair, sizeof(fill->payload));
     }
+    pair.s[1].peer->tx_direct_min = TC_PACK_DIRECT_MIN_AMD;
     jam = jam_of(&pair.s[1], "server_sum");
 
     send_and_drain(&pair, &jam, n, big_payload, fill);
@@ -251,7 +254,7 @@ static void test_large_payloads_variable(void **unused)
 }
 
 /* server_sum injected and cached with payloads around and over
- * TC_PACK_DIRECT_MIN: an injected frame's payload packs into the peer's slot
+ * TC_PACK_DIRECT_CODE_MIN: an injected frame's payload packs into the peer's slot
  * and its code and GOTP follow from the staging frame, the code line they
  * share with the payload included; each call returns the exact running
  * total, in fixed and variable frames. */
@@ -331,6 +334,7 @@ static void test_large_pack_refused(void **unused)
     params.slot_size = 8192;
     pair_open(&pair, &params);
     pair_set_frames(&pair, 2048);
+    pair.s[1].peer->tx_direct_min = TC_PACK_DIRECT_MIN_AMD; /* tried in the slot first */
     kv  = jam_of(&pair.s[1], "kv_get");
     sum = jam_of(&pair.s[1], "server_sum");
 
