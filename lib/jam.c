@@ -345,7 +345,9 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
     if (TC_UNLIKELY(status != TC_OK)) {
         return status;
     }
-    if (TC_UNLIKELY(len >= peer->tx_direct_min)) {
+    if (TC_UNLIKELY(len >= peer->tx_direct_min_unread) &&
+        ((len >= peer->tx_direct_min) ||
+         !(tc_pkg_hints(jam->pkg, jam->element) & TC_JAM_HINT_READS_PAYLOAD))) {
         return tc_jam_send_direct(peer, jam, src, len, flags, kind);
     }
     return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind);

@@ -66,6 +66,11 @@ uint32_t tc_place_linewise_max(const tc_cpu_ident_t *ident);
 #define TC_PACK_DIRECT_MIN_AMD   1024u
 #define TC_PACK_DIRECT_MIN_INTEL 16384u
 #define TC_PACK_DIRECT_CODE_MIN  16384u
+/* The same for a jam that does not read its payload (no
+ * TC_JAM_HINT_READS_PAYLOAD: the receiver never takes those lines back
+ * while they are written), on every CPU: on the Intel guest noop local 4
+ * KiB jam_lat 0.165 us packed in place, 0.269 staged. */
+#define TC_PACK_DIRECT_MIN_UNREAD 1024u
 
 /* direct_min for the CPU ident describes: AMD's, else (Intel, aarch64,
  * others not measured) Intel's. Chosen at connect (tx_direct_min). */

@@ -230,8 +230,11 @@ struct tc_peer {
     uint32_t          tx_stage_mask;
     /* payload bytes from which a local or cached jam packs straight into
      * the peer's mapped slot (no staging copy): signalling store only;
-     * UINT32_MAX where frames are staged (tc_send_select) */
+     * UINT32_MAX where frames are staged (tc_send_select). A jam that reads
+     * its payload from tx_direct_min (the CPU's), one that does not from
+     * tx_direct_min_unread */
     uint32_t          tx_direct_min;
+    uint32_t          tx_direct_min_unread;
     uint32_t          tx_direct_code_min; /* the same for injected frames */
     /* whole-line bytes a stored frame's lines go one by one up to, else
      * one memcpy: the CPU's (tc_place_linewise_max) */

@@ -160,8 +160,9 @@ void tc_send_select(tc_peer_t *peer)
      * Placement llc/dram may be set mid-stream after puts and keeps the
      * ring of the signalling it has. Only the inline store packs in place. */
     peer->tx_stage_mask      = (peer->signal == TC_SIGNAL_STORE) ? 0 : peer->tx_slots - 1;
-    peer->tx_direct_min      = UINT32_MAX;
-    peer->tx_direct_code_min = UINT32_MAX;
+    peer->tx_direct_min        = UINT32_MAX;
+    peer->tx_direct_min_unread = UINT32_MAX;
+    peer->tx_direct_code_min   = UINT32_MAX;
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
         return;
@@ -169,8 +170,9 @@ void tc_send_select(tc_peer_t *peer)
     switch (peer->signal) {
     case TC_SIGNAL_STORE:
         peer->deliver            = NULL; /* inline in tc_peer_send_sized */
-        peer->tx_direct_min      = tc_place_direct_min(&cpu);
-        peer->tx_direct_code_min = TC_PACK_DIRECT_CODE_MIN;
+        peer->tx_direct_min        = tc_place_direct_min(&cpu);
+        peer->tx_direct_min_unread = TC_PACK_DIRECT_MIN_UNREAD;
+        peer->tx_direct_code_min   = TC_PACK_DIRECT_CODE_MIN;
         break;
     case TC_SIGNAL_SINGLE_PUT:
         peer->deliver = tc_deliver_single;
