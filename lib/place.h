@@ -68,8 +68,9 @@ uint32_t tc_place_linewise_max(const tc_cpu_ident_t *ident);
 #define TC_PACK_DIRECT_CODE_MIN  16384u
 /* The same for a jam that does not read its payload (no
  * TC_JAM_HINT_READS_PAYLOAD: the receiver never takes those lines back
- * while they are written), on every CPU: on the Intel guest noop local 4
- * KiB jam_lat 0.165 us packed in place, 0.269 staged. */
+ * while they are written), on every CPU: on the Intel guest (noop local, 2
+ * alternations) 4 KiB jam_lat 0.357-0.421 us staged, 0.165-0.166 in place;
+ * 1 KiB 0.175-0.189 against 0.162-0.163. */
 #define TC_PACK_DIRECT_MIN_UNREAD 1024u
 
 /* direct_min for the CPU ident describes: AMD's, else (Intel, aarch64,

@@ -86,9 +86,9 @@ static inline uint32_t tc_peer_frame_room(const tc_peer_t *peer, uint32_t payloa
 }
 
 /* The signalling our frames use with this peer: asked, or for AUTO store
- * where the peer's mailbox is mapped here, single-put where our one put
- * lane is tcp (put_landed_by_peer), else fenced; store where nothing is
- * mapped is refused (TC_ERR_UNSUPPORTED, logged). */
+ * where the peer's mailbox is mapped here, single-put where one tcp lane
+ * carries our puts (put_landed_by_peer), else fenced; store where nothing
+ * is mapped is refused (TC_ERR_UNSUPPORTED, logged). */
 tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked);
 /* Choose how frames reach the peer (signalling x placement): at connect and
  * when the placement changes. */

@@ -317,8 +317,8 @@ typedef enum {
                                * then the signal with release order); same-host shared
                                * memory only, refused at connect elsewhere */
     TC_SIGNAL_AUTO       = 4  /* the default: store where the transport maps the peer's
-                               * mailbox, single-put where the one put lane is tcp, else
-                               * fenced (tc_peer_signal says which) */
+                               * mailbox, single-put where one tcp lane carries the puts,
+                               * else fenced (tc_peer_signal says which) */
 } tc_signal_mode_t;
 
 const char *tc_signal_str(tc_signal_mode_t signal);   /* fenced, single-put, ordered, store, auto */

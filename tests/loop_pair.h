@@ -135,6 +135,20 @@ static __attribute__((unused)) void pair_close_together(pair_t *pair)
     }
 }
 
+/* Fill dst with frame i's n integers, each depending on i and its place
+ * (both signs, all bits), and return their sum: a frame torn, stale or run
+ * twice sums to something else. */
+static __attribute__((unused)) int64_t pattern_fill(int32_t *dst, size_t n, uint64_t i)
+{
+    int64_t sum = 0;
+
+    for (size_t k = 0; k < n; ++k) {
+        dst[k] = (int32_t)((uint32_t)(i * 2654435761u) ^ (uint32_t)(k * 40503u));
+        sum += dst[k];
+    }
+    return sum;
+}
+
 /* TC_TEST_QUICK: the volume tests run their short form (sanitizer runs). */
 static __attribute__((unused)) int test_quick(void)
 {

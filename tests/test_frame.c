@@ -601,37 +601,32 @@ static void test_place_seal(void **state)
     free(want);
 }
 
-/* Each CPU's copy (tc_place_linewise_max): AMD's memcpy from 1 KiB of
- * lines, Intel's lines up to 8 KiB, and Intel's where nothing was measured
- * (no vendor: aarch64). */
-static void test_place_linewise_max(void **state)
+/* Each CPU's choices, from its vendor: the copy (tc_place_linewise_max:
+ * AMD's memcpy from 1 KiB of lines, Intel's lines up to 8 KiB) and the
+ * payload size packed in place from (tc_place_direct_min: AMD's 1 KiB,
+ * Intel's 16 KiB); Intel's where nothing was measured (no vendor: aarch64). */
+static void test_place_cpu_choices(void **state)
 {
+    static const struct {
+        const char *vendor;
+        uint32_t    linewise_max, direct_min;
+    } cpus[] = {
+        {"", TC_PLACE_LINEWISE_INTEL, TC_PACK_DIRECT_MIN_INTEL},
+        {"AuthenticAMD", TC_PLACE_LINEWISE_AMD, TC_PACK_DIRECT_MIN_AMD},
+        {"GenuineIntel", TC_PLACE_LINEWISE_INTEL, TC_PACK_DIRECT_MIN_INTEL},
+    };
     tc_cpu_ident_t id;
+    unsigned c;
 
     (void)state;
-    memset(&id, 0, sizeof(id));
-    assert_int_equal(tc_place_linewise_max(&id), TC_PLACE_LINEWISE_INTEL);
-    snprintf(id.vendor, sizeof(id.vendor), "AuthenticAMD");
-    assert_int_equal(tc_place_linewise_max(&id), TC_PLACE_LINEWISE_AMD);
-    snprintf(id.vendor, sizeof(id.vendor), "GenuineIntel");
-    assert_int_equal(tc_place_linewise_max(&id), TC_PLACE_LINEWISE_INTEL);
+    for (c = 0; c < TEST_ARRAY_SIZE(cpus); ++c) {
+        memset(&id, 0, sizeof(id));
+        snprintf(id.vendor, sizeof(id.vendor), "%s", cpus[c].vendor);
+        assert_int_equal(tc_place_linewise_max(&id), cpus[c].linewise_max);
+        assert_int_equal(tc_place_direct_min(&id), cpus[c].direct_min);
+    }
     assert_true(TC_PLACE_LINEWISE_AMD < 1024u);
     assert_int_equal(TC_PLACE_LINEWISE_AMD % 64u, 0);
-}
-
-/* Each CPU's threshold for packing in place (tc_place_direct_min): AMD's
- * from 1 KiB, Intel's from 16 KiB, Intel's where nothing was measured. */
-static void test_place_direct_min(void **state)
-{
-    tc_cpu_ident_t id;
-
-    (void)state;
-    memset(&id, 0, sizeof(id));
-    assert_int_equal(tc_place_direct_min(&id), TC_PACK_DIRECT_MIN_INTEL);
-    snprintf(id.vendor, sizeof(id.vendor), "AuthenticAMD");
-    assert_int_equal(tc_place_direct_min(&id), TC_PACK_DIRECT_MIN_AMD);
-    snprintf(id.vendor, sizeof(id.vendor), "GenuineIntel");
-    assert_int_equal(tc_place_direct_min(&id), TC_PACK_DIRECT_MIN_INTEL);
     assert_true(TC_PACK_DIRECT_MIN_AMD < TC_PACK_DIRECT_MIN_INTEL);
 }
 
@@ -1610,8 +1605,7 @@ int main(void)
         cmocka_unit_test(test_stamp_words),
         cmocka_unit_test(test_place_store_hdr),
         cmocka_unit_test(test_place_seal),
-        cmocka_unit_test(test_place_linewise_max),
-        cmocka_unit_test(test_place_direct_min),
+        cmocka_unit_test(test_place_cpu_choices),
         cmocka_unit_test(test_sig_values),
         cmocka_unit_test(test_valid_frames),
         cmocka_unit_test(test_valid_frame_guarded),

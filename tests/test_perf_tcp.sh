@@ -9,7 +9,7 @@ UCX_TLS=tcp "$TC_PERF" 127.0.0.1 -p "$port" -T 5000 -t jam_lat,jam_rate,put_lat,
     -n 500 -w 50 --json "$TMP/r.json" >"$TMP/cli.out" 2>"$TMP/cli.err" \
     || fail "client: $(cat "$TMP/cli.err")"
 # nothing is mapped over tcp: the floor is refused by name, the rest runs,
-# and auto signalling picked single-put (the one put lane is tcp)
+# and auto signalling picked single-put (one tcp lane carries the puts)
 grep -q "floor_lat: unsupported: the transport (.*tcp.*) does not map the peer's memory" \
     "$TMP/cli.err" || fail "floor_lat not refused over tcp: $(cat "$TMP/cli.err")"
 grep -q "signalling single-put (auto)" "$TMP/cli.out" || fail "auto did not pick single-put over tcp"

@@ -156,7 +156,7 @@ static void tls_restore(char *keep)
 }
 
 /* Over tcp nothing is mapped: store is refused at connect, by name, on
- * both sides, and auto picks single-put (the one put lane is tcp). */
+ * both sides, and auto picks single-put (one tcp lane carries the puts). */
 static void test_store_refused_unmapped(void **unused)
 {
     char *keep = tls_set("tcp");
@@ -199,12 +199,9 @@ static const void *torn_payload(uint64_t i, size_t *len_p, void *arg)
     static const size_t lens[] = {8, 64, 1000, 16384, 65000, 66000, 140000, 250000};
     torn_fill_t *f = arg;
     size_t len = (f->fixed_len != 0) ? f->fixed_len :
-                 lens[i % (sizeof(lens) / sizeof(lens[0]))] + (i % 5) * 4;
+                 lens[i % TC_ARRAY_SIZE(lens)] + (i % 5) * 4;
 
-    for (size_t k = 0; k < len / sizeof(int32_t); ++k) {
-        f->payload[k] = (int32_t)((uint32_t)(i * 2654435761u) ^ (uint32_t)(k * 40503u));
-        f->expect += f->payload[k];
-    }
+    f->expect += pattern_fill(f->payload, len / sizeof(int32_t), i);
     *len_p = len;
     return f->payload;
 }
