@@ -17,6 +17,7 @@
 
 #include "twochains.h"
 #include "bench_state.h"
+#include "log.h"
 #include "runtime.h"
 
 #include "loop_pair.h"
