@@ -129,7 +129,7 @@ tc_status_t tc_blob_parse(const void *buf, size_t len, tc_blob_t *blob_p)
     }
     code_end = hdr->image_size - hdr->bss_size;
     if ((hdr->entry_offset < hdr->code_offset) || (hdr->entry_offset >= code_end) ||
-        (hdr->pack_offset < hdr->code_offset) || (hdr->pack_offset >= code_end)) {
+        (hdr->reserved != 0)) {
         return TC_ERR_BAD_FRAME;
     }
     /* The slots (and their pad) are the receiver's to fill and .bss is
@@ -145,10 +145,9 @@ tc_status_t tc_blob_parse(const void *buf, size_t len, tc_blob_t *blob_p)
     }
 
     /* Fixups patch data words only. The header does not record where .text
-     * ends, but .text comes first and holds both entries, so a word at or
-     * before either entry is certainly code. */
-    text_min = (hdr->entry_offset > hdr->pack_offset) ? hdr->entry_offset
-                                                      : hdr->pack_offset;
+     * ends, but .text comes first and holds the entry, so a word at or
+     * before it is certainly code. */
+    text_min = hdr->entry_offset;
     for (f = 0; f < hdr->fixup_count; ++f) {
         uint32_t off = fixups[f].offset;
 

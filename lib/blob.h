@@ -34,7 +34,9 @@
 #include <stdint.h>
 
 #define TC_BLOB_MAGIC        "TCBLOB1" /* + NUL: 8 bytes */
-#define TC_BLOB_VERSION      1
+/* 2: the image holds only what the run entry reaches (no pack routine,
+ * which the sender calls from the Local Function library) */
+#define TC_BLOB_VERSION      2
 #define TC_BLOB_ARCH_X86_64  62        /* the ELF e_machine values */
 #define TC_BLOB_ARCH_AARCH64 183
 #define TC_BLOB_IMAGE_ALIGN  64
@@ -49,7 +51,7 @@ typedef struct __attribute__((packed)) tc_blob_file_hdr {
     uint32_t image_size;    /* GOT slots included */
     uint32_t code_offset;   /* = align16(8 * got_count): where .text starts */
     uint32_t entry_offset;  /* image offset of the jam's run entry */
-    uint32_t pack_offset;   /* image offset of the pack routine (sender side) */
+    uint32_t reserved;      /* 0 */
     uint32_t got_count;
     uint32_t fixup_count;
     uint32_t names_size;    /* bytes of the names block */

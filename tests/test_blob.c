@@ -21,7 +21,6 @@
 #define TEST_IMAGE_SIZE 160u
 #define TEST_BSS_SIZE   16u
 #define TEST_ENTRY      16u
-#define TEST_PACK       48u
 #define TEST_FIXUP_OFF  128u  /* in data, 8-aligned, before .bss */
 #define TEST_FIXUP_ADD  80
 
@@ -45,7 +44,6 @@ static void test_parts_init(test_parts_t *p)
     p->hdr.image_size   = TEST_IMAGE_SIZE;
     p->hdr.code_offset  = 16;
     p->hdr.entry_offset = TEST_ENTRY;
-    p->hdr.pack_offset  = TEST_PACK;
     p->hdr.got_count    = 2;
     p->hdr.fixup_count  = 1;
     memcpy(p->names, "memcpy\0strlen", 14);
@@ -172,7 +170,6 @@ static void test_valid_minimal(void **state)
     p.hdr.fixup_count  = 0;
     p.hdr.code_offset  = 0;
     p.hdr.entry_offset = 0;
-    p.hdr.pack_offset  = 0;
     p.hdr.bss_size     = 0;
     p.hdr.image_size   = 4;
     memset(p.image, 0xc3, 4);
@@ -212,7 +209,8 @@ static void test_bad_magic_version_arch(void **state)
     (void)state;
     TEST_REJECT(TC_ERR_PROTOCOL, _p.hdr.magic[0] = 'X');
     TEST_REJECT(TC_ERR_PROTOCOL, _p.hdr.magic[7] = '1');
-    TEST_REJECT(TC_ERR_VERSION_MISMATCH, _p.hdr.version = 2);
+    TEST_REJECT(TC_ERR_VERSION_MISMATCH, _p.hdr.version = TC_BLOB_VERSION + 1);
+    TEST_REJECT(TC_ERR_VERSION_MISMATCH, _p.hdr.version = 1); /* images with the pack */
     TEST_REJECT(TC_ERR_VERSION_MISMATCH, _p.hdr.version = 0);
     TEST_REJECT(TC_ERR_UNSUPPORTED, _p.hdr.arch = 3);
     TEST_REJECT(TC_ERR_UNSUPPORTED, _p.hdr.arch = 0);
@@ -309,7 +307,6 @@ static void test_name_length(void **state)
         hdr.image_size   = sizeof(image);
         hdr.code_offset  = 16;
         hdr.entry_offset = 16;
-        hdr.pack_offset  = 16;
         hdr.got_count    = 1;
         hdr.names_size   = (uint32_t)names;
         len              = sizeof(hdr) + names + sizeof(image);
@@ -339,8 +336,7 @@ static void test_fixups(void **state)
     /* not 8-aligned */
     TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = TEST_FIXUP_OFF + 4);
     TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = TEST_FIXUP_OFF + 1);
-    /* in .text (at or before an entry), in the GOT */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = TEST_PACK);
+    /* in .text (at or before the entry), in the GOT */
     TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = TEST_ENTRY);
     TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = 0);
     TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = 8);
@@ -369,11 +365,10 @@ static void test_entries(void **state)
     TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.entry_offset = TEST_IMAGE_SIZE - TEST_BSS_SIZE);
     TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.entry_offset = TEST_IMAGE_SIZE);
     TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.entry_offset = UINT32_MAX);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.pack_offset = 4);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.pack_offset = TEST_IMAGE_SIZE);
+    /* version 2 carries no pack routine: the word it had is 0 */
+    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.reserved = TEST_ENTRY);
     /* an entry at or after a fixup is not in .text */
     TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.entry_offset = TEST_FIXUP_OFF);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.pack_offset = TEST_FIXUP_OFF + 8);
 }
 
 static void test_hash_mismatch(void **state)
@@ -426,7 +421,7 @@ static void test_header_flips_sound(void **state)
                 const tc_blob_file_hdr_t *h = blob.hdr;
                 assert_true(h->entry_offset >= h->code_offset);
                 assert_true(h->entry_offset < h->image_size - h->bss_size);
-                assert_true(h->pack_offset < h->image_size - h->bss_size);
+                assert_int_equal(h->reserved, 0);
                 assert_true(h->image_size <= TC_BLOB_MAX_IMAGE);
                 assert_ptr_equal(blob.image + h->image_size, buf + len);
             }

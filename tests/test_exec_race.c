@@ -170,13 +170,16 @@ typedef struct race_case {
     tc_frame_mode_t  frames;
     tc_mode_t        mode;
     race_target_t    target;
-    int              two_jams;   /* alternate copy and server_sum (W^X transit reuse) */
+    int              two_jams;   /* alternate copy and a second jam (W^X transit reuse):
+                                  * server_sum, or append where the GOTP is raced
+                                  * (server_sum's run calls nothing: no GOTP) */
 } race_case_t;
 
 /* Run frames_per_test() jams past the racer; return the foreign runs. */
 static void race(const race_case_t *c)
 {
-    const char *names[2] = {"copy", c->two_jams ? "server_sum" : "copy"};
+    const char *second   = (c->target == RACE_GOTP) ? "append" : "server_sum";
+    const char *names[2] = {"copy", c->two_jams ? second : "copy"};
     const uint32_t payload = 64;
     tc_context_params_t params;
     uint64_t calls0, runs0, i, n = frames_per_test(), foreign;

@@ -10,7 +10,8 @@
 # contraction; run under qemu-aarch64-static); stale outputs of a rebuild
 # removed and a non-package --out refused; the package id following
 # headers, flags, compiler and target; pack results above the slot refused
-# with the real numbers; a second ried refused with the reason.
+# with the real numbers; a second ried refused with the reason; the blob
+# holding what the run entry reaches and not the pack routine.
 . "$(dirname "$0")/lib.sh"
 TC_SRC=${TC_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 TC_PKG="$TC_BUILD/bin/tc-pkg"
@@ -288,6 +289,50 @@ for r in alpha beta; do
     printf '#include "tc_jam.h"\nTC_RIED_EXPORT int TC_RIED_INIT(void **s) { *s = 0; return 0; }\nTC_RIED_EXPORT void TC_RIED_FINI(void *s) { (void)s; }\n' >"$TMP/r/ried_$r.rdc"
 done
 refused "$TMP/r" "rieds 'alpha'" "'beta'" "at most one ried" "ctx->state"
+
+# --- 11. the blob carries what the run entry reaches, not the pack
+# run calls a helper of its own (another section under -ffunction-sections)
+# and reads a table; the pack alone calls strlen and memcpy (GOT slots), a
+# helper of its own, its own string and .data: none of that may be in the
+# image or its GOT, and the run must still work injected and cached.
+rm -rf "$TMP/k"; mkdir -p "$TMP/k"
+cat >"$TMP/k/jam_keep.amc" <<'EOF'
+#include <string.h>
+#include "tc_jam.h"
+static const int64_t run_table[4] = {3, 5, 7, 11};
+static const char pack_text[] = "only the pack reads this string, all of it";
+static int64_t pack_count = 1;
+static __attribute__((noinline)) int64_t run_helper(const unsigned char *p, size_t l)
+{ int64_t s = 0; for (size_t i = 0; i < l; ++i) s += p[i] * run_table[i & 3]; return s; }
+static __attribute__((noinline)) size_t pack_helper(size_t l)
+{ const char *volatile t = pack_text; pack_count += (int64_t)strlen(t); return l; }
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; return run_helper(p, l); }
+int64_t TC_JAM_PACK(void *d, size_t c, const void *s, size_t l)
+{ l = pack_helper(l); if (l > c) return -1; memcpy(d, s, l); return (int64_t)l; }
+EOF
+keep_check() { # out arch: the image has none of the pack's parts
+    "$TC_PKG" inspect "$1" >"$TMP/inspect.k" || fail "inspect $1"
+    grep -q 'jam keep: .* 0 GOT slots' "$TMP/inspect.k" ||
+        fail "$2: the pack's GOT slots (memcpy, strlen) are in the blob: $(grep -A3 'jam keep' "$TMP/inspect.k")"
+    grep -aq 'only the pack reads' "$1/jam_keep.blob" && fail "$2: the pack's string is in the blob"
+    grep -aq 'only the pack reads' "$1/libtc_kpkg.so" || fail "$2: the library lost the pack's string"
+    return 0
+}
+build "$TMP/k" "$TMP/kpkg" || { cat "$TMP/log"; fail "building jam keep"; }
+keep_check "$TMP/kpkg" x86_64
+# 'abcde' = 97..101 weighted 3, 5, 7, 11, 3: 291 + 490 + 693 + 1100 + 303
+for m in local injected cached; do
+    [ "$(result "$TMP/kpkg" keep $m abcde)" = 2877 ] || fail "keep $m: $(cat "$TMP/run.out")"
+done
+echo "the blob keeps the run's helper and table, not the pack's (x86_64)"
+if command -v "$A64CC" >/dev/null; then
+    "$TC_PKG" build "$TMP/k" --name kpkg --out "$TMP/kpkg.a64" --arch aarch64 >"$TMP/log" 2>&1 ||
+        fail "aarch64 keep: $(cat "$TMP/log")"
+    keep_check "$TMP/kpkg.a64" aarch64
+    echo "the blob keeps the run's helper and table, not the pack's (aarch64)"
+else
+    skipped+=("aarch64 blob contents: $A64CC missing")
+fi
 
 for s in "${skipped[@]}"; do echo "skipped: $s"; done
 echo "ok"

@@ -41,6 +41,7 @@ typedef enum {
 
 typedef struct tc_pkg_sec {
     const char *name;
+    const char *shown;    /* what messages call it: .text, not .text.tc_jam_run_x */
     GElf_Shdr   shdr;
     int         cls;      /* tc_pkg_sec_class_t */
     const char *why;      /* TC_SEC_BAD: the reason and the fix */
@@ -220,7 +221,7 @@ static tc_status_t tc_pkg_rel_fail(const tc_pkg_obj_t *obj, const tc_pkg_rel_t *
 {
     char buf[32];
 
-    tc_pkg_err("jam '%s': %s: relocation %s against '%s': %s", obj->jam, r->sec->name,
+    tc_pkg_err("jam '%s': %s: relocation %s against '%s': %s", obj->jam, r->sec->shown,
                tc_pkg_rel_name(obj->arch, r->type, buf, sizeof(buf)),
                tc_pkg_rel_sym_name(obj, r), why);
     return TC_ERR_UNSUPPORTED;
@@ -377,6 +378,38 @@ static const char *tc_pkg_sec_symbol(const tc_pkg_obj_t *obj, size_t shndx)
     return "(none)";
 }
 
+/* -ffunction-sections and -fdata-sections name a symbol's section after it
+ * (.text.tc_jam_run_x, .tbss.counter): messages name the kind, as the user
+ * wrote it, and the symbol beside it. */
+static const char *tc_pkg_sec_shown(const tc_pkg_obj_t *obj, size_t shndx)
+{
+    static const char *const bases[] = {
+        ".data.rel.ro.local", ".data.rel.ro", ".data.rel.local", ".data.rel", ".text",
+        ".rodata", ".data", ".bss", ".tbss", ".tdata"
+    };
+    const char *name = obj->secs[shndx].name, *sym_name;
+    size_t b, n, i;
+    GElf_Sym sym;
+
+    for (b = 0; b < TC_ARRAY_SIZE(bases); ++b) {
+        n = strlen(bases[b]);
+        if ((strncmp(name, bases[b], n) != 0) || (name[n] != '.')) {
+            continue;
+        }
+        for (i = 1; i < obj->nsyms; ++i) {
+            if ((gelf_getsym(obj->symtab, (int)i, &sym) == NULL) || (sym.st_shndx != shndx)) {
+                continue;
+            }
+            sym_name = elf_strptr(obj->elf, obj->strndx, sym.st_name);
+            if ((sym_name != NULL) && (strcmp(sym_name, name + n + 1) == 0)) {
+                return bases[b];
+            }
+        }
+        break; /* the longest base that matches decides */
+    }
+    return name;
+}
+
 static tc_status_t tc_pkg_read_sections(tc_pkg_obj_t *obj)
 {
     tc_pkg_sec_t *sec;
@@ -416,6 +449,9 @@ static tc_status_t tc_pkg_read_sections(tc_pkg_obj_t *obj)
         tc_pkg_err("jam '%s': %s has no symbol table", obj->jam, obj->path);
         return TC_ERR_PROTOCOL;
     }
+    for (i = 1; i < obj->shnum; ++i) {
+        obj->secs[i].shown = tc_pkg_sec_shown(obj, i);
+    }
     return TC_OK;
 }
 
@@ -440,7 +476,7 @@ static tc_status_t tc_pkg_layout(tc_pkg_obj_t *obj)
             if ((align > TC_PKG_MAX_ALIGN) || ((align & (align - 1)) != 0)) {
                 tc_pkg_err("jam '%s': %s: symbol '%s': alignment %llu: at most %u-byte "
                            "alignment is injectable; lower the aligned() attribute",
-                           obj->jam, sec->name, tc_pkg_sec_symbol(obj, i),
+                           obj->jam, sec->shown, tc_pkg_sec_symbol(obj, i),
                            (unsigned long long)align, TC_PKG_MAX_ALIGN);
                 return TC_ERR_UNSUPPORTED;
             }
@@ -462,7 +498,7 @@ static tc_status_t tc_pkg_layout(tc_pkg_obj_t *obj)
             if (off > TC_BLOB_MAX_IMAGE) {
                 tc_pkg_err("jam '%s': %s: symbol '%s': the image passes %u bytes (a "
                            "frame's code length is 16 bits); make the jam smaller or "
-                           "move data into a ried", obj->jam, sec->name,
+                           "move data into a ried", obj->jam, sec->shown,
                            tc_pkg_sec_symbol(obj, i), TC_BLOB_MAX_IMAGE);
                 return TC_ERR_OUT_OF_RANGE;
             }
@@ -507,7 +543,7 @@ static tc_status_t tc_pkg_symbol(const tc_pkg_obj_t *obj, size_t idx, tc_pkg_sym
         return TC_ERR_PROTOCOL;
     }
     if (GELF_ST_TYPE(s.sym.st_info) == STT_SECTION) {
-        s.name = (s.sym.st_shndx < obj->shnum) ? obj->secs[s.sym.st_shndx].name : "?";
+        s.name = (s.sym.st_shndx < obj->shnum) ? obj->secs[s.sym.st_shndx].shown : "?";
     } else {
         s.name = elf_strptr(obj->elf, obj->strndx, s.sym.st_name);
     }
@@ -983,16 +1019,16 @@ static tc_status_t tc_pkg_apply(tc_pkg_obj_t *obj, tc_pkg_rel_t *r)
         if ((shndx < obj->shnum) && (obj->secs[shndx].cls == TC_SEC_BAD)) {
             const char *with = tc_pkg_sec_symbol(obj, shndx);
             if (strcmp(with, tc_pkg_rel_sym_name(obj, r)) == 0) {
-                snprintf(why, sizeof(why), "it lives in %s: %s", obj->secs[shndx].name,
+                snprintf(why, sizeof(why), "it lives in %s: %s", obj->secs[shndx].shown,
                          obj->secs[shndx].why);
             } else {
                 snprintf(why, sizeof(why), "it lives in %s (with '%s'): %s",
-                         obj->secs[shndx].name, with, obj->secs[shndx].why);
+                         obj->secs[shndx].shown, with, obj->secs[shndx].why);
             }
             return tc_pkg_rel_fail(obj, r, why);
         }
         snprintf(why, sizeof(why), "it lives in %s, which is not injected",
-                 (shndx < obj->shnum) ? obj->secs[shndx].name : "a special section");
+                 (shndx < obj->shnum) ? obj->secs[shndx].shown : "a special section");
         return tc_pkg_rel_fail(obj, r, why);
     }
     if ((GELF_ST_TYPE(r->s.sym.st_info) == STT_TLS)) {
@@ -1067,7 +1103,7 @@ static tc_status_t tc_pkg_check_leftovers(const tc_pkg_obj_t *obj)
     for (i = 1; i < obj->shnum; ++i) {
         sec = &obj->secs[i];
         if (sec->cls == TC_SEC_BAD) {
-            tc_pkg_err("jam '%s': %s: symbol '%s': %s", obj->jam, sec->name,
+            tc_pkg_err("jam '%s': %s: symbol '%s': %s", obj->jam, sec->shown,
                        tc_pkg_sec_symbol(obj, i), sec->why);
             return TC_ERR_UNSUPPORTED;
         }
@@ -1084,35 +1120,109 @@ static tc_status_t tc_pkg_check_leftovers(const tc_pkg_obj_t *obj)
     return TC_OK;
 }
 
-/* Image offset of the function called name, which must be in .text*. */
-static tc_status_t tc_pkg_entry(const tc_pkg_obj_t *obj, const char *prefix,
-                                uint32_t *off_p)
+/* The index of the symbol prefix + the jam's name, a function in .text*;
+ * 0 (logged) if the jam does not define it there. */
+static size_t tc_pkg_find_fn(const tc_pkg_obj_t *obj, const char *prefix, GElf_Sym *sym_p)
 {
     char want[TC_MANIFEST_NAME_MAX + 32];
     const char *name;
-    GElf_Sym sym;
     size_t i;
 
     snprintf(want, sizeof(want), "%s%s", prefix, obj->jam);
     for (i = 1; i < obj->nsyms; ++i) {
-        if (gelf_getsym(obj->symtab, (int)i, &sym) == NULL) {
+        if (gelf_getsym(obj->symtab, (int)i, sym_p) == NULL) {
             continue;
         }
-        name = elf_strptr(obj->elf, obj->strndx, sym.st_name);
+        name = elf_strptr(obj->elf, obj->strndx, sym_p->st_name);
         if ((name == NULL) || (strcmp(name, want) != 0)) {
             continue;
         }
-        if ((sym.st_shndx == SHN_UNDEF) || (sym.st_shndx >= obj->shnum) ||
-            (obj->secs[sym.st_shndx].cls != TC_SEC_TEXT)) {
+        if ((sym_p->st_shndx == SHN_UNDEF) || (sym_p->st_shndx >= obj->shnum) ||
+            (obj->secs[sym_p->st_shndx].cls != TC_SEC_TEXT)) {
             break;
         }
-        *off_p = obj->secs[sym.st_shndx].off + (uint32_t)sym.st_value;
-        return TC_OK;
+        return i;
     }
     tc_pkg_err("jam '%s': .text: symbol '%s' is not defined in the jam's code; define "
                "it with %s", obj->jam, want,
                (strcmp(prefix, "tc_jam_run_") == 0) ? "TC_JAM_RUN" : "TC_JAM_PACK");
-    return TC_ERR_NOT_FOUND;
+    return 0;
+}
+
+/* Image offset of the run entry (after the layout). */
+static tc_status_t tc_pkg_entry(const tc_pkg_obj_t *obj, uint32_t *off_p)
+{
+    GElf_Sym sym;
+
+    if (tc_pkg_find_fn(obj, "tc_jam_run_", &sym) == 0) {
+        return TC_ERR_NOT_FOUND;
+    }
+    *off_p = obj->secs[sym.st_shndx].off + (uint32_t)sym.st_value;
+    return TC_OK;
+}
+
+/* The image holds what the run entry reaches and nothing else: the
+ * sections a chain of relocations leads to from the entry's (jams are
+ * compiled with -ffunction-sections -fdata-sections, so a function or an
+ * object is a section). The pack routine is the sender's, called from the
+ * Local Function library, so it and whatever only it uses (its memcpy GOT
+ * slot) stay out of every injected frame: server_sum's frame with a 64 B
+ * payload is 640 bytes, not 704. Only code and data nothing reaches are
+ * dropped: a section injection refuses (TLS, constructors) is still
+ * refused, reached or not, so a jam's two forms cannot differ by it. */
+static tc_status_t tc_pkg_keep_reached(tc_pkg_obj_t *obj)
+{
+    const tc_pkg_sec_t *rsec;
+    uint8_t *reached;
+    Elf_Data *data;
+    GElf_Rela rela;
+    GElf_Sym sym;
+    size_t i, k, n, to;
+    int grew = 1;
+
+    if ((tc_pkg_find_fn(obj, "tc_jam_pack_", &sym) == 0) ||
+        (tc_pkg_find_fn(obj, "tc_jam_run_", &sym) == 0)) {
+        return TC_ERR_NOT_FOUND;
+    }
+    reached = calloc(obj->shnum, 1);
+    if (reached == NULL) {
+        tc_pkg_err("out of memory");
+        return TC_ERR_NO_MEMORY;
+    }
+    reached[sym.st_shndx] = 1;
+    while (grew) {
+        grew = 0;
+        for (i = 1; i < obj->shnum; ++i) {
+            rsec = &obj->secs[i];
+            if (((rsec->shdr.sh_type != SHT_RELA) && (rsec->shdr.sh_type != SHT_REL)) ||
+                (rsec->shdr.sh_info == 0) || (rsec->shdr.sh_info >= obj->shnum) ||
+                !reached[rsec->shdr.sh_info] || (rsec->shdr.sh_type == SHT_REL)) {
+                continue; /* REL is refused with its reason when applied */
+            }
+            data = elf_getdata(elf_getscn(obj->elf, i), NULL);
+            n    = (rsec->shdr.sh_entsize == 0) ? 0 : rsec->shdr.sh_size / rsec->shdr.sh_entsize;
+            for (k = 0; (data != NULL) && (k < n); ++k) {
+                if ((gelf_getrela(data, (int)k, &rela) == NULL) ||
+                    (gelf_getsym(obj->symtab, (int)GELF_R_SYM(rela.r_info), &sym) == NULL)) {
+                    continue; /* unreadable: the relocation pass says so */
+                }
+                to = sym.st_shndx;
+                if ((to != SHN_UNDEF) && (to < SHN_LORESERVE) && (to < obj->shnum) &&
+                    !reached[to]) {
+                    reached[to] = 1;
+                    grew        = 1;
+                }
+            }
+        }
+    }
+    for (i = 1; i < obj->shnum; ++i) {
+        if ((obj->secs[i].cls != TC_SEC_SKIP) && (obj->secs[i].cls != TC_SEC_BAD) &&
+            !reached[i]) {
+            obj->secs[i].cls = TC_SEC_SKIP;
+        }
+    }
+    free(reached);
+    return TC_OK;
 }
 
 static const char *tc_pkg_slot_name(const tc_pkg_obj_t *obj, uint32_t slot)
@@ -1126,7 +1236,7 @@ static const char *tc_pkg_slot_name(const tc_pkg_obj_t *obj, uint32_t slot)
 }
 
 static tc_status_t tc_pkg_write_blob(const tc_pkg_obj_t *obj, uint32_t entry,
-                                     uint32_t pack, void **file_p, size_t *len_p)
+                                     void **file_p, size_t *len_p)
 {
     const size_t fixups_size = (size_t)obj->n_fixups * sizeof(tc_blob_fixup_t);
     tc_blob_file_hdr_t hdr;
@@ -1172,7 +1282,6 @@ static tc_status_t tc_pkg_write_blob(const tc_pkg_obj_t *obj, uint32_t entry,
     hdr.image_size   = obj->image_size;
     hdr.code_offset  = obj->code_offset;
     hdr.entry_offset = entry;
-    hdr.pack_offset  = pack;
     hdr.got_count    = obj->n_slots;
     hdr.fixup_count  = obj->n_fixups;
     hdr.names_size   = names_size;
@@ -1244,7 +1353,7 @@ tc_status_t tc_pkg_blob_build(const char *jam, const char *obj_path, uint32_t ar
                               void **file_p, size_t *len_p, uint32_t *writable_p)
 {
     tc_pkg_obj_t obj = {.jam = jam, .path = obj_path, .arch = arch};
-    uint32_t entry, pack;
+    uint32_t entry;
     tc_status_t status;
     size_t i;
     int fd;
@@ -1271,6 +1380,10 @@ tc_status_t tc_pkg_blob_build(const char *jam, const char *obj_path, uint32_t ar
         goto out;
     }
     status = tc_pkg_check_symbols(&obj);
+    if (status != TC_OK) {
+        goto out;
+    }
+    status = tc_pkg_keep_reached(&obj);
     if (status != TC_OK) {
         goto out;
     }
@@ -1302,15 +1415,11 @@ tc_status_t tc_pkg_blob_build(const char *jam, const char *obj_path, uint32_t ar
     if (status != TC_OK) {
         goto out;
     }
-    status = tc_pkg_entry(&obj, "tc_jam_run_", &entry);
+    status = tc_pkg_entry(&obj, &entry);
     if (status != TC_OK) {
         goto out;
     }
-    status = tc_pkg_entry(&obj, "tc_jam_pack_", &pack);
-    if (status != TC_OK) {
-        goto out;
-    }
-    status = tc_pkg_write_blob(&obj, entry, pack, file_p, len_p);
+    status = tc_pkg_write_blob(&obj, entry, file_p, len_p);
     if (status == TC_OK) {
         *writable_p = obj.writable;
     }

@@ -29,9 +29,12 @@
 static const char *const tc_pkg_base_flags[] = {
     "-std=gnu11", "-O2", "-fPIC", "-fno-plt", "-fvisibility=hidden", "-ffp-contract=off"
 };
-/* Jams only: no unwind tables or stack-protector canaries in the image. */
+/* Jams only: no unwind tables or stack-protector canaries in the image,
+ * and a section per function and object, so that the blob keeps only what
+ * the run entry reaches (tools/pkg_blob.c, tc_pkg_keep_reached). */
 static const char *const tc_pkg_jam_flags[] = {
-    "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", "-fno-stack-protector"
+    "-fno-asynchronous-unwind-tables", "-fno-unwind-tables", "-fno-stack-protector",
+    "-ffunction-sections", "-fdata-sections"
 };
 /* aarch64 jams: byte-position independent addressing (GOT_LD_PREL19, ADR,
  * branches) and no calls to libgcc's outline atomics, which no peer exports. */

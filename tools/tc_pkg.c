@@ -220,9 +220,9 @@ static tc_status_t tc_pkg_inspect_jam(const char *dir, const tc_manifest_t *m,
     }
     h = blob.hdr;
     fprintf(out, "element %u jam %s: blob %s, code %u bytes, %u GOT slots, %u fixups, "
-                 "bss %u, entry %u, pack %u, hash 0x%016llx, writable %u\n",
+                 "bss %u, entry %u, hash 0x%016llx, writable %u\n",
             e->id, e->name, e->file, h->image_size, h->got_count, h->fixup_count,
-            h->bss_size, h->entry_offset, h->pack_offset,
+            h->bss_size, h->entry_offset,
             (unsigned long long)h->content_hash, e->writable_bytes);
     for (i = 0; i < h->got_count; ++i) {
         fprintf(out, "    got[%u] %s\n", i, tc_blob_slot_name(&blob, i));
