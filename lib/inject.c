@@ -209,7 +209,7 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
             uint32_t needed = tc_frame_size_for(layout.payload_len);
             tc_error("%s: the answer to the sync of a jam with %u GOT slots needs a %u-byte "
                      "frame; %s", peer->name, n, needed,
-                     tc_peer_frame_advice(peer, needed, 1, advice, sizeof(advice)));
+                     tc_peer_frame_advice(peer, needed, "the sync", advice, sizeof(advice)));
             return TC_ERR_OUT_OF_RANGE;
         }
         frame = tc_peer_tx_frame(peer);

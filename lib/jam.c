@@ -67,7 +67,7 @@ static tc_status_t tc_inj_send_request(tc_peer_t *peer, const tc_jam_t *jam, tc_
         char advice[320];
         tc_error("%s: the %s sync of jam '%s' needs %u-byte frames; %s", peer->name,
                  tc_mode_str(mode), jam->elem->name, tc_jam_prepare_size(jam, mode),
-                 tc_peer_frame_advice(peer, tc_jam_prepare_size(jam, mode), 1, advice,
+                 tc_peer_frame_advice(peer, tc_jam_prepare_size(jam, mode), "the sync", advice,
                                       sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
@@ -219,7 +219,7 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
         uint32_t needed = tc_frame_size_for(packed);
         tc_error("%s: jam '%s' %s with %u payload bytes needs a %u-byte frame; %s",
                  peer->name, jam->elem->name, (kind == TC_KIND_CACHED) ? "cached" : "local",
-                 packed, needed, tc_peer_frame_advice(peer, needed, 0, advice, sizeof(advice)));
+                 packed, needed, tc_peer_frame_advice(peer, needed, NULL, advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
     offsets.frame_size = size;
@@ -412,7 +412,7 @@ static tc_status_t tc_jam_itmpl_sections(tc_peer_t *peer, const tc_jam_t *jam, t
         peer->tx_itmpl_inj = NULL;
         tc_error("%s: jam '%s' injected needs a %u-byte frame; %s", peer->name,
                  jam->elem->name, needed,
-                 tc_peer_frame_advice(peer, needed, 0, advice, sizeof(advice)));
+                 tc_peer_frame_advice(peer, needed, NULL, advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
     peer->tx_itmpl_inj = inj;
@@ -439,7 +439,7 @@ static tc_status_t tc_jam_itmpl_header(tc_peer_t *peer, const tc_jam_t *jam, uin
         uint32_t needed = tc_jam_frame_size(jam, TC_MODE_INJECTED, packed);
         tc_error("%s: jam '%s' injected with %u payload bytes needs a %u-byte frame; %s",
                  peer->name, jam->elem->name, packed, needed,
-                 tc_peer_frame_advice(peer, needed, 0, advice, sizeof(advice)));
+                 tc_peer_frame_advice(peer, needed, NULL, advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
     peer->tx_itmpl_layout.payload_len = packed;

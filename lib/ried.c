@@ -382,7 +382,7 @@ static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id,
     tc_frame_layout_t layout = {sizeof(tc_ried_args_t), 0, 0, 0};
     tc_frame_offsets_t off;
     tc_ried_args_t args;
-    uint32_t room;
+    uint32_t room, needed;
     char *frame;
 
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
@@ -397,9 +397,14 @@ static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id,
     if (tc_frame_layout(&layout, peer->tx_slot_size, &off) != TC_OK) {
         return TC_ERR_OUT_OF_RANGE;
     }
+    needed         = off.frame_size;
     off.frame_size = tc_peer_frame_size(peer, off.frame_size);
     if (off.frame_size == 0) {
-        tc_error("%s: ried frames do not fit %u-byte frames", peer->name, peer->tx_frame_size);
+        char advice[320];
+        /* a ried is shipped to the peer, which answers in its own frames */
+        tc_error("%s: %s needs a %u-byte frame; %s", peer->name,
+                 (kind == TC_KIND_RIED_REP) ? "the answer to the peer's ried" : "a ried frame",
+                 needed, tc_peer_frame_advice(peer, needed, "the ried", advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
     memset(&args, 0, sizeof(args));

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *tc_peer_frame_advice(const tc_peer_t *peer, uint32_t needed, int both, char *buf,
-                                 size_t len)
+const char *tc_peer_frame_advice(const tc_peer_t *peer, uint32_t needed, const char *answered,
+                                 char *buf, size_t len)
 {
     if ((needed == UINT32_MAX) || (needed > peer->tx_slot_size)) {
         snprintf(buf, len, "the peer's slots are %u bytes: give the receiving side a larger "
@@ -28,10 +28,9 @@ const char *tc_peer_frame_advice(const tc_peer_t *peer, uint32_t needed, int bot
         snprintf(buf, len, "frames are fixed at %u bytes: use variable frames "
                  "(tc_context_params_t.frames = TC_FRAMES_VARIABLE, set on both sides; "
                  "tc-perf -F variable) or a fixed frame size of at least %u "
-                 "(tc_peer_params_t.frame_size at connect, or tc_peer_set_frame_size) %s",
-                 peer->tx_frame_size, needed,
-                 both ? "on both sides: the sync is answered in the other side's frames" :
-                        "on this side");
+                 "(tc_peer_params_t.frame_size at connect, or tc_peer_set_frame_size) %s%s%s",
+                 peer->tx_frame_size, needed, answered ? "on both sides: " : "on this side",
+                 answered ? answered : "", answered ? " is answered in the other side's frames" : "");
     }
     return buf;
 }

@@ -73,9 +73,10 @@ static inline uint32_t tc_peer_frame_size(const tc_peer_t *peer, uint32_t needed
 
 /* An error about a frame of needed bytes that our frames to the peer cannot
  * hold ends with this: what to set, where (into buf, which it returns).
- * both: the sync, whose answer comes back in the peer's frames. */
-const char *tc_peer_frame_advice(const tc_peer_t *peer, uint32_t needed, int both, char *buf,
-                                 size_t len);
+ * answered: what the frame asks that the peer answers in its own frames
+ * ("the sync", "the ried"), so both sides need the size; NULL: this side. */
+const char *tc_peer_frame_advice(const tc_peer_t *peer, uint32_t needed, const char *answered,
+                                 char *buf, size_t len);
 
 /* Payload bytes a frame of ours holds behind sections ending at payload_off:
  * the fixed frame size, or with variable frames the peer's slot. */

@@ -67,8 +67,8 @@ for src in "$TC_SRC"/jams/jam_*.amc; do
     njams=$((njams + 1))
 done
 grep -q "^element [0-9]* ried bench: lib libried_bench.so" "$TMP/inspect" || fail "inspect: ried"
-grep -A1 "jam indirect_put:" "$TMP/inspect" | grep -q "got\[0\] memcpy" ||
-    fail "indirect_put's GOT slot is not memcpy"
+grep -A1 "jam copy:" "$TMP/inspect" | grep -q "got\[0\] memcpy" ||
+    fail "copy's GOT slot (its run's memcpy) is not memcpy"
 code=$(sed -n 's/^element [0-9]* jam indirect_put: .*code \([0-9]*\) bytes.*/\1/p' "$TMP/inspect")
 echo "indirect_put: $code code bytes (the paper: 1408)"
 
