@@ -21,7 +21,8 @@ for r in $(seq "$rounds"); do
         -t jam_lat,jam_rate -s "$sizes" -n "$iters" -w 2000 -q --csv "$tmp/r$r.csv"
     wait
 done
-python3 - "$tmp" "$out" "$jam" "$rounds" "$iters" <<'PY'
+# the table on stdout and in modes-<jam>.md
+python3 - "$tmp" "$out" "$jam" "$rounds" "$iters" <<'PY' | tee "$out/modes-$jam.md"
 import csv, glob, os, statistics, sys
 tmp, out, jam, rounds, iters = sys.argv[1:6]
 rows = []
