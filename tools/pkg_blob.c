@@ -71,6 +71,8 @@ typedef struct tc_pkg_obj {
     uint32_t         bss_offset; /* where the first non-empty .bss starts: the rest is zero */
     uint32_t         writable;   /* bytes of loaded SHF_WRITE and .bss* sections, but
                                   * not .data.rel.ro* (the manifest's writable) */
+    uint8_t         *reached;    /* per section: the run entry reaches it (tc_pkg_keep_reached) */
+    int              reached_grew;
 } tc_pkg_obj_t;
 
 /* A relocation's symbol, resolved. */
@@ -1161,6 +1163,20 @@ static tc_status_t tc_pkg_entry(const tc_pkg_obj_t *obj, uint32_t *off_p)
     return TC_OK;
 }
 
+/* tc_pkg_keep_reached's pass: a relocation in a reached section reaches
+ * the section its symbol lives in. */
+static tc_status_t tc_pkg_mark_reached(tc_pkg_obj_t *obj, tc_pkg_rel_t *r)
+{
+    size_t to = r->s.sym.st_shndx;
+
+    if (obj->reached[r->sec - obj->secs] && (to != SHN_UNDEF) && (to < SHN_LORESERVE) &&
+        (to < obj->shnum) && !obj->reached[to]) {
+        obj->reached[to]  = 1;
+        obj->reached_grew = 1;
+    }
+    return TC_OK;
+}
+
 /* The image holds what the run entry reaches and nothing else: the
  * sections a chain of relocations leads to from the entry's (jams are
  * compiled with -ffunction-sections -fdata-sections, so a function or an
@@ -1172,57 +1188,33 @@ static tc_status_t tc_pkg_entry(const tc_pkg_obj_t *obj, uint32_t *off_p)
  * refused, reached or not, so a jam's two forms cannot differ by it. */
 static tc_status_t tc_pkg_keep_reached(tc_pkg_obj_t *obj)
 {
-    const tc_pkg_sec_t *rsec;
-    uint8_t *reached;
-    Elf_Data *data;
-    GElf_Rela rela;
     GElf_Sym sym;
-    size_t i, k, n, to;
-    int grew = 1;
+    tc_status_t status = TC_OK;
+    size_t i;
 
     if ((tc_pkg_find_fn(obj, "tc_jam_pack_", &sym) == 0) ||
         (tc_pkg_find_fn(obj, "tc_jam_run_", &sym) == 0)) {
         return TC_ERR_NOT_FOUND;
     }
-    reached = calloc(obj->shnum, 1);
-    if (reached == NULL) {
+    obj->reached = calloc(obj->shnum, 1);
+    if (obj->reached == NULL) {
         tc_pkg_err("out of memory");
         return TC_ERR_NO_MEMORY;
     }
-    reached[sym.st_shndx] = 1;
-    while (grew) {
-        grew = 0;
-        for (i = 1; i < obj->shnum; ++i) {
-            rsec = &obj->secs[i];
-            if (((rsec->shdr.sh_type != SHT_RELA) && (rsec->shdr.sh_type != SHT_REL)) ||
-                (rsec->shdr.sh_info == 0) || (rsec->shdr.sh_info >= obj->shnum) ||
-                !reached[rsec->shdr.sh_info] || (rsec->shdr.sh_type == SHT_REL)) {
-                continue; /* REL is refused with its reason when applied */
-            }
-            data = elf_getdata(elf_getscn(obj->elf, i), NULL);
-            n    = (rsec->shdr.sh_entsize == 0) ? 0 : rsec->shdr.sh_size / rsec->shdr.sh_entsize;
-            for (k = 0; (data != NULL) && (k < n); ++k) {
-                if ((gelf_getrela(data, (int)k, &rela) == NULL) ||
-                    (gelf_getsym(obj->symtab, (int)GELF_R_SYM(rela.r_info), &sym) == NULL)) {
-                    continue; /* unreadable: the relocation pass says so */
-                }
-                to = sym.st_shndx;
-                if ((to != SHN_UNDEF) && (to < SHN_LORESERVE) && (to < obj->shnum) &&
-                    !reached[to]) {
-                    reached[to] = 1;
-                    grew        = 1;
-                }
-            }
-        }
-    }
-    for (i = 1; i < obj->shnum; ++i) {
+    obj->reached[sym.st_shndx] = 1;
+    do { /* until a pass over the relocations reaches nothing new */
+        obj->reached_grew = 0;
+        status            = tc_pkg_for_each_rel(obj, tc_pkg_mark_reached);
+    } while ((status == TC_OK) && obj->reached_grew);
+    for (i = 1; (status == TC_OK) && (i < obj->shnum); ++i) {
         if ((obj->secs[i].cls != TC_SEC_SKIP) && (obj->secs[i].cls != TC_SEC_BAD) &&
-            !reached[i]) {
+            !obj->reached[i]) {
             obj->secs[i].cls = TC_SEC_SKIP;
         }
     }
-    free(reached);
-    return TC_OK;
+    free(obj->reached);
+    obj->reached = NULL;
+    return status;
 }
 
 static const char *tc_pkg_slot_name(const tc_pkg_obj_t *obj, uint32_t slot)
