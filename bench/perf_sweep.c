@@ -9,6 +9,7 @@
 #include "harness/cycles.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,25 @@ static int perf_ref_frame_seen(perf_run_t *run, const perf_opts_t *opts, unsigne
     return 0;
 }
 
+/* The latencies are tick differences at the calibrated rate: say so where
+ * the ticks over a point disagree with CLOCK_MONOTONIC (a counter that
+ * jumped, a rate that moved), rather than print figures off by as much. */
+static void perf_check_clock(const perf_run_t *run, const char *test, uint32_t size,
+                             const tc_cycles_sample_t *cs)
+{
+    double tick_ns;
+
+    if ((strcmp(run->clock.source, "clock_gettime") == 0) || (cs->elapsed_ns < 10000000ull)) {
+        return; /* no counter, or too short a point to tell a jump from rounding */
+    }
+    tick_ns = tc_clock_ticks_to_ns(&run->clock, cs->tsc_ticks);
+    if (fabs(tick_ns / (double)cs->elapsed_ns - 1.0) > 0.05) {
+        tc_warn("test %s, payload %u bytes: the %s counter says %.3f ms where CLOCK_MONOTONIC "
+                "says %.3f ms: it jumped or its rate moved, and this point's latencies are off",
+                test, size, run->clock.source, tick_ns * 1e-6, (double)cs->elapsed_ns * 1e-6);
+    }
+}
+
 static tc_status_t perf_check_delivery(perf_run_t *run, const char *test, uint32_t size,
                                        const perf_counts_t *before, perf_counts_t *mine_p,
                                        perf_counts_t *theirs_p)
@@ -63,6 +83,7 @@ static tc_status_t perf_check_delivery(perf_run_t *run, const char *test, uint32
     mine.rx       = now.rx - before->rx;
     mine.rejected = now.rejected - before->rejected;
     (void)tc_cycles_read(run->cycles, &cs);
+    perf_check_clock(run, test, size, &cs);
     mine.cpu_ns       = cs.cpu_ns;
     mine.polls        = now.polls - before->polls;
     mine.cycles       = cs.cycles;

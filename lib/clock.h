@@ -37,6 +37,23 @@ static inline uint64_t tc_clock_ticks(void)
 #endif
 }
 
+/* Where tc_clock_calibrate reads its two clocks: the real ones in
+ * tc_clock_init, scripted ones in the tests. */
+typedef struct tc_clock_reader {
+    uint64_t (*mono_ns)(void *arg);
+    uint64_t (*ticks)(void *arg);
+    void     *arg;
+} tc_clock_reader_t;
+
+/* ns a tick: the median over `windows` (at most TC_CLOCK_CAL_WINDOWS)
+ * windows of at least window_ns each, so that a counter's jump inside one
+ * window (a hypervisor moving the vCPU to a host CPU with another TSC
+ * offset) spoils that window, not the rate. 0.0 if no window saw the
+ * counter move forward. */
+#define TC_CLOCK_CAL_WINDOWS 15
+double tc_clock_calibrate(const tc_clock_reader_t *reader, unsigned windows,
+                          uint64_t window_ns);
+
 /* Measures the tick rate over ~20 ms, and the step the counter moves in. */
 void tc_clock_init(tc_clock_t *clock);
 
