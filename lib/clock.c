@@ -2,18 +2,14 @@
 
 #include <string.h>
 
+#if defined(__x86_64__)
 static int tc_clock_tsc_invariant(void)
 {
-#if defined(__x86_64__)
     unsigned a, b, c, d;
     __asm__ __volatile__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000007u), "c"(0));
     return (d >> 8) & 1; /* invariant TSC: constant rate across P/C-states */
-#elif defined(__aarch64__)
-    return 1;            /* the generic timer is architecturally constant-rate */
-#else
-    return 0;
-#endif
 }
+#endif
 
 static uint64_t tc_clock_gcd(uint64_t a, uint64_t b)
 {
@@ -127,24 +123,24 @@ void tc_clock_init(tc_clock_t *clock)
     const tc_clock_reader_t real = {tc_clock_read_mono, tc_clock_read_ticks, NULL};
 
     memset(clock, 0, sizeof(*clock));
-    if (!tc_clock_tsc_invariant()) {
-        goto no_counter;
-    }
-
+#if defined(__x86_64__) || defined(__aarch64__)
+    /* the counter is what tc_clock_ticks reads either way: without the
+     * invariant bit (a hypervisor may hide it) its rate is still taken,
+     * and tc-perf says where it moved over a point */
     clock->ns_per_tick = tc_clock_calibrate(&real, TC_CLOCK_INIT_WINDOWS, TC_CLOCK_INIT_WINDOW_NS);
-    if (clock->ns_per_tick <= 0.0) { /* a counter that never moved forward */
-        goto no_counter;
+    if (clock->ns_per_tick <= 0.0) { /* a counter that never moved forward: count in its ticks */
+        clock->ns_per_tick = 1.0;
     }
     clock->resolution_ns = (double)tc_clock_step_ticks() * clock->ns_per_tick;
 #if defined(__x86_64__)
-    clock->source = "tsc";
-#elif defined(__aarch64__)
+    clock->source = tc_clock_tsc_invariant() ? "tsc" : "tsc-variant";
+#else
     clock->source = "cntvct";
 #endif
-    return;
-
-no_counter:
+#else
+    (void)real; /* tc_clock_ticks reads CLOCK_MONOTONIC itself */
     clock->ns_per_tick   = 1.0;
     clock->resolution_ns = (double)tc_clock_step_ticks();
     clock->source        = "clock_gettime";
+#endif
 }

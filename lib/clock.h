@@ -1,5 +1,6 @@
-/* Cheap timestamps for latency loops: the cycle counter where it is
- * invariant, calibrated once against CLOCK_MONOTONIC. */
+/* Cheap timestamps for latency loops: the cycle counter (TSC, CNTVCT),
+ * calibrated once against CLOCK_MONOTONIC; CLOCK_MONOTONIC itself on other
+ * architectures. */
 #ifndef TC_CLOCK_H
 #define TC_CLOCK_H
 
@@ -12,7 +13,8 @@ typedef struct tc_clock {
                                 * count in steps of many ticks (the AMD guest's TSC:
                                 * 21 ticks, 10 ns), so a difference of two reads
                                 * is a multiple of it */
-    const char *source;   /* "tsc", "cntvct" or "clock_gettime" */
+    const char *source;   /* "tsc", "tsc-variant" (no invariant bit), "cntvct" or
+                           * "clock_gettime" */
 } tc_clock_t;
 
 static inline uint64_t tc_clock_mono_ns(void)
