@@ -163,3 +163,8 @@ uint32_t tc_place_direct_min(const tc_cpu_ident_t *ident)
 {
     return tc_cpu_is_amd(ident) ? TC_PACK_DIRECT_MIN_AMD : TC_PACK_DIRECT_MIN_INTEL;
 }
+
+uint32_t tc_place_direct_min_unread(const tc_cpu_ident_t *ident)
+{
+    return tc_cpu_is_amd(ident) ? TC_PACK_DIRECT_MIN_AMD : TC_PACK_DIRECT_MIN_UNREAD;
+}

@@ -49,7 +49,7 @@ uint32_t tc_place_linewise_max(const tc_cpu_ident_t *ident);
 
 /* Payloads from this many bytes on are packed straight into the peer's
  * mapped slot with signalling store (tx_direct_min, lib/jam.c), the CPU's
- * (tc_place_direct_min). On the AMD EPYC guest from 1 KiB; on the Intel
+ * (tc_place_direct_min). On the AMD EPYC guest from 256 B (below); on the Intel
  * Xeon guest (model 167) the receiver's polling of the slot the pack writes
  * piecemeal costs more up to 8 KiB than the staging copy saves (server_sum
  * local, -s 512..32768, 2 alternations: jam_lat 1 KiB 0.36-0.40 staged
@@ -63,19 +63,32 @@ uint32_t tc_place_linewise_max(const tc_cpu_ident_t *ident);
  * jam_rate 2.8 -> 1.5 M/s); from 16 KiB it gains (jam_rate 16 KiB 0.91-0.97
  * -> 1.14-1.18 M/s, 32 KiB 0.57-0.59 -> 0.77, as local's; jam_lat 32 KiB
  * 3.05-3.14 -> 2.89-2.95 us, 16 KiB unchanged). */
-#define TC_PACK_DIRECT_MIN_AMD   1024u
 #define TC_PACK_DIRECT_MIN_INTEL 16384u
 #define TC_PACK_DIRECT_CODE_MIN  16384u
 /* The same for a jam that does not read its payload (no
  * TC_JAM_HINT_READS_PAYLOAD: the receiver never takes those lines back
- * while they are written), on every CPU: on the Intel guest (noop local, 2
+ * while they are written): on the Intel guest (noop local, 2
  * alternations) 4 KiB jam_lat 0.357-0.421 us staged, 0.165-0.166 in place;
  * 1 KiB 0.175-0.189 against 0.162-0.163. */
 #define TC_PACK_DIRECT_MIN_UNREAD 1024u
+/* On the AMD EPYC guests (Zen 5, family 26, model 2; measured again at
+ * 192-768 B on a second host of it) in place from 256 B, whatever the jam
+ * reads: 4 alternations, -W pause, jam_lat / floor_lat in the host's fast
+ * placement, server_sum local 256 B 1.36-1.55 staged -> 1.25-1.29, 512 B
+ * 1.22-1.38 -> 1.03-1.16, 768 B 1.32-1.61 -> 1.21-1.33; noop local 512 B
+ * 0.91-1.00 -> 0.78-0.87, jam_rate 24-28 -> 54-79 M/s (at 384 B 21-29 ->
+ * 66-83); below 256 B it lost or was even (noop local 64 and 128 B jam_lat
+ * 0.057-0.066 us staged, 0.063-0.074 in place: a frame of one or two lines
+ * written piecemeal gives the receiver's polls time to take its line back
+ * between the stores) */
+#define TC_PACK_DIRECT_MIN_AMD   256u
 
 /* direct_min for the CPU ident describes: AMD's, else (Intel, aarch64,
  * others not measured) Intel's. Chosen at connect (tx_direct_min). */
 uint32_t tc_place_direct_min(const tc_cpu_ident_t *ident);
+/* The same for a jam that does not read its payload: AMD's, else
+ * TC_PACK_DIRECT_MIN_UNREAD (tx_direct_min_unread). */
+uint32_t tc_place_direct_min_unread(const tc_cpu_ident_t *ident);
 
 /* Whole lines of frame from byte from (a multiple of 64) on, then the
  * last line's data, then sig: tc_place_store's tail. */

@@ -170,7 +170,7 @@ void tc_send_select(tc_peer_t *peer)
     case TC_SIGNAL_STORE:
         peer->deliver            = NULL; /* inline in tc_peer_send_sized */
         peer->tx_direct_min        = tc_place_direct_min(&cpu);
-        peer->tx_direct_min_unread = TC_PACK_DIRECT_MIN_UNREAD;
+        peer->tx_direct_min_unread = tc_place_direct_min_unread(&cpu);
         peer->tx_direct_code_min   = TC_PACK_DIRECT_CODE_MIN;
         break;
     case TC_SIGNAL_SINGLE_PUT:

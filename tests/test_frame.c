@@ -603,17 +603,20 @@ static void test_place_seal(void **state)
 
 /* Each CPU's choices, from its vendor: the copy (tc_place_linewise_max:
  * AMD's memcpy from 1 KiB of lines, Intel's lines up to 8 KiB) and the
- * payload size packed in place from (tc_place_direct_min: AMD's 1 KiB,
- * Intel's 16 KiB); Intel's where nothing was measured (no vendor: aarch64). */
+ * payload size packed in place from (tc_place_direct_min: AMD's 256 B,
+ * Intel's 16 KiB; tc_place_direct_min_unread, for a jam that leaves its
+ * payload unread: AMD's 256 B, 1 KiB elsewhere); Intel's where nothing was
+ * measured (no vendor: aarch64). */
 static void test_place_cpu_choices(void **state)
 {
     static const struct {
         const char *vendor;
-        uint32_t    linewise_max, direct_min;
+        uint32_t    linewise_max, direct_min, direct_min_unread;
     } cpus[] = {
-        {"", TC_PLACE_LINEWISE_INTEL, TC_PACK_DIRECT_MIN_INTEL},
-        {"AuthenticAMD", TC_PLACE_LINEWISE_AMD, TC_PACK_DIRECT_MIN_AMD},
-        {"GenuineIntel", TC_PLACE_LINEWISE_INTEL, TC_PACK_DIRECT_MIN_INTEL},
+        {"", TC_PLACE_LINEWISE_INTEL, TC_PACK_DIRECT_MIN_INTEL, TC_PACK_DIRECT_MIN_UNREAD},
+        {"AuthenticAMD", TC_PLACE_LINEWISE_AMD, TC_PACK_DIRECT_MIN_AMD, TC_PACK_DIRECT_MIN_AMD},
+        {"GenuineIntel", TC_PLACE_LINEWISE_INTEL, TC_PACK_DIRECT_MIN_INTEL,
+         TC_PACK_DIRECT_MIN_UNREAD},
     };
     tc_cpu_ident_t id;
     unsigned c;
@@ -624,10 +627,14 @@ static void test_place_cpu_choices(void **state)
         snprintf(id.vendor, sizeof(id.vendor), "%s", cpus[c].vendor);
         assert_int_equal(tc_place_linewise_max(&id), cpus[c].linewise_max);
         assert_int_equal(tc_place_direct_min(&id), cpus[c].direct_min);
+        assert_int_equal(tc_place_direct_min_unread(&id), cpus[c].direct_min_unread);
     }
     assert_true(TC_PLACE_LINEWISE_AMD < 1024u);
     assert_int_equal(TC_PLACE_LINEWISE_AMD % 64u, 0);
     assert_true(TC_PACK_DIRECT_MIN_AMD < TC_PACK_DIRECT_MIN_INTEL);
+    /* in place only where the frame has lines besides the header's and the
+     * signal's (a payload of 256 B: five) */
+    assert_true(TC_PACK_DIRECT_MIN_AMD + TC_FRAME_HDR_SIZE + TC_FRAME_SIG_SIZE > 3 * 64u);
 }
 
 /* The fast path's shape (tc_frame_same_shape): a later frame of the

@@ -205,7 +205,8 @@ static void large_payloads(tc_frame_mode_t frames)
 {
     const uint64_t n = test_quick() ? 300 : 3000;
     big_fill_t *fill = calloc(1, sizeof(*fill));
-    static const uint32_t ints[6] = {255, 256, 257, 1000, 4096, 16};
+    /* 252, 256 and 260 bytes: below, at and over TC_PACK_DIRECT_MIN_AMD */
+    static const uint32_t ints[6] = {63, 64, 65, 1000, 4096, 16};
     tc_context_params_t params;
     tc_peer_stats_t rx;
     tc_jam_t jam;
