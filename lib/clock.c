@@ -21,44 +21,10 @@ static uint64_t tc_clock_gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-/* The counter's step, in ticks: the greatest common divisor of differences
- * between reads a varying few instructions apart. Where the counter moves
- * every tick (and a read takes some ticks) the differences vary and it is
- * 1; where it moves in steps they are all multiples of the step. Taken over
- * 15 windows of 64 reads, the median: a read across a hypervisor's move of
- * the vCPU (a new TSC offset) spoils one window, not the answer. */
-#define TC_CLOCK_STEP_WINDOWS 15
-
-static uint64_t tc_clock_step_ticks(void)
-{
-    uint64_t g[TC_CLOCK_STEP_WINDOWS], prev, now, t;
-    volatile unsigned sink = 0;
-    unsigned w, i, j, k;
-
-    for (w = 0; w < TC_CLOCK_STEP_WINDOWS; ++w) {
-        g[w] = 0;
-        prev = tc_clock_ticks();
-        for (i = 0; i < 64; ++i) {
-            for (j = 0; j < ((w * 64 + i) * 7919u) % 23u; ++j) {
-                sink += j;
-            }
-            now  = tc_clock_ticks();
-            g[w] = tc_clock_gcd(g[w], now - prev);
-            prev = now;
-        }
-        g[w] += (g[w] == 0); /* a counter that did not move: no step to tell */
-    }
-    for (w = 1; w < TC_CLOCK_STEP_WINDOWS; ++w) { /* insertion sort, then the median */
-        for (k = w; (k > 0) && (g[k - 1] > g[k]); --k) {
-            t        = g[k];
-            g[k]     = g[k - 1];
-            g[k - 1] = t;
-        }
-    }
-    return g[TC_CLOCK_STEP_WINDOWS / 2];
-}
-
-static void tc_clock_sort(double *v, unsigned n) /* insertion sort: n is small */
+/* The median of v[0..n), n >= 1, v reordered (insertion sort: n is a few
+ * windows); of an even n, the mean of the middle two. Both the step and
+ * the rate take it over windows, so that one spoiled window moves neither. */
+static double tc_clock_median(double *v, unsigned n)
 {
     unsigned w, k;
     double t;
@@ -70,6 +36,39 @@ static void tc_clock_sort(double *v, unsigned n) /* insertion sort: n is small *
             v[k - 1] = t;
         }
     }
+    return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The counter's step, in ticks: the greatest common divisor of differences
+ * between reads a varying few instructions apart. Where the counter moves
+ * every tick (and a read takes some ticks) the differences vary and it is
+ * 1; where it moves in steps they are all multiples of the step. Taken over
+ * 15 windows of 64 reads, the median: a read across a hypervisor's move of
+ * the vCPU (a new TSC offset) spoils one window, not the answer. */
+#define TC_CLOCK_STEP_WINDOWS 15
+
+static uint64_t tc_clock_step_ticks(void)
+{
+    double step[TC_CLOCK_STEP_WINDOWS];
+    uint64_t g, prev, now;
+    volatile unsigned sink = 0;
+    unsigned w, i, j;
+
+    for (w = 0; w < TC_CLOCK_STEP_WINDOWS; ++w) {
+        g    = 0;
+        prev = tc_clock_ticks();
+        for (i = 0; i < 64; ++i) {
+            for (j = 0; j < ((w * 64 + i) * 7919u) % 23u; ++j) {
+                sink += j;
+            }
+            now  = tc_clock_ticks();
+            g    = tc_clock_gcd(g, now - prev);
+            prev = now;
+        }
+        step[w] = (double)(g + (g == 0)); /* a counter that did not move: no step to tell */
+    }
+    /* an odd count: the median is one window's step, a whole number */
+    return (uint64_t)tc_clock_median(step, TC_CLOCK_STEP_WINDOWS);
 }
 
 double tc_clock_calibrate(const tc_clock_reader_t *reader, unsigned windows,
@@ -97,8 +96,7 @@ double tc_clock_calibrate(const tc_clock_reader_t *reader, unsigned windows,
     if (n == 0) {
         return 0.0;
     }
-    tc_clock_sort(rate, n);
-    return (n % 2) ? rate[n / 2] : 0.5 * (rate[n / 2 - 1] + rate[n / 2]);
+    return tc_clock_median(rate, n);
 }
 
 static uint64_t tc_clock_read_mono(void *arg)
