@@ -59,6 +59,9 @@ typedef struct perf_opts {
     char     stress[32];                /* the initiator's load ("" none), recorded */
     uint64_t gap_ns;                    /* jam_lat: client idles this long between
                                          * round trips (sparse traffic) */
+    uint32_t ref_work;                  /* --ref-work: dependent steps a latency
+                                         * reference's receiver takes before it
+                                         * answers (a probe, scripts/bench-phase.sh) */
     uint32_t size_major;                /* --order size: each payload's tests and
                                          * modes back to back (else test by test) */
     uint32_t blocks;                    /* --blocks: each point's iterations in this
@@ -180,6 +183,8 @@ tc_status_t perf_put_rate(perf_run_t *run, uint32_t payload, perf_result_t *r);
 tc_status_t perf_put_read_lat(perf_run_t *run, uint32_t payload, perf_result_t *r);
 tc_status_t perf_put_read_rate(perf_run_t *run, uint32_t payload, perf_result_t *r);
 tc_status_t perf_floor_lat(perf_run_t *run, uint32_t payload, perf_result_t *r);
+/* What one --ref-work of the latency references takes here, ns (0: none). */
+double      perf_ref_work_ns(const perf_run_t *run);
 tc_status_t perf_floor_rate(perf_run_t *run, uint32_t payload, perf_result_t *r);
 /* Fill the result from the histogram, the elapsed ticks and the side's
  * counters; one_way: a ping-pong, whose message rate counts each direction. */

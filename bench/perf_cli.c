@@ -70,6 +70,11 @@ void perf_usage(FILE *out)
             "  --gap-us N  jam_lat: the client idles N us between round trips (sparse\n"
             "              traffic: compare the server's cost, the peer_* columns); refused\n"
             "              with the stream (*_rate) tests, which send back to back\n"
+            "  --ref-work N  floor_lat, put_read_lat, put_lat: each receiver takes N\n"
+            "              dependent integer steps (about a cycle each) after reading a frame\n"
+            "              and before answering: how the host's ping-pong moves with a few\n"
+            "              ns of receiver work (scripts/bench-phase.sh); refused where no\n"
+            "              latency reference runs\n"
             "  -s SIZES    payload bytes, comma list of N or MIN:MAX (MIN doubled up to MAX,\n"
             "              like OSU's -m; 0:MAX is 0,1,2,4..), e.g. 8,64 or 8:32768 (default 8:\n"
             "              one size, as ucx_perftest: a sweep of 10^6 iterations each is long)\n"
@@ -186,6 +191,7 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
         {"report", required_argument, NULL, 19},
         {"order", required_argument, NULL, 20},
         {"blocks", required_argument, NULL, 21},
+        {"ref-work", required_argument, NULL, 22},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -367,6 +373,13 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
                 opts->gap_ns = v * 1000;
             }
             break;
+        case 22:
+            rc = tc_tool_opt_u64(&perf_tool, optarg, 0, 100000,
+                                 "bad --ref-work '%s' (0..100000 steps)", &v);
+            if (rc == 0) {
+                opts->ref_work = (uint32_t)v;
+            }
+            break;
         case 1: local->csv_path = optarg; break;
         case 2: local->json_path = optarg; break;
         case 'h': perf_usage(stdout); exit(0);
@@ -420,6 +433,19 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
                 return tc_tool_bad(&perf_tool, "--gap-us applies to jam_lat, not to %s (a stream "
                                    "sends back to back)", perf_tests[opts->tests[n]].name);
             }
+        }
+    }
+    if (opts->ref_work != 0) {
+        for (n = 0; n < opts->n_tests; ++n) {
+            if (perf_tests[opts->tests[n]].fn == perf_floor_lat ||
+                perf_tests[opts->tests[n]].fn == perf_put_read_lat ||
+                perf_tests[opts->tests[n]].fn == perf_put_lat) {
+                break;
+            }
+        }
+        if (n == opts->n_tests) {
+            return tc_tool_bad(&perf_tool, "--ref-work applies to floor_lat, put_read_lat and "
+                               "put_lat, and none of them is in -t");
         }
     }
     rc = perf_check_stdout_once(local);

@@ -120,6 +120,38 @@ static inline tc_status_t perf_ref_arrive(perf_waiter_t *w, const tc_harness_pee
     return TC_OK;
 }
 
+/* --ref-work: n dependent multiply-adds (a chain the compiler can neither
+ * fold nor overlap), a receiver's stand-in for the work a jam does between a
+ * frame's arrival and its answer. */
+static inline void perf_ref_work(uint32_t n)
+{
+    uint64_t x = n;
+    uint32_t i;
+
+    for (i = 0; i < n; ++i) {
+        __asm__ __volatile__("" : "+r"(x));
+        x = x * 3u + 1u;
+    }
+    perf_floor_sink += x;
+}
+
+double perf_ref_work_ns(const perf_run_t *run)
+{
+    const unsigned calls = 4096;
+    uint64_t t0, t1;
+    unsigned i;
+
+    if (run->opts->ref_work == 0) {
+        return 0.0;
+    }
+    t0 = tc_clock_ticks();
+    for (i = 0; i < calls; ++i) {
+        perf_ref_work(run->opts->ref_work);
+    }
+    t1 = tc_clock_ticks();
+    return tc_clock_ticks_to_ns(&run->clock, t1 - t0) / calls;
+}
+
 /* Give the peer our consumed count: a put of a word, or a store. */
 static inline tc_status_t perf_ref_credit(perf_run_t *run, const tc_harness_peer_raw_t *raw,
                                           perf_via_t via, uint64_t credit)
@@ -174,6 +206,9 @@ static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t
         }
         if (status == TC_OK) {
             status = perf_ref_arrive(&waiter, &raw, lslot, frame, i + 1, ref->read_all, test);
+        }
+        if (run->opts->ref_work != 0) { /* both sides, before each answer */
+            perf_ref_work(run->opts->ref_work);
         }
         if ((status == TC_OK) && !run->initiator) {
             status = perf_ref_deliver(&raw, ref->via, run->src, frame, roff, i + 1);

@@ -541,10 +541,12 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
     fprintf(f, "  \"options\": {\"tests\": \"%s\", \"jam\": \"%s\", \"sizes\": [%s], "
                "\"iterations\": %llu, \"warmup\": %llu, \"blocks\": %u, \"slots\": %u, "
                "\"slot_size\": %u, "
-               "\"window\": %u, \"loopback\": %s, \"timeout_ms\": %d, \"gap_us\": %llu},\n",
+               "\"window\": %u, \"loopback\": %s, \"timeout_ms\": %d, \"gap_us\": %llu, "
+               "\"ref_work\": %u, \"ref_work_ns\": %.2f},\n",
             tests, o->jam, sizes, (unsigned long long)o->iters, (unsigned long long)o->warmup,
             o->blocks, o->slots, o->slot_size, o->window, run->local->loopback ? "true" : "false",
-            run->local->timeout_ms, (unsigned long long)(o->gap_ns / 1000));
+            run->local->timeout_ms, (unsigned long long)(o->gap_ns / 1000), o->ref_work,
+            perf_ref_work_ns(run));
     fprintf(f, "  \"placement\": [");
     for (i = 0; i < o->n_places; ++i) {
         fprintf(f, "%s{\"mode\": \"%s\", \"sequence\": ", i ? ", " : "",

@@ -37,6 +37,9 @@ check "--stash takes on or off" --stash yes
 check "--stress-cpus 0 needs --stress" -l --stress-cpus 0
 check "--stress vm goes on the client" --stress vm
 check "bad gap '2000000'" --gap-us 2000000
+check "bad --ref-work '100001'" --ref-work 100001
+check "bad --ref-work 'some'" --ref-work some
+check "--ref-work applies to floor_lat, put_read_lat and put_lat" -l -t jam_lat,floor_rate --ref-work 8
 check "--order takes test or size, not 'mode'" --order mode
 check "bad --blocks '0'" --blocks 0
 check "--blocks 8 needs at least as many iterations (-n 4)" -n 4 --blocks 8

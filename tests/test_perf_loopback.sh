@@ -144,6 +144,20 @@ assert [r["gap_us"] for r in rows if r["test"] == "jam_lat"] == ["200", "200"], 
 assert all(r["gap_us"] == "0" for r in rows if r["test"] == "put_lat"), rows
 PY
 
+# --ref-work: both receivers of a latency reference take N dependent steps
+# before they answer, so a one-way trip lasts at least N steps (a cycle at
+# the least each: 60000 at under 6 GHz is over 10 us) where without it one
+# takes a microsecond or less; the JSON records N and its time here
+"$TC_PERF" -l -t put_lat,jam_lat -s 8 -n 100 -w 10 --ref-work 60000 --csv "$TMP/rw.csv" \
+    --json "$TMP/rw.json" >"$TMP/out" 2>"$TMP/err" || fail "tc-perf --ref-work: $(cat "$TMP/err")"
+python3 - "$TMP/rw.csv" "$TMP/rw.json" <<'PY' || fail "--ref-work rows: $(cat "$TMP/rw.csv")"
+import csv, json, sys
+rows = {r["test"]: r for r in csv.DictReader(open(sys.argv[1]))}
+assert float(rows["put_lat"]["min_us"]) >= 10, rows["put_lat"]
+opts = json.load(open(sys.argv[2]))["options"]
+assert opts["ref_work"] == 60000 and opts["ref_work_ns"] > 0, opts
+PY
+
 # every invocation mode on one connection, in an order where the cached
 # mode's sync already covers the injected one
 "$TC_PERF" -l -m local,cached,injected -t jam_lat,jam_rate -s 8,512 -n 2000 -w 100 \
