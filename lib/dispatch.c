@@ -6,6 +6,7 @@
  * loop calls too); everything else goes through the validator.
  */
 #include "dispatch.h"
+#include "exec.h"
 #include "log.h"
 #include "send.h"
 

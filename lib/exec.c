@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "runtime.h"
+#include "exec.h"
 #include "log.h"
 #include "wait_arch.h"
 
@@ -179,25 +180,6 @@ static const char *tc_exec_check_layout(const tc_peer_t *peer, const tc_inj_t *i
     return NULL;
 }
 
-static const char *tc_exec_check_image(const tc_peer_t *peer, const tc_inj_t *inj,
-                                       const uint8_t *image, int check_gotp)
-{
-    const tc_blob_file_hdr_t *bh = inj->blob->hdr;
-
-    if ((peer->ctx->params.exec == TC_EXEC_ALLOWLIST) &&
-        (memcmp(image + bh->code_offset, inj->blob->image + bh->code_offset,
-                bh->image_size - bh->code_offset) != 0)) {
-        return "code differs from the manifest's jam (tampered or another build)";
-    }
-    /* a jam without GOT slots (noop, server_sum) has no GOTP to compare:
-     * no call on the fast path for it */
-    if (check_gotp && (bh->got_count != 0) &&
-        (memcmp(image, inj->rx_gotp, 8u * bh->got_count) != 0)) {
-        return "GOTP differs from the addresses resolved for this peer";
-    }
-    return NULL;
-}
-
 /* Policy any: copy the frame's image out of the slot, check the copy, and
  * run a linked copy of it. The transit area keeps the latest image linked,
  * so a stream of one jam rewrites no code (an x86 self-modifying-code clear
@@ -266,14 +248,6 @@ const char *tc_exec_injected(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_
     }
     *run_p = tc_exec_own(peer, inj);
     return (*run_p != NULL) ? NULL : "no executable memory for the receiver's copy";
-}
-
-tc_jam_run_fn tc_exec_injected_again(tc_peer_t *peer, tc_inj_t *inj, const uint8_t *image)
-{
-    if (!inj->rx_resolved || (tc_exec_check_image(peer, inj, image, 1) != NULL)) {
-        return NULL;
-    }
-    return inj->own_run;
 }
 
 const char *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
