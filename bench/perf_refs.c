@@ -137,16 +137,18 @@ static inline void perf_ref_work(uint32_t n)
 
 double perf_ref_work_ns(const perf_run_t *run)
 {
-    const unsigned calls = 4096;
+    uint32_t n = run->opts->ref_work;
+    unsigned calls, i;
     uint64_t t0, t1;
-    unsigned i;
 
-    if (run->opts->ref_work == 0) {
+    if (n == 0) {
         return 0.0;
     }
+    /* about 2^24 steps in all (a few ms), and 16 calls at the least */
+    calls = ((1u << 24) / n < 16) ? 16 : (((1u << 24) / n > 4096) ? 4096 : (1u << 24) / n);
     t0 = tc_clock_ticks();
     for (i = 0; i < calls; ++i) {
-        perf_ref_work(run->opts->ref_work);
+        perf_ref_work(n);
     }
     t1 = tc_clock_ticks();
     return tc_clock_ticks_to_ns(&run->clock, t1 - t0) / calls;
