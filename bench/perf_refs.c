@@ -138,14 +138,17 @@ static inline void perf_ref_work(uint32_t n)
 double perf_ref_work_ns(const perf_run_t *run)
 {
     uint32_t n = run->opts->ref_work;
-    unsigned calls, i;
+    uint32_t calls, i;
     uint64_t t0, t1;
 
     if (n == 0) {
         return 0.0;
     }
-    /* about 2^24 steps in all (a few ms), and 16 calls at the least */
-    calls = ((1u << 24) / n < 16) ? 16 : (((1u << 24) / n > 4096) ? 4096 : (1u << 24) / n);
+    /* about 2^24 steps in all (a few ms): 167-4096 calls (n <= 100000) */
+    calls = (1u << 24) / n;
+    if (calls > 4096) {
+        calls = 4096;
+    }
     t0 = tc_clock_ticks();
     for (i = 0; i < calls; ++i) {
         perf_ref_work(n);
@@ -209,7 +212,7 @@ static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t
         if (status == TC_OK) {
             status = perf_ref_arrive(&waiter, &raw, lslot, frame, i + 1, ref->read_all, test);
         }
-        if (run->opts->ref_work != 0) { /* both sides, before each answer */
+        if ((status == TC_OK) && (run->opts->ref_work != 0)) { /* both sides, before each answer */
             perf_ref_work(run->opts->ref_work);
         }
         if ((status == TC_OK) && !run->initiator) {

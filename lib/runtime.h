@@ -389,8 +389,8 @@ const char   *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t
 /* A cached frame of inj: why not (policy), or NULL and what it runs in
  * *run_p (NULL: the receiver holds nothing, the sender must be told). */
 const char   *tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj, tc_jam_run_fn *run_p);
-/* Its per-frame check, tc_exec_injected_again (the fast path's half of
- * tc_exec_injected), is inline: lib/exec.h. */
+/* (The fast path's half of tc_exec_injected, tc_exec_injected_again, and the
+ * image check both share are inline: lib/exec.h.) */
 /* May the receiver take a namespace sync of inj at all? TC_SYNC_OK or the
  * refusal the sender hears (TC_SYNC_WRITABLE under W^X). */
 int64_t       tc_exec_sync_allowed(const tc_peer_t *peer, const tc_inj_t *inj);

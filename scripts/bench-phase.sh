@@ -9,8 +9,9 @@
 # steps, and a ratio of two ping-pongs (a jam over its floor) is then a ratio
 # of two levels. Where the floor moves smoothly with N, a jam's excess over
 # its floor is the framework's own time. results/<platform>/phase/ keeps it.
-# Writes OUT/phase.csv (round, ref_work, ref_work_ns, p50_us, min_us) and
-# OUT/phase.md (p50 per work and round, the work's time, the spread).
+# Writes OUT/phase.csv (round, ref_work, ref_work_ns, p50_us, min_us),
+# OUT/phase.md (p50 per work and round, the work's time, the spread) and
+# OUT/last.json (the last invocation's tc-perf JSON: host, build, options).
 #
 # usage: scripts/bench-phase.sh [-o OUT] [-n ITERS] [-s SIZE] [-w WORKS] [-r ROUNDS] [-W WAIT]
 #   -o OUT     default results/<platform>/phase
@@ -31,7 +32,7 @@ while [ $# -gt 0 ]; do
         -w) works=$2; shift 2 ;;
         -r) rounds=$2; shift 2 ;;
         -W) wait=$2; shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-phase.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
