@@ -35,6 +35,9 @@ typedef struct tc_boot_fd {
 
 /* Allocate an end with no socket yet (fd = -1), so that errors during
  * connection setup can already name the peer. */
+/* Whether boot's two ends are both in this process (a loopback pair). */
+int tc_boot_in_process(const tc_boot_t *boot);
+
 tc_status_t tc_boot_fd_create(const tc_boot_ops_t *ops, int rank,
                               int timeout_ms, tc_boot_fd_t **boot_p);
 

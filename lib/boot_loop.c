@@ -25,6 +25,11 @@ static const tc_boot_ops_t tc_boot_loop_ops = {
     .close      = tc_boot_fd_close,
 };
 
+int tc_boot_in_process(const tc_boot_t *boot)
+{
+    return boot->ops == &tc_boot_loop_ops;
+}
+
 tc_status_t tc_boot_loopback_pair(int timeout_ms, tc_boot_t **rank0_p,
                                   tc_boot_t **rank1_p)
 {

@@ -11,6 +11,7 @@
 #include "frame.h"
 #include "manifest.h"
 #include "wait.h"
+#include "wire.h"
 
 #include <ucp/api/ucp.h>
 #include <stddef.h>
@@ -130,32 +131,6 @@ typedef struct tc_code_area {
 #define TC_SYNC_MISS      (-200000) /* unasked: "I no longer hold your code" */
 #define TC_SYNC_WRITABLE  (-300000) /* W^X receiver: the jam writes its own image */
 
-/* The mailbox memory each side registers for its peer. The peer writes the
- * ctrl line (credits) and the ring; the raw area is for reference puts. */
-typedef struct tc_mbox_ctrl {
-    volatile uint64_t consumed;     /* frames of ours the peer has consumed */
-    volatile uint64_t raw_consumed; /* reference path: raw puts the peer consumed */
-    uint8_t           pad[48];
-} tc_mbox_ctrl_t;
-
-/* Swapped through the bootstrap. */
-typedef struct tc_peer_wire {
-    uint32_t proto;
-    uint32_t rank;
-    uint32_t wait;          /* how the sender of this blob waits (tc_wait_t) */
-    uint32_t slots;
-    uint32_t slot_size;
-    uint64_t mbox_base;
-    uint64_t ring_off;
-    uint64_t raw_off;
-    uint64_t mbox_len;
-    uint32_t worker_addr_len;
-    uint32_t rkey_len;
-    uint32_t frame_size;    /* fixed frames: the size of the sender's frames */
-    uint32_t frames;        /* the sender's tc_frame_mode_t: both sides must agree
-                             * (0, fixed, is what builds before this field sent) */
-    /* followed by worker address, then packed rkey */
-} tc_peer_wire_t;
 
 /* How frame tx_seq, laid out in tx_ring, gets its signal and reaches the
  * peer's slot at raddr (lib/send.c picks one at connect: signalling x

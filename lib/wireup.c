@@ -12,6 +12,8 @@
 #include "mailbox.h"
 #include "peer_wait.h"
 #include "send.h"
+#include "boot.h"
+#include "wire_extent.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -137,11 +139,13 @@ static ucp_err_handling_mode_t tc_peer_err_mode(void)
 /* --------------------------------------------------------------- connect */
 
 /* Step 2: swap wire blobs through the bootstrap (ours: this side's mailbox,
- * worker address and rkey) and check the peer's. The blob is the caller's
- * to free; *remote_p its fixed part. */
-static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot,
+ * worker address and rkey) and check the peer's (lib/wire.c) before
+ * anything is allocated for it. The blob is the caller's to free; *remote_p
+ * its fixed part; why the reason of a refusal. */
+static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot, char *why,
                                       tc_peer_wire_t *remote_p, void **peer_blob_p)
 {
+    tc_wire_local_t local;
     const tc_context_params_t *params = &peer->ctx->params;
     ucp_address_t *worker_addr;
     size_t worker_addr_len, rkey_len, blob_len, peer_blob_len = 0;
@@ -192,38 +196,12 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot,
         goto out_release_rkey;
     }
 
-    status = TC_ERR_PROTOCOL;
-    if (peer_blob_len < sizeof(remote)) {
-        tc_error("%s: connection blob too short (%zu bytes)", peer->name, peer_blob_len);
-        goto out_free_blob;
-    }
-    memcpy(&remote, peer_blob, sizeof(remote));
-    if (remote.proto != TC_PROTO_VERSION) {
-        tc_error("%s speaks protocol %u, this side %u", peer->name, remote.proto,
-                 TC_PROTO_VERSION);
-        status = TC_ERR_VERSION_MISMATCH;
-        goto out_free_blob;
-    }
-    if ((peer_blob_len != sizeof(remote) + (size_t)remote.worker_addr_len + remote.rkey_len) ||
-        (remote.slots < 2) || (remote.slots & (remote.slots - 1)) ||
-        (remote.slot_size < TC_FRAME_MIN_SIZE) || (remote.slot_size % TC_FRAME_ALIGN) ||
-        /* no sum that can wrap: offsets first, then the room behind them */
-        (remote.ring_off > remote.mbox_len) || (remote.raw_off > remote.mbox_len) ||
-        ((uint64_t)remote.slots * remote.slot_size > remote.mbox_len - remote.ring_off) ||
-        ((uint64_t)remote.slots * remote.slot_size > remote.mbox_len - remote.raw_off) ||
-        (remote.frame_size < TC_FRAME_MIN_SIZE) || (remote.frame_size % TC_FRAME_ALIGN) ||
-        (remote.frame_size > peer->rx_slot_size) || (remote.wait > TC_WAIT_ADAPTIVE)) {
-        tc_error("%s: malformed connection blob", peer->name);
-        goto out_free_blob;
-    }
-    /* A receiver waits for a fixed frame's signal at its announced size, or
-     * for a variable frame's header: frames of the other kind never look
-     * complete, so a mismatch would be a silent timeout later. */
-    if (remote.frames != (uint32_t)peer->ctx->params.frames) {
-        tc_error("%s uses %s frames, this side %s: set tc_context_params_t.frames (tc-perf -F) the same "
-                 "on both sides", peer->name, tc_frames_str((tc_frame_mode_t)remote.frames),
-                 tc_frames_str(peer->ctx->params.frames));
-        status = TC_ERR_INVALID_PARAM;
+    local.ring_bytes   = (uint64_t)params->slots * params->slot_size;
+    local.rx_slot_size = peer->rx_slot_size;
+    local.frames       = (uint32_t)params->frames;
+    status = tc_wire_check(peer_blob, peer_blob_len, &local, &remote, why);
+    if (status != TC_OK) {
+        tc_error("%s: connection blob refused: %s", peer->name, why);
         goto out_free_blob;
     }
     *remote_p    = remote;
@@ -244,9 +222,11 @@ out_release_addr:
  * shared memory, a mapping of its ring for direct placement), and the
  * staging ring our frames are put from. */
 static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *remote,
-                                      const char *addresses)
+                                      const char *addresses, char *why)
 {
+    tc_extent_kind_t extent;
     ucp_ep_params_t ep_params;
+    tc_maps_t before;
     ucs_status_t ucs;
     tc_status_t status;
 
@@ -260,15 +240,32 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
     ep_params.err_handler.arg = peer;
     ucs = ucp_ep_create(peer->ctx->worker, &ep_params, &peer->ep);
     if (ucs != UCS_OK) {
-        tc_error("%s: ucp_ep_create: %s", peer->name, ucs_status_string(ucs));
+        snprintf(why, TC_WIRE_WHY_MAX, "ucp_ep_create: %s", ucs_status_string(ucs));
+        tc_error("%s: %s", peer->name, why);
         return TC_ERR_UCX;
     }
 
+    /* what this process mapped before the rkey: the peer's mailbox must
+     * land in what the unpack adds (lib/wire_extent.c) */
+    status = tc_maps_read(&before);
+    if (status != TC_OK) {
+        snprintf(why, TC_WIRE_WHY_MAX, "cannot read this process's memory map");
+        goto err_close_ep;
+    }
     ucs = ucp_ep_rkey_unpack(peer->ep, addresses + remote->worker_addr_len, &peer->rkey);
     if (ucs != UCS_OK) {
-        tc_error("%s: ucp_ep_rkey_unpack: %s", peer->name, ucs_status_string(ucs));
+        snprintf(why, TC_WIRE_WHY_MAX, "ucp_ep_rkey_unpack: %s", ucs_status_string(ucs));
+        tc_error("%s: %s", peer->name, why);
+        tc_maps_free(&before);
         status = TC_ERR_UCX;
         goto err_close_ep;
+    }
+    status = tc_wire_extent_check(peer->rkey, remote->mbox_base, remote->mbox_len, &before,
+                                  tc_boot_in_process(peer->boot), why, &extent);
+    tc_maps_free(&before);
+    if (status != TC_OK) {
+        tc_error("%s: connection blob refused: %s", peer->name, why);
+        goto err_destroy_rkey;
     }
     /* Direct placement needs the peer's ring in our address space; only
      * shared-memory transports can give it (tc_peer_set_placement says). */
@@ -284,12 +281,14 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
                                    sizeof(tc_mbox_ctrl_t),
                                &peer->tx_memh, (void **)&peer->tx_ring);
     if (status != TC_OK) {
+        snprintf(why, TC_WIRE_WHY_MAX, "cannot allocate the staging ring");
         goto err_destroy_rkey;
     }
     peer->credit_src = (uint64_t *)(peer->tx_ring +
                                     (size_t)peer->tx_slots * peer->tx_slot_size);
     peer->tx_code_in = calloc(peer->tx_slots, sizeof(*peer->tx_code_in));
     if (peer->tx_code_in == NULL) {
+        snprintf(why, TC_WIRE_WHY_MAX, "out of memory");
         status = TC_ERR_NO_MEMORY;
         goto err_unmap_tx;
     }
@@ -337,9 +336,44 @@ static tc_status_t tc_wireup_params(tc_peer_t *peer, const tc_peer_params_t *par
     return tc_context_check_wait(peer->ctx, peer->wait);
 }
 
+/* Step 4: swap verdicts. Each side sends its own once its endpoint exists
+ * (so it is also the barrier before either side puts), or the reason it
+ * refused the peer, which the peer then reports. TC_OK only when both
+ * sides go on. */
+static tc_status_t tc_wireup_verdict(tc_peer_t *peer, tc_boot_t *boot, tc_status_t mine,
+                                     const char *why)
+{
+    char their_why[TC_WIRE_WHY_MAX];
+    tc_status_t status, theirs;
+    tc_wire_verdict_t verdict;
+    void *buf = NULL;
+    size_t len = 0;
+
+    tc_wire_verdict_init(&verdict, mine, why);
+    status = tc_boot_exchange(boot, &verdict, sizeof(verdict), &buf, &len);
+    if (status != TC_OK) {
+        return (mine != TC_OK) ? mine : status;
+    }
+    status = tc_wire_verdict_read(buf, len, &theirs, their_why);
+    free(buf);
+    if (mine != TC_OK) {
+        return mine;
+    }
+    if (status != TC_OK) {
+        tc_error("%s %s", peer->name, their_why);
+        return status;
+    }
+    if (theirs != TC_OK) {
+        tc_error("%s refused the connection: %s", peer->name, their_why);
+        return TC_ERR_REFUSED;
+    }
+    return TC_OK;
+}
+
 tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_params_t *params,
                             tc_peer_t **peer_p)
 {
+    char why[TC_WIRE_WHY_MAX] = "";
     tc_peer_wire_t remote = {0};
     void *peer_blob = NULL;
     tc_status_t status;
@@ -363,34 +397,34 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_pa
     if (status != TC_OK) {
         goto err_free;
     }
-    status = tc_wireup_exchange(peer, boot, &remote, &peer_blob);
+    status = tc_wireup_exchange(peer, boot, why, &remote, &peer_blob);
     if (status != TC_OK) {
-        goto err_destroy_mbox;
+        goto err_refuse;
     }
     tc_wireup_apply(peer, &remote);
     if (peer->tx_frame_size > peer->tx_slot_size) {
-        tc_error("%s: frame size %u exceeds the peer's %u-byte slots", peer->name,
+        snprintf(why, sizeof(why), "frame size %u exceeds the peer's %u-byte slots",
                  peer->tx_frame_size, peer->tx_slot_size);
+        tc_error("%s: %s", peer->name, why);
         free(peer_blob);
         status = TC_ERR_INVALID_PARAM;
-        goto err_destroy_mbox;
+        goto err_refuse;
     }
-    status = tc_wireup_endpoint(peer, &remote, (const char *)peer_blob + sizeof(remote));
+    status = tc_wireup_endpoint(peer, &remote, (const char *)peer_blob + sizeof(remote), why);
     free(peer_blob);
     if (status != TC_OK) {
-        goto err_destroy_mbox;
+        goto err_refuse;
     }
     tc_peer_detect_transports(peer);
     tc_peer_wait_ops_init(peer);
     status = tc_send_resolve_signal(peer, peer->ctx->params.signal);
     if (status != TC_OK) {
-        tc_peer_destroy(peer);
-        return status;
+        snprintf(why, sizeof(why), "this side cannot signal frames as asked: %s",
+                 tc_status_str(status));
+    } else {
+        tc_send_select(peer);
     }
-    tc_send_select(peer);
-
-    /* Both endpoints exist before either side puts. */
-    status = tc_boot_barrier(boot);
+    status = tc_wireup_verdict(peer, boot, status, why);
     if (status != TC_OK) {
         tc_peer_destroy(peer);
         return status;
@@ -398,7 +432,12 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_pa
     *peer_p = peer;
     return TC_OK;
 
-err_destroy_mbox:
+err_refuse:
+    /* a refused blob (why says why) leaves the bootstrap in step: tell the
+     * peer, which then reports it rather than a closed connection */
+    if (why[0] != '\0') {
+        (void)tc_wireup_verdict(peer, boot, status, why);
+    }
     tc_mbox_destroy(peer);
 err_free:
     free(peer);

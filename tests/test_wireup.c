@@ -80,6 +80,25 @@ static void fake_wire(tc_peer_wire_t *w)
     w->frame_size      = 64;
 }
 
+/* The fake end's last step of connect: it says it goes on and must hear
+ * that the real side refused it, with the reason. */
+static void fake_verdict(tc_boot_t *fake)
+{
+    char why[TC_WIRE_WHY_MAX];
+    tc_wire_verdict_t mine;
+    tc_status_t theirs;
+    void *got = NULL;
+    size_t got_len = 0;
+
+    tc_wire_verdict_init(&mine, TC_OK, NULL);
+    assert_int_equal(tc_boot_exchange(fake, &mine, sizeof(mine), &got, &got_len), TC_OK);
+    assert_int_equal(tc_wire_verdict_read(got, got_len, &theirs, why), TC_OK);
+    free(got);
+    assert_true(theirs < TC_OK);
+    assert_true(strlen(why) > 0);
+    print_message("  refused: %s\n", why);
+}
+
 /* ctx connects over a fresh loopback pair to a fake peer that sends
  * blob/len; returns what tc_peer_connect returned, which must not have
  * touched its output. What the real side sent is checked on the way. */
@@ -99,6 +118,7 @@ static tc_status_t connect_to_fake(tc_context_t *ctx, const void *blob, size_t l
     assert_int_equal(tc_boot_loopback_pair(5000, &arg.boot, &fake), TC_OK);
     assert_int_equal(pthread_create(&thread, NULL, connect_thread, &arg), 0);
     assert_int_equal(tc_boot_exchange(fake, blob, len, &got, &got_len), TC_OK);
+    fake_verdict(fake);
     pthread_join(thread, NULL);
 
     /* the real side's blob: the wire header, its worker address, its rkey */
