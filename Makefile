@@ -71,7 +71,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire
 .SECONDARY:
 all: lib pkg tools
 
@@ -258,6 +258,23 @@ fuzz:
 	$(BUILD)/fuzz/fuzz_frame -merge=1 tests/fuzz/frame-corpus $(BUILD)/fuzz/new
 	@$(MAKE) --no-print-directory fuzz-mcast
 	@$(MAKE) --no-print-directory fuzz-rx
+	@$(MAKE) --no-print-directory fuzz-wire
+
+# What a peer sends at connect (tests/fuzz/wire_target.c): the connection
+# blob's rules, the verdict and the memory-map reader, into
+# tests/fuzz/wire-corpus and wire-crashes/; make check replays both
+# (tests/test_wire_corpus.c). The whole connect with forged blobs over real
+# transports is tests/test_wire_forge.c.
+WIRE_FUZZ_SRCS := lib/wire.c lib/maps.c lib/log.c lib/names.c lib/status.c
+fuzz-wire:
+	@scripts/deps.sh fuzz
+	@mkdir -p $(BUILD)/fuzz/wire-new tests/fuzz/wire-corpus tests/fuzz/wire-crashes
+	clang $(FUZZ_CFLAGS) tests/fuzz/wire_target.c $(WIRE_FUZZ_SRCS) -o $(BUILD)/fuzz/fuzz_wire
+	$(CC) -std=gnu11 -O2 -Ilib tests/fuzz/wire_seeds.c $(WIRE_FUZZ_SRCS) -o $(BUILD)/fuzz/wire_seeds
+	$(BUILD)/fuzz/wire_seeds tests/fuzz/wire-corpus
+	$(BUILD)/fuzz/fuzz_wire -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	    -artifact_prefix=tests/fuzz/wire-crashes/ $(BUILD)/fuzz/wire-new tests/fuzz/wire-corpus
+	$(BUILD)/fuzz/fuzz_wire -merge=1 tests/fuzz/wire-corpus $(BUILD)/fuzz/wire-new
 
 # The whole receive path (tests/fuzz/rx_target.c): programs of genuine and
 # hostile frames and rewrites over a real loopback pair, every library source

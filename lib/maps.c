@@ -69,8 +69,9 @@ tc_status_t tc_maps_parse(const char *text, tc_maps_t *maps)
         }
         snprintf(buf, sizeof(buf), "%.*s", (int)((len < sizeof(buf)) ? len : sizeof(buf) - 1),
                  line);
-        if (!tc_maps_parse_line(buf, &ranges[count])) {
-            tc_error("memory map: cannot read the line '%.80s'", buf);
+        if (!tc_maps_parse_line(buf, &ranges[count]) ||
+            ((count > 0) && (ranges[count].start < ranges[count - 1].end))) {
+            tc_error("memory map: cannot read the line '%.80s' (or it is out of order)", buf);
             free(ranges);
             return TC_ERR_BAD_FRAME;
         }

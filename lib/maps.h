@@ -26,7 +26,8 @@ typedef struct tc_maps {
 } tc_maps_t;
 
 /* Parse the text of a maps file (NUL-terminated). TC_ERR_BAD_FRAME, logged
- * with the line, for text that is not one. */
+ * with the line, for text that is not one (ranges overlapping or out of
+ * address order included: the kernel lists them in order). */
 tc_status_t tc_maps_parse(const char *text, tc_maps_t *maps);
 /* Read and parse /proc/self/maps. */
 tc_status_t tc_maps_read(tc_maps_t *maps);
