@@ -103,9 +103,16 @@ $(HARNESS_A): $(HARNESS_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(LIB_SO): $(LIB_OBJS)
+# The shared library exports its API and nothing else: every object is built
+# -fvisibility=hidden, the installed headers declare what is default, and
+# the version script (lib/twochains.map, one version node per ABI change, as
+# liburing.map) names it; tests/test_exports.sh holds the three equal. The
+# tools and tests link the static archive and may use internals.
+$(LIB_OBJS): CFLAGS += -fvisibility=hidden
+$(LIB_SO): $(LIB_OBJS) lib/twochains.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libtwochains.so.0 $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) -shared -Wl,-soname,libtwochains.so.0 -Wl,--version-script=lib/twochains.map $(LDFLAGS) \
+	    -o $@ $(LIB_OBJS) $(LIBS)
 
 # Soak: SOAK_COUNT jams under stress-ng --class vm --all 1 (not part of check).
 SOAK_COUNT ?= 10000000

@@ -8,6 +8,10 @@
 #ifndef TC_JAM_H
 #define TC_JAM_H
 
+/* An installed header: what it declares is the library's API, exported
+ * from libtwochains.so (built -fvisibility=hidden; lib/twochains.map). */
+#pragma GCC visibility push(default)
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,4 +45,5 @@
 #define TC_RIED_FINI TC_JAM_CAT(tc_ried_fini_, TC_RIED_NAME)
 #endif
 
+#pragma GCC visibility pop
 #endif

@@ -22,6 +22,10 @@
 #ifndef TC_GROUP_H
 #define TC_GROUP_H
 
+/* An installed header: what it declares is the library's API, exported
+ * from libtwochains.so (built -fvisibility=hidden; lib/twochains.map). */
+#pragma GCC visibility push(default)
+
 #include "twochains.h"
 
 #define TC_GROUP_HOST_MAX 64
@@ -78,4 +82,5 @@ tc_status_t tc_group_barrier(tc_group_t *group);
  * and returns TC_ERR_PEER_FAILED. */
 tc_status_t tc_group_check(tc_group_t *group);
 
+#pragma GCC visibility pop
 #endif

@@ -58,6 +58,10 @@
 #ifndef TC_MCAST_H
 #define TC_MCAST_H
 
+/* An installed header: what it declares is the library's API, exported
+ * from libtwochains.so (built -fvisibility=hidden; lib/twochains.map). */
+#pragma GCC visibility push(default)
+
 #include "twochains.h"
 
 #include <stddef.h>
@@ -208,4 +212,5 @@ tc_status_t tc_mcast_forward_plan(const tc_mcast_set_t *set, uint32_t self,
                                   tc_mcast_slice_t **slices_p,
                                   uint32_t *n_slices_p);
 
+#pragma GCC visibility pop
 #endif

@@ -19,6 +19,10 @@
 #ifndef TC_MCAST_ENV_H
 #define TC_MCAST_ENV_H
 
+/* An installed header: what it declares is the library's API, exported
+ * from libtwochains.so (built -fvisibility=hidden; lib/twochains.map). */
+#pragma GCC visibility push(default)
+
 #include "mcast.h"
 
 #define TC_MCAST_ENV_ACK   0x01u
@@ -70,4 +74,5 @@ size_t tc_mcast_ack_put(const tc_mcast_ack_t *ack, uint8_t *buf);
 tc_mcast_decode_status_t tc_mcast_ack_parse(const void *buf, size_t len, uint32_t num_nodes,
                                             tc_mcast_ack_t *ack_p);
 
+#pragma GCC visibility pop
 #endif

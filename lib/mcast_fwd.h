@@ -30,6 +30,10 @@
 #ifndef TC_MCAST_FWD_H
 #define TC_MCAST_FWD_H
 
+/* An installed header: what it declares is the library's API, exported
+ * from libtwochains.so (built -fvisibility=hidden; lib/twochains.map). */
+#pragma GCC visibility push(default)
+
 #include "group.h"
 #include "mcast.h"
 #include "mcast_env.h"
@@ -140,4 +144,5 @@ tc_status_t tc_mcast_wait_until(tc_mcast_t *mc, int (*done)(void *arg), void *ar
 tc_status_t tc_mcast_flush(tc_mcast_t *mc);
 void        tc_mcast_stats(const tc_mcast_t *mc, tc_mcast_stats_t *stats_p);
 
+#pragma GCC visibility pop
 #endif

@@ -9,6 +9,10 @@
 #ifndef TWOCHAINS_H
 #define TWOCHAINS_H
 
+/* An installed header: what it declares is the library's API, exported
+ * from libtwochains.so (built -fvisibility=hidden; lib/twochains.map). */
+#pragma GCC visibility push(default)
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -604,4 +608,5 @@ tc_status_t tc_peer_flush(tc_peer_t *peer);
 #ifdef __cplusplus
 }
 #endif
+#pragma GCC visibility pop
 #endif /* TWOCHAINS_H */
