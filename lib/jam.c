@@ -160,6 +160,7 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
     }
     if (status != TC_OK) {
         inj->tx_sync_wait = 0;
+        (void)tc_peer_check_pkg(peer, jam); /* names both sides' packages where they differ */
         return status;
     }
     return tc_inj_sync_outcome(peer, jam, inj, cache);
@@ -212,6 +213,13 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
     tc_status_t status;
     uint32_t size;
 
+    /* a local jam runs from the peer's own copy of its package */
+    if (kind == TC_KIND_LOCAL) {
+        status = tc_peer_check_pkg(peer, jam);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
     status = tc_frame_layout(&layout, peer->tx_slot_size, &offsets);
     size   = (status == TC_OK) ? tc_peer_frame_size(peer, offsets.frame_size) : 0;
     if (TC_UNLIKELY(size == 0)) {

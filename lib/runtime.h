@@ -326,10 +326,19 @@ struct tc_peer {
      * then reads the slot (signalling single-put is correct; see
      * docs/ARCHITECTURE.md, "Signalling modes") */
     int               put_landed_by_peer;
+    /* the packages the peer loaded, as it announced them at connect */
+    uint32_t          n_peer_pkgs;
+    tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
 };
+
+_Static_assert(TC_WIRE_PKGS_MAX == TC_MAX_PKGS, "a connect announces every package");
 
 _Static_assert(offsetof(struct tc_peer, rx_ring) == 64, "send path: one cache line");
 _Static_assert(offsetof(struct tc_peer, ctx) == 128, "receive path: one cache line");
+
+/* wireup.c: TC_OK when the peer announced jam's package; else
+ * TC_ERR_NOT_FOUND, logged naming what the peer loaded and what jam is in. */
+tc_status_t tc_peer_check_pkg(const tc_peer_t *peer, const tc_jam_t *jam);
 
 /* inject.c */
 tc_inj_t   *tc_inj_find(tc_peer_t *peer, uint32_t pkg_id, uint16_t element);

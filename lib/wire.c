@@ -71,6 +71,42 @@ static tc_status_t tc_wire_check_mbox(const tc_peer_wire_t *r, char *why)
     return TC_OK;
 }
 
+uint64_t tc_wire_blob_len(const tc_peer_wire_t *w)
+{
+    return sizeof(*w) + (uint64_t)w->worker_addr_len + w->rkey_len +
+           (uint64_t)w->n_pkgs * sizeof(tc_wire_pkg_t);
+}
+
+/* Each package named once, by a printable name that ends in the field. */
+static tc_status_t tc_wire_check_pkgs(const tc_peer_wire_t *r, const char *at, char *why)
+{
+    tc_wire_pkg_t pkg[TC_WIRE_PKGS_MAX];
+    uint32_t i, j;
+    size_t c;
+
+    if (r->reserved != 0) {
+        return TC_WIRE_REFUSE("reserved word is %u, not 0", r->reserved);
+    }
+    memcpy(pkg, at, (size_t)r->n_pkgs * sizeof(pkg[0]));
+    for (i = 0; i < r->n_pkgs; ++i) {
+        for (c = 0; (c < sizeof(pkg[i].name)) && (pkg[i].name[c] != '\0'); ++c) {
+            if ((pkg[i].name[c] < 0x21) || (pkg[i].name[c] > 0x7e)) {
+                return TC_WIRE_REFUSE("package %u's name holds byte 0x%02x", i,
+                                      (unsigned char)pkg[i].name[c]);
+            }
+        }
+        if ((c == 0) || (c == sizeof(pkg[i].name))) {
+            return TC_WIRE_REFUSE("package %u's name is empty or unterminated", i);
+        }
+        for (j = 0; j < i; ++j) {
+            if (pkg[j].id == pkg[i].id) {
+                return TC_WIRE_REFUSE("package 0x%08x announced twice", pkg[i].id);
+            }
+        }
+    }
+    return TC_OK;
+}
+
 tc_status_t tc_wire_check(const void *blob, size_t blob_len, const tc_wire_local_t *local,
                           tc_peer_wire_t *remote, char *why)
 {
@@ -87,12 +123,19 @@ tc_status_t tc_wire_check(const void *blob, size_t blob_len, const tc_wire_local
                  TC_PROTO_VERSION);
         return TC_ERR_VERSION_MISMATCH;
     }
-    if (blob_len != sizeof(r) + (uint64_t)r.worker_addr_len + r.rkey_len) {
+    if (r.n_pkgs > TC_WIRE_PKGS_MAX) {
+        return TC_WIRE_REFUSE("announces %u packages, at most %u", r.n_pkgs, TC_WIRE_PKGS_MAX);
+    }
+    if (blob_len != tc_wire_blob_len(&r)) {
         return TC_WIRE_REFUSE("connection blob of %zu bytes, its header says %llu "
-                              "(worker address %u, rkey %u)", blob_len,
-                              (unsigned long long)(sizeof(r) + (uint64_t)r.worker_addr_len +
-                                                   r.rkey_len),
-                              r.worker_addr_len, r.rkey_len);
+                              "(worker address %u, rkey %u, %u packages)", blob_len,
+                              (unsigned long long)tc_wire_blob_len(&r), r.worker_addr_len,
+                              r.rkey_len, r.n_pkgs);
+    }
+    status = tc_wire_check_pkgs(&r, (const char *)blob + blob_len -
+                                        (size_t)r.n_pkgs * sizeof(tc_wire_pkg_t), why);
+    if (status != TC_OK) {
+        return status;
     }
     if (r.wait > TC_WAIT_ADAPTIVE) {
         return TC_WIRE_REFUSE("wait strategy %u is unknown", r.wait);

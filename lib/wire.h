@@ -42,8 +42,21 @@ typedef struct tc_peer_wire {
     uint32_t frame_size;    /* fixed frames: the size of the sender's frames */
     uint32_t frames;        /* the sender's tc_frame_mode_t: both sides must agree
                              * (0, fixed, is what builds before this field sent) */
-    /* followed by worker address, then packed rkey */
+    uint32_t n_pkgs;        /* the packages the sender loaded (tc_wire_pkg_t each) */
+    uint32_t reserved;      /* 0 */
+    /* followed by worker address, packed rkey, then n_pkgs tc_wire_pkg_t */
 } tc_peer_wire_t;
+
+#define TC_WIRE_PKGS_MAX     8   /* a context's packages (TC_MAX_PKGS) */
+#define TC_WIRE_PKG_NAME_MAX 48
+
+/* A package one side loaded, announced at connect: a call into a package
+ * the peer did not load fails on the sender at once, naming both. */
+typedef struct tc_wire_pkg {
+    uint32_t id;            /* tc_pkg_desc_t.id: a hash of its name and content */
+    uint32_t n_elements;
+    char     name[TC_WIRE_PKG_NAME_MAX]; /* NUL-terminated, printable */
+} tc_wire_pkg_t;
 
 /* What a peer's ring may be: it sizes this side's staging ring (one frame
  * per remote slot), allocated at connect. */
@@ -59,6 +72,9 @@ static inline uint64_t tc_wire_mbox_need(uint32_t slots, uint32_t slot_size)
     return sizeof(tc_mbox_ctrl_t) + 2 * (uint64_t)slots * slot_size;
 }
 
+/* The bytes of a blob whose header is w. */
+uint64_t tc_wire_blob_len(const tc_peer_wire_t *w);
+
 /* What this side brings to the check of a peer's blob. */
 typedef struct tc_wire_local {
     uint64_t ring_bytes;    /* this side's own ring: a peer's may be as large */
@@ -67,7 +83,7 @@ typedef struct tc_wire_local {
 } tc_wire_local_t;
 
 /* Check a peer's blob of blob_len bytes (its fixed part copied to *remote on
- * success). TC_ERR_VERSION_MISMATCH for another protocol, TC_ERR_INVALID_PARAM
+ * success; its packages, checked too, are the blob's last bytes). TC_ERR_VERSION_MISMATCH for another protocol, TC_ERR_INVALID_PARAM
  * for frames of the other kind, TC_ERR_PROTOCOL for a blob that breaks a
  * rule; why (TC_WIRE_WHY_MAX bytes) then names the field and the rule. */
 tc_status_t tc_wire_check(const void *blob, size_t blob_len, const tc_wire_local_t *local,

@@ -138,6 +138,53 @@ static ucp_err_handling_mode_t tc_peer_err_mode(void)
 
 /* --------------------------------------------------------------- connect */
 
+/* The packages this side loaded, for the peer (the blob is zeroed). */
+static void tc_wireup_pkgs_out(const tc_context_t *ctx, tc_wire_pkg_t *out)
+{
+    unsigned i;
+
+    for (i = 0; i < ctx->n_pkgs; ++i) {
+        const tc_pkg_desc_t *desc = ctx->pkgs[i].pkg->desc;
+
+        out[i].id         = desc->id;
+        out[i].n_elements = desc->n_elements;
+        snprintf(out[i].name, sizeof(out[i].name), "%s", desc->name);
+    }
+}
+
+/* What the peer loaded, for a message: "'bench' 0x07d41ed4, ...". */
+static void tc_peer_pkgs_str(const tc_peer_t *peer, char *buf, size_t len)
+{
+    size_t used = 0;
+    uint32_t i;
+
+    buf[0] = '\0';
+    for (i = 0; (i < peer->n_peer_pkgs) && (used < len); ++i) {
+        used += (size_t)snprintf(buf + used, len - used, "%s'%s' 0x%08x", (i > 0) ? ", " : "",
+                                 peer->peer_pkgs[i].name, peer->peer_pkgs[i].id);
+    }
+    if (peer->n_peer_pkgs == 0) {
+        snprintf(buf, len, "no package");
+    }
+}
+
+tc_status_t tc_peer_check_pkg(const tc_peer_t *peer, const tc_jam_t *jam)
+{
+    char loaded[TC_WIRE_PKGS_MAX * (TC_WIRE_PKG_NAME_MAX + 16)];
+    uint32_t i;
+
+    for (i = 0; i < peer->n_peer_pkgs; ++i) {
+        if (peer->peer_pkgs[i].id == jam->pkg_id) {
+            return TC_OK;
+        }
+    }
+    tc_peer_pkgs_str(peer, loaded, sizeof(loaded));
+    tc_error("%s loaded %s; jam '%s' is in '%s' 0x%08x, which it did not load (load the same "
+             "package on both sides, before tc_peer_connect)", peer->name, loaded,
+             jam->elem->name, jam->pkg->desc->name, jam->pkg_id);
+    return TC_ERR_NOT_FOUND;
+}
+
 /* Step 2: swap wire blobs through the bootstrap (ours: this side's mailbox,
  * worker address and rkey) and check the peer's (lib/wire.c) before
  * anything is allocated for it. The blob is the caller's to free; *remote_p
@@ -180,9 +227,10 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot, char *wh
     wire.rkey_len        = (uint32_t)rkey_len;
     wire.frame_size      = peer->tx_frame_size;
     wire.frames          = (uint32_t)peer->ctx->params.frames;
+    wire.n_pkgs          = peer->ctx->n_pkgs;
 
-    blob_len = sizeof(wire) + worker_addr_len + rkey_len;
-    blob     = malloc(blob_len);
+    blob_len = tc_wire_blob_len(&wire);
+    blob     = calloc(1, blob_len);
     if (blob == NULL) {
         status = TC_ERR_NO_MEMORY;
         goto out_release_rkey;
@@ -190,6 +238,8 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot, char *wh
     memcpy(blob, &wire, sizeof(wire));
     memcpy((char *)blob + sizeof(wire), worker_addr, worker_addr_len);
     memcpy((char *)blob + sizeof(wire) + worker_addr_len, rkey_buf, rkey_len);
+    tc_wireup_pkgs_out(peer->ctx, (tc_wire_pkg_t *)((char *)blob + sizeof(wire) +
+                                                    worker_addr_len + rkey_len));
     status = tc_boot_exchange(boot, blob, blob_len, &peer_blob, &peer_blob_len);
     free(blob);
     if (status != TC_OK) {
@@ -204,6 +254,10 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot, char *wh
         tc_error("%s: connection blob refused: %s", peer->name, why);
         goto out_free_blob;
     }
+    peer->n_peer_pkgs = remote.n_pkgs;
+    memcpy(peer->peer_pkgs, (char *)peer_blob + peer_blob_len -
+                                (size_t)remote.n_pkgs * sizeof(tc_wire_pkg_t),
+           (size_t)remote.n_pkgs * sizeof(tc_wire_pkg_t));
     *remote_p    = remote;
     *peer_blob_p = peer_blob;
     peer_blob    = NULL;

@@ -237,6 +237,9 @@ static void frame_size_past_slot(tc_peer_wire_t *w) { w->frame_size = 1u << 30; 
 static void wait_unknown(tc_peer_wire_t *w)      { w->wait = 99; }
 static void addr_len_missing(tc_peer_wire_t *w)  { w->worker_addr_len = 100; }
 static void rkey_len_missing(tc_peer_wire_t *w)  { w->rkey_len = 100; }
+static void pkgs_too_many(tc_peer_wire_t *w)     { w->n_pkgs = TC_WIRE_PKGS_MAX + 1; }
+static void pkgs_missing(tc_peer_wire_t *w)      { w->n_pkgs = 1; }
+static void reserved_set(tc_peer_wire_t *w)      { w->reserved = 1; }
 
 static void test_connect_malformed_blob(void **unused)
 {
@@ -260,6 +263,9 @@ static void test_connect_malformed_blob(void **unused)
         {wait_unknown, "unknown wait strategy"},
         {addr_len_missing, "worker address announced, not sent"},
         {rkey_len_missing, "rkey announced, not sent"},
+        {pkgs_too_many, "more packages than a context holds"},
+        {pkgs_missing, "a package announced, not sent"},
+        {reserved_set, "the reserved word set"},
     };
     char longer[sizeof(tc_peer_wire_t) + 8];
     tc_peer_wire_t w;
@@ -279,8 +285,89 @@ static void test_connect_malformed_blob(void **unused)
     memset(longer, 0, sizeof(longer));
     memcpy(longer, &w, sizeof(w));
     assert_int_equal(connect_to_fake(ctx, longer, sizeof(longer)), TC_ERR_PROTOCOL);
+    /* package announcements: a name that forges a log line, one without its
+     * end, the same package twice */
+    {
+        struct {
+            tc_peer_wire_t w;
+            tc_wire_pkg_t  pkg[2];
+        } with_pkgs;
+        unsigned k;
+
+        for (k = 0; k < 3; ++k) {
+            memset(&with_pkgs, 0, sizeof(with_pkgs));
+            fake_wire(&with_pkgs.w);
+            with_pkgs.w.n_pkgs = 2;
+            with_pkgs.pkg[0].id = 1;
+            with_pkgs.pkg[1].id = (k == 2) ? 1 : 2;
+            strcpy(with_pkgs.pkg[0].name, (k == 0) ? "a\ntwochains: error: x" : "a");
+            if (k == 1) {
+                memset(with_pkgs.pkg[1].name, 'b', sizeof(with_pkgs.pkg[1].name));
+            } else {
+                strcpy(with_pkgs.pkg[1].name, "b");
+            }
+            assert_int_equal(connect_to_fake(ctx, &with_pkgs, sizeof(with_pkgs)),
+                             TC_ERR_PROTOCOL);
+        }
+    }
     connect_real(ctx);
     tc_context_destroy(ctx);
+}
+
+/* Each side announces its packages at connect: a local call into a package
+ * the peer did not load fails on the sender at once, naming both sides'
+ * packages, and nothing is sent. */
+static void test_connect_announces_packages(void **unused)
+{
+    tc_context_params_t params;
+    tc_context_t *bare, *loaded;
+    tc_peer_t *to_loaded = NULL;
+    char path[4096];
+    connect_arg_t arg;
+    tc_boot_t *boot;
+    pthread_t thread;
+    tc_pkg_t *pkg;
+    tc_jam_t jam;
+    int64_t ret = 0;
+    int32_t one = 1;
+
+    (void)unused;
+    pair_params(&params, 8);
+    assert_int_equal(tc_context_create(&params, &bare), TC_OK);
+    params.rank = 1;
+    assert_int_equal(tc_context_create(&params, &loaded), TC_OK);
+    assert_int_equal(tc_pkg_default_path(path, sizeof(path)), TC_OK);
+    assert_int_equal(tc_pkg_open(path, &pkg), TC_OK);
+    assert_int_equal(tc_context_add_pkg(loaded, pkg), TC_OK);
+
+    memset(&arg, 0, sizeof(arg));
+    arg.ctx = loaded;
+    assert_int_equal(tc_boot_loopback_pair(5000, &arg.boot, &boot), TC_OK);
+    assert_int_equal(pthread_create(&thread, NULL, connect_thread, &arg), 0);
+    assert_int_equal(tc_peer_connect(bare, boot, NULL, &to_loaded), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(arg.status, TC_OK);
+
+    /* what each side heard */
+    assert_int_equal(to_loaded->n_peer_pkgs, 1);
+    assert_string_equal(to_loaded->peer_pkgs[0].name, "bench");
+    assert_int_equal(to_loaded->peer_pkgs[0].id, tc_pkg_desc(pkg)->id);
+    assert_int_equal(arg.peer->n_peer_pkgs, 0);
+
+    /* the side with the package calls into it: refused here, nothing sent */
+    assert_int_equal(tc_pkg_jam(pkg, "server_sum", &jam), TC_OK);
+    assert_int_equal(tc_jam_call(arg.peer, &jam, &one, sizeof(one), NULL, &ret),
+                     TC_ERR_NOT_FOUND);
+    assert_int_equal(arg.peer->tx_seq, 0);
+    assert_int_equal(tc_peer_check_alive(arg.peer), TC_OK);
+
+    tc_peer_close(to_loaded);
+    tc_peer_close(arg.peer);
+    tc_boot_close(boot);
+    tc_boot_close(arg.boot);
+    tc_context_destroy(loaded);
+    tc_context_destroy(bare);
+    tc_pkg_close(pkg);
 }
 
 int main(void)
@@ -290,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_connect_short_blob),
         cmocka_unit_test(test_connect_version_mismatch),
         cmocka_unit_test(test_connect_malformed_blob),
+        cmocka_unit_test(test_connect_announces_packages),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("wireup", tests, NULL, NULL);

@@ -29,7 +29,8 @@ static void put_file(const char *dir, const char *name, const void *a, size_t al
 static void blob_seed(const char *dir, uint8_t cfg, uint32_t slots, uint32_t slot_size,
                       uint32_t frames, uint32_t frame_size)
 {
-    uint8_t buf[1 + sizeof(tc_peer_wire_t) + 40];
+    uint8_t buf[1 + sizeof(tc_peer_wire_t) + 40 + 2 * sizeof(tc_wire_pkg_t)];
+    tc_wire_pkg_t pkgs[2];
     uint64_t ring = (uint64_t)slots * slot_size;
     tc_peer_wire_t w;
     char name[64];
@@ -47,9 +48,18 @@ static void blob_seed(const char *dir, uint8_t cfg, uint32_t slots, uint32_t slo
     w.rkey_len        = 16;
     w.frame_size      = frame_size;
     w.frames          = frames;
+    w.n_pkgs          = 2;
+    memset(pkgs, 0, sizeof(pkgs));
+    pkgs[0].id         = 0x07d41ed4;
+    pkgs[0].n_elements = 10;
+    strcpy(pkgs[0].name, "bench");
+    pkgs[1].id         = 0x3da7daea;
+    pkgs[1].n_elements = 2;
+    strcpy(pkgs[1].name, "mystats");
     buf[0] = cfg;
     memcpy(buf + 1, &w, sizeof(w));
     memset(buf + 1 + sizeof(w), 0x5a, 40);
+    memcpy(buf + 1 + sizeof(w) + 40, pkgs, sizeof(pkgs));
     snprintf(name, sizeof(name), "blob-%u-%ux%u", cfg, slots, slot_size);
     put_file(dir, name, buf, sizeof(buf));
 }

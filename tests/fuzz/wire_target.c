@@ -5,7 +5,7 @@
  * blob, this side's configuration. Invariants: a blob tc_wire_check takes
  * describes a ring of the limited size inside a mailbox that does not wrap,
  * laid out as the protocol lays it out, with frames that fit this side's
- * slots; a refusal always says why; a verdict read gives a known status and
+ * slots and packages named once by a printable word; a refusal always says why; a verdict read gives a known status and
  * a printable reason; a map parsed is in address order or refused.
  */
 #include <stdint.h>
@@ -43,7 +43,32 @@ static void fuzz_blob(uint8_t cfg, const uint8_t *data, size_t size)
     }
     ring     = (uint64_t)r.slots * r.slot_size;
     ring_max = (local->ring_bytes > TC_WIRE_RING_FLOOR) ? local->ring_bytes : TC_WIRE_RING_FLOOR;
-    FUZZ_REQUIRE(size == sizeof(r) + (uint64_t)r.worker_addr_len + r.rkey_len);
+    FUZZ_REQUIRE(size == sizeof(r) + (uint64_t)r.worker_addr_len + r.rkey_len +
+                             (uint64_t)r.n_pkgs * sizeof(tc_wire_pkg_t));
+    FUZZ_REQUIRE(r.n_pkgs <= TC_WIRE_PKGS_MAX);
+    {   /* every package named once, by one printable word */
+        const tc_wire_pkg_t *pkg = (const tc_wire_pkg_t *)(data + size -
+                                                            r.n_pkgs * sizeof(tc_wire_pkg_t));
+        uint32_t i, j;
+
+        for (i = 0; i < r.n_pkgs; ++i) {
+            tc_wire_pkg_t p;
+            size_t n;
+
+            memcpy(&p, pkg + i, sizeof(p));
+            n = strnlen(p.name, sizeof(p.name));
+            FUZZ_REQUIRE((n > 0) && (n < sizeof(p.name)));
+            for (j = 0; j < n; ++j) {
+                FUZZ_REQUIRE((p.name[j] > 0x20) && (p.name[j] < 0x7f));
+            }
+            for (j = 0; j < i; ++j) {
+                tc_wire_pkg_t q;
+
+                memcpy(&q, pkg + j, sizeof(q));
+                FUZZ_REQUIRE(q.id != p.id);
+            }
+        }
+    }
     FUZZ_REQUIRE((r.worker_addr_len > 0) && (r.rkey_len > 0));
     FUZZ_REQUIRE(r.proto == TC_PROTO_VERSION);
     FUZZ_REQUIRE((r.slots >= 2) && !(r.slots & (r.slots - 1)) && (r.slots <= TC_WIRE_SLOTS_MAX));
