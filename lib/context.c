@@ -285,6 +285,11 @@ tc_status_t tc_context_add_pkg(tc_context_t *ctx, const tc_pkg_t *pkg)
         }
     }
 
+    if (ctx->next_peer_serial > 0) {
+        tc_warn("package '%s' loaded after a peer connected: peers hear of packages at "
+                "connect, so those connected before refuse local calls into it",
+                desc->name);
+    }
     ctx->pkgs[ctx->n_pkgs].pkg   = pkg;
     ctx->pkgs[ctx->n_pkgs].state = state;
     ctx->n_pkgs++;

@@ -445,7 +445,9 @@ typedef struct tc_context tc_context_t;
 
 tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **ctx_p);
 void        tc_context_destroy(tc_context_t *ctx);
-/* Load a package into this context: run its rieds' init, keep their state. */
+/* Load a package into this context: run its rieds' init, keep their state.
+ * Load every package before tc_peer_connect: a peer hears which packages
+ * this side loaded at connect, and refuses local calls into others at once. */
 tc_status_t tc_context_add_pkg(tc_context_t *ctx, const tc_pkg_t *pkg);
 /* The state the package's ried made in this context (NULL if none). */
 void       *tc_context_pkg_state(const tc_context_t *ctx, const tc_pkg_t *pkg);
