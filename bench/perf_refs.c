@@ -16,8 +16,8 @@
  * which put's receiver never does. All run on the connection and frame
  * sizes of the jam rows they stand beside, and round the same ring of slots
  * as the jam's frames (one slot's lines are not the ring's: a floor on one
- * slot moved 15% between invocations, 0.141-0.166 us at 64 B, where the
- * ring's stayed within 0.151-0.163); the floor copies with the library's
+ * slot moved more between invocations than the ring's, docs/THRESHOLDS.md);
+ * the floor copies with the library's
  * own store (tc_place_store, line by line or memcpy as the library chose
  * for this CPU).
  */

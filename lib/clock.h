@@ -10,9 +10,9 @@
 typedef struct tc_clock {
     double      ns_per_tick;
     double      resolution_ns; /* the step between two reads' values: a counter may
-                                * count in steps of many ticks (the AMD guest's TSC:
-                                * 21 ticks, 10 ns), so a difference of two reads
-                                * is a multiple of it */
+                                * count in steps of many ticks (some hypervisors'
+                                * TSC does), so a difference of two reads is a
+                                * multiple of it */
     const char *source;   /* "tsc", "tsc-variant" (no invariant bit), "cntvct" or
                            * "clock_gettime" */
 } tc_clock_t;

@@ -182,8 +182,8 @@ static const char *tc_exec_check_layout(const tc_peer_t *peer, const tc_inj_t *i
 
 /* Policy any: copy the frame's image out of the slot, check the copy, and
  * run a linked copy of it. The transit area keeps the latest image linked,
- * so a stream of one jam rewrites no code (an x86 self-modifying-code clear
- * costs ~0.5 us a frame). */
+ * so a stream of one jam rewrites no code (on x86 every rewrite of code
+ * costs a self-modifying-code clear). */
 static const char *tc_exec_any(tc_peer_t *peer, tc_inj_t *inj, const uint8_t *image,
                                tc_jam_run_fn *run_p)
 {

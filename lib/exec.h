@@ -37,8 +37,7 @@ static inline const char *tc_exec_check_image(const tc_peer_t *peer, const tc_in
  * injected before under the allow-list (the header already checked against
  * the shape of that one, tc_frame_same_shape): the receiver's own linked
  * copy if the frame's GOTP and code are the ones it holds, else NULL (the
- * validated path says why). Inline: a call less on every injected frame
- * (tc-cost, noop injected 8 B: 466.5 -> 454.5 instructions a message). */
+ * validated path says why). Inline: a call less on every injected frame. */
 static inline tc_jam_run_fn tc_exec_injected_again(const tc_peer_t *peer, const tc_inj_t *inj,
                                                    const uint8_t *image)
 {

@@ -254,8 +254,8 @@ static uint64_t tc_hist_rank(uint64_t count, double pct)
  * them (1-based) sits at the middle of its share, (k - 1/2) / c of the way
  * (the median of grouped data). A constant latency between two steps then
  * reads between them, as the split of its samples over the two says,
- * where the plain value jumps a whole step (the AMD guest's TSC counts in
- * steps of 10 ns: a 50 ns one-way p50 moved 10% at a time).
+ * where the plain value jumps a whole step (a counter that moves many ticks
+ * at a time makes a small latency jump by a large fraction).
  */
 static void tc_hist_values_at_ranks(const tc_hist_t *hist, const uint64_t *ranks,
                                     uint64_t *values, double *spread, size_t n)

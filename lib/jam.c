@@ -272,10 +272,7 @@ static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, cons
  * peer's mapped slot, whose credit we hold (the receiver is done with it
  * and never writes it), then sealed with the header and the signal: no
  * staging copy, which for a large payload is a second copy of it on the
- * send path. Measured on the AMD guest against the staged way (server_sum
- * local, 3 alternations, both storing with memcpy): jam_rate 1 KiB 3.5 ->
- * 5.1-5.8 M/s, 4 KiB 1.6-1.7 -> 2.7-2.9, 16 KiB 1.0 -> 1.5; jam_lat 16 KiB
- * 1.91-1.97 -> 1.68-1.70 us, 1-4 KiB within the noise. Smaller frames stay
+ * send path (what it gained: docs/THRESHOLDS.md). Smaller frames stay
  * staged: the receiver polls their only lines, which a pack writing piecemeal
  * lets it take back between stores (lib/send.h). The pack gets the room of
  * the frame size, so it cannot reach the signal word; a payload over that

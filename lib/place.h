@@ -34,12 +34,9 @@ const char *tc_place_sequence(tc_place_t place);
 tc_status_t tc_place_check(tc_place_t place, char *why, size_t len);
 
 /* Frames up to linewise_max bytes of whole lines are copied line by line,
- * in order; larger ones by memcpy. Which wins is the CPU's (measured with
- * server_sum and the floor, jam_lat and the rates): on the Intel Xeon guest
- * lines up to 8 KiB (1 KiB jam_lat 0.58-0.61 -> 0.49-0.51 us against
- * memcpy; beyond 8 KiB memcpy's rep movsb is 2-10% faster), on the AMD EPYC
- * guest memcpy from 1 KiB of lines on (floor_lat 4 KiB 1.22-1.25 -> 0.72-0.80
- * us, floor_rate 1.15 -> 2.7 M/s; 1 KiB 0.56-0.64 -> 0.38-0.49 us). */
+ * in order; larger ones by memcpy. Which wins is the CPU's: on Intel lines
+ * up to 8 KiB (beyond, memcpy's rep movsb wins), on AMD memcpy from 1 KiB
+ * of lines on. The measurements that chose both: docs/THRESHOLDS.md. */
 #define TC_PLACE_LINEWISE_INTEL 8192u
 #define TC_PLACE_LINEWISE_AMD   960u
 
@@ -49,38 +46,20 @@ uint32_t tc_place_linewise_max(const tc_cpu_ident_t *ident);
 
 /* Payloads from this many bytes on are packed straight into the peer's
  * mapped slot with signalling store (tx_direct_min, lib/jam.c), the CPU's
- * (tc_place_direct_min). On the AMD EPYC guest from 256 B (below); on the Intel
- * Xeon guest (model 167) the receiver's polling of the slot the pack writes
- * piecemeal costs more up to 8 KiB than the staging copy saves (server_sum
- * local, -s 512..32768, 2 alternations: jam_lat 1 KiB 0.36-0.40 staged
- * against 0.53-0.54 us packed in place, 2 KiB 0.52-0.57 against 0.76, 4
- * KiB 0.91-0.95 against 0.93-1.00, 8 KiB even; 16 KiB 2.86-2.89 against
- * 2.70-2.76, 32 KiB 5.10-5.14 against 4.37-4.50), so there from 16 KiB. An
- * injected frame's from TC_PACK_DIRECT_CODE_MIN (tx_direct_code_min): below it, its
- * code lines stored after the payload cost more than the staging copy saved
- * (AMD guest, server_sum, 3 alternations: jam_lat 1 KiB 0.65-0.68 -> 0.74-0.76
- * us, 4 KiB 0.99-1.02 -> 1.10-1.14, 8 KiB 1.32-1.42 -> 1.44-1.48; 2 KiB
- * jam_rate 2.8 -> 1.5 M/s); from 16 KiB it gains (jam_rate 16 KiB 0.91-0.97
- * -> 1.14-1.18 M/s, 32 KiB 0.57-0.59 -> 0.77, as local's; jam_lat 32 KiB
- * 3.05-3.14 -> 2.89-2.95 us, 16 KiB unchanged). */
+ * (tc_place_direct_min). On Intel the receiver's polling of the slot the
+ * pack writes piecemeal costs more up to 8 KiB than the staging copy saves,
+ * so there from 16 KiB. An injected frame's from TC_PACK_DIRECT_CODE_MIN
+ * (tx_direct_code_min): below it, its code lines stored after the payload
+ * cost more than the staging copy saves. Figures: docs/THRESHOLDS.md. */
 #define TC_PACK_DIRECT_MIN_INTEL 16384u
 #define TC_PACK_DIRECT_CODE_MIN  16384u
 /* The same for a jam that does not read its payload (no
- * TC_JAM_HINT_READS_PAYLOAD: the receiver never takes those lines back
- * while they are written): on the Intel guest (noop local, 2
- * alternations) 4 KiB jam_lat 0.357-0.421 us staged, 0.165-0.166 in place;
- * 1 KiB 0.175-0.189 against 0.162-0.163. */
+ * TC_JAM_HINT_READS_PAYLOAD): the receiver never takes those lines back
+ * while they are written, so packing in place wins sooner. */
 #define TC_PACK_DIRECT_MIN_UNREAD 1024u
-/* On the AMD EPYC guests (Zen 5, family 26, model 2; measured again at
- * 192-768 B on a second host of it) in place from 256 B, whatever the jam
- * reads: 4 alternations, -W pause, jam_lat / floor_lat in the host's fast
- * placement, server_sum local 256 B 1.36-1.55 staged -> 1.25-1.29, 512 B
- * 1.22-1.38 -> 1.03-1.16, 768 B 1.32-1.61 -> 1.21-1.33; noop local 512 B
- * 0.91-1.00 -> 0.78-0.87, jam_rate 24-28 -> 54-79 M/s (at 384 B 21-29 ->
- * 66-83); below 256 B it lost or was even (noop local 64 and 128 B jam_lat
- * 0.057-0.066 us staged, 0.063-0.074 in place: a frame of one or two lines
- * written piecemeal gives the receiver's polls time to take its line back
- * between the stores) */
+/* On AMD in place from 256 B, whatever the jam reads; below, a frame of
+ * one or two lines written piecemeal gives the receiver's polls time to
+ * take its line back between the stores. */
 #define TC_PACK_DIRECT_MIN_AMD   256u
 
 /* direct_min for the CPU ident describes: AMD's, else (Intel, aarch64,
@@ -115,11 +94,9 @@ static inline void tc_place_store_from(char *dst, const char *frame, uint32_t fr
  * gains by it because glibc's vector memcpy of 129 B - 8 KiB does not
  * store in address order (head and tail vectors are stored around its loop,
  * overlapping at the tail), which lets a receiver polling the header's line
- * beside the signal take lines back mid-frame. Measured against memcpy:
- * server_sum 1 KiB jam_lat 0.58-0.61 -> 0.49-0.51 us, floor 0.34-0.37 ->
- * 0.30-0.33; 384-512 B injected frames -10-15%. One memcpy of size - 8 bytes
- * would also end in unaligned vector stores that straddle lines (320-byte
- * frames: -35%). */
+ * beside the signal take lines back mid-frame. One memcpy of size - 8
+ * bytes would also end in unaligned vector stores that straddle lines.
+ * What this was measured against: docs/THRESHOLDS.md. */
 static inline void tc_place_store(char *dst, const char *frame, uint32_t size, uint64_t sig,
                                   uint32_t linewise_max)
 {

@@ -154,10 +154,9 @@ tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame, uint
          * frame. Packing a small frame straight into the mapped slot was
          * measured and lost: the receiver polls that very line, and a frame
          * written piecemeal (payload, header, stamps) gives its loads time
-         * to take the line back between the stores (jam_rate 8 B -20%,
-         * injected jam_lat +20%; results/.../floor/README.md). From
-         * tc_place_direct_min payload bytes it wins (tc_peer_send_packed:
-         * on the AMD guest from 256 B, frames of five lines). */
+         * to take the line back between the stores (docs/THRESHOLDS.md).
+         * From tc_place_direct_min payload bytes it wins
+         * (tc_peer_send_packed). */
         tc_place_store_hdr(peer->remote_ring_ptr + off, w, frame, size,
                            tc_frame_sig(peer->tx_seq), peer->tx_linewise_max);
     } else {

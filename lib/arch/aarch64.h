@@ -6,7 +6,7 @@
  * EL0 availability, as Linux sets things up: WFE/WFI do not trap
  * (SCTLR_EL1.nTWE = 1), DC CVAC/CIVAC/CVAU and IC IVAU are allowed
  * (SCTLR_EL1.UCI = 1; kernels with a cache erratum trap and emulate them),
- * and the event stream (CONFIG_ARM_ARCH_TIMER_EVTSTREAM, ~100 us) bounds
+ * and the event stream (CONFIG_ARM_ARCH_TIMER_EVTSTREAM, at 10 kHz) bounds
  * every WFE even when nobody writes the watched word.
  */
 #ifndef TC_ARCH_AARCH64_H
