@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <ucp/api/ucp.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -326,6 +328,10 @@ static void test_report_json(void **state)
             "list(d[\"cache_op\"].values()) + list(d[\"control\"].values()) + "
             "[d[\"placement\"][k] for k in (\"default\", \"llc\", \"dram\")]\n"
             "assert len(d[\"wait\"]) == 7, d[\"wait\"]\n"
+            "n = d[\"network\"]\n"
+            "assert n[\"ucx_version\"].count(\".\") >= 2, n\n"
+            "assert n[\"ucx_transports\"], n\n"
+            "assert all(v.count(\", mtu \") == 1 for k, v in n.items() if k.startswith(\"nic_\")), n\n"
             "assert all(ok(v) for v in caps), caps\n"
             "'";
         int rc;
@@ -371,6 +377,15 @@ static void test_probe_api(void **state)
     assert_non_null(strstr(avail, "event"));
     assert_int_equal(strstr(avail, "umwait") != NULL, p.wait[TC_PLATFORM_WAIT_UMWAIT].supported);
     assert_true(p.pus >= 1 || !p.topology.supported);
+    /* the network: UCX's own version and transports, the NICs in name order */
+    assert_string_equal(p.net.ucx_version, ucp_get_version_string());
+    printf("UCX %s, transports %s, %u NICs\n", p.net.ucx_version, p.net.transports,
+           p.net.n_nics);
+    assert_null(strstr(p.net.transports, "self/"));
+    assert_true(strstr(p.net.transports, "/") != NULL); /* tl/dev of at least one */
+    for (unsigned i = 1; i < p.net.n_nics; ++i) {
+        assert_true(strcmp(p.net.nics[i - 1].name, p.net.nics[i].name) < 0);
+    }
     /* a line size wherever hwloc found a cache; none where it found none
      * (a guest kernel without /sys/devices/system/cpu/cpuN/cache, read by a
      * hwloc that has no CPUID to ask: aarch64 under qemu-user) */

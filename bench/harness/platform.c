@@ -410,6 +410,7 @@ tc_status_t tc_platform_probe(tc_platform_t *platform_p)
     tc_platform_cpu_features(p, &id);
     tc_platform_control(&p->hw_prefetch, &tc_hwctl_prefetch_ops);
     tc_platform_control(&p->stash, &tc_hwctl_stash_ops);
+    tc_platform_net_probe(&p->net);
     *platform_p = *p;
     free(p);
     return TC_OK;
@@ -593,6 +594,21 @@ void tc_platform_print(const tc_platform_t *p, FILE *f, int json)
     tc_out_group(&o, "control");
     tc_out_str(&o, "hw_prefetch", p->hw_prefetch.status);
     tc_out_str(&o, "stash", p->stash.status);
+    tc_out_group_end(&o);
+
+    tc_out_group(&o, "network");
+    tc_out_str(&o, "ucx_version", p->net.ucx_version);
+    tc_out_str(&o, "ucx_transports", p->net.transports);
+    for (i = 0; i < p->net.n_nics; ++i) {
+        char key[48], nic[160];
+
+        snprintf(key, sizeof(key), "nic_%s", p->net.nics[i].name);
+        tc_platform_nic_str(&p->net.nics[i], nic, sizeof(nic));
+        tc_out_str(&o, key, strchr(nic, ' ') + 1);
+    }
+    if (p->net.n_nics == 0) {
+        tc_out_str(&o, "nics", "none (no /sys/class/net entry but lo)");
+    }
     tc_out_group_end(&o);
 
     if (json) {

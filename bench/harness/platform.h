@@ -18,6 +18,7 @@
 #ifndef TC_PLATFORM_H
 #define TC_PLATFORM_H
 
+#include "platform_net.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,6 +88,7 @@ typedef struct tc_platform {
     char                  place_seq[TC_PLATFORM_PLACE_COUNT][96];
     tc_platform_feature_t hw_prefetch; /* control: on/off */
     tc_platform_feature_t stash;       /* control: I/O stashing on/off */
+    tc_platform_net_t     net;         /* UCX, its transports, the NICs */
 } tc_platform_t;
 
 /* 1, and why in why, when this process runs under an instruction emulator
