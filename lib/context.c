@@ -13,7 +13,7 @@ void tc_context_params_init(tc_context_params_t *params)
     params->slots      = 64;
     params->slot_size  = 65536;
     params->signal     = TC_SIGNAL_AUTO;
-    params->frames     = TC_FRAMES_FIXED;
+    params->frames     = TC_FRAMES_VARIABLE; /* works for any payload (docs/USING.md) */
     params->progress   = TC_PROGRESS_AUTO;
     params->timeout_ms = 10000;
     params->enable_am  = 0;

@@ -420,7 +420,7 @@ typedef struct tc_context_params {
     uint32_t           slots;       /* ring slots per peer (power of two) */
     uint32_t           slot_size;   /* bytes, multiple of 64 */
     tc_signal_mode_t   signal;
-    tc_frame_mode_t    frames;
+    tc_frame_mode_t    frames;      /* variable (default): any payload; fixed: one size per side */
     tc_progress_mode_t progress;
     int                timeout_ms;  /* longest silence before a wait fails */
     int                enable_am;   /* also set up UCX active messages (reference tests) */

@@ -169,6 +169,7 @@ static __attribute__((unused)) void pair_params(tc_context_params_t *params, uin
     tc_context_params_init(params);
     params->slots      = slots;
     params->slot_size  = 4096;
+    params->frames     = TC_FRAMES_FIXED; /* what the tests exercise unless they say */
     params->timeout_ms = 5000;
 }
 

@@ -19,6 +19,8 @@
 #include "log.h"
 #include "harness/pkg_path.h"
 
+#include "loop_pair.h"
+
 static void test_defaults_create(void **unused)
 {
     tc_context_params_t params;
@@ -33,12 +35,51 @@ static void test_defaults_create(void **unused)
     assert_int_equal(params.exec, TC_EXEC_ALLOWLIST);
     assert_int_equal(params.wait, TC_WAIT_POLL);
     assert_int_equal(params.in_place, 0);
+    assert_int_equal(params.frames, TC_FRAMES_VARIABLE); /* any payload, nothing to size */
     assert_int_equal(tc_context_create(&params, &ctx), TC_OK);
     assert_non_null(ctx);
     tc_context_destroy(ctx);
     tc_context_destroy(NULL); /* a no-op */
     assert_non_null(tc_ucx_version());
     assert_true(strlen(tc_ucx_version()) > 0);
+}
+
+/* The program docs/USING.md describes, on the defaults alone (no frame
+ * size, no frame mode set): every mode and payloads up to a slot run. */
+static void test_defaults_run_every_mode(void **unused)
+{
+    static const tc_mode_t modes[] = {TC_MODE_LOCAL, TC_MODE_INJECTED, TC_MODE_CACHED};
+    static int32_t ints[2048];
+    tc_context_params_t params;
+    pthread_t thread;
+    tc_jam_t jam;
+    int64_t ret = 0, want = 0;
+    pair_t pair;
+    serve_t s;
+    unsigned m, i;
+    size_t len;
+
+    (void)unused;
+    for (i = 0; i < TC_ARRAY_SIZE(ints); ++i) {
+        ints[i] = (int32_t)i - 1000;
+    }
+    tc_context_params_init(&params);
+    pair_open(&pair, &params);
+    jam = jam_of(&pair.s[1], "server_sum");
+    serve_start(&s, &pair.s[0], &thread);
+    for (m = 0; m < TC_ARRAY_SIZE(modes); ++m) {
+        for (len = 4; len <= sizeof(ints); len *= 4) {
+            assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, ints, len,
+                                         TC_SEND_PARAMS(modes[m], 0), &ret), TC_OK);
+            for (i = 0; i < len / sizeof(int32_t); ++i) {
+                want += ints[i]; /* server_sum keeps a running total */
+            }
+            assert_int_equal(ret, want);
+        }
+    }
+    serve_stop(&s, thread);
+    assert_int_equal(s.status, TC_OK);
+    pair_close(&pair);
 }
 
 typedef void (*params_fn)(tc_context_params_t *p);
@@ -193,6 +234,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_create),
+        cmocka_unit_test(test_defaults_run_every_mode),
         cmocka_unit_test(test_field_mask),
         cmocka_unit_test(test_invalid_params_refused),
         cmocka_unit_test(test_add_pkg),
