@@ -218,6 +218,33 @@ static void perf_counts_add(perf_counts_t *sum, const perf_counts_t *c)
     sum->ref_cycles   = perf_sum_counted(sum->ref_cycles, c->ref_cycles);
 }
 
+/* Whether the jam takes a payload of len bytes: its pack routine, run on
+ * zeroes into scratch memory on each side alike (a pack is a pure function
+ * of its input), so both skip a size the jam refuses, before the barrier,
+ * and say why, where the sender alone would have found out mid-point. */
+static tc_status_t perf_jam_takes(perf_run_t *run, uint32_t len)
+{
+    size_t cap = (size_t)len + 4096;
+    void *src = calloc(1, len + 1), *dst = malloc(cap);
+    int64_t packed;
+
+    if ((src == NULL) || (dst == NULL)) {
+        free(src);
+        free(dst);
+        return TC_ERR_NO_MEMORY;
+    }
+    packed = run->jam.elem->pack(dst, cap, src, len);
+    free(src);
+    free(dst);
+    if ((packed >= 0) && ((uint64_t)packed <= cap)) {
+        return TC_OK;
+    }
+    snprintf(run->refused, sizeof(run->refused),
+             "jam '%s' does not take a %u-byte payload (its pack routine returned %lld): "
+             "size skipped", run->jam.elem->name, len, (long long)packed);
+    return TC_ERR_UNSUPPORTED;
+}
+
 /* Runs block b of point k; its row is complete (printed, published for
  * Ctrl-C) after the last block. */
 static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point_t *p,
@@ -266,6 +293,16 @@ static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point
         }
     }
     r = &results[p->row];
+    if (test->uses_jam && (b == 0) && (perf_jam_takes(run, opts->sizes[s]) != TC_OK)) {
+        if (run->initiator) {
+            tc_warn("%s", run->refused);
+        }
+        tc_hist_destroy(p->hist);
+        p->hist = NULL;
+        *n_results_p -= 1; /* its row was the last one taken */
+        p->row = PERF_POINT_SKIP;
+        return TC_OK;
+    }
     run->hist   = p->hist;
     run->iters  = perf_block_share(opts->iters, b, opts->blocks);
     run->warmup = perf_block_share(opts->warmup, b, opts->blocks);

@@ -258,8 +258,15 @@ tc_jam_pack_refused(const tc_peer_t *peer, const tc_jam_t *jam, int64_t packed, 
                     size_t len)
 {
     if (packed < 0) {
-        tc_error("%s: jam '%s' refused to pack %zu bytes (its pack routine returned -1; "
-                 "slots are %u bytes)", peer->name, jam->elem->name, len, peer->tx_slot_size);
+        if (len > cap) { /* the room, not the jam, said no */
+            tc_error("%s: jam '%s' refused to pack %zu bytes: a frame to this peer holds at "
+                     "most %llu payload bytes (its slots are %u bytes)", peer->name,
+                     jam->elem->name, len, (unsigned long long)cap, peer->tx_slot_size);
+        } else { /* the jam's own rule: a pack returns -1 for a payload it does not take */
+            tc_error("%s: jam '%s' does not take a %zu-byte payload (its pack routine "
+                     "returned -1; tc-run --list says what each bench jam takes)",
+                     peer->name, jam->elem->name, len);
+        }
         return TC_ERR_OUT_OF_RANGE;
     }
     return tc_jam_pack_overran(peer, jam, packed, cap);

@@ -264,4 +264,17 @@ else:
         assert tests[:2] == ["jam_lat", "jam_lat"] and set(tests[2:]) == {"floor_lat"}, got
 PY
 done
+# A size the jam does not take (seq takes exactly 8 bytes) is skipped with
+# the jam's reason on both sides alike; the sweep goes on and keeps its rows.
+"$TC_PERF" -l -j seq -s 4,8,16 -n 2000 -q --csv "$TMP/seq.csv" >"$TMP/seq.out" 2>"$TMP/seq.err" ||
+    fail "tc-perf -j seq -s 4,8,16 exited $?: $(cat "$TMP/seq.err")"
+grep -q "jam 'seq' does not take a 4-byte payload" "$TMP/seq.err" ||
+    fail "no reason for the 4-byte size: $(cat "$TMP/seq.err")"
+grep -q "jam 'seq' does not take a 16-byte payload" "$TMP/seq.err" ||
+    fail "no reason for the 16-byte size: $(cat "$TMP/seq.err")"
+python3 - "$TMP/seq.csv" <<'PY' || fail "rows of the seq sweep: $(cat "$TMP/seq.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["payload_bytes"] for r in rows] == ["8"], rows
+PY
 echo ok

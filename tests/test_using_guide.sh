@@ -68,7 +68,7 @@ check_run() { # name: both exited 0, the client printed exactly the expected lin
         fail "$n: client rc=$crc, server rc=$src: $(cat "$TMP/$n.c.out" "$TMP/$n.c.err" "$TMP/$n.s.err")"
     grep -v '^client: fixed [0-9]*-byte frames$' "$TMP/$n.c.out" | diff -u "$TMP/expect" - >"$TMP/diff" ||
         fail "$n: the client's output: $(cat "$TMP/diff")"
-    grep -q "jam 'server_sum' refused to pack 8192 bytes" "$TMP/$n.c.err" ||
+    grep -q "jam 'server_sum' refused to pack 8192 bytes: a frame to this peer holds at most 4040 payload bytes (its slots are 4096 bytes)" "$TMP/$n.c.err" ||
         fail "$n: no reason logged for the 8192-byte call: $(cat "$TMP/$n.c.err")"
     grep -qx "server: the client said goodbye; rejected 0 frames" "$TMP/$n.s.out" ||
         fail "$n: the server's end: $(cat "$TMP/$n.s.out" "$TMP/$n.s.err")"
