@@ -145,12 +145,22 @@ static void tc_ried_load(tc_peer_t *peer)
     tc_ctx_ried_t *slot = NULL;
     tc_ried_init_fn init;
     const char *name;
-    unsigned i;
+    unsigned i, held;
     void *h;
     int fd, rc;
 
     const char *why;
 
+    for (i = 0, held = 0; i < TC_MAX_RIEDS; ++i) {
+        held += (ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner == peer->serial);
+    }
+    if (held >= TC_MAX_RIEDS_PER_PEER) {
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, TC_ERR_NO_RESOURCE,
+                       "per-peer limit: this peer holds %u rieds here, the most one peer may "
+                       "(%u of the %u entries): unload one first", held, TC_MAX_RIEDS_PER_PEER,
+                       TC_MAX_RIEDS);
+        return;
+    }
     name = peer->ried_rx.name;
     name = (strncmp(name, "lib", 3) == 0) ? name + 3 : name;
     name = (strncmp(name, "ried_", 5) == 0) ? name + 5 : name;
@@ -170,7 +180,8 @@ static void tc_ried_load(tc_peer_t *peer)
         slot = (ctx->rieds[i].handle == NULL) ? &ctx->rieds[i] : NULL;
     }
     if (slot == NULL) {
-        tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "no room for another ried (%d)", TC_MAX_RIEDS);
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, TC_ERR_NO_RESOURCE,
+                       "no room for another ried (all %d entries in use)", TC_MAX_RIEDS);
         return;
     }
     fd = memfd_create(peer->ried_rx.name, MFD_CLOEXEC);
@@ -496,7 +507,8 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
     }
     if (peer->ried_tx.status != 0) {
         tc_error("%s could not load ried %s: %s", peer->name, path, peer->ried_tx.text);
-        return TC_ERR_IO;
+        /* no room (its table, or this side's share of it) is a limit, not a fault */
+        return (peer->ried_tx.status == TC_ERR_NO_RESOURCE) ? TC_ERR_NO_RESOURCE : TC_ERR_IO;
     }
     if ((exports != NULL) && (exports_len > 0)) {
         snprintf(exports, exports_len, "%s", peer->ried_tx.text);

@@ -293,8 +293,10 @@ typedef struct tc_peer tc_peer_t;
  * initialiser (tc_ried_init_<name>) and answers with its export table
  * (newline-separated symbol names, written to exports if not NULL). Jams
  * injected afterwards resolve their slots against it. A library the peer
- * cannot load is reported with the peer's dlerror text; the peer keeps
- * serving. */
+ * cannot load is reported with the peer's dlerror text (TC_ERR_IO); the
+ * peer keeps serving. TC_ERR_NO_RESOURCE when the peer has no room: this
+ * side already holds its share of the peer's ried table there (a quarter),
+ * or the table is full; unload one first. */
 tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
                          char *exports_p, uint32_t *ried_id_p);
 tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id);
