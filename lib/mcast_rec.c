@@ -57,7 +57,7 @@ tc_status_t tc_mcast_recs_create(uint32_t max, uint32_t num_origins,
     }
     recs->max         = max;
     recs->num_origins = num_origins;
-    recs->seed = (uint64_t)(uintptr_t)recs * 0xd6e8feb86659fd93ull; /* ASLR varies it */
+    recs->seed        = (uint64_t)(uintptr_t)recs * 0xd6e8feb86659fd93ull; /* ASLR varies it */
     *recs_p = recs;
     return TC_OK;
 }
