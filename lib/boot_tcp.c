@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -509,7 +510,7 @@ tc_status_t tc_boot_tcp_client(const char *host, uint16_t port, int timeout_ms,
     struct addrinfo hints, *ai_list;
     tc_boot_fd_t *boot;
     tc_status_t status;
-    char service[8];
+    char service[8], host_text[64];
     int ret;
 
     if ((host == NULL) || (boot_p == NULL)) {
@@ -522,8 +523,9 @@ tc_status_t tc_boot_tcp_client(const char *host, uint16_t port, int timeout_ms,
         return status;
     }
 
+    /* host may come from a peer (a group's address table): escaped */
     snprintf(boot->super.peer_name, sizeof(boot->super.peer_name), "%s:%u",
-             host, port);
+             tc_log_text(host, SIZE_MAX, host_text, sizeof(host_text)), port);
     snprintf(service, sizeof(service), "%u", port);
 
     memset(&hints, 0, sizeof(hints));

@@ -132,15 +132,13 @@ tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
 const char *tc_ctrl_rx_nack(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr)
 {
     int status = -(int)hdr->element;
-    uint32_t n;
 
     if ((status >= 0) || (status <= TC_ERR_LAST)) {
         return "nack frame without an error status";
     }
-    n = (hdr->payload_len < sizeof(peer->nack_rx.reason)) ? hdr->payload_len :
-                                                            sizeof(peer->nack_rx.reason) - 1;
-    memcpy(peer->nack_rx.reason, frame + hdr->payload_off, n);
-    peer->nack_rx.reason[n] = '\0';
+    /* the peer's words are data: kept escaped, for the log and the caller */
+    tc_log_text(frame + hdr->payload_off, hdr->payload_len, peer->nack_rx.reason,
+                sizeof(peer->nack_rx.reason));
     peer->nack_rx.seq    = hdr->pkg_id;
     peer->nack_rx.status = (tc_status_t)status;
     peer->nack_unseen    = 1;

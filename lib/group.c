@@ -341,7 +341,10 @@ static tc_status_t tc_group_pairs(tc_group_t *g)
         if (status == TC_OK) {
             status = tc_group_swap(boot, &me, sizeof(me), &other, sizeof(other));
             if ((status == TC_OK) && (other != r)) {
-                tc_error("group: %s:%u answered as rank %u, expected %u", g->table[r].host,
+                char host[TC_LOG_TEXT_SIZE]; /* rank 0's table's words */
+
+                tc_error("group: %s:%u answered as rank %u, expected %u",
+                         tc_log_text(g->table[r].host, TC_GROUP_HOST_MAX, host, sizeof(host)),
                          g->table[r].port, other, r);
                 status = TC_ERR_PROTOCOL;
             }

@@ -5,7 +5,8 @@
  * under a spinlock held for two loads (never while a handler runs, so a
  * handler may log, and one replaced may still be finishing a call in
  * another thread). errno is kept across a call, so callers may log before
- * they read it; "%m" prints the caller's errno.
+ * they read it; "%m" prints the caller's errno. Text from a peer goes
+ * through tc_log_text before it reaches a message.
  */
 #include "log.h"
 #include "names.h"
@@ -14,6 +15,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TC_LOG_UNSET (-1) /* not yet read from TC_LOG_LEVEL */
 
@@ -134,4 +136,60 @@ void tc_log(tc_log_level_t level, const char *fmt, ...)
     }
     free(big);
     errno = saved_errno;
+}
+
+/* c as it goes into a log line: itself, or its escape; returns the length. */
+static size_t tc_log_text_char(unsigned char c, char esc[5])
+{
+    static const char hex[] = "0123456789abcdef";
+
+    switch (c) {
+    case '\n': memcpy(esc, "\\n", 2); return 2;
+    case '\r': memcpy(esc, "\\r", 2); return 2;
+    case '\t': memcpy(esc, "\\t", 2); return 2;
+    case '\\': memcpy(esc, "\\\\", 2); return 2;
+    default:
+        break;
+    }
+    if ((c >= 0x20) && (c < 0x7f)) {
+        esc[0] = (char)c;
+        return 1;
+    }
+    esc[0] = '\\';
+    esc[1] = 'x';
+    esc[2] = hex[c >> 4];
+    esc[3] = hex[c & 0xf];
+    return 4;
+}
+
+const char *tc_log_text(const char *text, size_t len, char *out, size_t out_len)
+{
+    size_t i, n = 0, need = 0, room, limit, w;
+    char esc[5];
+
+    if (out_len == 0) {
+        return out;
+    }
+    room = out_len - 1;
+    len  = (text != NULL) ? strnlen(text, len) : 0;
+    for (i = 0; (i < len) && (need <= room); ++i) {
+        need += tc_log_text_char((unsigned char)text[i], esc);
+    }
+    /* cut: whole escapes only, and room for the "..." that says so */
+    limit = (need <= room) ? room : (room >= 3) ? room - 3 : 0;
+    for (i = 0; i < len; ++i) {
+        w = tc_log_text_char((unsigned char)text[i], esc);
+        if (n + w > limit) {
+            break;
+        }
+        memcpy(out + n, esc, w);
+        n += w;
+    }
+    if (need > room) {
+        for (w = 0; (w < 3) && (n < room); ++w) {
+            out[n++] = '.';
+        }
+    }
+    out[n] = '\0';
+    return out;
 }

@@ -12,6 +12,17 @@ void tc_log(tc_log_level_t level, const char *fmt, ...) __attribute__((format(pr
 /* Whether a message of level would be passed on (to skip costly formatting). */
 int  tc_log_enabled(tc_log_level_t level);
 
+/* Text a peer sent (a NACK reason, a ried's name, a ried answer), made fit
+ * for one log line: printable ASCII stays (a backslash doubled), every other
+ * byte - newline, ANSI escape, UTF-8 - is written as \n, \r, \t or \xHH, so
+ * a peer cannot start a line of its own or steer a terminal. Reads len
+ * bytes or up to the first NUL; writes at most out_len - 1 characters and a
+ * NUL, ending in "..." where the text was cut (never inside an escape).
+ * Returns out, for use as a printf argument. */
+const char *tc_log_text(const char *text, size_t len, char *out, size_t out_len);
+/* What a log line shows of one peer text, at most (an out_len). */
+#define TC_LOG_TEXT_SIZE 256
+
 #define tc_error(_fmt, ...) tc_log(TC_LOG_ERROR, _fmt, ##__VA_ARGS__)
 #define tc_warn(_fmt, ...)  tc_log(TC_LOG_WARN, _fmt, ##__VA_ARGS__)
 #define tc_info(_fmt, ...)  tc_log(TC_LOG_INFO, _fmt, ##__VA_ARGS__)

@@ -51,6 +51,18 @@ tc_status_t tc_mcast_rec_new(tc_mcast_t *mc, uint32_t origin, uint64_t id, int i
     return status;
 }
 
+/* Relay records one origin may hold here: as set, else its share of the
+ * maximum (the maximum may change: tc_mcast_set_limits). */
+uint32_t tc_mcast_rec_origin_limit(const tc_mcast_t *mc)
+{
+    uint32_t share = tc_mcast_recs_max(mc->recs) / TC_MCAST_REC_ORIGIN_SHARE;
+
+    if (mc->origin_max != 0) {
+        return mc->origin_max;
+    }
+    return (share > 0) ? share : 1;
+}
+
 /* Keep who the forward just sent envelopes to: only they may ack, once
  * each. An ops table that sends its own way leaves the list empty, and
  * then any rank's ack counts (as before). */

@@ -14,9 +14,10 @@
  * and frees the record; the origin's completion fires exactly once.
  * Fire-and-forget envelopes carry no id and leave no state anywhere.
  * The records are bounded (tc_mcast_set_limits): one whose acks never come
- * is freed after the record timeout, at most a maximum are held, and an
- * envelope whose hop count its slice cannot allow is refused before it
- * goes any further.
+ * is freed after the record timeout, at most a maximum are held, one origin
+ * holds at most its share of a relay's records (tc_mcast_set_origin_limit),
+ * and an envelope whose hop count its slice cannot allow, or whose slice
+ * holds its origin, is refused before it goes any further.
  *
  * How envelopes travel is an ops table (tc_mcast_ops_t): the tree, or flat
  * unicasts from the origin (the naive baseline); a transport with native
@@ -103,10 +104,14 @@ typedef struct tc_mcast_stats {
     uint64_t evicted;        /* relay records freed early to make room at the maximum */
     uint64_t too_deep;       /* envelopes refused (or not sent): hops + slice > group */
     uint64_t wakeups;        /* blocking waits done (event, adaptive) */
+    uint64_t origin_full;    /* ack envelopes refused: their origin held its share here */
 } tc_mcast_stats_t;
 
 /* Ack-tree records held at most, unless tc_mcast_set_limits says otherwise. */
 #define TC_MCAST_REC_MAX_DEFAULT 65536u
+/* A relay holds at most 1/TC_MCAST_REC_ORIGIN_SHARE of its maximum in
+ * records of one origin, unless tc_mcast_set_origin_limit says otherwise. */
+#define TC_MCAST_REC_ORIGIN_SHARE 4u
 
 /* wait: how idle loops wait (tc_wait_t, one idle step of lib/wait; EVENT
  * and ADAPTIVE need a context with events, and every rank of the group
@@ -124,6 +129,13 @@ void        tc_mcast_set_ops(tc_mcast_t *mc, const tc_mcast_ops_t *ops, uint32_t
  * (stats.evicted), and a multicast that finds only origin records there is
  * refused (tc_mcast_send: TC_ERR_NO_RESOURCE). */
 tc_status_t tc_mcast_set_limits(tc_mcast_t *mc, uint32_t rec_timeout_ms, uint32_t max_recs);
+/* Relay records of one origin held here at most (0: the maximum divided by
+ * TC_MCAST_REC_ORIGIN_SHARE, at least 1, the default; UINT32_MAX: only the
+ * maximum): past it an ack envelope of that origin is refused where it
+ * lands and acked with nothing delivered (stats.origin_full), so one origin
+ * - or a peer naming it - cannot take the room, and by eviction the
+ * records, of the others. */
+void        tc_mcast_set_origin_limit(tc_mcast_t *mc, uint32_t max_per_origin);
 
 /* Multicast jam (payload packed from src/len) to targets (node count = group
  * size; this rank, if in it, is skipped). flags TC_MCAST_F_ACK: *id_p

@@ -65,6 +65,7 @@ struct tc_mcast {
     uint32_t              n_sent;
     tc_mcast_recs_t      *recs;       /* the ack tree's records, by (origin, id) */
     uint64_t              rec_timeout_ns;
+    uint32_t              origin_max; /* relay records per origin; 0: the default share */
     uint64_t              next_id;
     tc_mcast_set_t       *rx_set;    /* the slice of the envelope being run */
     tc_mcast_set_t       *one;       /* flat: a one-node slice */
@@ -84,6 +85,7 @@ void        tc_mcast_expire(tc_mcast_t *mc, uint64_t now);
 tc_status_t tc_mcast_rec_new(tc_mcast_t *mc, uint32_t origin, uint64_t id, int is_origin,
                              tc_mcast_rec_t **rec_p);
 tc_status_t tc_mcast_rec_children(tc_mcast_t *mc, tc_mcast_rec_t *rec, uint32_t n);
+uint32_t    tc_mcast_rec_origin_limit(const tc_mcast_t *mc);
 int         tc_mcast_rec_take_ack(tc_mcast_rec_t *rec, uint32_t from);
 
 /* mcast_wait.c: checks, the idle step, the put that waits on credits */

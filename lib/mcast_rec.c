@@ -14,6 +14,8 @@ struct tc_mcast_recs {
     size_t           n_buckets; /* a power of two */
     size_t           count;
     uint32_t         max;
+    uint32_t         num_origins;
+    uint32_t        *relays_of; /* relay records per origin */
     uint64_t         seed;      /* differs per table: forged keys cannot aim at a bucket */
     tc_mcast_rec_t  *oldest, *newest;
 };
@@ -32,11 +34,12 @@ static size_t tc_mcast_recs_bucket(const tc_mcast_recs_t *recs, uint32_t origin,
     return (size_t)h & (recs->n_buckets - 1);
 }
 
-tc_status_t tc_mcast_recs_create(uint32_t max, tc_mcast_recs_t **recs_p)
+tc_status_t tc_mcast_recs_create(uint32_t max, uint32_t num_origins,
+                                 tc_mcast_recs_t **recs_p)
 {
     tc_mcast_recs_t *recs;
 
-    if (max == 0) {
+    if ((max == 0) || (num_origins == 0)) {
         return TC_ERR_INVALID_PARAM;
     }
     recs = calloc(1, sizeof(*recs));
@@ -45,12 +48,16 @@ tc_status_t tc_mcast_recs_create(uint32_t max, tc_mcast_recs_t **recs_p)
     }
     recs->n_buckets = TC_MCAST_RECS_MIN_BUCKETS;
     recs->buckets   = calloc(recs->n_buckets, sizeof(*recs->buckets));
-    if (recs->buckets == NULL) {
+    recs->relays_of = calloc(num_origins, sizeof(*recs->relays_of));
+    if ((recs->buckets == NULL) || (recs->relays_of == NULL)) {
+        free(recs->relays_of);
+        free(recs->buckets);
         free(recs);
         return TC_ERR_NO_MEMORY;
     }
-    recs->max  = max;
-    recs->seed = (uint64_t)(uintptr_t)recs * 0xd6e8feb86659fd93ull; /* ASLR varies it */
+    recs->max         = max;
+    recs->num_origins = num_origins;
+    recs->seed        = (uint64_t)(uintptr_t)recs * 0xd6e8feb86659fd93ull; /* ASLR varies it */
     *recs_p = recs;
     return TC_OK;
 }
@@ -70,6 +77,7 @@ void tc_mcast_recs_destroy(tc_mcast_recs_t *recs)
             free(rec);
         }
     }
+    free(recs->relays_of);
     free(recs->buckets);
     free(recs);
 }
@@ -91,6 +99,11 @@ uint32_t tc_mcast_recs_max(const tc_mcast_recs_t *recs)
 size_t tc_mcast_recs_count(const tc_mcast_recs_t *recs)
 {
     return recs->count;
+}
+
+uint32_t tc_mcast_recs_relays_of(const tc_mcast_recs_t *recs, uint32_t origin)
+{
+    return (origin < recs->num_origins) ? recs->relays_of[origin] : 0;
 }
 
 /* Twice the buckets; without the memory the chains just get longer. */
@@ -135,6 +148,9 @@ tc_status_t tc_mcast_recs_add(tc_mcast_recs_t *recs, uint32_t origin, uint64_t i
     tc_mcast_rec_t *rec;
     size_t b;
 
+    if (origin >= recs->num_origins) {
+        return TC_ERR_INVALID_PARAM;
+    }
     if (recs->count >= recs->max) {
         return TC_ERR_NO_RESOURCE;
     }
@@ -163,6 +179,7 @@ tc_status_t tc_mcast_recs_add(tc_mcast_recs_t *recs, uint32_t origin, uint64_t i
             recs->oldest = rec;
         }
         recs->newest = rec;
+        recs->relays_of[origin]++;
     }
     recs->count++;
     *rec_p = rec;
@@ -197,6 +214,7 @@ void tc_mcast_recs_free(tc_mcast_recs_t *recs, tc_mcast_rec_t *rec)
         } else {
             recs->newest = rec->older;
         }
+        recs->relays_of[rec->agg.origin]--;
     }
     recs->count--;
     free(rec->children);

@@ -10,6 +10,8 @@
  * the maximum it frees the oldest relay record to make room. Origin
  * records belong to the application (tc_mcast_wait decides when to give up
  * on them): they count toward the maximum but are never on the age list.
+ * The table counts each origin's relay records, so the caller can hold one
+ * origin to a share (one origin must not evict the records of others).
  *
  * Records do not move while held (each is its own allocation), so a
  * pointer from find or add stays valid until the record is freed.
@@ -37,18 +39,23 @@ typedef struct tc_mcast_rec {
 
 typedef struct tc_mcast_recs tc_mcast_recs_t;
 
-/* A table that holds at most max records (max >= 1). */
-tc_status_t     tc_mcast_recs_create(uint32_t max, tc_mcast_recs_t **recs_p);
+/* A table that holds at most max records (max >= 1), of origins below
+ * num_origins (>= 1: the group's size). */
+tc_status_t     tc_mcast_recs_create(uint32_t max, uint32_t num_origins,
+                                     tc_mcast_recs_t **recs_p);
 /* Frees every record still held (and its children list). */
 void            tc_mcast_recs_destroy(tc_mcast_recs_t *recs);
 /* A lower maximum than the count held only stops new records. */
 tc_status_t     tc_mcast_recs_set_max(tc_mcast_recs_t *recs, uint32_t max);
 uint32_t        tc_mcast_recs_max(const tc_mcast_recs_t *recs);
 size_t          tc_mcast_recs_count(const tc_mcast_recs_t *recs);
+/* Relay records of origin held now (0 for an origin out of range). */
+uint32_t        tc_mcast_recs_relays_of(const tc_mcast_recs_t *recs, uint32_t origin);
 
 /* A zeroed record for (origin, id), born at now_ns, its key in agg.
  * TC_ERR_NO_RESOURCE when max are held, TC_ERR_INVALID_PARAM when the key
- * is held already (callers look first: a duplicate is their refusal). */
+ * is held already (callers look first: a duplicate is their refusal) or the
+ * origin is not below num_origins. */
 tc_status_t     tc_mcast_recs_add(tc_mcast_recs_t *recs, uint32_t origin, uint64_t id,
                                   int is_origin, uint64_t now_ns, tc_mcast_rec_t **rec_p);
 tc_mcast_rec_t *tc_mcast_recs_find(const tc_mcast_recs_t *recs, uint32_t origin, uint64_t id);

@@ -61,7 +61,8 @@ static void tc_mcast_report(tc_mcast_t *mc, const tc_mcast_item_t *item, const t
 
 /* An envelope that landed, checked before anything is forwarded: parsed
  * into env and mc->rx_set, not this rank's own, this rank in its slice,
- * its hops possible. Not admitted: the status is the refusal's. */
+ * its origin not, its hops possible. Not admitted: the status is the
+ * refusal's (every refused ack envelope whose header parsed is acked). */
 static tc_status_t tc_mcast_env_admit(tc_mcast_t *mc, const tc_mcast_item_t *item,
                                       tc_mcast_env_t *env, int *admitted_p)
 {
@@ -76,11 +77,15 @@ static tc_status_t tc_mcast_env_admit(tc_mcast_t *mc, const tc_mcast_item_t *ite
     }
     if (env->origin == mc->rank) {
         /* the origin removes itself: its own multicast never comes back */
-        tc_mcast_refuse(mc, item, "it names this rank as its origin");
-        return TC_OK;
+        return tc_mcast_refuse_env(mc, item, env, "it names this rank as its origin");
     }
     if (!tc_mcast_set_contains(mc->rx_set, mc->rank)) {
         return tc_mcast_refuse_env(mc, item, env, "this rank is not in the envelope's slice");
+    }
+    if (tc_mcast_set_contains(mc->rx_set, env->origin)) {
+        /* the origin removed itself: a child sent to it would refuse */
+        snprintf(why, sizeof(why), "its slice holds its origin, rank %u", env->origin);
+        return tc_mcast_refuse_env(mc, item, env, why);
     }
     if (!tc_mcast_env_hops_fit(env->hops, tc_mcast_set_count(mc->rx_set), mc->size)) {
         /* refused here, before its children get envelopes they would
@@ -103,12 +108,21 @@ static tc_status_t tc_mcast_relay_rec_open(tc_mcast_t *mc, const tc_mcast_item_t
 {
     tc_mcast_rec_t *rec;
     tc_status_t status;
+    uint32_t limit = tc_mcast_rec_origin_limit(mc);
+    char why[128];
 
     *opened_p = 0;
     if (tc_mcast_recs_find(mc->recs, env->origin, env->id) != NULL) {
         /* not acked: the sender's record may be waiting for the real one */
         tc_mcast_refuse(mc, item, "a multicast with its origin and id is under way here");
         return TC_OK;
+    }
+    if (tc_mcast_recs_relays_of(mc->recs, env->origin) >= limit) {
+        /* one origin must not take the others' room (nor evict them) */
+        mc->stats.origin_full++;
+        snprintf(why, sizeof(why), "origin %u holds %u ack-tree records here, its limit",
+                 env->origin, limit);
+        return tc_mcast_refuse_env(mc, item, env, why);
     }
     status = tc_mcast_rec_new(mc, env->origin, env->id, 0, &rec);
     if (status == TC_ERR_NO_RESOURCE) {

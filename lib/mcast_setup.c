@@ -42,7 +42,7 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
         status = TC_ERR_NO_MEMORY;
         goto err_free;
     }
-    status = tc_mcast_recs_create(TC_MCAST_REC_MAX_DEFAULT, &mc->recs);
+    status = tc_mcast_recs_create(TC_MCAST_REC_MAX_DEFAULT, mc->size, &mc->recs);
     if (status == TC_OK) {
         status = tc_mcast_set_create(mc->size, &mc->rx_set);
     }
@@ -133,6 +133,11 @@ tc_status_t tc_mcast_set_limits(tc_mcast_t *mc, uint32_t rec_timeout_ms, uint32_
     mc->rec_timeout_ns = 1000000ull * (rec_timeout_ms ? (uint64_t)rec_timeout_ms :
                                        2ull * (uint64_t)mc->ctx->params.timeout_ms);
     return TC_OK;
+}
+
+void tc_mcast_set_origin_limit(tc_mcast_t *mc, uint32_t max_per_origin)
+{
+    mc->origin_max = max_per_origin;
 }
 
 void tc_mcast_stats(const tc_mcast_t *mc, tc_mcast_stats_t *stats_p)

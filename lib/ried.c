@@ -80,13 +80,18 @@ static void tc_ried_answer(tc_peer_t *peer, uint32_t op, int32_t status, const c
 
 static void tc_ried_answer(tc_peer_t *peer, uint32_t op, int32_t status, const char *fmt, ...)
 {
+    char name[TC_LOG_TEXT_SIZE], text[TC_LOG_TEXT_SIZE];
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf(peer->ried_rx.reply_text, sizeof(peer->ried_rx.reply_text), fmt, ap);
     va_end(ap);
     if (status != 0) {
-        tc_warn("%s: ried '%s': %s", peer->name, peer->ried_rx.name, peer->ried_rx.reply_text);
+        /* the name is the peer's, and so may be part of the text */
+        tc_warn("%s: ried '%s': %s", peer->name,
+                tc_log_text(peer->ried_rx.name, sizeof(peer->ried_rx.name), name, sizeof(name)),
+                tc_log_text(peer->ried_rx.reply_text, sizeof(peer->ried_rx.reply_text), text,
+                            sizeof(text)));
     }
     peer->ried_rx.reply_status  = status;
     peer->ried_rx.reply_op      = op;
@@ -145,12 +150,22 @@ static void tc_ried_load(tc_peer_t *peer)
     tc_ctx_ried_t *slot = NULL;
     tc_ried_init_fn init;
     const char *name;
-    unsigned i;
+    unsigned i, held;
     void *h;
     int fd, rc;
 
     const char *why;
 
+    for (i = 0, held = 0; i < TC_MAX_RIEDS; ++i) {
+        held += (ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner == peer->serial);
+    }
+    if (held >= TC_MAX_RIEDS_PER_PEER) {
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, TC_ERR_NO_RESOURCE,
+                       "per-peer limit: this peer holds %u rieds here, the most one peer may "
+                       "(%u of the %u entries): unload one first", held, TC_MAX_RIEDS_PER_PEER,
+                       TC_MAX_RIEDS);
+        return;
+    }
     name = peer->ried_rx.name;
     name = (strncmp(name, "lib", 3) == 0) ? name + 3 : name;
     name = (strncmp(name, "ried_", 5) == 0) ? name + 5 : name;
@@ -170,7 +185,8 @@ static void tc_ried_load(tc_peer_t *peer)
         slot = (ctx->rieds[i].handle == NULL) ? &ctx->rieds[i] : NULL;
     }
     if (slot == NULL) {
-        tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "no room for another ried (%d)", TC_MAX_RIEDS);
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, TC_ERR_NO_RESOURCE,
+                       "no room for another ried (all %d entries in use)", TC_MAX_RIEDS);
         return;
     }
     fd = memfd_create(peer->ried_rx.name, MFD_CLOEXEC);
@@ -462,11 +478,28 @@ static tc_status_t tc_ried_send_chunks(tc_peer_t *peer, uint32_t id, const char 
     return status;
 }
 
+/* The peer's export table for the caller: one name a line, each escaped
+ * as a log line's peer text would be (the caller may print them). */
+static void tc_ried_exports_copy(const char *text, char *exports, size_t exports_len)
+{
+    size_t used = 0, n;
+
+    exports[0] = '\0';
+    while ((*text != '\0') && (used + 1 < exports_len)) {
+        if (used > 0) {
+            exports[used++] = '\n';
+        }
+        n = strcspn(text, "\n");
+        used += strlen(tc_log_text(text, n, exports + used, exports_len - used));
+        text += n + (text[n] == '\n');
+    }
+}
+
 tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
                          char *exports, uint32_t *ried_id_p)
 {
     const char *base = strrchr(path, '/');
-    char name[TC_RIED_NAME_MAX];
+    char name[TC_RIED_NAME_MAX], text[TC_LOG_TEXT_SIZE];
     uint32_t id, first_seq;
     tc_status_t status;
     uint8_t *buf;
@@ -495,11 +528,13 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
         return status;
     }
     if (peer->ried_tx.status != 0) {
-        tc_error("%s could not load ried %s: %s", peer->name, path, peer->ried_tx.text);
-        return TC_ERR_IO;
+        tc_error("%s could not load ried %s: %s", peer->name, path,
+                 tc_log_text(peer->ried_tx.text, sizeof(peer->ried_tx.text), text, sizeof(text)));
+        /* no room (its table, or this side's share of it) is a limit, not a fault */
+        return (peer->ried_tx.status == TC_ERR_NO_RESOURCE) ? TC_ERR_NO_RESOURCE : TC_ERR_IO;
     }
     if ((exports != NULL) && (exports_len > 0)) {
-        snprintf(exports, exports_len, "%s", peer->ried_tx.text);
+        tc_ried_exports_copy(peer->ried_tx.text, exports, exports_len);
     }
     *ried_id_p = id;
     return TC_OK;
@@ -507,6 +542,7 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
 
 tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
 {
+    char text[TC_LOG_TEXT_SIZE];
     uint32_t first_seq = peer->tx_seq;
     tc_status_t status = TC_OK;
 
@@ -523,7 +559,8 @@ tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
         status = tc_peer_ried_wait(peer, first_seq);
     }
     if ((status == TC_OK) && (peer->ried_tx.status != 0)) {
-        tc_error("%s: unload of ried %u: %s", peer->name, ried_id, peer->ried_tx.text);
+        tc_error("%s: unload of ried %u: %s", peer->name, ried_id,
+                 tc_log_text(peer->ried_tx.text, sizeof(peer->ried_tx.text), text, sizeof(text)));
         status = TC_ERR_NOT_FOUND;
     }
     return status;

@@ -53,6 +53,10 @@ typedef struct tc_ctx_pkg {
 } tc_ctx_pkg_t;
 
 #define TC_MAX_RIEDS 16
+/* Of those, one peer holds at most a quarter: a peer that ships again and
+ * again (the same allow-listed ried is a new load each time: its own init
+ * state, id and pins) is refused past its share, and other peers keep room. */
+#define TC_MAX_RIEDS_PER_PEER (TC_MAX_RIEDS / 4)
 
 /* A ried a peer shipped to this process, loaded from a memfd. */
 typedef struct tc_ctx_ried {

@@ -295,10 +295,13 @@ typedef struct tc_peer tc_peer_t;
 /* Rieds over the wire: send the shared library at path (ried_<name>.so or
  * libried_<name>.so) to the peer, which loads it from a memfd, runs its
  * initialiser (tc_ried_init_<name>) and answers with its export table
- * (newline-separated symbol names, written to exports if not NULL). Jams
+ * (newline-separated symbol names, each printable: other bytes escaped,
+ * written to exports if not NULL). Jams
  * injected afterwards resolve their slots against it. A library the peer
- * cannot load is reported with the peer's dlerror text; the peer keeps
- * serving. */
+ * cannot load is reported with the peer's dlerror text (TC_ERR_IO); the
+ * peer keeps serving. TC_ERR_NO_RESOURCE when the peer has no room: this
+ * side already holds its share of the peer's ried table there (a quarter),
+ * or the table is full; unload one first. */
 tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
                          char *exports_p, uint32_t *ried_id_p);
 tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id);
@@ -589,7 +592,8 @@ typedef struct tc_nack {
     tc_status_t status;      /* NOT_FOUND: unknown package or element; UNSUPPORTED: no
                               * blob or no multicast there; REFUSED: its policy;
                               * BAD_FRAME: malformed */
-    char        reason[160]; /* the peer's words, cut to what its frame could carry */
+    char        reason[160]; /* the peer's words, cut to what its frame could carry;
+                              * printable: other bytes escaped (\n, \x1b) */
 } tc_nack_t;
 
 /* TC_OK and the latest NACK, or TC_ERR_NOT_FOUND if none came. */

@@ -10,6 +10,9 @@
  * - TC_LOG_LEVEL sets the level at start (checked in a re-executed child,
  *   since the level is read once per process).
  * - Threads logging while the handler is swapped lose no message.
+ * - tc_log_text (a peer's text for a log line): printable ASCII as is, a
+ *   backslash doubled, every other byte as \n, \r, \t or \xHH; NUL or
+ *   len ends it; cut to the buffer with "..." and never inside an escape.
  * - Every status code of TC_STATUS_TABLE has its own string, no "unknown";
  *   existing values are unchanged; in progress and try again exist.
  */
@@ -296,6 +299,40 @@ static void test_threads_swap_handler(void **state)
 
 /* ------------------------------------------------------------ status */
 
+static void test_log_text(void **state)
+{
+    char out[TC_LOG_TEXT_SIZE], small[8], big[4 * 300 + 1];
+    const char *p;
+
+    (void)state;
+    assert_string_equal(tc_log_text("plain words: 1-2 (ok)", 100, out, sizeof(out)),
+                        "plain words: 1-2 (ok)");
+    assert_string_equal(tc_log_text("a\nb\rc\td\\e", 100, out, sizeof(out)),
+                        "a\\nb\\rc\\td\\\\e");
+    assert_string_equal(tc_log_text("\x1b[31mred\x7f\xc3\xa9\x01", 100, out, sizeof(out)),
+                        "\\x1b[31mred\\x7f\\xc3\\xa9\\x01");
+    assert_string_equal(tc_log_text("\ntwochains: error: forged", 100, out, sizeof(out)),
+                        "\\ntwochains: error: forged");
+    /* the first NUL, or len, ends it */
+    assert_string_equal(tc_log_text("ab\0cd", 5, out, sizeof(out)), "ab");
+    assert_string_equal(tc_log_text("abcdef", 3, out, sizeof(out)), "abc");
+    assert_string_equal(tc_log_text(NULL, 3, out, sizeof(out)), "");
+    /* exactly full; one more is cut, with "..." and whole escapes only */
+    assert_string_equal(tc_log_text("abcdefg", 100, small, sizeof(small)), "abcdefg");
+    assert_string_equal(tc_log_text("abcdefgh", 100, small, sizeof(small)), "abcd...");
+    assert_string_equal(tc_log_text("ab\n\ncd", 100, small, sizeof(small)), "ab\\n...");
+    assert_string_equal(tc_log_text("a\x1b\x1b", 100, small, sizeof(small)), "a...");
+    assert_string_equal(tc_log_text("abcdefgh", 100, small, 3), "..");
+    assert_string_equal(tc_log_text("abcdefgh", 100, small, 1), "");
+    /* a long text of control bytes: bounded, one line */
+    memset(big, '\n', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    p = tc_log_text(big, sizeof(big), out, sizeof(out));
+    assert_int_equal(strlen(p), sizeof(out) - 1); /* 126 escapes and "..." */
+    assert_null(strchr(p, '\n'));
+    assert_string_equal(p + strlen(p) - 5, "\\n...");
+}
+
 static void test_status_strings(void **state)
 {
 #define STATUS_ROW(_code, _value, _str) {_code, _value, #_code, _str},
@@ -367,6 +404,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_default_handler_format, setup, teardown),
         cmocka_unit_test(test_env_level),
         cmocka_unit_test_setup_teardown(test_threads_swap_handler, setup, teardown),
+        cmocka_unit_test(test_log_text),
         cmocka_unit_test(test_status_strings),
     };
 

@@ -243,6 +243,145 @@ static int fwd_rank_main(uint32_t rank, uint16_t port, int listen_fd)
 }
 
 /* ------------------------------------------------------------------------
+ * The limit tests' ranks (bounded state, origin share): four, rank 3 with
+ * no multicast engine (it refuses every multicast frame and never acks),
+ * rings of 8 slots of 256 bytes, timeouts a loaded machine cannot reach.
+ */
+#define LIM_RANKS 4u
+
+typedef struct lim_rank {
+    tc_pkg_t     *pkg;
+    tc_context_t *ctx;
+    tc_group_t   *group;
+    tc_mcast_t   *mc;   /* NULL at rank 3 */
+    tc_jam_t      jam;  /* the noop jam: every envelope and marker runs it */
+    uint32_t      rank;
+} lim_rank_t;
+
+#define LIM_CHECK(_c, ...) do { if (!(_c)) { fprintf(stderr, "rank %u: ", lr->rank); \
+    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); return 1; } } while (0)
+
+static int lim_open(lim_rank_t *lr, uint32_t rank, uint16_t port, int listen_fd)
+{
+    tc_context_params_t cp;
+    tc_group_params_t gp;
+    char path[4096];
+
+    memset(lr, 0, sizeof(*lr));
+    lr->rank = rank;
+    LIM_CHECK((tc_pkg_default_path(path, sizeof(path)) == TC_OK) &&
+              (tc_pkg_open(path, &lr->pkg) == TC_OK) &&
+              (tc_pkg_jam(lr->pkg, "noop", &lr->jam) == TC_OK), "no bench package");
+    setenv("UCX_TLS", "^sysv", 0);
+    setenv("UCX_ALLOC_PRIO", "md:posix,huge,thp,mmap,heap", 0);
+    tc_context_params_init(&cp);
+    cp.slots      = 8;
+    cp.slot_size  = 256;
+    cp.frames     = TC_FRAMES_VARIABLE;
+    cp.timeout_ms = 60000; /* generous: a loaded machine must not fail this */
+    cp.rank       = rank;
+    LIM_CHECK((tc_context_create(&cp, &lr->ctx) == TC_OK) &&
+              (tc_context_add_pkg(lr->ctx, lr->pkg) == TC_OK), "context");
+    tc_group_params_init(&gp, rank, LIM_RANKS);
+    gp.boot_port  = port;
+    gp.listen_fd  = (rank == 0) ? listen_fd : -1;
+    gp.timeout_ms = 60000;
+    LIM_CHECK(tc_group_create(lr->ctx, &gp, &lr->group) == TC_OK, "group");
+    if (rank != 3) {
+        LIM_CHECK(tc_mcast_create(lr->group, &tc_mcast_ops_tree, 2, TC_WAIT_POLL, &lr->mc) ==
+                  TC_OK, "mcast");
+    }
+    return 0;
+}
+
+static int lim_close(lim_rank_t *lr)
+{
+    if (lr->mc != NULL) {
+        LIM_CHECK(tc_mcast_flush(lr->mc) == TC_OK, "flush");
+    }
+    LIM_CHECK(tc_group_barrier(lr->group) == TC_OK, "last barrier");
+    tc_mcast_destroy(lr->mc);
+    tc_group_destroy(lr->group);
+    tc_context_destroy(lr->ctx);
+    tc_pkg_close(lr->pkg);
+    return 0;
+}
+
+/* An ack envelope (origin, hops, id) for the slice {lo, hi}, put straight
+ * into rank dest's ring; now and then this rank runs what came back (the
+ * acks it holds no record for are refused). */
+static int lim_forge(const lim_rank_t *lr, uint32_t dest, uint32_t origin, uint32_t hops,
+                     uint64_t id, uint32_t lo, uint32_t hi)
+{
+    tc_mcast_env_t e = {TC_MCAST_ENV_ACK, origin, 2, hops, id};
+    tc_mcast_set_t *slice = NULL;
+    uint64_t v = id;
+    uint8_t env[64];
+    size_t h, len = 0;
+    int ok;
+
+    ok = (tc_mcast_set_create(LIM_RANKS, &slice) == TC_OK) &&
+         (tc_mcast_set_add(slice, lo) == TC_OK) && (tc_mcast_set_add(slice, hi) == TC_OK);
+    h  = tc_mcast_env_put_hdr(&e, env);
+    ok = ok && (tc_mcast_encode(slice, env + h, sizeof(env) - h, &len) == TC_OK);
+    ok = ok && (tc_peer_send_kind(tc_group_peer(lr->group, dest), TC_KIND_MCAST, lr->jam.pkg_id,
+                                  lr->jam.element, env, (uint32_t)(h + len), &v, 8, 0) == TC_OK);
+    tc_mcast_set_destroy(slice);
+    if (ok && ((id % 256) == 0)) {
+        ok = (tc_mcast_progress(lr->mc, NULL) == TC_OK);
+    }
+    LIM_CHECK(ok, "forging envelope %llu to rank %u", (unsigned long long)id, dest);
+    return 0;
+}
+
+/* A plain frame (the noop jam) to rank r: a marker behind everything sent
+ * to it before (rings are FIFO). */
+static int lim_marker(const lim_rank_t *lr, uint32_t r)
+{
+    tc_mcast_set_t *one = NULL;
+    uint64_t v = 0;
+    int ok;
+
+    ok = (tc_mcast_set_create(LIM_RANKS, &one) == TC_OK) && (tc_mcast_set_add(one, r) == TC_OK) &&
+         (tc_mcast_send(lr->mc, &lr->jam, &v, 8, one, 0, NULL) == TC_OK);
+    tc_mcast_set_destroy(one);
+    LIM_CHECK(ok, "marker to rank %u", r);
+    return 0;
+}
+
+/* Ranks with little to do sleep between looks instead of spinning, so the
+ * ranks measured keep the machine's cores. Gives up after 60 s without a
+ * frame (a hang guard, not a time limit). */
+static int lim_idle_until(const lim_rank_t *lr, int (*done)(void *arg), void *arg)
+{
+    uint64_t last = tc_clock_mono_ns();
+    unsigned n, total;
+    uint32_t r;
+
+    while (!done(arg)) {
+        total = 0;
+        if (lr->mc != NULL) {
+            LIM_CHECK(tc_mcast_progress(lr->mc, &total) == TC_OK, "progress");
+        } else {
+            for (r = 0; r < LIM_RANKS; ++r) {
+                n = 0;
+                LIM_CHECK((r == lr->rank) ||
+                          (tc_peer_progress(tc_group_peer(lr->group, r), 0, &n) == TC_OK),
+                          "progress with rank %u", r);
+                total += n;
+            }
+        }
+        if (total > 0) {
+            last = tc_clock_mono_ns();
+            continue;
+        }
+        LIM_CHECK(tc_clock_mono_ns() - last < 60000000000ull, "nothing came for 60 s");
+        usleep(200);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------
  * Bounded state: envelopes whose acks never come. Four ranks; rank 3 runs
  * no multicast engine: it refuses every multicast frame and never acks.
  * First rank 0 multicasts to {1, 3} with acks and a 200 ms record timeout:
@@ -253,25 +392,27 @@ static int fwd_rank_main(uint32_t rank, uint16_t port, int listen_fd)
  *      them before forwarding (rank 2 never sees one) and hold no record;
  *   boundary: one with hops 2 and the slice {1, 2} (hops + slice = N): it
  *      is allowed, rank 2 runs it;
- *   C: BND_FLOOD + 1 ack envelopes with the slice {0, 1}: rank 1 forwards
- *      each to rank 0, which refuses it (it names rank 0 as its origin)
- *      without acking, so each record rank 1 keeps waits for an ack that
- *      never comes. With a 200 ms record timeout and at most 256 records,
- *      rank 1 holds at most 256 at any time, and every one goes (timed
- *      out, or the oldest freed to make room).
- * Only ranks 0 and 1 work during the floods (2 and 3 sleep between looks),
- * so the two of them have the cores. Rank 1 prints how long each flood
- * took and its RSS (the reproduction's figures; nothing here asserts a
- * time). Then rank 1 sends every rank one plain frame: the rings are FIFO,
- * so a rank that saw it has seen all.
+ *   C: BND_FLOOD + 1 ack envelopes with the slice {1, 3}: rank 1 forwards
+ *      each to rank 3, which refuses it without acking (it has no engine),
+ *      so each record rank 1 keeps waits for an ack that never comes. With
+ *      a 200 ms record timeout and at most 256 records, rank 1 holds at
+ *      most 256 at any time, and every one goes (timed out, or the oldest
+ *      freed to make room). Rank 1 lets one origin fill its table here
+ *      (tc_mcast_set_origin_limit): the eviction is what this test looks
+ *      at; test_mcast_origin_share holds an origin to its default share.
+ * Ranks 2 and 3 sleep between looks, so ranks 0 and 1 have the cores.
+ * Rank 1 prints how long each flood took and its RSS (the reproduction's
+ * figures; nothing here asserts a time). Then rank 1 sends every rank one
+ * plain frame: the rings are FIFO, so a rank that saw it has seen all.
  */
-#define BND_RANKS    4u
+#define BND_RANKS    LIM_RANKS
 #define BND_MAX_RECS 256u
 #define BND_ID_A     2u /* the forged ids follow rank 0's one real multicast */
 
 typedef struct bnd_rank {
-    tc_mcast_t *mc;
-    tc_group_t *group;
+    lim_rank_t  lim;
+    tc_mcast_t *mc;     /* lim's */
+    tc_group_t *group;  /* lim's */
     uint32_t    rank;
     uint64_t    flood, delivered, max_live, t_a, t_c;
     long        rss_start, rss_a, rss_c;
@@ -356,38 +497,6 @@ static int bnd_marker_seen(void *arg)
     return (ps.rx_frames >= 1) && (st.live == 0) && (st.queued == 0);
 }
 
-/* Ranks 2 and 3 have little to do: they sleep between looks instead of
- * spinning, so the two ranks measured keep the machine's cores. Gives up
- * after 60 s without a frame (a hang guard, not a time limit). */
-static int bnd_idle_until(bnd_rank_t *br, int (*done)(void *arg))
-{
-    uint64_t last = tc_clock_mono_ns();
-    unsigned n, total;
-    uint32_t r;
-
-    while (!done(br)) {
-        total = 0;
-        if (br->mc != NULL) {
-            BND_CHECK(tc_mcast_progress(br->mc, &total) == TC_OK, "progress");
-        } else {
-            for (r = 0; r < BND_RANKS; ++r) {
-                n = 0;
-                BND_CHECK((r == br->rank) ||
-                          (tc_peer_progress(tc_group_peer(br->group, r), 0, &n) == TC_OK),
-                          "progress with rank %u", r);
-                total += n;
-            }
-        }
-        if (total > 0) {
-            last = tc_clock_mono_ns();
-            continue;
-        }
-        BND_CHECK(tc_clock_mono_ns() - last < 60000000000ull, "nothing came for 60 s");
-        usleep(200);
-    }
-    return 0;
-}
-
 /* Rank 3: rank 0's one multicast frame and rank 1's last frame came. */
 static int bnd_rank3_done(void *arg)
 {
@@ -399,84 +508,38 @@ static int bnd_rank3_done(void *arg)
     return (p0.rx_rejected >= 1) && (p1.rx_frames >= 1);
 }
 
-static int bnd_forge(bnd_rank_t *br, const tc_jam_t *jam, uint32_t hops, uint64_t id,
-                     uint32_t lo, uint32_t hi)
-{
-    tc_mcast_env_t e = {TC_MCAST_ENV_ACK, 0, 2, hops, id};
-    tc_mcast_set_t *slice = NULL;
-    uint64_t v = id;
-    uint8_t env[64];
-    size_t h, len = 0;
-    int ok;
-
-    ok = (tc_mcast_set_create(BND_RANKS, &slice) == TC_OK) &&
-         (tc_mcast_set_add(slice, lo) == TC_OK) && (tc_mcast_set_add(slice, hi) == TC_OK);
-    h  = tc_mcast_env_put_hdr(&e, env);
-    ok = ok && (tc_mcast_encode(slice, env + h, sizeof(env) - h, &len) == TC_OK);
-    ok = ok && (tc_peer_send_kind(tc_group_peer(br->group, 1), TC_KIND_MCAST, jam->pkg_id,
-                                  jam->element, env, (uint32_t)(h + len), &v, 8, 0) == TC_OK);
-    tc_mcast_set_destroy(slice);
-    /* now and then run the acks (refused: rank 0 holds no record) */
-    if (ok && ((id % 256) == 0)) {
-        ok = (tc_mcast_progress(br->mc, NULL) == TC_OK);
-    }
-    BND_CHECK(ok, "forging envelope %llu", (unsigned long long)id);
-    return 0;
-}
-
 static int bnd_rank_main(uint32_t rank, uint16_t port, int listen_fd)
 {
     bnd_rank_t brs, *br = &brs;
-    tc_context_params_t cp;
-    tc_group_params_t gp;
-    tc_context_t *ctx = NULL;
-    tc_group_t *group = NULL;
+    lim_rank_t *lr = &br->lim;
     tc_mcast_set_t *one = NULL;
     tc_mcast_stats_t st;
     tc_peer_stats_t ps, ps0;
-    tc_pkg_t *pkg = NULL;
-    char path[4096];
     uint64_t i, t0, v = 0;
-    tc_jam_t jam;
 
     memset(br, 0, sizeof(*br));
     br->rank  = rank;
     br->flood = bnd_flood();
-    BND_CHECK((tc_pkg_default_path(path, sizeof(path)) == TC_OK) &&
-              (tc_pkg_open(path, &pkg) == TC_OK) && (tc_pkg_jam(pkg, "noop", &jam) == TC_OK),
-              "no bench package");
-    setenv("UCX_TLS", "^sysv", 0);
-    setenv("UCX_ALLOC_PRIO", "md:posix,huge,thp,mmap,heap", 0);
-    tc_context_params_init(&cp);
-    cp.slots      = 8;
-    cp.slot_size  = 256;
-    cp.frames     = TC_FRAMES_VARIABLE;
-    cp.timeout_ms = 60000; /* generous: a loaded machine must not fail this */
-    cp.rank       = rank;
-    BND_CHECK((tc_context_create(&cp, &ctx) == TC_OK) && (tc_context_add_pkg(ctx, pkg) == TC_OK),
-              "context");
-    tc_group_params_init(&gp, rank, BND_RANKS);
-    gp.boot_port  = port;
-    gp.listen_fd  = (rank == 0) ? listen_fd : -1;
-    gp.timeout_ms = 60000;
-    BND_CHECK(tc_group_create(ctx, &gp, &group) == TC_OK, "group");
-    br->group = group;
-    if (rank != 3) { /* rank 3: no multicast engine, it refuses every multicast frame */
-        BND_CHECK(tc_mcast_create(group, &tc_mcast_ops_tree, 2, TC_WAIT_POLL, &br->mc) == TC_OK,
-                  "mcast");
+    if (lim_open(lr, rank, port, listen_fd)) {
+        return 1;
+    }
+    br->mc    = lr->mc;
+    br->group = lr->group;
+    if (br->mc != NULL) {
         tc_mcast_set_hooks(br->mc, bnd_deliver, NULL, br);
     }
     if (rank == 1) {
         BND_CHECK(tc_mcast_set_limits(br->mc, 200, BND_MAX_RECS) == TC_OK, "limits");
+        tc_mcast_set_origin_limit(br->mc, UINT32_MAX); /* the table's maximum alone */
     }
-    BND_CHECK(tc_group_barrier(group) == TC_OK, "first barrier");
+    BND_CHECK(tc_group_barrier(br->group) == TC_OK, "first barrier");
 
     switch (rank) {
     case 0:
         BND_CHECK((tc_mcast_set_limits(br->mc, 200, 0) == TC_OK) &&
                   (tc_mcast_set_create(BND_RANKS, &one) == TC_OK) &&
                   (tc_mcast_set_add(one, 1) == TC_OK) && (tc_mcast_set_add(one, 3) == TC_OK) &&
-                  (tc_mcast_send(br->mc, &jam, &v, 8, one, TC_MCAST_F_ACK, &i) == TC_OK) &&
+                  (tc_mcast_send(br->mc, &lr->jam, &v, 8, one, TC_MCAST_F_ACK, &i) == TC_OK) &&
                   (i == BND_ID_A - 1), "multicast to {1, 3}");
         tc_mcast_set_destroy(one);
         BND_CHECK(tc_mcast_wait(br->mc, i) == TC_ERR_TIMEOUT, "rank 3's ack came, or the wait "
@@ -487,15 +550,15 @@ static int bnd_rank_main(uint32_t rank, uint16_t port, int listen_fd)
                   (unsigned long long)st.expired, (unsigned long long)st.live,
                   (unsigned long long)st.completions);
         for (i = 0; i < br->flood; ++i) {
-            if (bnd_forge(br, &jam, BND_RANKS - 1, BND_ID_A + i, 1, 2)) {
+            if (lim_forge(lr, 1, 0, BND_RANKS - 1, BND_ID_A + i, 1, 2)) {
                 return 1;
             }
         }
-        if (bnd_forge(br, &jam, 2, BND_ID_A + br->flood, 1, 2)) {
+        if (lim_forge(lr, 1, 0, 2, BND_ID_A + br->flood, 1, 2)) {
             return 1;
         }
         for (i = 0; i <= br->flood; ++i) {
-            if (bnd_forge(br, &jam, 1, BND_ID_A + br->flood + 1 + i, 0, 1)) {
+            if (lim_forge(lr, 1, 0, 1, BND_ID_A + br->flood + 1 + i, 1, 3)) {
                 return 1;
             }
         }
@@ -536,19 +599,12 @@ static int bnd_rank_main(uint32_t rank, uint16_t port, int listen_fd)
                   (unsigned long long)st.evicted, (unsigned long long)br->flood + 3);
         BND_CHECK(st.expired >= 1, "no record timed out");
         BND_CHECK(st.live == 0, "%llu records left", (unsigned long long)st.live);
-        BND_CHECK(tc_mcast_set_create(BND_RANKS, &one) == TC_OK, "set");
-        for (uint32_t r = 0; r < BND_RANKS; ++r) {
-            if (r == 1) {
-                continue;
-            }
-            tc_mcast_set_clear(one);
-            BND_CHECK((tc_mcast_set_add(one, r) == TC_OK) &&
-                      (tc_mcast_send(br->mc, &jam, &v, 8, one, 0, NULL) == TC_OK), "marker");
+        if (lim_marker(lr, 0) || lim_marker(lr, 2) || lim_marker(lr, 3)) {
+            return 1;
         }
-        tc_mcast_set_destroy(one);
         break;
     case 2:
-        if (bnd_idle_until(br, bnd_marker_seen)) {
+        if (lim_idle_until(lr, bnd_marker_seen, br)) {
             return 1;
         }
         tc_mcast_stats(br->mc, &st);
@@ -558,26 +614,265 @@ static int bnd_rank_main(uint32_t rank, uint16_t port, int listen_fd)
                   (unsigned long long)br->delivered);
         break;
     default:
-        if (bnd_idle_until(br, bnd_rank3_done)) {
+        if (lim_idle_until(lr, bnd_rank3_done, br)) {
             return 1;
         }
-        tc_peer_stats(tc_group_peer(group, 1), &ps);
-        tc_peer_stats(tc_group_peer(group, 0), &ps0);
-        BND_CHECK(ps.rx_rejected == 0, "%llu multicast frames from rank 1 refused, expected none",
-                  (unsigned long long)ps.rx_rejected);
+        tc_peer_stats(tc_group_peer(br->group, 1), &ps);
+        tc_peer_stats(tc_group_peer(br->group, 0), &ps0);
+        /* C's envelopes, forwarded by rank 1 */
+        BND_CHECK(ps.rx_rejected == br->flood + 1, "%llu multicast frames from rank 1 refused, "
+                  "expected %llu", (unsigned long long)ps.rx_rejected,
+                  (unsigned long long)br->flood + 1);
         BND_CHECK(ps0.rx_rejected == 1, "%llu multicast frames from rank 0 refused, expected 1",
                   (unsigned long long)ps0.rx_rejected);
         break;
     }
-    if (br->mc != NULL) {
-        BND_CHECK(tc_mcast_flush(br->mc) == TC_OK, "flush");
+    return lim_close(lr);
+}
+
+/* ------------------------------------------------------------------------
+ * One origin cannot take a relay's records from the others. Four ranks;
+ * rank 3 runs no multicast engine (it refuses every multicast frame and
+ * never acks). Rank 1 is the relay under test: a record timeout of 60 s
+ * (nothing expires while the floods run) and room for OSH_FLOOD / 2 records.
+ *   - rank 2 puts OSH_KEPT ack envelopes of its own with the slice {1, 3}
+ *     into rank 1's ring: rank 1 holds a record for each (rank 3 never
+ *     acks), then tells rank 0 to go. Rank 2 also puts one ack envelope
+ *     naming rank 0 as its origin into rank 0's ring: refused there, and
+ *     acked (rank 2 holds no record for it, so it refuses that ack);
+ *   D: rank 0 puts OSH_FLOOD ack envelopes whose slice {0, 1} holds their
+ *      origin (rank 0) into rank 1's ring: rank 1 refuses each where it
+ *      lands and acks it, and makes no record. (Before: rank 1 forwarded
+ *      each to rank 0, which refused it without an ack, so each record
+ *      waited for its timeout, and at the maximum records were evicted);
+ *   S: rank 0 puts OSH_FLOOD ack envelopes with the slice {1, 3}: rank 1
+ *      holds at most origin 0's share (a quarter of its maximum), refuses
+ *      and acks the rest;
+ * then rank 2's records are all still held at rank 1, none evicted, and
+ * rank 1 shortens its record timeout: every record it holds goes. Rank 1
+ * prints its RSS before and after the floods (nothing asserts a size).
+ */
+#define OSH_RANKS LIM_RANKS
+#define OSH_KEPT  4u
+
+typedef struct osh_rank {
+    lim_rank_t  lim;
+    tc_mcast_t *mc;     /* lim's */
+    tc_group_t *group;  /* lim's */
+    uint32_t    rank;
+    uint64_t    flood, max_live, from_rank;
+    uint32_t    max_recs;
+} osh_rank_t;
+
+#define OSH_CHECK(_c, ...) do { if (!(_c)) { fprintf(stderr, "rank %u: ", osr->rank); \
+    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); return 1; } } while (0)
+
+static uint64_t osh_flood(void)
+{
+    const char *q = getenv("TC_TEST_QUICK");
+
+    return ((q != NULL) && (*q != '\0') && (*q != '0')) ? 2000 : 20000;
+}
+
+/* Plain frames (jams) that ran from rank r. */
+static uint64_t osh_ran_from(const osh_rank_t *osr, uint32_t r)
+{
+    tc_peer_stats_t ps;
+
+    tc_peer_stats(tc_group_peer(osr->group, r), &ps);
+    return ps.rx_frames;
+}
+
+/* Rank 1: at least OSH_KEPT records held (rank 2's). */
+static int osh_kept_held(void *arg)
+{
+    osh_rank_t *osr = arg;
+    tc_mcast_stats_t st;
+
+    tc_mcast_stats(osr->mc, &st);
+    return (st.live >= OSH_KEPT) && (st.queued == 0);
+}
+
+/* from_rank's marker number osr->flood... ran here, nothing queued; tracks
+ * the most records held. */
+static int osh_marker_seen(void *arg)
+{
+    osh_rank_t *osr = arg;
+    tc_mcast_stats_t st;
+
+    tc_mcast_stats(osr->mc, &st);
+    osr->max_live = (st.live > osr->max_live) ? st.live : osr->max_live;
+    return (osh_ran_from(osr, (uint32_t)osr->from_rank) >= 1) && (st.queued == 0);
+}
+
+static int osh_no_records(void *arg)
+{
+    osh_rank_t *osr = arg;
+    tc_mcast_stats_t st;
+
+    tc_mcast_stats(osr->mc, &st);
+    return st.live == 0;
+}
+
+/* Rank 0: rank 1's second marker (after the go) ran, nothing waits here. */
+static int osh_rank0_done(void *arg)
+{
+    osh_rank_t *osr = arg;
+    tc_mcast_stats_t st;
+
+    tc_mcast_stats(osr->mc, &st);
+    return (osh_ran_from(osr, 1) >= 2) && (st.queued == 0) && (st.live == 0);
+}
+
+/* Rank 2: rank 1's marker ran and rank 0's ack came (refused here). */
+static int osh_rank2_done(void *arg)
+{
+    osh_rank_t *osr = arg;
+    tc_mcast_stats_t st;
+
+    tc_mcast_stats(osr->mc, &st);
+    return (osh_ran_from(osr, 1) >= 1) && (st.rejected >= 1) && (st.queued == 0);
+}
+
+/* Rank 3 (no engine): rank 1's marker ran. */
+static int osh_rank3_done(void *arg)
+{
+    return osh_ran_from(arg, 1) >= 1;
+}
+
+static int osh_relay(osh_rank_t *osr)
+{
+    const lim_rank_t *lr = &osr->lim;
+    uint64_t share = osr->max_recs / TC_MCAST_REC_ORIGIN_SHARE, f = osr->flood;
+    tc_mcast_stats_t st;
+    long rss0, rss1;
+
+    OSH_CHECK(tc_mcast_wait_until(osr->mc, osh_kept_held, osr, "rank 2's records") == TC_OK,
+              "waiting for rank 2's envelopes");
+    rss0 = bnd_rss_kib();
+    if (lim_marker(lr, 0)) { /* go */
+        return 1;
     }
-    BND_CHECK(tc_group_barrier(group) == TC_OK, "last barrier");
-    tc_mcast_destroy(br->mc);
-    tc_group_destroy(group);
-    tc_context_destroy(ctx);
-    tc_pkg_close(pkg);
-    return 0;
+    osr->from_rank = 0;
+    OSH_CHECK(tc_mcast_wait_until(osr->mc, osh_marker_seen, osr, "the floods") == TC_OK,
+              "waiting for the floods");
+    rss1 = bnd_rss_kib();
+    tc_mcast_stats(osr->mc, &st);
+    printf("rank 1: %llu envelopes whose slice holds their origin, then %llu that wait on "
+           "rank 3: records held at most %llu (limit %u, origin share %llu), %llu evicted, "
+           "%llu refused and acked; RSS %ld -> %ld KiB\n",
+           (unsigned long long)f, (unsigned long long)f, (unsigned long long)osr->max_live,
+           osr->max_recs, (unsigned long long)share, (unsigned long long)st.evicted,
+           (unsigned long long)st.acks, rss0, rss1);
+    fflush(stdout);
+    OSH_CHECK(st.evicted == 0, "%llu records evicted (rank 2's among them)",
+              (unsigned long long)st.evicted);
+    OSH_CHECK(st.expired == 0, "%llu records timed out during the floods",
+              (unsigned long long)st.expired);
+    OSH_CHECK(osr->max_live <= OSH_KEPT + share, "%llu records held at once, origin 0's share "
+              "is %llu", (unsigned long long)osr->max_live, (unsigned long long)share);
+    OSH_CHECK(st.live == OSH_KEPT + share, "%llu records held after the floods, expected rank "
+              "2's %u and origin 0's share %llu", (unsigned long long)st.live, OSH_KEPT,
+              (unsigned long long)share);
+    /* ran: rank 2's and origin 0's share; every other envelope refused
+     * where it landed, and acked */
+    OSH_CHECK(st.delivered == OSH_KEPT + share, "ran %llu jams, expected %llu",
+              (unsigned long long)st.delivered, (unsigned long long)(OSH_KEPT + share));
+    OSH_CHECK((st.acks == 2 * f - share) && (st.rejected == 2 * f - share), "%llu acks, %llu "
+              "refusals, expected %llu of each", (unsigned long long)st.acks,
+              (unsigned long long)st.rejected, (unsigned long long)(2 * f - share));
+    OSH_CHECK(st.origin_full == f - share, "%llu refused past origin 0's share, expected %llu",
+              (unsigned long long)st.origin_full, (unsigned long long)(f - share));
+    /* every record held goes at its timeout */
+    OSH_CHECK(tc_mcast_set_limits(osr->mc, 1, osr->max_recs) == TC_OK, "limits");
+    OSH_CHECK(tc_mcast_wait_until(osr->mc, osh_no_records, osr, "the records to expire") ==
+              TC_OK, "waiting for the records to go");
+    tc_mcast_stats(osr->mc, &st);
+    OSH_CHECK(st.expired == OSH_KEPT + share, "%llu records timed out, expected %llu",
+              (unsigned long long)st.expired, (unsigned long long)(OSH_KEPT + share));
+    return lim_marker(lr, 0) || lim_marker(lr, 2) || lim_marker(lr, 3);
+}
+
+static int osh_rank_main(uint32_t rank, uint16_t port, int listen_fd)
+{
+    osh_rank_t oshs, *osr = &oshs;
+    lim_rank_t *lr = &osr->lim;
+    tc_mcast_stats_t st;
+    uint64_t i;
+
+    memset(osr, 0, sizeof(*osr));
+    osr->rank     = rank;
+    osr->flood    = osh_flood();
+    osr->max_recs = (uint32_t)(osr->flood / 2);
+    if (lim_open(lr, rank, port, listen_fd)) {
+        return 1;
+    }
+    osr->mc    = lr->mc;
+    osr->group = lr->group;
+    if (rank == 1) {
+        OSH_CHECK(tc_mcast_set_limits(osr->mc, 60000, osr->max_recs) == TC_OK, "limits");
+    }
+    OSH_CHECK(tc_group_barrier(osr->group) == TC_OK, "first barrier");
+
+    switch (rank) {
+    case 0:
+        osr->from_rank = 1;
+        OSH_CHECK(tc_mcast_wait_until(osr->mc, osh_marker_seen, osr, "rank 1's go") == TC_OK,
+                  "waiting for rank 1's go");
+        for (i = 1; i <= osr->flood; ++i) {
+            if (lim_forge(lr, 1, 0, 1, i, 0, 1)) {
+                return 1;
+            }
+        }
+        for (i = osr->flood + 1; i <= 2 * osr->flood; ++i) {
+            if (lim_forge(lr, 1, 0, 1, i, 1, 3)) {
+                return 1;
+            }
+        }
+        if (lim_marker(lr, 1)) {
+            return 1;
+        }
+        OSH_CHECK(tc_mcast_wait_until(osr->mc, osh_rank0_done, osr, "rank 1's last frame") ==
+                  TC_OK, "waiting for rank 1");
+        tc_mcast_stats(osr->mc, &st);
+        /* no envelope of the floods came back here; rank 2's naming this
+         * rank as its origin was refused and acked */
+        OSH_CHECK(st.delivered == 0, "ran %llu jams from envelopes",
+                  (unsigned long long)st.delivered);
+        OSH_CHECK(st.acks == 1, "%llu acks sent, expected 1 (rank 2's envelope)",
+                  (unsigned long long)st.acks);
+        OSH_CHECK(st.rejected == 1 + 2 * osr->flood - osr->max_recs / TC_MCAST_REC_ORIGIN_SHARE,
+                  "%llu refused: expected rank 2's envelope and rank 1's acks",
+                  (unsigned long long)st.rejected);
+        break;
+    case 1:
+        if (osh_relay(osr)) {
+            return 1;
+        }
+        break;
+    case 2:
+        for (i = 1; i <= OSH_KEPT; ++i) {
+            if (lim_forge(lr, 1, 2, 1, i, 1, 3)) {
+                return 1;
+            }
+        }
+        /* as if relayed: it names rank 0 as its origin */
+        if (lim_forge(lr, 0, 0, 2, 7, 0, 3)) {
+            return 1;
+        }
+        OSH_CHECK(tc_mcast_wait_until(osr->mc, osh_rank2_done, osr, "rank 0's ack") == TC_OK,
+                  "waiting for rank 0's ack and rank 1's marker");
+        tc_mcast_stats(osr->mc, &st);
+        OSH_CHECK(st.rejected == 1, "%llu refused, expected rank 0's ack",
+                  (unsigned long long)st.rejected);
+        break;
+    default:
+        if (lim_idle_until(lr, osh_rank3_done, osr)) {
+            return 1;
+        }
+        break;
+    }
+    return lim_close(lr);
 }
 
 /* Fork n ranks running rank_main; every one must exit 0. */
@@ -626,11 +921,18 @@ static void test_mcast_bounded(void **state)
     fwd_fork_group(BND_RANKS, bnd_rank_main);
 }
 
+static void test_mcast_origin_share(void **state)
+{
+    (void)state;
+    fwd_fork_group(OSH_RANKS, osh_rank_main);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_group_mcast),
         cmocka_unit_test(test_mcast_bounded),
+        cmocka_unit_test(test_mcast_origin_share),
     };
     return cmocka_run_group_tests_name("mcast_fwd", tests, NULL, NULL);
 }

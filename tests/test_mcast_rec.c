@@ -2,7 +2,9 @@
  * Tests of the ack tree's record table (lib/mcast_rec.c), with a clock the
  * test moves by hand:
  *   - add, find and free by (origin, id); equal ids of other origins and
- *     duplicates kept apart;
+ *     duplicates kept apart; origins at or past the group size refused;
+ *   - each origin's relay records counted as they come and go (what a
+ *     relay holds one origin to a share by);
  *   - never more than max records: the next add is refused until one goes;
  *   - the age list hands out relay records oldest first and skips origin
  *     records, also after frees from its middle;
@@ -33,15 +35,22 @@ static void test_rec_basics(void **state)
     tc_mcast_rec_t *a, *b, *c, *x;
 
     (void)state;
-    assert_int_equal(tc_mcast_recs_create(0, &recs), TC_ERR_INVALID_PARAM);
-    assert_int_equal(tc_mcast_recs_create(3, &recs), TC_OK);
+    assert_int_equal(tc_mcast_recs_create(0, 4, &recs), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_mcast_recs_create(3, 0, &recs), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_mcast_recs_create(3, 4, &recs), TC_OK);
     assert_null(tc_mcast_recs_find(recs, 0, 1));
     assert_null(tc_mcast_recs_oldest(recs));
     assert_int_equal(tc_mcast_recs_add(recs, 0, 1, 1, 10, &a), TC_OK);
     assert_int_equal(tc_mcast_recs_add(recs, 1, 1, 0, 20, &b), TC_OK);
     assert_int_equal(tc_mcast_recs_add(recs, 0, 1, 0, 30, &x), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_mcast_recs_add(recs, 4, 9, 0, 30, &x), TC_ERR_INVALID_PARAM);
     assert_int_equal(tc_mcast_recs_add(recs, 2, 7, 0, 30, &c), TC_OK);
     assert_true((a != b) && (b != c));
+    /* relay records per origin; origin records are not counted */
+    assert_int_equal(tc_mcast_recs_relays_of(recs, 0), 0);
+    assert_int_equal(tc_mcast_recs_relays_of(recs, 1), 1);
+    assert_int_equal(tc_mcast_recs_relays_of(recs, 2), 1);
+    assert_int_equal(tc_mcast_recs_relays_of(recs, 4), 0);
     assert_true((a->agg.origin == 0) && (a->agg.id == 1) && a->is_origin);
     assert_true((b->agg.origin == 1) && (b->agg.id == 1) && !b->is_origin && (b->born_ns == 20));
     assert_ptr_equal(tc_mcast_recs_find(recs, 0, 1), a);
@@ -59,6 +68,7 @@ static void test_rec_basics(void **state)
     assert_non_null(b->children);
     tc_mcast_recs_free(recs, b);
     assert_null(tc_mcast_recs_find(recs, 1, 1));
+    assert_int_equal(tc_mcast_recs_relays_of(recs, 1), 0);
     assert_ptr_equal(tc_mcast_recs_oldest(recs), c);
     assert_int_equal(tc_mcast_recs_set_max(recs, 2), TC_OK);
     assert_int_equal(tc_mcast_recs_add(recs, 3, 3, 0, 40, &x), TC_ERR_NO_RESOURCE);
@@ -83,7 +93,7 @@ static void test_rec_age_order(void **state)
     int i, seen;
 
     (void)state;
-    assert_int_equal(tc_mcast_recs_create(2 * N, &recs), TC_OK);
+    assert_int_equal(tc_mcast_recs_create(2 * N, 7, &recs), TC_OK);
     for (i = 0; i < N; ++i) {
         assert_int_equal(tc_mcast_recs_add(recs, (uint32_t)i % 7, (uint64_t)i + 1, (i % 10) == 0,
                                            (uint64_t)i, &r[i]), TC_OK);
@@ -129,7 +139,7 @@ static void test_rec_flood_bounded(void **state)
     tc_status_t status;
 
     (void)state;
-    assert_int_equal(tc_mcast_recs_create(max, &recs), TC_OK);
+    assert_int_equal(tc_mcast_recs_create(max, 1, &recs), TC_OK);
     for (i = 0, now = 0; i < n; ++i, ++now) {
         while (((rec = tc_mcast_recs_oldest(recs)) != NULL) && (now - rec->born_ns > timeout)) {
             tc_mcast_recs_free(recs, rec);
@@ -168,7 +178,7 @@ static void test_rec_many_keys(void **state)
     uint32_t o, i;
 
     (void)state;
-    assert_int_equal(tc_mcast_recs_create(origins * ids, &recs), TC_OK);
+    assert_int_equal(tc_mcast_recs_create(origins * ids, origins, &recs), TC_OK);
     for (i = 1; i <= ids; ++i) {
         for (o = 0; o < origins; ++o) {
             assert_int_equal(tc_mcast_recs_add(recs, o, i, o == 0, 0, &rec), TC_OK);
@@ -176,6 +186,8 @@ static void test_rec_many_keys(void **state)
         }
     }
     assert_int_equal(tc_mcast_recs_count(recs), origins * ids);
+    assert_int_equal(tc_mcast_recs_relays_of(recs, 0), 0); /* origin records */
+    assert_int_equal(tc_mcast_recs_relays_of(recs, 1), ids);
     for (o = 0; o < origins; ++o) {
         for (i = 1; i <= ids; ++i) {
             rec = tc_mcast_recs_find(recs, o, i);
@@ -193,6 +205,7 @@ static void test_rec_many_keys(void **state)
     }
     for (o = 0; o < origins; ++o) {
         assert_true((tc_mcast_recs_find(recs, o, ids) == NULL) == ((o % 2) == 0));
+        assert_int_equal(tc_mcast_recs_relays_of(recs, o), ((o % 2) == 0) ? 0 : ids);
     }
     tc_mcast_recs_destroy(recs);
 }

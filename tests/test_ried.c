@@ -3,7 +3,9 @@
  * the wire is loaded from a memfd on the peer, initialised, and answers with
  * its exports; slot names then resolve against it. A library that cannot
  * load is reported with the peer's dlerror and the peer keeps serving; an
- * unloaded ried is gone.
+ * unloaded ried is gone. The context's ried table is shared by its peers:
+ * one peer shipping the same ried again and again fills only its own share
+ * (refused with the reason past it), and another peer still ships its own.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -12,6 +14,8 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,10 +87,171 @@ static void test_ried_over_the_wire(void **unused)
     pair_close(&pair);
 }
 
+/* One receiving context, two sending peers (a flooder and a victim), each
+ * connected over its own loopback bootstrap. */
+typedef struct shared_rx {
+    tc_context_t *ctx;
+    tc_pkg_t     *pkg;
+    side_t        rx[2];  /* the receiver's end of each connection */
+    side_t        tx[2];  /* each sender: its own context and peer */
+    atomic_int    stop;
+    tc_status_t   status;
+} shared_rx_t;
+
+static void *shared_connect(void *arg)
+{
+    side_t *side = arg;
+
+    side->status = tc_peer_connect(side->ctx, side->boot, NULL, &side->peer);
+    return NULL;
+}
+
+/* The receiver serves both of its peers from one thread. */
+static void *shared_serve(void *arg)
+{
+    shared_rx_t *s = arg;
+    unsigned n, total;
+    int i;
+
+    s->status = TC_OK;
+    while (!atomic_load(&s->stop) && (s->status == TC_OK)) {
+        total = 0;
+        for (i = 0; (i < 2) && (s->status == TC_OK); ++i) {
+            s->status = tc_peer_progress(s->rx[i].peer, 0, &n);
+            total += n;
+        }
+        if (total == 0) {
+            sched_yield();
+        }
+    }
+    return NULL;
+}
+
+static void shared_open(shared_rx_t *s)
+{
+    tc_context_params_t params;
+    char path[4096];
+    pthread_t thread;
+    int i;
+
+    memset(s, 0, sizeof(*s));
+    pair_params(&params, 4);
+    params.frames    = TC_FRAMES_VARIABLE;
+    params.slot_size = 4096;
+    assert_int_equal(tc_pkg_default_path(path, sizeof(path)), TC_OK);
+    assert_int_equal(tc_pkg_open(path, &s->pkg), TC_OK);
+    assert_int_equal(tc_context_create(&params, &s->ctx), TC_OK);
+    assert_int_equal(tc_context_add_pkg(s->ctx, s->pkg), TC_OK);
+    for (i = 0; i < 2; ++i) {
+        params.rank = (uint32_t)i + 1;
+        assert_int_equal(tc_context_create(&params, &s->tx[i].ctx), TC_OK);
+        assert_int_equal(tc_boot_loopback_pair(5000, &s->rx[i].boot, &s->tx[i].boot), TC_OK);
+        s->rx[i].ctx = s->ctx;
+        assert_int_equal(pthread_create(&thread, NULL, shared_connect, &s->rx[i]), 0);
+        shared_connect(&s->tx[i]);
+        pthread_join(thread, NULL);
+        assert_int_equal(s->rx[i].status, TC_OK);
+        assert_int_equal(s->tx[i].status, TC_OK);
+    }
+}
+
+static void shared_close(shared_rx_t *s)
+{
+    int i;
+
+    for (i = 0; i < 2; ++i) {
+        tc_peer_close(s->tx[i].peer);
+        tc_peer_close(s->rx[i].peer);
+        tc_context_destroy(s->tx[i].ctx);
+        tc_boot_close(s->tx[i].boot);
+        tc_boot_close(s->rx[i].boot);
+    }
+    tc_context_destroy(s->ctx);
+    tc_pkg_close(s->pkg);
+}
+
+/* How many of the context's rieds the receiver's end of connection i owns. */
+static unsigned rieds_owned(const shared_rx_t *s, int i)
+{
+    unsigned k, n = 0;
+
+    for (k = 0; k < TC_MAX_RIEDS; ++k) {
+        n += (s->ctx->rieds[k].handle != NULL) &&
+             (s->ctx->rieds[k].owner == s->rx[i].peer->serial);
+    }
+    return n;
+}
+
+/* Peer 0 ships the same allow-listed ried again and again, more times than
+ * the table has entries: it gets its share, then a refusal that names the
+ * per-peer limit; peer 1 still ships its own, and uses it (its exports come
+ * back, the receiver resolves names into it, it unloads); peer 0's copies
+ * go with peer 0. */
+static void test_ried_per_peer_limit(void **unused)
+{
+    char path[4096], exports[1024];
+    uint32_t id, id_b = 0;
+    unsigned k, loaded = 0, refused = 0, idx;
+    tc_status_t status, first_refusal = TC_OK;
+    pthread_t thread;
+    shared_rx_t s;
+
+    (void)unused;
+    shared_open(&s);
+    assert_int_equal(tc_pkg_default_path(path, sizeof(path)), TC_OK);
+    strcpy(strrchr(path, '/') + 1, "libried_bench.so");
+    assert_int_equal(pthread_create(&thread, NULL, shared_serve, &s), 0);
+
+    for (k = 0; k < TC_MAX_RIEDS + 4; ++k) {
+        status = tc_ried_ship(s.tx[0].peer, path, 0, NULL, &id);
+        if (status == TC_OK) {
+            loaded++;
+            continue;
+        }
+        if (refused++ == 0) {
+            first_refusal = status;
+            print_message("flooder: refused after %u loads: %s\n", loaded,
+                          s.tx[0].peer->ried_tx.text);
+        }
+    }
+    print_message("flooder: %u of %u ships loaded (table of %u)\n", loaded,
+                  TC_MAX_RIEDS + 4, TC_MAX_RIEDS);
+    assert_true(loaded < TC_MAX_RIEDS);
+    assert_int_equal(first_refusal, TC_ERR_NO_RESOURCE);
+    assert_non_null(strstr(s.tx[0].peer->ried_tx.text, "per-peer limit"));
+
+    /* the other peer ships its own and uses it */
+    status = tc_ried_ship(s.tx[1].peer, path, sizeof(exports), exports, &id_b);
+    print_message("other peer: %s\n", tc_status_str(status));
+    assert_int_equal(status, TC_OK);
+    assert_non_null(strstr(exports, "tc_ried_init_bench"));
+    atomic_store(&s.stop, 1);
+    pthread_join(thread, NULL);
+    assert_int_equal(s.status, TC_OK);
+    assert_int_equal(rieds_owned(&s, 1), 1);
+    assert_non_null(tc_ried_lookup(s.ctx, "tc_ried_init_bench", &idx));
+
+    atomic_store(&s.stop, 0);
+    assert_int_equal(pthread_create(&thread, NULL, shared_serve, &s), 0);
+    assert_int_equal(tc_ried_unload(s.tx[1].peer, id_b), TC_OK);
+    atomic_store(&s.stop, 1);
+    pthread_join(thread, NULL);
+    assert_int_equal(s.status, TC_OK);
+    assert_int_equal(rieds_owned(&s, 1), 0);
+    assert_int_equal(rieds_owned(&s, 0), loaded);
+    tc_peer_close(s.rx[0].peer); /* the flooder's copies go with it */
+    s.rx[0].peer = NULL;
+    for (k = 0; k < TC_MAX_RIEDS; ++k) {
+        assert_null(s.ctx->rieds[k].handle);
+    }
+    shared_close(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ried_over_the_wire),
+        cmocka_unit_test(test_ried_per_peer_limit),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("ried", tests, NULL, NULL);
