@@ -176,7 +176,6 @@ tc_status_t tc_wire_verdict_read(const void *buf, size_t len, tc_status_t *peer_
                                  char *why)
 {
     tc_wire_verdict_t v;
-    size_t i;
 
     if ((len != sizeof(v)) || (memcpy(&v, buf, sizeof(v)), v.magic != TC_WIRE_VERDICT_MAGIC)) {
         snprintf(why, TC_WIRE_WHY_MAX, "sent a %zu-byte connect verdict, not one of %zu "
@@ -189,10 +188,7 @@ tc_status_t tc_wire_verdict_read(const void *buf, size_t len, tc_status_t *peer_
         return TC_ERR_PROTOCOL;
     }
     /* the peer's words are data: printable, bounded, on one line */
-    for (i = 0; (i < sizeof(v.why) - 1) && (v.why[i] != '\0'); ++i) {
-        why[i] = ((v.why[i] >= 0x20) && (v.why[i] < 0x7f)) ? v.why[i] : '?';
-    }
-    why[i]       = '\0';
+    (void)tc_log_text(v.why, sizeof(v.why), why, TC_WIRE_WHY_MAX);
     *peer_status = (tc_status_t)v.status;
     return TC_OK;
 }
