@@ -101,6 +101,10 @@ static tc_status_t tc_inj_sync_outcome(tc_peer_t *peer, const tc_jam_t *jam,
     if (inj->tx_sync_status == TC_SYNC_BAD_CODE) {
         tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->name,
                  jam->elem->name);
+    } else if (inj->tx_sync_status == TC_SYNC_LOCAL_ONLY) {
+        tc_error("%s runs no injected or cached code (its policy is local-only) and refuses "
+                 "jam '%s': send it local", peer->name, jam->elem->name);
+        return TC_ERR_REFUSED;
     } else if (inj->tx_sync_status == TC_SYNC_WRITABLE) {
         tc_error("%s runs code W^X and refuses jam '%s': it writes its own .data or .bss "
                  "(%u bytes), which W^X maps read-only; keep its state in a ried",
@@ -160,6 +164,10 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
     }
     if (status != TC_OK) {
         inj->tx_sync_wait = 0;
+        if (status == TC_ERR_OUT_OF_RANGE) { /* the NACK's words may not fit: said here */
+            tc_peer_answer_refused(peer, "the answer to a sync of this jam",
+                                   tc_frame_size_for(8u + 8u * blob->hdr->got_count));
+        }
         return status;
     }
     return tc_inj_sync_outcome(peer, jam, inj, cache);
@@ -584,18 +592,13 @@ tc_status_t tc_jam_try_send(tc_peer_t *peer, const tc_jam_t *jam, const void *sr
     return tc_jam_send_params(peer, jam, src, len, params, 0, 1);
 }
 
-tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                        const tc_send_params_t *params, int64_t *ret_p)
+/* Wait for the result of our frame seq, a jam of jam's: TC_OK and *ret_p,
+ * or why none is coming. */
+static tc_status_t tc_jam_wait_result(tc_peer_t *peer, const tc_jam_t *jam, uint32_t seq,
+                                      int64_t *ret_p)
 {
     tc_status_t status;
-    uint32_t seq;
 
-    status = tc_jam_send_params(peer, jam, src, len, params, TC_SEND_WANT_REPLY, 0);
-    if (status != TC_OK) {
-        return status;
-    }
-    /* the send may have waited for credits; the jam went out as seq */
-    seq = peer->tx_seq - 1;
     while (peer->stats.last_ret_seq != seq) {
         status = tc_peer_wait(peer, NULL);
         if (status == TC_OK) {
@@ -608,4 +611,30 @@ tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, s
     }
     *ret_p = peer->stats.last_ret;
     return TC_OK;
+}
+
+tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                        const tc_send_params_t *params, int64_t *ret_p)
+{
+    tc_status_t status;
+
+    status = tc_jam_send_params(peer, jam, src, len, params, TC_SEND_WANT_REPLY, 0);
+    if (status != TC_OK) {
+        return status;
+    }
+    /* the send may have waited for credits; the jam went out as seq */
+    status = tc_jam_wait_result(peer, jam, peer->tx_seq - 1, ret_p);
+    if (status == TC_ERR_AGAIN) {
+        /* a cached frame for code the peer dropped: it said so (sync answer
+         * MISS) before this NACK, so this send carries the code again */
+        status = tc_jam_send_params(peer, jam, src, len, params, TC_SEND_WANT_REPLY, 0);
+        if (status == TC_OK) {
+            status = tc_jam_wait_result(peer, jam, peer->tx_seq - 1, ret_p);
+        }
+        if (status == TC_ERR_AGAIN) {
+            tc_error("%s: jam '%s': the peer dropped its cached code again", peer->name,
+                     jam->elem->name);
+        }
+    }
+    return status;
 }

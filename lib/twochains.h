@@ -52,13 +52,14 @@ extern "C" {
     _(TC_ERR_INTERRUPTED,      -16, "interrupted") \
     _(TC_ERR_AGAIN,            -17, "try again") \
     _(TC_ERR_REFUSED,          -18, "refused by the peer's policy") \
-    _(TC_ERR_CLOSED,           -19, "the peer closed the connection")
+    _(TC_ERR_CLOSED,           -19, "the peer closed the connection") \
+    _(TC_ERR_BUSY,             -20, "in use")
 
 #define TC_STATUS_ENUM_ENTRY(_code, _value, _str) _code = (_value),
 
 typedef enum {
     TC_STATUS_TABLE(TC_STATUS_ENUM_ENTRY)
-    TC_ERR_LAST = -20 /* below every error: not a status, keep it last */
+    TC_ERR_LAST = -21 /* below every error: not a status, keep it last */
 } tc_status_t;
 
 /* The status' string from the table; "unknown status" for a value that is
@@ -294,9 +295,14 @@ typedef struct tc_peer tc_peer_t;
  * (newline-separated symbol names, written to exports if not NULL). Jams
  * injected afterwards resolve their slots against it. A library the peer
  * cannot load is reported with the peer's dlerror text; the peer keeps
- * serving. */
+ * serving. A ried frame and its answer need frames of 192 bytes (fixed
+ * frames): TC_ERR_OUT_OF_RANGE, with what to set, where this side's or the
+ * peer's are smaller (the peer refuses the ried and keeps serving). */
 tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
                          char *exports_p, uint32_t *ried_id_p);
+/* Take a shipped ried back: TC_ERR_BUSY while a jam synced on the peer
+ * has a GOT slot resolved into it, TC_ERR_NOT_FOUND for an id the peer
+ * does not hold from this side. */
 tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id);
 
 /* Names of the enums below (lib/names.c, one table each): tc_<enum>_str gives
