@@ -168,12 +168,39 @@ tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, con
         return TC_OK;
     }
     peer->nack_unseen = 0;
-    if (peer->nack_rx.status != TC_ERR_AGAIN) { /* the caller may try again: its to say */
-        tc_error("%s rejected %s (frame %u): %s%s%s", peer->name, what, peer->nack_rx.seq,
-                 tc_status_str(peer->nack_rx.status), peer->nack_rx.reason[0] ? ": " : "",
-                 peer->nack_rx.reason);
-    }
+    tc_error("%s rejected %s (frame %u): %s%s%s", peer->name, what, peer->nack_rx.seq,
+             tc_status_str(peer->nack_rx.status), peer->nack_rx.reason[0] ? ": " : "",
+             peer->nack_rx.reason);
     return peer->nack_rx.status;
+}
+
+int tc_ctrl_nack_again(tc_peer_t *peer, uint32_t seq)
+{
+    if (!peer->nack_unseen || (peer->nack_rx.seq != seq) ||
+        (peer->nack_rx.status != TC_ERR_AGAIN)) {
+        return 0;
+    }
+    peer->nack_unseen = 0;
+    return 1;
+}
+
+tc_status_t tc_ctrl_nack_late(tc_peer_t *peer, uint32_t seq, const char *what, const char *why)
+{
+    tc_status_t status;
+
+    /* one NACK owed at a time: the one before goes first, this one later */
+    if (peer->owed & TC_OWED_NACK) {
+        status = tc_ctrl_send_nack(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+        if (peer->owed & TC_OWED_NACK) {
+            return TC_ERR_AGAIN;
+        }
+    }
+    tc_warn("%s: refused its %s (frame %u) after all: %s", peer->name, what, seq, why);
+    tc_peer_nack(peer, seq, TC_ERR_OUT_OF_RANGE, why);
+    return TC_OK;
 }
 
 tc_status_t tc_peer_last_nack(const tc_peer_t *peer, tc_nack_t *nack_p)

@@ -220,13 +220,10 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
         }
         why = tc_inj_reply_misfit(peer, inj, inj->rx_sync_status);
         if (why != NULL) {
-            if ((peer->owed & TC_OWED_NACK) &&
-                (((status = tc_ctrl_send_nack(peer)) != TC_OK) || (peer->owed & TC_OWED_NACK))) {
-                return status; /* the NACK before goes first; this one later */
+            status = tc_ctrl_nack_late(peer, inj->rx_sync_seq, "sync", why);
+            if (status != TC_OK) {
+                return (status == TC_ERR_AGAIN) ? TC_OK : status; /* AGAIN: later */
             }
-            tc_warn("%s: refused its sync of frame %u after all: %s", peer->name,
-                    inj->rx_sync_seq, why);
-            tc_peer_nack(peer, inj->rx_sync_seq, TC_ERR_OUT_OF_RANGE, why);
             inj->rx_sync_reply = 0;
             continue;
         }

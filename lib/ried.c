@@ -573,16 +573,11 @@ tc_status_t tc_ried_send_answer(tc_peer_t *peer)
     }
     why = tc_peer_answer_misfit(peer, tc_ried_frame_size(0), "the ried's answer", peer->rx_why,
                                 sizeof(peer->rx_why));
-    if (why != NULL) {
-        /* our frames shrank since the ried frame was taken: never left
-         * owed, the frame is refused after all (the NACK before goes first) */
-        if ((peer->owed & TC_OWED_NACK) &&
-            (((status = tc_ctrl_send_nack(peer)) != TC_OK) || (peer->owed & TC_OWED_NACK))) {
-            return status;
+    if (why != NULL) { /* our frames shrank since the ried frame was taken */
+        status = tc_ctrl_nack_late(peer, peer->ried_rx.reply_seq, "ried frame", why);
+        if (status != TC_OK) {
+            return (status == TC_ERR_AGAIN) ? TC_OK : status; /* AGAIN: later */
         }
-        tc_warn("%s: refused its ried frame %u after all: %s", peer->name,
-                peer->ried_rx.reply_seq, why);
-        tc_peer_nack(peer, peer->ried_rx.reply_seq, TC_ERR_OUT_OF_RANGE, why);
         peer->owed &= ~TC_OWED_RIED;
         return TC_OK;
     }

@@ -463,9 +463,16 @@ const char *tc_ctrl_rx_config(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32
 const char *tc_ctrl_rx_nack(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr);
 void        tc_ctrl_rx_goodbye(tc_peer_t *peer);
 /* A NACK for one of our frames first..last that no call returned yet: its
- * status (logged, naming what, unless TC_ERR_AGAIN: the caller may send
- * again), else TC_OK. */
+ * status (logged, naming what), else TC_OK. */
 tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, const char *what);
+/* Nonzero (and the NACK taken, unlogged) when the peer NACKed our frame seq
+ * with TC_ERR_AGAIN: nothing ran, the caller may send it again. */
+int         tc_ctrl_nack_again(tc_peer_t *peer, uint32_t seq);
+/* A request of the peer's, frame seq, taken but its answer (what) no longer
+ * fits our frames (they shrank since): refused now with a NACK
+ * (TC_ERR_OUT_OF_RANGE, why), never left owed. TC_ERR_AGAIN while the NACK
+ * owed before has no slot yet (the answer stays owed until then). */
+tc_status_t tc_ctrl_nack_late(tc_peer_t *peer, uint32_t seq, const char *what, const char *why);
 
 /* wireup.c: free the peer without a goodbye (tc_peer_close says it first). */
 void        tc_peer_destroy(tc_peer_t *peer);

@@ -42,8 +42,8 @@ const char *tc_peer_answer_misfit(const tc_peer_t *peer, uint32_t needed, const 
         return NULL;
     }
     if (needed > peer->tx_slot_size) {
-        snprintf(buf, len, "%s needs %u-byte frames; this side's slots at the sender are %u bytes",
-                 answer, needed, peer->tx_slot_size);
+        snprintf(buf, len, "%s needs %u-byte frames; the sender's slots are %u bytes", answer,
+                 needed, peer->tx_slot_size);
     } else {
         snprintf(buf, len, "%s needs %u-byte frames; this side's are fixed at %u bytes", answer,
                  needed, peer->tx_frame_size);

@@ -345,18 +345,6 @@ static void test_injected_fast_path_resize(void **unused)
     pair_close(&pair);
 }
 
-/* Fixed frames of their own size on each side: the sender's (s[1]) and the
- * receiver's (s[0]), each read by the other side before this returns. */
-static void pair_set_sizes(pair_t *pair, uint32_t receiver, uint32_t sender)
-{
-    assert_int_equal(tc_peer_set_frame_size(pair->s[0].peer, receiver), TC_OK);
-    assert_int_equal(tc_peer_set_frame_size(pair->s[1].peer, sender), TC_OK);
-    assert_int_equal(tc_peer_progress(pair->s[0].peer, 0, NULL), TC_OK);
-    assert_int_equal(tc_peer_progress(pair->s[1].peer, 0, NULL), TC_OK);
-    assert_int_equal(pair->s[1].peer->rx_frame_size, receiver);
-    assert_int_equal(pair->s[0].peer->rx_frame_size, sender);
-}
-
 /* Fixed frames that hold what the sender sends of jam in mode: the sync
  * request and the jam's frame with len payload bytes. */
 static uint32_t sender_size(const tc_jam_t *jam, tc_mode_t mode, uint32_t len)
@@ -364,17 +352,6 @@ static uint32_t sender_size(const tc_jam_t *jam, tc_mode_t mode, uint32_t len)
     uint32_t frame = tc_jam_frame_size(jam, mode, len), sync = tc_jam_prepare_size(jam, mode);
 
     return (frame > sync) ? frame : sync;
-}
-
-/* A later genuine call runs: the receiver (served by s) kept serving. */
-static void still_serving(pair_t *pair)
-{
-    tc_jam_t sum = jam_of(&pair->s[1], "server_sum");
-    int64_t before = state_of(&pair->s[0])->sum, ret = 0;
-    int32_t v = 11;
-
-    assert_int_equal(tc_jam_call(pair->s[1].peer, &sum, &v, sizeof(v), NULL, &ret), TC_OK);
-    assert_int_equal(ret, before + v);
 }
 
 /* The answer to a namespace sync holds one address per GOT slot; under

@@ -95,29 +95,23 @@ static uint32_t ried_frame_min(void)
 }
 
 /* A pair with fixed frames of their own size on each side (the receiver's,
- * s[0], and the sender's, s[1]), read by both. */
+ * s[0], and the sender's, s[1]), read by both; a side left waiting would
+ * time out, which fails the test. */
 static void open_sized(pair_t *pair, uint32_t receiver, uint32_t sender)
 {
     tc_context_params_t params;
 
     pair_params(&params, 4);
-    params.timeout_ms = 60000; /* a side left waiting would time out: failed */
+    params.timeout_ms = 60000;
     pair_open(pair, &params);
-    assert_int_equal(tc_peer_set_frame_size(pair->s[0].peer, receiver), TC_OK);
-    assert_int_equal(tc_peer_set_frame_size(pair->s[1].peer, sender), TC_OK);
-    assert_int_equal(tc_peer_progress(pair->s[0].peer, 0, NULL), TC_OK);
-    assert_int_equal(tc_peer_progress(pair->s[1].peer, 0, NULL), TC_OK);
+    pair_set_sizes(pair, receiver, sender);
 }
 
-/* A later genuine call runs: the receiver kept serving. */
-static void still_serving(pair_t *pair)
+/* The bench package's ried. */
+static void ried_path(char *path, size_t len)
 {
-    tc_jam_t sum = jam_of(&pair->s[1], "server_sum");
-    int64_t before = state_of(&pair->s[0])->sum, ret = 0;
-    int32_t v = 11;
-
-    assert_int_equal(tc_jam_call(pair->s[1].peer, &sum, &v, sizeof(v), NULL, &ret), TC_OK);
-    assert_int_equal(ret, before + v);
+    assert_int_equal(tc_pkg_default_path(path, len), TC_OK);
+    strcpy(strrchr(path, '/') + 1, "libried_bench.so");
 }
 
 /* A ried answer carries ARGS, so it needs frames of ried_frame_min() bytes:
@@ -138,8 +132,7 @@ static void test_ried_answer_frame_sizes(void **unused)
     pair_t pair;
 
     (void)unused;
-    assert_int_equal(tc_pkg_default_path(path, sizeof(path)), TC_OK);
-    strcpy(strrchr(path, '/') + 1, "libried_bench.so");
+    ried_path(path, sizeof(path));
     snprintf(need_text, sizeof(need_text), "needs %u-byte frames", need);
     for (size = TC_FRAME_MIN_SIZE; size <= need; size += TC_FRAME_ALIGN) {
         open_sized(&pair, size, 1024);
@@ -186,8 +179,7 @@ static void test_ried_ship_small_frames(void **unused)
     pair_t pair;
 
     (void)unused;
-    assert_int_equal(tc_pkg_default_path(path, sizeof(path)), TC_OK);
-    strcpy(strrchr(path, '/') + 1, "libried_bench.so");
+    ried_path(path, sizeof(path));
     snprintf(need_text, sizeof(need_text), "needs %u-byte frames", need);
     for (size = TC_FRAME_MIN_SIZE; size < need; size += TC_FRAME_ALIGN) {
         open_sized(&pair, need, size);
