@@ -543,6 +543,99 @@ static void test_local_only_refuses_sync(void **unused)
     }
 }
 
+/* Put a frame of kind naming pkg_id/element (ARGS args, no payload) as the
+ * sender's next, in the sender's fixed frame size. */
+static void put_request(pair_t *pair, uint8_t kind, uint32_t pkg_id, uint16_t element,
+                        const void *args, uint32_t args_len)
+{
+    tc_frame_layout_t layout = {args_len, 0, 0, 0};
+    tc_peer_t *tx = pair->s[1].peer;
+    tc_frame_offsets_t off;
+    char frame[4096];
+
+    assert_int_equal(tc_frame_layout(&layout, tx->tx_frame_size, &off), TC_OK);
+    off.frame_size = tx->tx_frame_size;
+    memset(frame, 0, sizeof(frame));
+    tc_frame_write_hdr(frame, &off, &layout, kind, 0, pkg_id, element, tx->tx_seq);
+    ((tc_frame_hdr_t *)frame)->ack = tx->rx_seq;
+    memcpy(frame + off.args_off, args, args_len);
+    tc_frame_seal(frame);
+    assert_int_equal(tc_peer_send_raw_frame(tx, frame, off.frame_size), TC_OK);
+}
+
+/* A request taken while the receiver's frames held its answer, which could
+ * not go yet (no free slot), and then the receiver's frames shrank: the
+ * answer is never left owed; the request is refused after all with a NACK
+ * for its frame (OUT_OF_RANGE), and the receiver goes on serving. A sync
+ * (copy: a 128-byte answer; 128 then 64) and a ried unload (a 192-byte
+ * answer; 192 then 128). */
+static void test_answer_refused_late(void **unused)
+{
+    tc_context_params_t params;
+    tc_ried_args_t unload;
+    uint32_t code, got, fits, small, seq, k;
+    tc_peer_stats_t rx;
+    pthread_t thread;
+    uint64_t i = 0;
+    tc_nack_t nack;
+    tc_jam_t copy, noop;
+    unsigned r;
+    pair_t pair;
+    serve_t s;
+
+    (void)unused;
+    for (r = 0; r < 2; ++r) {
+        pair_params(&params, 4);
+        pair_open(&pair, &params);
+        copy = jam_of(&pair.s[1], "copy");
+        noop = jam_of(&pair.s[0], "noop");
+        assert_int_equal(tc_jam_code_info(&copy, &code, &got), TC_OK);
+        fits  = r ? 192 : tc_frame_size_for(8u + 8u * got);
+        small = fits - TC_FRAME_ALIGN;
+        pair_set_sizes(&pair, fits, 1024);
+        log_keep_start();
+        /* the receiver's slots at the sender all taken: its answer waits */
+        for (k = 0; k < pair.s[0].peer->tx_slots; ++k) {
+            assert_int_equal(tc_jam_send(pair.s[0].peer, &noop, &i, sizeof(i), NULL), TC_OK);
+        }
+        seq = pair.s[1].peer->tx_seq;
+        if (r == 0) {
+            put_request(&pair, TC_KIND_SYNC_REQ, copy.pkg_id, copy.element, NULL, 0);
+        } else {
+            memset(&unload, 0, sizeof(unload));
+            unload.id = 999;
+            unload.op = TC_RIED_OP_UNLOAD;
+            put_request(&pair, TC_KIND_RIED, 0, 0, &unload, sizeof(unload));
+        }
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &k), TC_OK);
+        assert_int_equal(k, 1);
+        assert_true(pair.s[0].peer->owed & (r ? TC_OWED_RIED : TC_OWED_SYNC));
+        /* the sender runs the receiver's frames and hands its slots back;
+         * then the receiver's frames shrink */
+        while (pair.s[1].peer->stats.rx_frames < pair.s[0].peer->tx_slots) {
+            assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, NULL), TC_OK);
+        }
+        assert_int_equal(tc_peer_flush(pair.s[1].peer), TC_OK);
+        assert_int_equal(tc_peer_set_frame_size(pair.s[0].peer, small), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, NULL), TC_OK);
+        assert_false(pair.s[0].peer->owed & (r ? TC_OWED_RIED : TC_OWED_SYNC));
+        while (tc_peer_last_nack(pair.s[1].peer, &nack) != TC_OK) {
+            assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, NULL), TC_OK);
+        }
+        assert_int_equal(nack.seq, seq);
+        assert_int_equal(nack.status, TC_ERR_OUT_OF_RANGE);
+        assert_true(log_kept_has_at(TC_LOG_WARN, "after all"));
+        serve_start(&s, &pair.s[0], &thread);
+        still_serving(&pair);
+        serve_stop(&s, thread);
+        log_keep_stop();
+        assert_int_equal(s.status, TC_OK);
+        tc_peer_stats(pair.s[0].peer, &rx);
+        assert_int_equal(rx.rx_rejected, 0); /* taken, then refused: not a bad frame */
+        pair_close(&pair);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -554,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_sync_answer_too_big),
         cmocka_unit_test(test_cached_call_after_forget),
         cmocka_unit_test(test_local_only_refuses_sync),
+        cmocka_unit_test(test_answer_refused_late),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("inject", tests, NULL, NULL);
