@@ -34,6 +34,26 @@ void perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
 
 /* ------------------------------------------------------------------ jams */
 
+/* Both sides' outcome of a step, agreed through the bootstrap (a barrier
+ * too): this side's error, else the peer's. A sync the peer refused is then
+ * what both sides report, not this side's lost bootstrap. */
+static tc_status_t perf_agree(perf_run_t *run, tc_status_t mine)
+{
+    int32_t word = (int32_t)mine, *theirs = NULL;
+    tc_status_t status;
+    size_t len = 0;
+
+    status = tc_boot_exchange(run->boot, &word, sizeof(word), (void **)&theirs, &len);
+    if ((status == TC_OK) && (len != sizeof(word))) {
+        status = TC_ERR_PROTOCOL;
+    }
+    if (status == TC_OK) {
+        status = (mine != TC_OK) ? mine : (tc_status_t)*theirs;
+    }
+    free(theirs);
+    return status;
+}
+
 /* Injected and cached modes sync once per mode: with frames big enough for
  * the sync (and the code, for cached), each side prepares while the other
  * serves, between barriers. */
@@ -70,9 +90,7 @@ static tc_status_t perf_prepare(perf_run_t *run)
             }
         }
         free(peer_need);
-        if (status == TC_OK) {
-            status = tc_boot_barrier(run->boot);
-        }
+        status = perf_agree(run, status);
     }
     run->prepared[run->mode] = (status == TC_OK);
     return status;

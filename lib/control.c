@@ -90,20 +90,35 @@ const char *tc_ctrl_rx_config(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32
 
 /* -------------------------------------------------------------------- nack */
 
-void tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason)
+void tc_peer_note_reject(tc_peer_t *peer, const char *reason)
 {
     snprintf(peer->last_reject, sizeof(peer->last_reject), "%s", reason);
     if (peer->stats.rx_rejected++ < TC_REJECT_LOG_MAX) {
         tc_warn("%s: rejected frame in slot %u (expected seq %u): %s", peer->name,
                 peer->rx_seq & (peer->rx_slots - 1), peer->rx_seq, reason);
     }
+}
+
+void tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, const char *reason)
+{
+    /* a NACK always carries an error (the peer refuses one without, and
+     * NACKs back): a caller with nothing to say calls tc_peer_note_reject */
+    if ((status >= 0) || (status <= TC_ERR_LAST)) {
+        status = TC_ERR_PROTOCOL;
+    }
     /* one answer pending at a time: the first rejection of a burst */
     if (!(peer->owed & TC_OWED_NACK)) {
         peer->owed |= TC_OWED_NACK;
-        peer->nack_tx.seq     = peer->rx_seq;
+        peer->nack_tx.seq     = seq;
         peer->nack_tx.status  = status;
         snprintf(peer->nack_tx.reason, sizeof(peer->nack_tx.reason), "%s", reason);
     }
+}
+
+void tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason)
+{
+    tc_peer_note_reject(peer, reason);
+    tc_peer_nack(peer, peer->rx_seq, status, reason);
 }
 
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
@@ -155,6 +170,35 @@ tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, con
              tc_status_str(peer->nack_rx.status), peer->nack_rx.reason[0] ? ": " : "",
              peer->nack_rx.reason);
     return peer->nack_rx.status;
+}
+
+int tc_ctrl_nack_again(tc_peer_t *peer, uint32_t seq)
+{
+    if (!peer->nack_unseen || (peer->nack_rx.seq != seq) ||
+        (peer->nack_rx.status != TC_ERR_AGAIN)) {
+        return 0;
+    }
+    peer->nack_unseen = 0;
+    return 1;
+}
+
+tc_status_t tc_ctrl_nack_late(tc_peer_t *peer, uint32_t seq, const char *what, const char *why)
+{
+    tc_status_t status;
+
+    /* one NACK owed at a time: the one before goes first, this one later */
+    if (peer->owed & TC_OWED_NACK) {
+        status = tc_ctrl_send_nack(peer);
+        if (status != TC_OK) {
+            return status;
+        }
+        if (peer->owed & TC_OWED_NACK) {
+            return TC_ERR_AGAIN;
+        }
+    }
+    tc_warn("%s: refused its %s (frame %u) after all: %s", peer->name, what, seq, why);
+    tc_peer_nack(peer, seq, TC_ERR_OUT_OF_RANGE, why);
+    return TC_OK;
 }
 
 tc_status_t tc_peer_last_nack(const tc_peer_t *peer, tc_nack_t *nack_p)

@@ -47,8 +47,8 @@ static int tc_peer_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t k
 
 /* Frames that carry or name code: check them against the manifest and the
  * namespace sync; return why not (and, in *status_p, what the sender's NACK
- * says: TC_OK for none, where the sync protocol tells it already), or NULL
- * and what to run (NULL for sync traffic, which runs nothing). */
+ * says), or NULL and what to run (NULL for sync traffic, which runs
+ * nothing). */
 static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
                                    tc_jam_run_fn *run_p, void **state_p, tc_status_t *status_p)
 {
@@ -79,8 +79,8 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
 
     switch (hdr->kind) {
     case TC_KIND_SYNC_REQ:
-        tc_inj_rx_request(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
-        return NULL;
+        *status_p = TC_ERR_OUT_OF_RANGE; /* the only refusal: no frame of ours holds the answer */
+        return tc_inj_rx_request(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
     case TC_KIND_INJECTED:
         why = tc_exec_injected(peer, inj, hdr, (uint8_t *)frame + off.got_off, run_p);
         if ((why == NULL) && (peer->frames == TC_FRAMES_FIXED) && (*run_p == inj->own_run) &&
@@ -102,10 +102,14 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
             return why;
         }
         if (*run_p == NULL) {
-            inj->rx_sync_status      = TC_SYNC_MISS; /* tell the sender */
+            /* the sender hears it twice: a sync answer MISS (its next cached
+             * frame carries the code again) ahead of this frame's NACK, whose
+             * status says that a call may send the frame again */
+            inj->rx_sync_status      = TC_SYNC_MISS;
+            inj->rx_sync_seq         = hdr->seq;
             inj->rx_sync_reply       = 1;
             peer->owed |= TC_OWED_SYNC;
-            *status_p                = TC_OK; /* the miss reply says it */
+            *status_p                = TC_ERR_AGAIN;
             return "cached frame for code this receiver does not hold (sender told)";
         }
         peer->disp_cached = inj;
@@ -158,7 +162,11 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
         return 0;
     case TC_KIND_RIED:
     case TC_KIND_RIED_REP:
-        tc_ried_rx_frame(peer, frame, hdr);
+        why = tc_ried_rx_frame(peer, frame, hdr, &status);
+        if (why != NULL) {
+            tc_peer_reject(peer, status, why);
+            return -1;
+        }
         return 0;
     case TC_KIND_MCAST:
     case TC_KIND_MCAST_ACK:

@@ -296,6 +296,9 @@ const char *tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj, tc_jam_run_fn *run_p)
 
 int64_t tc_exec_sync_allowed(const tc_peer_t *peer, const tc_inj_t *inj)
 {
+    if (peer->ctx->params.exec == TC_EXEC_LOCAL_ONLY) {
+        return TC_SYNC_LOCAL_ONLY; /* nothing it syncs could run here */
+    }
     /* under W^X its image runs from the read-only RX view: the jam would
      * fault on its first store to its own .data or .bss */
     return (peer->ctx->params.wx && (inj->writable > 0)) ? TC_SYNC_WRITABLE : TC_SYNC_OK;

@@ -84,7 +84,8 @@ typedef struct __attribute__((packed)) tc_ried_args {
     uint32_t op;
     uint32_t total;     /* library size */
     uint32_t offset;
-    int32_t  status;    /* replies: 0 loaded/unloaded, < 0 failed (payload says why) */
+    int32_t  status;    /* replies: 0 loaded/unloaded, < 0 failed (payload says why;
+                         * an unload's TC_ERR_BUSY: pinned, TC_ERR_NOT_FOUND: no such id) */
     uint32_t reserved;
     char     name[TC_RIED_NAME_MAX]; /* NUL-terminated: ried_<name> */
 } tc_ried_args_t;

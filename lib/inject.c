@@ -181,19 +181,36 @@ uint32_t tc_jam_prepare_size(const tc_jam_t *jam, tc_mode_t mode)
     return (req > rep) ? req : rep;
 }
 
+/* The payload of the answer to a sync of inj: the status, then on success
+ * an address a GOT slot (a refusal is the status alone: it fits any frame). */
+static uint32_t tc_inj_reply_len(const tc_inj_t *inj, int64_t status)
+{
+    return (status >= 0) ? 8u + 8u * inj->blob->hdr->got_count : 8u;
+}
+
+/* NULL when our frames to the peer hold the answer to a sync of inj with
+ * status, else why not (into peer->rx_why). */
+static const char *tc_inj_reply_misfit(tc_peer_t *peer, const tc_inj_t *inj, int64_t status)
+{
+    return tc_peer_answer_misfit(peer, tc_frame_size_for(tc_inj_reply_len(inj, status)),
+                                 "the sync's answer", peer->rx_why, sizeof(peer->rx_why));
+}
+
 /* Answer the peer's namespace syncs: status, then the addresses resolved
- * for it. Never waits: without a free slot the answer goes later. */
+ * for it. Never waits: without a free slot the answer goes later. An answer
+ * our frames no longer hold (they shrank since the request was taken) is
+ * never left owed: the request is refused with a NACK instead. */
 tc_status_t tc_inj_send_replies(tc_peer_t *peer)
 {
     tc_frame_layout_t layout = {0, 0, 0, 0};
     tc_frame_offsets_t off;
     tc_status_t status;
+    const char *why;
     unsigned i;
     char *frame;
 
     for (i = 0; i < peer->n_inj; ++i) {
         tc_inj_t *inj = &peer->inj[i];
-        uint32_t n    = inj->blob->hdr->got_count;
 
         if (!inj->rx_sync_reply) {
             continue;
@@ -201,25 +218,24 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
         if (tc_peer_tx_free(peer) == 0) {
             return TC_OK; /* still pending */
         }
-        layout.payload_len = 8u + 8u * n;
-        status = tc_frame_layout(&layout, peer->tx_slot_size, &off);
-        off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
-        if (off.frame_size == 0) {
-            char advice[320];
-            uint32_t needed = tc_frame_size_for(layout.payload_len);
-            tc_error("%s: the answer to the sync of a jam with %u GOT slots needs a %u-byte "
-                     "frame; %s", peer->name, n, needed,
-                     tc_peer_frame_advice(peer, needed, "the sync", advice, sizeof(advice)));
-            return TC_ERR_OUT_OF_RANGE;
+        why = tc_inj_reply_misfit(peer, inj, inj->rx_sync_status);
+        if (why != NULL) {
+            status = tc_ctrl_nack_late(peer, inj->rx_sync_seq, "sync", why);
+            if (status != TC_OK) {
+                return (status == TC_ERR_AGAIN) ? TC_OK : status; /* AGAIN: later */
+            }
+            inj->rx_sync_reply = 0;
+            continue;
         }
+        layout.payload_len = tc_inj_reply_len(inj, inj->rx_sync_status);
+        (void)tc_frame_layout(&layout, peer->tx_slot_size, &off); /* checked: it fits */
+        off.frame_size = tc_peer_frame_size(peer, off.frame_size);
         frame = tc_peer_tx_frame(peer);
         tc_frame_write_hdr(frame, &off, &layout, TC_KIND_SYNC_REP, 0, inj->pkg_id,
                            inj->element, peer->tx_seq);
         memcpy(frame + off.payload_off, &inj->rx_sync_status, 8);
-        if (inj->rx_resolved) {
-            memcpy(frame + off.payload_off + 8, inj->rx_gotp, 8u * n);
-        } else {
-            memset(frame + off.payload_off + 8, 0, 8u * n);
+        if (layout.payload_len > 8) {
+            memcpy(frame + off.payload_off + 8, inj->rx_gotp, layout.payload_len - 8);
         }
         status = tc_peer_send_frame(peer, frame);
         if (status != TC_OK) {
@@ -235,27 +251,34 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
 
 /* A sync request of the peer's: resolve its slot names for it, check and
  * keep its code when asked to cache it; the answer goes at the end of the
- * progress call (tc_inj_send_replies). */
-void tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
-                       const uint8_t *code)
+ * progress call (tc_inj_send_replies). One our frames cannot hold is
+ * refused now, before anything is resolved or kept. */
+const char *tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
+                              const uint8_t *code)
 {
     const char *why;
 
     inj->rx_sync_status = tc_exec_sync_allowed(peer, inj);
     if (inj->rx_sync_status == TC_SYNC_OK) {
+        why = tc_inj_reply_misfit(peer, inj, TC_SYNC_OK);
+        if (why != NULL) {
+            return why;
+        }
         inj->rx_sync_status = tc_inj_resolve(peer, inj);
     }
     if ((inj->rx_sync_status == TC_SYNC_OK) && (hdr->flags & TC_FRAME_F_CACHE)) {
         why = tc_exec_cache(peer, inj, hdr, code);
         if (why != NULL) {
-            tc_peer_reject(peer, TC_OK, why); /* the reply says BAD_CODE */
+            tc_peer_note_reject(peer, why); /* the answer says BAD_CODE */
             inj->rx_sync_status = TC_SYNC_BAD_CODE;
         } else {
             inj->rx_sync_status = TC_SYNC_CACHED;
         }
     }
-    inj->rx_sync_reply       = 1;
+    inj->rx_sync_seq   = hdr->seq;
+    inj->rx_sync_reply = 1;
     peer->owed |= TC_OWED_SYNC;
+    return NULL;
 }
 
 /* The answer to our sync request: status, then the peer's addresses for the

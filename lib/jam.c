@@ -101,6 +101,10 @@ static tc_status_t tc_inj_sync_outcome(tc_peer_t *peer, const tc_jam_t *jam,
     if (inj->tx_sync_status == TC_SYNC_BAD_CODE) {
         tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->name,
                  jam->elem->name);
+    } else if (inj->tx_sync_status == TC_SYNC_LOCAL_ONLY) {
+        tc_error("%s runs no injected or cached code (its policy is local-only) and refuses "
+                 "jam '%s': send it local", peer->name, jam->elem->name);
+        return TC_ERR_REFUSED;
     } else if (inj->tx_sync_status == TC_SYNC_WRITABLE) {
         tc_error("%s runs code W^X and refuses jam '%s': it writes its own .data or .bss "
                  "(%u bytes), which W^X maps read-only; keep its state in a ried",
@@ -160,6 +164,12 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
     }
     if (status != TC_OK) {
         inj->tx_sync_wait = 0;
+        if (status == TC_ERR_OUT_OF_RANGE) { /* the NACK's words may not fit: said here */
+            char what[160];
+
+            snprintf(what, sizeof(what), "the answer to the sync of jam '%s'", jam->elem->name);
+            tc_peer_answer_refused(peer, what, tc_frame_size_for(8u + 8u * blob->hdr->got_count));
+        }
         (void)tc_peer_check_pkg(peer, jam); /* names both sides' packages where they differ */
         return status;
     }
@@ -596,20 +606,19 @@ tc_status_t tc_jam_try_send(tc_peer_t *peer, const tc_jam_t *jam, const void *sr
     return tc_jam_send_params(peer, jam, src, len, params, 0, 1);
 }
 
-tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                        const tc_send_params_t *params, int64_t *ret_p)
+/* Wait for the result of our frame seq, a jam of jam's: TC_OK and *ret_p,
+ * or why none is coming (TC_ERR_AGAIN unlogged where may_again: the peer
+ * ran nothing and the caller sends again). */
+static tc_status_t tc_jam_wait_result(tc_peer_t *peer, const tc_jam_t *jam, uint32_t seq,
+                                      int may_again, int64_t *ret_p)
 {
     tc_status_t status;
-    uint32_t seq;
 
-    status = tc_jam_send_params(peer, jam, src, len, params, TC_SEND_WANT_REPLY, 0);
-    if (status != TC_OK) {
-        return status;
-    }
-    /* the send may have waited for credits; the jam went out as seq */
-    seq = peer->tx_seq - 1;
     while (peer->stats.last_ret_seq != seq) {
         status = tc_peer_wait(peer, NULL);
+        if ((status == TC_OK) && may_again && tc_ctrl_nack_again(peer, seq)) {
+            return TC_ERR_AGAIN;
+        }
         if (status == TC_OK) {
             /* rejected: no result is coming */
             status = tc_ctrl_nack_for(peer, seq, seq, jam->elem->name);
@@ -620,4 +629,28 @@ tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, s
     }
     *ret_p = peer->stats.last_ret;
     return TC_OK;
+}
+
+tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                        const tc_send_params_t *params, int64_t *ret_p)
+{
+    int cached = (params != NULL) && (params->field_mask & TC_SEND_PARAM_FIELD_MODE) &&
+                 (params->mode == TC_MODE_CACHED);
+    tc_status_t status;
+
+    status = tc_jam_send_params(peer, jam, src, len, params, TC_SEND_WANT_REPLY, 0);
+    if (status != TC_OK) {
+        return status;
+    }
+    /* the send may have waited for credits; the jam went out as seq */
+    status = tc_jam_wait_result(peer, jam, peer->tx_seq - 1, cached, ret_p);
+    if (status == TC_ERR_AGAIN) {
+        /* a cached frame for code the peer dropped: it said so (a sync
+         * answer MISS) ahead of this NACK, so this send carries the code */
+        status = tc_jam_send_params(peer, jam, src, len, params, TC_SEND_WANT_REPLY, 0);
+        if (status == TC_OK) {
+            status = tc_jam_wait_result(peer, jam, peer->tx_seq - 1, 0, ret_p);
+        }
+    }
+    return status;
 }

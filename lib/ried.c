@@ -257,7 +257,7 @@ void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data
                 if (ctx->rieds[i].pins > 0) {
                     /* a synced jam's GOT points into it: unloading would
                      * leave that jam calling unmapped code */
-                    tc_ried_answer(peer, TC_RIED_OP_UNLOAD, -1,
+                    tc_ried_answer(peer, TC_RIED_OP_UNLOAD, TC_ERR_BUSY,
                                    "in use: %u synced jam(s) have GOT slots resolved into it "
                                    "(it goes once their peers close)", ctx->rieds[i].pins);
                     return;
@@ -269,7 +269,8 @@ void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data
         }
         peer->ried_rx.id = args->id;
         snprintf(peer->ried_rx.name, sizeof(peer->ried_rx.name), "#%u", args->id);
-        tc_ried_answer(peer, TC_RIED_OP_UNLOAD, -1, "no ried %u from this peer", args->id);
+        tc_ried_answer(peer, TC_RIED_OP_UNLOAD, TC_ERR_NOT_FOUND, "no ried %u from this peer",
+                       args->id);
         return;
     }
 
@@ -367,18 +368,38 @@ void tc_ried_unload_all(tc_context_t *ctx)
 
 /* ------------------------------------------------------ the sending side */
 
-void tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr)
+/* The smallest frame that carries a ried frame's ARGS and len payload bytes. */
+static uint32_t tc_ried_frame_size(uint32_t len)
+{
+    tc_frame_layout_t layout = {sizeof(tc_ried_args_t), 0, 0, len};
+    tc_frame_offsets_t off;
+
+    return (tc_frame_layout(&layout, UINT32_MAX, &off) == TC_OK) ? off.frame_size : UINT32_MAX;
+}
+
+const char *tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr,
+                             tc_status_t *status_p)
 {
     tc_ried_args_t args;
+    const char *why;
     uint32_t n;
 
     memcpy(&args, frame + TC_FRAME_HDR_SIZE, sizeof(args)); /* args_len checked */
     if (hdr->kind == TC_KIND_RIED) {
+        /* answered in our frames, its ARGS at least (the text is cut to
+         * fit): where they cannot hold that, nothing is done */
+        why = tc_peer_answer_misfit(peer, tc_ried_frame_size(0), "the ried's answer",
+                                    peer->rx_why, sizeof(peer->rx_why));
+        if (why != NULL) {
+            *status_p = TC_ERR_OUT_OF_RANGE;
+            return why;
+        }
+        peer->ried_rx.reply_seq = hdr->seq;
         tc_ried_rx(peer, &args, (const uint8_t *)frame + hdr->payload_off, hdr->payload_len);
-        return;
+        return NULL;
     }
     if (args.id != peer->ried_tx.wait_id) {
-        return; /* an answer nobody waits for any more */
+        return NULL; /* an answer nobody waits for any more */
     }
     n = (hdr->payload_len < sizeof(peer->ried_tx.text)) ? hdr->payload_len :
                                                           sizeof(peer->ried_tx.text) - 1;
@@ -386,6 +407,7 @@ void tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *
     peer->ried_tx.text[n] = '\0';
     peer->ried_tx.status  = args.status;
     peer->ried_tx.done    = 1;
+    return NULL;
 }
 
 /* One ried frame; the payload is cut to what the frame can carry when
@@ -401,7 +423,7 @@ static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id,
     uint32_t room, needed;
     char *frame;
 
-    (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    (void)tc_frame_layout(&layout, UINT32_MAX, &off); /* where the payload goes */
     room = tc_peer_frame_room(peer, off.payload_off);
     if (len > room) {
         if (!may_truncate) {
@@ -418,7 +440,7 @@ static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id,
     if (off.frame_size == 0) {
         char advice[320];
         /* a ried is shipped to the peer, which answers in its own frames */
-        tc_error("%s: %s needs a %u-byte frame; %s", peer->name,
+        tc_error("%s: %s needs %u-byte frames; %s", peer->name,
                  (kind == TC_KIND_RIED_REP) ? "the answer to the peer's ried" : "a ried frame",
                  needed, tc_peer_frame_advice(peer, needed, "the ried", advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
@@ -450,6 +472,9 @@ static tc_status_t tc_peer_ried_wait(tc_peer_t *peer, uint32_t first_seq)
             status = tc_ctrl_nack_for(peer, first_seq, peer->tx_seq - 1, "a ried frame");
         }
     }
+    if (status == TC_ERR_OUT_OF_RANGE) { /* the NACK's words may not fit: said here */
+        tc_peer_answer_refused(peer, "the answer to a ried frame", tc_ried_frame_size(0));
+    }
     return status;
 }
 
@@ -462,8 +487,16 @@ static tc_status_t tc_ried_send_chunks(tc_peer_t *peer, uint32_t id, const char 
     uint32_t offset = 0, room, n;
     tc_status_t status = TC_OK;
 
-    (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
+    (void)tc_frame_layout(&layout, UINT32_MAX, &off);
     room = tc_peer_frame_room(peer, off.payload_off);
+    if (room == 0) { /* not one byte of the library goes in a frame of ours */
+        char advice[320];
+        uint32_t needed = tc_ried_frame_size(1);
+
+        tc_error("%s: ried '%s': a ried frame needs %u-byte frames; %s", peer->name, name,
+                 needed, tc_peer_frame_advice(peer, needed, "the ried", advice, sizeof(advice)));
+        return TC_ERR_OUT_OF_RANGE;
+    }
     while ((status == TC_OK) && (offset < size)) {
         n = (size - offset < room) ? size - offset : room;
         if (tc_peer_tx_free(peer) == 0) {
@@ -561,7 +594,8 @@ tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
     if ((status == TC_OK) && (peer->ried_tx.status != 0)) {
         tc_error("%s: unload of ried %u: %s", peer->name, ried_id,
                  tc_log_text(peer->ried_tx.text, sizeof(peer->ried_tx.text), text, sizeof(text)));
-        status = TC_ERR_NOT_FOUND;
+        /* the status says why (a peer that predates it answers -1) */
+        status = (peer->ried_tx.status == TC_ERR_BUSY) ? TC_ERR_BUSY : TC_ERR_NOT_FOUND;
     }
     return status;
 }
@@ -569,9 +603,20 @@ tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
 tc_status_t tc_ried_send_answer(tc_peer_t *peer)
 {
     tc_status_t status;
+    const char *why;
 
     if (tc_peer_tx_free(peer) == 0) {
         return TC_OK; /* still pending */
+    }
+    why = tc_peer_answer_misfit(peer, tc_ried_frame_size(0), "the ried's answer", peer->rx_why,
+                                sizeof(peer->rx_why));
+    if (why != NULL) { /* our frames shrank since the ried frame was taken */
+        status = tc_ctrl_nack_late(peer, peer->ried_rx.reply_seq, "ried frame", why);
+        if (status != TC_OK) {
+            return (status == TC_ERR_AGAIN) ? TC_OK : status; /* AGAIN: later */
+        }
+        peer->owed &= ~TC_OWED_RIED;
+        return TC_OK;
     }
     status = tc_peer_send_ried(peer, TC_KIND_RIED_REP, peer->ried_rx.id, peer->ried_rx.reply_op,
                                0, 0, peer->ried_rx.reply_status, "", peer->ried_rx.reply_text,

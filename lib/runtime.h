@@ -110,6 +110,7 @@ typedef struct tc_inj {
     int               rx_resolved;
     int               rx_sync_reply; /* a sync reply is owed to the peer */
     int64_t           rx_sync_status;
+    uint32_t          rx_sync_seq;   /* the request's frame (refused late: its NACK) */
     tc_jam_run_fn     own_run;      /* our blob linked with rx_gotp (lib/exec.c) */
     tc_jam_run_fn     cache_run;    /* what cached frames run */
     uint32_t          ried_pins;    /* bit i: a GOT slot resolved into ctx->rieds[i] */
@@ -134,6 +135,7 @@ typedef struct tc_code_area {
 #define TC_SYNC_BAD_CODE  (-100000) /* < 0 otherwise: -(slot + 1) did not resolve */
 #define TC_SYNC_MISS      (-200000) /* unasked: "I no longer hold your code" */
 #define TC_SYNC_WRITABLE  (-300000) /* W^X receiver: the jam writes its own image */
+#define TC_SYNC_LOCAL_ONLY (-400000) /* the receiver runs no injected or cached code */
 
 
 /* How frame tx_seq, laid out in tx_ring, gets its signal and reaches the
@@ -293,6 +295,7 @@ struct tc_peer {
         char     name[TC_RIED_NAME_MAX];
         int32_t  reply_status;   /* the answer owed (TC_OWED_RIED) */
         uint32_t reply_op;
+        uint32_t reply_seq;      /* the frame it answers (refused late: its NACK) */
         char     reply_text[1024];
     } ried_rx;
     struct {
@@ -322,6 +325,8 @@ struct tc_peer {
                                      * holds nothing more (it may hold a goodbye) */
 
     char              last_reject[192];
+    char              rx_why[160];  /* a refusal's reason, formatted by the receive
+                                     * handler that refuses (tc_peer_reject copies it) */
     char              name[128];
     char              transports[128];
     /* one tcp lane carries our puts (a put lane, or the AM lane UCX
@@ -355,8 +360,10 @@ int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
 tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode, uint32_t payload_len);
 /* The same, payload 0, filled in place (the send path). */
 void              tc_jam_layout_into(const tc_blob_t *blob, tc_mode_t mode, tc_frame_layout_t *layout);
-/* Receiver: a sync request (code: the CODE section, when asked to cache). */
-void        tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
+/* Receiver: a sync request (code: the CODE section, when asked to cache):
+ * NULL, its answer owed, or why it is refused (TC_ERR_OUT_OF_RANGE: our
+ * frames to the peer cannot hold the answer). */
+const char *tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
                               const uint8_t *code);
 /* Sender: the answer to our sync request; why not, or NULL. */
 const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *payload);
@@ -380,7 +387,8 @@ const char   *tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj, tc_jam_run_fn *run_
 /* (The fast path's half of tc_exec_injected, tc_exec_injected_again, and the
  * image check both share are inline: lib/exec.h.) */
 /* May the receiver take a namespace sync of inj at all? TC_SYNC_OK or the
- * refusal the sender hears (TC_SYNC_WRITABLE under W^X). */
+ * refusal the sender hears (TC_SYNC_LOCAL_ONLY under that policy,
+ * TC_SYNC_WRITABLE under W^X). */
 int64_t       tc_exec_sync_allowed(const tc_peer_t *peer, const tc_inj_t *inj);
 void          tc_exec_cleanup(tc_peer_t *peer);
 
@@ -401,8 +409,10 @@ void        tc_ried_unpin(tc_context_t *ctx, uint32_t pins);
 void        tc_ried_release(tc_context_t *ctx, const tc_peer_t *peer);
 void        tc_ried_unload_all(tc_context_t *ctx);
 /* Sender: a ried frame from the peer (an answer to our ship or unload), or
- * a chunk for us (handed to tc_ried_rx). */
-void        tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr);
+ * a chunk for us (handed to tc_ried_rx). NULL, or why it is refused
+ * (*status_p: what the NACK says). */
+const char *tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr,
+                             tc_status_t *status_p);
 /* Receiver: the answer to the peer's ried frame, when a slot is free. */
 tc_status_t tc_ried_send_answer(tc_peer_t *peer);
 
@@ -426,8 +436,14 @@ tc_status_t tc_peer_ring(tc_peer_t *peer);
 
 /* control.c: frames one side tells the other in the stream */
 /* Record why the frame in the next slot was rejected (and log the first
- * few); the peer is told with a NACK carrying status and reason. */
+ * few); the peer is told with a NACK carrying status (an error: any other
+ * goes as TC_ERR_PROTOCOL) and reason. */
 void        tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason);
+/* The same, without the NACK: the peer is told otherwise (a sync answer). */
+void        tc_peer_note_reject(tc_peer_t *peer, const char *reason);
+/* Tell the peer its frame seq was refused (status, reason), once no other
+ * NACK is owed: the first of a burst goes. */
+void        tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, const char *reason);
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer);
 /* A config frame: why not, or NULL and the new frame size (0: unchanged),
  * which the mailbox takes once the frame is consumed. */
@@ -437,6 +453,14 @@ void        tc_ctrl_rx_goodbye(tc_peer_t *peer);
 /* A NACK for one of our frames first..last that no call returned yet: its
  * status (logged, naming what), else TC_OK. */
 tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, const char *what);
+/* Nonzero (and the NACK taken, unlogged) when the peer NACKed our frame seq
+ * with TC_ERR_AGAIN: nothing ran, the caller may send it again. */
+int         tc_ctrl_nack_again(tc_peer_t *peer, uint32_t seq);
+/* A request of the peer's, frame seq, taken but its answer (what) no longer
+ * fits our frames (they shrank since): refused now with a NACK
+ * (TC_ERR_OUT_OF_RANGE, why), never left owed. TC_ERR_AGAIN while the NACK
+ * owed before has no slot yet (the answer stays owed until then). */
+tc_status_t tc_ctrl_nack_late(tc_peer_t *peer, uint32_t seq, const char *what, const char *why);
 
 /* wireup.c: free the peer without a goodbye (tc_peer_close says it first). */
 void        tc_peer_destroy(tc_peer_t *peer);

@@ -35,6 +35,38 @@ const char *tc_peer_frame_advice(const tc_peer_t *peer, uint32_t needed, const c
     return buf;
 }
 
+const char *tc_peer_answer_misfit(const tc_peer_t *peer, uint32_t needed, const char *answer,
+                                  char *buf, size_t len)
+{
+    if ((needed <= peer->tx_slot_size) && (tc_peer_frame_size(peer, needed) != 0)) {
+        return NULL;
+    }
+    if (needed > peer->tx_slot_size) {
+        snprintf(buf, len, "%s needs %u-byte frames; the sender's slots are %u bytes", answer,
+                 needed, peer->tx_slot_size);
+    } else {
+        snprintf(buf, len, "%s needs %u-byte frames; this side's are fixed at %u bytes", answer,
+                 needed, peer->tx_frame_size);
+    }
+    return buf;
+}
+
+void tc_peer_answer_refused(const tc_peer_t *peer, const char *what, uint32_t needed)
+{
+    if ((needed > peer->rx_slot_size) || (peer->frames != TC_FRAMES_FIXED)) {
+        tc_error("%s: %s needs %u-byte frames from it; this side's slots for its frames are "
+                 "%u bytes: give this side a larger slot size (tc_context_params_t.slot_size; "
+                 "tc-perf -z, the same on both sides)", peer->name, what, needed,
+                 peer->rx_slot_size);
+        return;
+    }
+    tc_error("%s: %s needs %u-byte frames from it; its frames are fixed at %u bytes: give it a "
+             "fixed frame size of at least %u (tc_peer_params_t.frame_size at connect, or "
+             "tc_peer_set_frame_size, on that side) or use variable frames on both sides "
+             "(tc_context_params_t.frames = TC_FRAMES_VARIABLE; tc-perf -F variable)",
+             peer->name, what, needed, peer->rx_frame_size, needed);
+}
+
 /* A peer that blocks in its worker's fd wakes on an active message: a
  * zero-byte doorbell after the frame's puts (which it cannot see land). */
 tc_status_t tc_peer_ring(tc_peer_t *peer)

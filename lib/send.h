@@ -79,12 +79,24 @@ const char *tc_peer_frame_advice(const tc_peer_t *peer, uint32_t needed, const c
                                  char *buf, size_t len);
 
 /* Payload bytes a frame of ours holds behind sections ending at payload_off:
- * the fixed frame size, or with variable frames the peer's slot. */
+ * the fixed frame size, or with variable frames the peer's slot; 0 where
+ * the sections alone do not fit. */
 static inline uint32_t tc_peer_frame_room(const tc_peer_t *peer, uint32_t payload_off)
 {
-    return ((peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : peer->tx_slot_size) -
-           payload_off - TC_FRAME_SIG_SIZE;
+    uint32_t size = (peer->frames == TC_FRAMES_FIXED) ? peer->tx_frame_size : peer->tx_slot_size;
+
+    return (size > payload_off + TC_FRAME_SIG_SIZE) ? size - payload_off - TC_FRAME_SIG_SIZE : 0;
 }
+
+/* An answer of needed bytes to a request of the peer's (a sync, a ried):
+ * NULL when our frames to the peer hold it, else why not, naming the size
+ * it needs (into buf, which it returns): the request is then refused with
+ * a NACK (TC_ERR_OUT_OF_RANGE) rather than answered. */
+const char *tc_peer_answer_misfit(const tc_peer_t *peer, uint32_t needed, const char *answer,
+                                  char *buf, size_t len);
+/* The peer refused a request of ours with TC_ERR_OUT_OF_RANGE: its frames
+ * cannot hold the answer (what), of needed bytes. Logs what to change. */
+void        tc_peer_answer_refused(const tc_peer_t *peer, const char *what, uint32_t needed);
 
 /* The signalling our frames use with this peer: asked, or for AUTO store
  * where the peer's mailbox is mapped here, single-put where one tcp lane

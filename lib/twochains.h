@@ -56,13 +56,14 @@ extern "C" {
     _(TC_ERR_INTERRUPTED,      -16, "interrupted") \
     _(TC_ERR_AGAIN,            -17, "try again") \
     _(TC_ERR_REFUSED,          -18, "refused by the peer's policy") \
-    _(TC_ERR_CLOSED,           -19, "the peer closed the connection")
+    _(TC_ERR_CLOSED,           -19, "the peer closed the connection") \
+    _(TC_ERR_BUSY,             -20, "in use")
 
 #define TC_STATUS_ENUM_ENTRY(_code, _value, _str) _code = (_value),
 
 typedef enum {
     TC_STATUS_TABLE(TC_STATUS_ENUM_ENTRY)
-    TC_ERR_LAST = -20 /* below every error: not a status, keep it last */
+    TC_ERR_LAST = -21 /* below every error: not a status, keep it last */
 } tc_status_t;
 
 /* The status' string from the table; "unknown status" for a value that is
@@ -301,9 +302,15 @@ typedef struct tc_peer tc_peer_t;
  * cannot load is reported with the peer's dlerror text (TC_ERR_IO); the
  * peer keeps serving. TC_ERR_NO_RESOURCE when the peer has no room: this
  * side already holds its share of the peer's ried table there (a quarter),
- * or the table is full; unload one first. */
+ * or the table is full; unload one first. A ried frame and its answer need
+ * frames of 192 bytes (fixed frames): TC_ERR_OUT_OF_RANGE, with what to set,
+ * where this side's or the peer's are smaller (the peer refuses the ried and
+ * keeps serving). */
 tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
                          char *exports_p, uint32_t *ried_id_p);
+/* Take a shipped ried back: TC_ERR_BUSY while a jam synced on the peer
+ * has a GOT slot resolved into it, TC_ERR_NOT_FOUND for an id the peer
+ * does not hold from this side. */
 tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id);
 
 /* Names of the enums below (lib/names.c, one table each): tc_<enum>_str gives

@@ -196,6 +196,29 @@ static __attribute__((unused)) tc_jam_t jam_of(side_t *side, const char *name)
     return jam;
 }
 
+/* Fixed frames of their own size on each side: the receiver's (s[0]) and
+ * the sender's (s[1]), each read by the other side before this returns. */
+static __attribute__((unused)) void pair_set_sizes(pair_t *pair, uint32_t receiver,
+                                                   uint32_t sender)
+{
+    assert_int_equal(tc_peer_set_frame_size(pair->s[0].peer, receiver), TC_OK);
+    assert_int_equal(tc_peer_set_frame_size(pair->s[1].peer, sender), TC_OK);
+    assert_int_equal(tc_peer_progress(pair->s[0].peer, 0, NULL), TC_OK);
+    assert_int_equal(tc_peer_progress(pair->s[1].peer, 0, NULL), TC_OK);
+}
+
+/* A genuine call from s[1] runs on s[0], which a serve thread serves: the
+ * receiver kept serving (after something it refused). */
+static __attribute__((unused)) void still_serving(pair_t *pair)
+{
+    tc_jam_t sum = jam_of(&pair->s[1], "server_sum");
+    int64_t before = state_of(&pair->s[0])->sum, ret = 0;
+    int32_t v = 11;
+
+    assert_int_equal(tc_jam_call(pair->s[1].peer, &sum, &v, sizeof(v), NULL, &ret), TC_OK);
+    assert_int_equal(ret, before + v);
+}
+
 /* A receiver thread: serve until `frames` frames (run or rejected) arrived. */
 typedef struct server_arg {
     side_t  *side;

@@ -21,6 +21,7 @@
 #include "log.h"
 
 #include "loop_pair.h"
+#include "log_keep.h"
 
 /* The same jam source runs identically as Local Function, Injected Function
  * and from the receiver's code cache: same results, same receiver state. */
@@ -344,6 +345,297 @@ static void test_injected_fast_path_resize(void **unused)
     pair_close(&pair);
 }
 
+/* Fixed frames that hold what the sender sends of jam in mode: the sync
+ * request and the jam's frame with len payload bytes. */
+static uint32_t sender_size(const tc_jam_t *jam, tc_mode_t mode, uint32_t len)
+{
+    uint32_t frame = tc_jam_frame_size(jam, mode, len), sync = tc_jam_prepare_size(jam, mode);
+
+    return (frame > sync) ? frame : sync;
+}
+
+/* The answer to a namespace sync holds one address per GOT slot; under
+ * fixed frames too small for it the receiver refuses the request with a
+ * NACK (OUT_OF_RANGE), owes nothing, keeps serving, and the requester's
+ * tc_jam_prepare returns at once, naming the frame size the answer needs.
+ * Every receiver frame size from 64 B to the first that fits, both modes
+ * that sync. */
+static void test_sync_answer_too_big(void **unused)
+{
+    static const tc_mode_t modes[] = {TC_MODE_INJECTED, TC_MODE_CACHED};
+    tc_context_params_t params;
+    char need_text[64];
+    tc_peer_stats_t rx, tx;
+    uint32_t need, size, code, got;
+    pthread_t thread;
+    tc_nack_t nack;
+    unsigned m;
+    tc_jam_t copy;
+    pair_t pair;
+    serve_t s;
+    int64_t ret;
+    uint8_t v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+
+    (void)unused;
+    for (m = 0; m < TC_ARRAY_SIZE(modes); ++m) {
+        for (size = TC_FRAME_MIN_SIZE;; size += TC_FRAME_ALIGN) {
+            pair_params(&params, 4);
+            params.timeout_ms = 60000; /* a requester left waiting would time out: failed */
+            pair_open(&pair, &params);
+            copy = jam_of(&pair.s[1], "copy"); /* one GOT slot (memcpy) */
+            assert_int_equal(tc_jam_code_info(&copy, &code, &got), TC_OK);
+            need = tc_frame_size_for(8u + 8u * got); /* status, then an address a slot */
+            assert_true(need > TC_FRAME_MIN_SIZE);
+            /* the sender's frames hold its request (with the code, cached) */
+            pair_set_sizes(&pair, size, sender_size(&copy, modes[m], sizeof(v)));
+            log_keep_start();
+            serve_start(&s, &pair.s[0], &thread);
+            if (size < need) {
+                assert_int_equal(tc_jam_prepare(pair.s[1].peer, &copy, modes[m]),
+                                 TC_ERR_OUT_OF_RANGE);
+                assert_int_equal(tc_peer_last_nack(pair.s[1].peer, &nack), TC_OK);
+                assert_int_equal(nack.status, TC_ERR_OUT_OF_RANGE);
+                snprintf(need_text, sizeof(need_text), "needs %u-byte frames", need);
+                assert_true(log_kept_has_at(TC_LOG_ERROR, need_text)); /* the requester's */
+                assert_false(tc_jam_is_prepared(pair.s[1].peer, &copy, modes[m]));
+            } else {
+                assert_int_equal(tc_jam_call(pair.s[1].peer, &copy, v, sizeof(v),
+                                             TC_SEND_PARAMS(modes[m], 0), &ret), TC_OK);
+                assert_int_equal(ret, sizeof(v));
+            }
+            still_serving(&pair);
+            serve_stop(&s, thread);
+            log_keep_stop();
+            assert_int_equal(s.status, TC_OK);
+            assert_int_equal(pair.s[1].peer->failed, TC_OK);
+            tc_peer_stats(pair.s[0].peer, &rx);
+            tc_peer_stats(pair.s[1].peer, &tx);
+            assert_int_equal(rx.rx_rejected, (size < need) ? 1 : 0);
+            assert_int_equal(tx.rx_rejected, 0);
+            pair_close(&pair);
+            if (size >= need) {
+                break;
+            }
+        }
+    }
+}
+
+/* Policy any, the receiver's cached code dropped (tc_peer_forget_code), then
+ * a cached tc_jam_call: the receiver refuses the frame and tells the sender
+ * (its cached code is gone: a sync answer with status MISS, and the frame's
+ * NACK with a status that says to try again, never a NACK without an error
+ * status), the call sends the code again and returns the jam's result; the
+ * receiver keeps serving. Variable frames and fixed ones. And copy (a GOT
+ * slot: a successful sync's answer needs 128 bytes) cached, then the
+ * receiver's frames down to 64 bytes: its MISS answer still fits, the call
+ * returns at once that the code cannot be synced again in such frames, and
+ * with the frames grown back it goes through. */
+static void test_cached_call_after_forget(void **unused)
+{
+    static const char *const jams[] = {"server_sum", "copy"};
+    tc_context_params_t params;
+    tc_peer_stats_t rx, tx;
+    uint32_t code, got, sync_answer, small;
+    pthread_t thread;
+    unsigned f, j, k;
+    int32_t v[2] = {3, 4};
+    tc_jam_t jam;
+    pair_t pair;
+    serve_t s;
+    int64_t ret;
+
+    (void)unused;
+    for (f = 0; f < 2; ++f) {
+        for (j = 0; j < TC_ARRAY_SIZE(jams); ++j) {
+            pair_params(&params, 4);
+            params.timeout_ms = 60000; /* a call left waiting would time out: failed */
+            params.frames     = f ? TC_FRAMES_FIXED : TC_FRAMES_VARIABLE;
+            pair_open(&pair, &params);
+            pair.s[0].ctx->params.exec = TC_EXEC_ANY;
+            jam = jam_of(&pair.s[1], jams[j]);
+            assert_int_equal(tc_jam_code_info(&jam, &code, &got), TC_OK);
+            sync_answer = tc_frame_size_for(8u + 8u * got);
+            small       = TC_FRAME_MIN_SIZE;
+            if (f) { /* the receiver's frames hold the sync's answer while it caches */
+                pair_set_sizes(&pair, sync_answer, sender_size(&jam, TC_MODE_CACHED, sizeof(v)));
+            }
+            log_keep_start();
+            serve_start(&s, &pair.s[0], &thread);
+            assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, v, sizeof(v),
+                                         TC_SEND_PARAMS(TC_MODE_CACHED, 0), &ret), TC_OK);
+            serve_stop(&s, thread);
+            if (f && (small < sync_answer)) { /* a MISS answer fits the smallest frames */
+                pair_set_sizes(&pair, small, sender_size(&jam, TC_MODE_CACHED, sizeof(v)));
+            }
+            tc_peer_forget_code(pair.s[0].peer);
+            serve_start(&s, &pair.s[0], &thread);
+            if (f && (small < sync_answer)) {
+                assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, v, sizeof(v),
+                                             TC_SEND_PARAMS(TC_MODE_CACHED, 0), &ret),
+                                 TC_ERR_OUT_OF_RANGE);
+                still_serving(&pair);
+                serve_stop(&s, thread);
+                assert_int_equal(s.status, TC_OK);
+                pair_set_sizes(&pair, sync_answer, sender_size(&jam, TC_MODE_CACHED, sizeof(v)));
+                serve_start(&s, &pair.s[0], &thread);
+            }
+            for (k = 0; k < 2; ++k) { /* the code again, then cached once more */
+                assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, v, sizeof(v),
+                                             TC_SEND_PARAMS(TC_MODE_CACHED, 0), &ret), TC_OK);
+                assert_int_equal(ret, (j == 0) ? (int64_t)(v[0] + v[1]) * (k + 2) :
+                                                 (int64_t)sizeof(v));
+            }
+            still_serving(&pair);
+            serve_stop(&s, thread);
+            log_keep_stop();
+            assert_int_equal(s.status, TC_OK);
+            assert_int_equal(pair.s[1].peer->failed, TC_OK);
+            assert_false(log_kept_has("without an error status"));
+            tc_peer_stats(pair.s[0].peer, &rx);
+            tc_peer_stats(pair.s[1].peer, &tx);
+            /* the cached frame it no longer held (and the sync it could not
+             * answer in 64-byte frames) */
+            assert_int_equal(rx.rx_rejected, (f && (small < sync_answer)) ? 2 : 1);
+            assert_int_equal(tx.rx_rejected, 0); /* nothing the receiver said was refused */
+            pair_close(&pair);
+        }
+    }
+}
+
+/* A receiver whose policy is local-only refuses the namespace sync itself:
+ * tc_jam_prepare (and the first injected or cached call) returns
+ * TC_ERR_REFUSED at once, with a message naming the policy, in the
+ * smallest frames; local calls still run. */
+static void test_local_only_refuses_sync(void **unused)
+{
+    static const tc_mode_t modes[] = {TC_MODE_INJECTED, TC_MODE_CACHED};
+    tc_context_params_t params;
+    tc_peer_stats_t tx;
+    pthread_t thread;
+    int32_t v = 9;
+    tc_jam_t jam;
+    unsigned m;
+    pair_t pair;
+    serve_t s;
+    int64_t ret;
+
+    (void)unused;
+    for (m = 0; m < TC_ARRAY_SIZE(modes); ++m) {
+        pair_params(&params, 4);
+        params.timeout_ms = 60000;
+        pair_open(&pair, &params);
+        pair.s[0].ctx->params.exec = TC_EXEC_LOCAL_ONLY;
+        jam = jam_of(&pair.s[1], "server_sum");
+        pair_set_sizes(&pair, TC_FRAME_MIN_SIZE, sender_size(&jam, modes[m], sizeof(v)));
+        log_keep_start();
+        serve_start(&s, &pair.s[0], &thread);
+        assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, &v, sizeof(v),
+                                     TC_SEND_PARAMS(modes[m], 0), &ret), TC_ERR_REFUSED);
+        assert_true(log_kept_has_at(TC_LOG_ERROR, "local-only")); /* the requester's line */
+        assert_false(tc_jam_is_prepared(pair.s[1].peer, &jam, modes[m]));
+        still_serving(&pair);
+        serve_stop(&s, thread);
+        log_keep_stop();
+        assert_int_equal(s.status, TC_OK);
+        tc_peer_stats(pair.s[1].peer, &tx);
+        assert_int_equal(tx.rx_rejected, 0);
+        pair_close(&pair);
+    }
+}
+
+/* Put a frame of kind naming pkg_id/element (ARGS args, no payload) as the
+ * sender's next, in the sender's fixed frame size. */
+static void put_request(pair_t *pair, uint8_t kind, uint32_t pkg_id, uint16_t element,
+                        const void *args, uint32_t args_len)
+{
+    tc_frame_layout_t layout = {args_len, 0, 0, 0};
+    tc_peer_t *tx = pair->s[1].peer;
+    tc_frame_offsets_t off;
+    char frame[4096];
+
+    assert_int_equal(tc_frame_layout(&layout, tx->tx_frame_size, &off), TC_OK);
+    off.frame_size = tx->tx_frame_size;
+    memset(frame, 0, sizeof(frame));
+    tc_frame_write_hdr(frame, &off, &layout, kind, 0, pkg_id, element, tx->tx_seq);
+    ((tc_frame_hdr_t *)frame)->ack = tx->rx_seq;
+    memcpy(frame + off.args_off, args, args_len);
+    tc_frame_seal(frame);
+    assert_int_equal(tc_peer_send_raw_frame(tx, frame, off.frame_size), TC_OK);
+}
+
+/* A request taken while the receiver's frames held its answer, which could
+ * not go yet (no free slot), and then the receiver's frames shrank: the
+ * answer is never left owed; the request is refused after all with a NACK
+ * for its frame (OUT_OF_RANGE), and the receiver goes on serving. A sync
+ * (copy: a 128-byte answer; 128 then 64) and a ried unload (a 192-byte
+ * answer; 192 then 128). */
+static void test_answer_refused_late(void **unused)
+{
+    tc_context_params_t params;
+    tc_ried_args_t unload;
+    uint32_t code, got, fits, small, seq, k;
+    tc_peer_stats_t rx;
+    pthread_t thread;
+    uint64_t i = 0;
+    tc_nack_t nack;
+    tc_jam_t copy, noop;
+    unsigned r;
+    pair_t pair;
+    serve_t s;
+
+    (void)unused;
+    for (r = 0; r < 2; ++r) {
+        pair_params(&params, 4);
+        pair_open(&pair, &params);
+        copy = jam_of(&pair.s[1], "copy");
+        noop = jam_of(&pair.s[0], "noop");
+        assert_int_equal(tc_jam_code_info(&copy, &code, &got), TC_OK);
+        fits  = r ? 192 : tc_frame_size_for(8u + 8u * got);
+        small = fits - TC_FRAME_ALIGN;
+        pair_set_sizes(&pair, fits, 1024);
+        log_keep_start();
+        /* the receiver's slots at the sender all taken: its answer waits */
+        for (k = 0; k < pair.s[0].peer->tx_slots; ++k) {
+            assert_int_equal(tc_jam_send(pair.s[0].peer, &noop, &i, sizeof(i), NULL), TC_OK);
+        }
+        seq = pair.s[1].peer->tx_seq;
+        if (r == 0) {
+            put_request(&pair, TC_KIND_SYNC_REQ, copy.pkg_id, copy.element, NULL, 0);
+        } else {
+            memset(&unload, 0, sizeof(unload));
+            unload.id = 999;
+            unload.op = TC_RIED_OP_UNLOAD;
+            put_request(&pair, TC_KIND_RIED, 0, 0, &unload, sizeof(unload));
+        }
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &k), TC_OK);
+        assert_int_equal(k, 1);
+        assert_true(pair.s[0].peer->owed & (r ? TC_OWED_RIED : TC_OWED_SYNC));
+        /* the sender runs the receiver's frames and hands its slots back;
+         * then the receiver's frames shrink */
+        while (pair.s[1].peer->stats.rx_frames < pair.s[0].peer->tx_slots) {
+            assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, NULL), TC_OK);
+        }
+        assert_int_equal(tc_peer_flush(pair.s[1].peer), TC_OK);
+        assert_int_equal(tc_peer_set_frame_size(pair.s[0].peer, small), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, NULL), TC_OK);
+        assert_false(pair.s[0].peer->owed & (r ? TC_OWED_RIED : TC_OWED_SYNC));
+        while (tc_peer_last_nack(pair.s[1].peer, &nack) != TC_OK) {
+            assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, NULL), TC_OK);
+        }
+        assert_int_equal(nack.seq, seq);
+        assert_int_equal(nack.status, TC_ERR_OUT_OF_RANGE);
+        assert_true(log_kept_has_at(TC_LOG_WARN, "after all"));
+        serve_start(&s, &pair.s[0], &thread);
+        still_serving(&pair);
+        serve_stop(&s, thread);
+        log_keep_stop();
+        assert_int_equal(s.status, TC_OK);
+        tc_peer_stats(pair.s[0].peer, &rx);
+        assert_int_equal(rx.rx_rejected, 0); /* taken, then refused: not a bad frame */
+        pair_close(&pair);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +644,10 @@ int main(void)
         cmocka_unit_test(test_cache_loss),
         cmocka_unit_test(test_injected_fast_path),
         cmocka_unit_test(test_injected_fast_path_resize),
+        cmocka_unit_test(test_sync_answer_too_big),
+        cmocka_unit_test(test_cached_call_after_forget),
+        cmocka_unit_test(test_local_only_refuses_sync),
+        cmocka_unit_test(test_answer_refused_late),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("inject", tests, NULL, NULL);

@@ -81,7 +81,7 @@ static void test_pinned_ried_not_unloaded(void **unused)
 
     atomic_store(&srv.stop, 0);
     assert_int_equal(pthread_create(&th, NULL, serve_thread, &srv), 0);
-    assert_int_equal(tc_ried_unload(pair.s[1].peer, id), TC_ERR_NOT_FOUND);
+    assert_int_equal(tc_ried_unload(pair.s[1].peer, id), TC_ERR_BUSY);
     assert_non_null(strstr(pair.s[1].peer->ried_tx.text, "in use"));
     assert_non_null(pair.s[0].ctx->rieds[slot].handle); /* still there */
 

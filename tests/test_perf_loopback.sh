@@ -277,4 +277,14 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert [r["payload_bytes"] for r in rows] == ["8"], rows
 PY
+# a receiver whose policy runs no injected code: the sync is refused at once
+# and the run ends naming the policy (not a delivery mismatch, a malformed
+# frame or a timeout)
+timeout 120 "$TC_PERF" -l --exec local-only -m injected -n 100 -w 10 -s 8 -T 60000 \
+    >"$TMP/lo.out" 2>"$TMP/lo.err"; rc=$?
+[ "$rc" = 1 ] || fail "--exec local-only -m injected: rc=$rc: $(cat "$TMP/lo.err")"
+grep -q "local-only" "$TMP/lo.err" && tail -1 "$TMP/lo.err" | grep -q "refused by the peer's policy$" ||
+    fail "--exec local-only -m injected: $(cat "$TMP/lo.err")"
+! grep -q "malformed frame\|delivery mismatch\|timed out" "$TMP/lo.err" ||
+    fail "--exec local-only -m injected: $(cat "$TMP/lo.err")"
 echo ok

@@ -25,6 +25,7 @@
 #include "bench_state.h"
 
 #include "loop_pair.h"
+#include "log_keep.h"
 
 static void test_ried_over_the_wire(void **unused)
 {
@@ -247,11 +248,129 @@ static void test_ried_per_peer_limit(void **unused)
     shared_close(&s);
 }
 
+/* The smallest frame a ried frame or its answer goes in: ARGS, no payload. */
+static uint32_t ried_frame_min(void)
+{
+    tc_frame_layout_t layout = {sizeof(tc_ried_args_t), 0, 0, 0};
+    tc_frame_offsets_t off;
+
+    assert_int_equal(tc_frame_layout(&layout, UINT32_MAX, &off), TC_OK);
+    return off.frame_size;
+}
+
+/* A pair with fixed frames of their own size on each side (the receiver's,
+ * s[0], and the sender's, s[1]), read by both; a side left waiting would
+ * time out, which fails the test. */
+static void open_sized(pair_t *pair, uint32_t receiver, uint32_t sender)
+{
+    tc_context_params_t params;
+
+    pair_params(&params, 4);
+    params.timeout_ms = 60000;
+    pair_open(pair, &params);
+    pair_set_sizes(pair, receiver, sender);
+}
+
+/* The bench package's ried. */
+static void ried_path(char *path, size_t len)
+{
+    assert_int_equal(tc_pkg_default_path(path, len), TC_OK);
+    strcpy(strrchr(path, '/') + 1, "libried_bench.so");
+}
+
+/* A ried answer carries ARGS, so it needs frames of ried_frame_min() bytes:
+ * a receiver whose frames are smaller refuses every ried frame with a NACK
+ * (OUT_OF_RANGE) and keeps serving; the sender's tc_ried_ship and
+ * tc_ried_unload return that at once, and its log names the frame size the
+ * answer needs. In frames that hold it the answer is cut to fit: the ried
+ * ships, its exports listed, and an unload of an unknown id is NOT_FOUND.
+ * Every receiver frame size from 64 B to the first that fits. */
+static void test_ried_answer_frame_sizes(void **unused)
+{
+    const uint32_t need = ried_frame_min();
+    char path[4096], exports[1024], need_text[64];
+    tc_peer_stats_t rx, tx;
+    pthread_t thread;
+    uint32_t size, id;
+    serve_t server;
+    pair_t pair;
+
+    (void)unused;
+    ried_path(path, sizeof(path));
+    snprintf(need_text, sizeof(need_text), "needs %u-byte frames", need);
+    for (size = TC_FRAME_MIN_SIZE; size <= need; size += TC_FRAME_ALIGN) {
+        open_sized(&pair, size, 1024);
+        log_keep_start();
+        serve_start(&server, &pair.s[0], &thread);
+        id = 0;
+        if (size < need) {
+            assert_int_equal(tc_ried_ship(pair.s[1].peer, path, sizeof(exports), exports, &id),
+                             TC_ERR_OUT_OF_RANGE);
+            assert_true(log_kept_has_at(TC_LOG_ERROR, need_text)); /* the sender's line */
+            still_serving(&pair);
+            assert_int_equal(tc_ried_unload(pair.s[1].peer, 999), TC_ERR_OUT_OF_RANGE);
+        } else {
+            assert_int_equal(tc_ried_ship(pair.s[1].peer, path, sizeof(exports), exports, &id),
+                             TC_OK);
+            assert_non_null(strstr(exports, "tc_ried_init_bench"));
+            assert_int_equal(tc_ried_unload(pair.s[1].peer, 999), TC_ERR_NOT_FOUND);
+            assert_int_equal(tc_ried_unload(pair.s[1].peer, id), TC_OK);
+        }
+        still_serving(&pair);
+        serve_stop(&server, thread);
+        log_keep_stop();
+        assert_int_equal(server.status, TC_OK);
+        assert_int_equal(pair.s[1].peer->failed, TC_OK);
+        tc_peer_stats(pair.s[0].peer, &rx);
+        tc_peer_stats(pair.s[1].peer, &tx);
+        assert_true((size < need) ? (rx.rx_rejected >= 2) : (rx.rx_rejected == 0));
+        assert_int_equal(tx.rx_rejected, 0);
+        pair_close(&pair);
+    }
+}
+
+/* The sender's own frames too small for any ried frame: tc_ried_ship and
+ * tc_ried_unload fail at once, each with a line naming the frame size a
+ * ried frame needs; nothing goes out. */
+static void test_ried_ship_small_frames(void **unused)
+{
+    const uint32_t need = ried_frame_min();
+    char path[4096], need_text[64];
+    tc_peer_stats_t rx;
+    pthread_t thread;
+    uint32_t size, id = 0;
+    serve_t server;
+    pair_t pair;
+
+    (void)unused;
+    ried_path(path, sizeof(path));
+    snprintf(need_text, sizeof(need_text), "needs %u-byte frames", need);
+    for (size = TC_FRAME_MIN_SIZE; size < need; size += TC_FRAME_ALIGN) {
+        open_sized(&pair, need, size);
+        serve_start(&server, &pair.s[0], &thread);
+        log_keep_start();
+        assert_int_equal(tc_ried_ship(pair.s[1].peer, path, 0, NULL, &id), TC_ERR_OUT_OF_RANGE);
+        assert_true(log_kept_has_at(TC_LOG_ERROR, need_text));
+        log_keep_start();
+        assert_int_equal(tc_ried_unload(pair.s[1].peer, 1), TC_ERR_OUT_OF_RANGE);
+        assert_true(log_kept_has_at(TC_LOG_ERROR, need_text));
+        log_keep_stop();
+        still_serving(&pair);
+        serve_stop(&server, thread);
+        assert_int_equal(server.status, TC_OK);
+        tc_peer_stats(pair.s[0].peer, &rx);
+        assert_int_equal(rx.rx_rejected, 0);
+        pair_close(&pair);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ried_over_the_wire),
         cmocka_unit_test(test_ried_per_peer_limit),
+        cmocka_unit_test(test_ried_answer_frame_sizes),
+        cmocka_unit_test(test_ried_ship_small_frames),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("ried", tests, NULL, NULL);

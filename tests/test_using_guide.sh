@@ -94,15 +94,21 @@ grep -q "^using: local server_sum(1, 2, 3, 4): out of range$" "$TMP/small_client
 [ "$(cat "$TMP/small_client.c.out")" = "client: fixed 64-byte frames" ] ||
     fail "small_client: a call went through: $(cat "$TMP/small_client.c.out")"
 
-# the server's: it cannot answer the client's ried, says why on both sides,
-# gives up (server_sum's injected run calls nothing, so its sync's answer
-# is one 64-byte frame: the ried's answer is the first that does not fit)
+# the server's: it cannot answer the client's ried (server_sum's injected
+# run calls nothing, so its sync's answer is one 64-byte frame: the ried's
+# answer is the first that does not fit), so it refuses the ried's frames
+# with a NACK and keeps serving; the client's tc_ried_ship returns at once,
+# saying what to set on the server
 run_pair small_server "$pkg" fixed:64 fixed
-[ "$crc" = 1 ] && [ "$src" = 1 ] || fail "small_server: client rc=$crc, server rc=$src"
-grep -q "the answer to the peer's ried needs a [0-9]*-byte frame; frames are fixed at 64 bytes: use variable frames .* on both sides: the ried is answered in the other side's frames" \
+[ "$crc" = 1 ] && [ "$src" = 0 ] || fail "small_server: client rc=$crc, server rc=$src"
+grep -q "rejected frame in slot [0-9]* (expected seq [0-9]*): the ried's answer needs 192-byte frames; this side's are fixed at 64 bytes$" \
     "$TMP/small_server.s.err" || fail "small_server: $(cat "$TMP/small_server.s.err")"
+grep -q "^server: the client said goodbye; rejected [1-9][0-9]* frames$" "$TMP/small_server.s.out" ||
+    fail "small_server: the server's end: $(cat "$TMP/small_server.s.out" "$TMP/small_server.s.err")"
 grep -q "^injected server_sum(5, 6, 7, 8) = 36$" "$TMP/small_server.c.out" &&
-    grep -q "^using: tc_ried_ship(.*libried_bench.so): the peer closed the connection$" \
+    grep -q "the answer to a ried frame needs 192-byte frames from it; its frames are fixed at 64 bytes: give it a fixed frame size of at least 192 .* on that side" \
+        "$TMP/small_server.c.err" &&
+    grep -q "^using: tc_ried_ship(.*libried_bench.so): out of range$" \
         "$TMP/small_server.c.err" || fail "small_server: client: $(cat "$TMP/small_server.c.out" "$TMP/small_server.c.err")"
 
 # a directory that holds no package, and a file that is not one
