@@ -399,6 +399,16 @@ int main(int argc, char **argv)
     for (i = 0; (i < 2) && (status == TC_OK); ++i) {
         status = tc_pkg_open(pkg_path, &side[i].pkg);
     }
+    for (j = 0; (j < opts.n_jams) && (status == TC_OK); ++j) {
+        tc_jam_t jam;
+
+        if (tc_pkg_jam(side[0].pkg, opts.jams[j], &jam) != TC_OK) {
+            rc = tc_tool_bad_jam(&cost_tool, side[0].pkg, opts.jams[j]);
+            tc_pkg_close(side[1].pkg);
+            tc_pkg_close(side[0].pkg);
+            return rc;
+        }
+    }
     if (status == TC_OK) {
         status = cost_slot_size(side[0].pkg, &opts, &side[0].slot_size);
         side[1].slot_size = side[0].slot_size;

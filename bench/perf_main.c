@@ -73,9 +73,7 @@ static int perf_fix_slot_size(perf_opts_t *opts, const tc_pkg_t *pkg)
     tc_jam_t jam;
 
     if (tc_pkg_jam(pkg, opts->jam, &jam) != TC_OK) {
-        fprintf(stderr, "tc-perf: package '%s' has no jam '%s'\n", tc_pkg_desc(pkg)->name,
-                opts->jam);
-        return 1;
+        return tc_tool_bad_jam(&perf_tool, pkg, opts->jam);
     }
     for (m = 0; m < opts->n_modes; ++m) {
         if ((opts->modes[m] != TC_MODE_LOCAL) && (tc_jam_frame_size(&jam, opts->modes[m], 0) ==

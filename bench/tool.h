@@ -33,6 +33,10 @@ int tc_tool_bad(const tc_tool_t *tool, const char *fmt, ...)
  * value, anything else unknown) as tc_tool_bad. */
 int tc_tool_bad_opt(const tc_tool_t *tool, int c, char **argv);
 
+/* -j names a jam pkg lacks: "<tool>: package 'P' has no jam 'J' (its
+ * jams: a, b, ...)" and the usage; returns 2, as every usage error. */
+int tc_tool_bad_jam(const tc_tool_t *tool, const tc_pkg_t *pkg, const char *jam);
+
 /* A number in [min, max]; bad: fmt with the argument (e.g. "bad count '%s' (1..2^40)"). */
 int tc_tool_opt_u64(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,
                     const char *bad_fmt, uint64_t *val_p);
