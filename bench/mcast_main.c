@@ -337,7 +337,7 @@ int main(int argc, char **argv)
 {
     mcast_opts_t opts;
     FILE *csv = NULL;
-    int rc;
+    int rc, created;
 
     rc = mcast_parse(argc, argv, &opts);
     if (rc != 0) {
@@ -353,6 +353,10 @@ int main(int argc, char **argv)
         }
     }
     if ((opts.csv_path != NULL) && mcast_speaks(&opts)) {
+        rc = tc_tool_check_output(&mcast_tool, "--csv", opts.csv_path, &created);
+        if (rc != 0) {
+            return rc;
+        }
         csv = mcast_csv_open(opts.csv_path);
         if (csv == NULL) {
             return 1;

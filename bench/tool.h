@@ -55,6 +55,16 @@ int tc_tool_list_has_empty(const char *arg);
 /* "<tool>: empty item in 'ARG' (OPT takes a comma list)" and the usage; 2. */
 int tc_tool_bad_empty(const tc_tool_t *tool, const char *opt, const char *arg);
 
+/* An output file (--csv, --json, ...) checked before anything runs, so an
+ * unwritable one is a usage error and not a lost run: opened for writing
+ * without truncating a file that is there (a run that fails keeps the old
+ * one); *created_p: made here. "-" (stdout) and NULL pass. Bad: "<tool>:
+ * OPT PATH: cannot write it: <why>" and the usage; 2. */
+int  tc_tool_check_output(const tc_tool_t *tool, const char *opt, const char *path,
+                          int *created_p);
+/* A file tc_tool_check_output created and the run left empty is removed. */
+void tc_tool_drop_output(const char *path, int created);
+
 /* ISO 8601 in UTC ("2026-12-01T10:00:00Z"): the tools' CSV timestamp. */
 void tc_tool_iso_time(time_t t, char *buf, size_t len);
 

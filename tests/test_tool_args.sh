@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Bad inputs to the tools get one line naming what was wrong and exit 2,
-# with nothing run: unknown options and unknown jams in every tool, a second
-# tc-run payload, empty list items, cores that are not there, options that
+# with nothing run: unknown options, unknown jams and unwritable outputs in
+# every tool, a second tc-run payload, empty list items, cores that are not there, options that
 # would be ignored, a stress class stress-ng lacks; and what the tools offer
 # instead: size ranges, tc-run --list and the payload a jam needs.
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +36,15 @@ bad "$COST" "$nojam" -j nosuch
 bad "$MCAST" "$nojam" -n 2 -j nosuch
 bad "$COST" "package 'bench' has no jam 'nosuch'" -j noop,nosuch
 bad "$MCAST" "-j nosuch: --simulate models the tree and runs no jam" --simulate 100 -j nosuch
+
+# an output that cannot be written is refused before anything runs (tc-soak
+# used to run the whole soak first and then exit 1)
+nodir="$TMP/no/such/dir"
+bad "$TC_PERF" "--csv $nodir/r.csv: cannot write it: " -l -n 10 --csv "$nodir/r.csv"
+bad "$SOAK" "--json $nodir/s.json: cannot write it: " -n 10 --json "$nodir/s.json"
+bad "$COST" "--csv $nodir/c.csv: cannot write it: " -n 10 --csv "$nodir/c.csv"
+bad "$MCAST" "--csv $nodir/m.csv: cannot write it: " -n 2 --csv "$nodir/m.csv"
+bad "$MCAST" "--csv $nodir/m.csv: cannot write it: " --simulate 100 --csv "$nodir/m.csv"
 
 # tc-run takes one payload: a second is refused, not silently taken
 bad "$RUN" "--u64 2: the payload is already --ints 1 (one of --ints, --u32, --u64, --text)" \
