@@ -25,6 +25,14 @@ for t in "$TC_PERF" "$SOAK" "$MCAST" "$RUN" "$COST"; do
 done
 "$PKG" --bogus >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ "$rc" = 2 ] || fail "tc-pkg --bogus: exit $rc, expected 2"
+# and the Python tools of scripts/ (argparse's 2; tc-floor-table's own)
+for t in tc-claims tc-compare tc-experiments tc-platforms tc-plot tc-floor-table; do
+    python3 "$(dirname "$0")/../scripts/$t" --bogus >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 2 ] || fail "$t --bogus: exit $rc, expected 2: $(head -1 "$TMP/err")"
+done
+python3 "$(dirname "$0")/../scripts/tc-floor-table" >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(head -1 "$TMP/err")" = "tc-floor-table: needs DIR and at least one JAM" ] ||
+    fail "tc-floor-table with no arguments: exit $rc: $(cat "$TMP/err")"
 
 # an unknown jam named on the command line is a usage error in every tool
 # that takes one: one line naming the jam, the package and its jams; said
