@@ -537,9 +537,14 @@ tc_status_t tc_manifest_load(const char *dir, tc_manifest_t **m_p)
     for (;;) {
         if (len == cap) {
             cap   = (cap == 0) ? 4096 : 2 * cap;
-            grown = (cap > TC_MANIFEST_MAX_TEXT + 1) ? NULL : realloc(text, cap);
+            if (cap > TC_MANIFEST_MAX_TEXT + 1) {
+                tc_error("%s: larger than %u bytes", path, TC_MANIFEST_MAX_TEXT);
+                status = TC_ERR_PROTOCOL;
+                goto out;
+            }
+            grown = realloc(text, cap);
             if (grown == NULL) {
-                tc_error("%s: too large or out of memory", path);
+                tc_error("%s: out of memory reading it (%zu bytes)", path, cap);
                 status = TC_ERR_NO_MEMORY;
                 goto out;
             }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "manifest.h"
 #include "blob.h"
@@ -418,6 +419,36 @@ static void test_blob_against_element(void **state)
     tc_manifest_free(m);
 }
 
+static char test_logged[512];
+
+static void test_log_catch(tc_log_level_t level, const char *msg, void *arg)
+{
+    (void)level;
+    (void)arg;
+    snprintf(test_logged, sizeof(test_logged), "%s", msg);
+}
+
+/* A manifest file past the size limit is refused as that, not as memory
+ * the host lacks. */
+static void test_load_too_large(void **state)
+{
+    char dir[] = "/tmp/tc-test-manifest.XXXXXX", path[64];
+    tc_manifest_t *m = NULL;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/%s", dir, TC_MANIFEST_FILE);
+    fclose(fopen(path, "w"));
+    assert_int_equal(truncate(path, (64 << 20) + 1), 0); /* sparse: no disk */
+    assert_int_equal(tc_log_set_handler(test_log_catch, NULL), TC_OK);
+    assert_int_equal(tc_manifest_load(dir, &m), TC_ERR_PROTOCOL);
+    assert_int_equal(tc_log_set_handler(NULL, NULL), TC_OK);
+    assert_null(m);
+    assert_non_null(strstr(test_logged, "manifest.tcm: larger than 67108864 bytes"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -435,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_arch_names),
         cmocka_unit_test(test_many_elements),
         cmocka_unit_test(test_blob_against_element),
+        cmocka_unit_test(test_load_too_large),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
