@@ -128,10 +128,11 @@ $(PKG_OUT) &: $(JAM_SRCS) $(wildcard jams/*.h lib/*.h) $(TC_PKG_RUN) | $(LIB_SO)
 	$(TC_PKG_RUN) build jams --name bench --out $(PKG_DIR) $(PKG_FLAGS)
 
 # --- tools
-# tc-pkg needs only the pure modules of libtwochains (blob, manifest, status).
+# tc-pkg needs only the pure modules of libtwochains (blob, manifest, pkg,
+# elfcheck, status): inspect loads a package as the runtime does.
 $(TC_PKG): $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -lelf
+	$(CC) $(LDFLAGS) -o $@ $^ -lelf -ldl
 
 $(TC_PERF): $(PERF_SRCS:%.c=$(BUILD)/obj/%.o) $(HARNESS_A) $(LIB_A)
 	@mkdir -p $(dir $@)

@@ -384,13 +384,17 @@ int main(int argc, char **argv)
     pthread_t thread;
     unsigned j, m;
     FILE *csv = NULL;
-    int rc, i;
+    int rc, i, created;
 
     rc = cost_parse(argc, argv, &opts);
+    if (rc == 0) {
+        rc = tc_tool_check_output(&cost_tool, "--csv", opts.csv_path, &created);
+    }
     if (rc != 0) {
         return rc;
     }
     if ((opts.cpu >= 0) && (tc_tool_pin(opts.cpu) != TC_OK)) {
+        tc_tool_drop_output(opts.csv_path, created);
         return 1;
     }
     tc_clock_init(&clock);
@@ -398,6 +402,17 @@ int main(int argc, char **argv)
     status = tc_pkg_default_path(pkg_path, sizeof(pkg_path));
     for (i = 0; (i < 2) && (status == TC_OK); ++i) {
         status = tc_pkg_open(pkg_path, &side[i].pkg);
+    }
+    for (j = 0; (j < opts.n_jams) && (status == TC_OK); ++j) {
+        tc_jam_t jam;
+
+        if (tc_pkg_jam(side[0].pkg, opts.jams[j], &jam) != TC_OK) {
+            rc = tc_tool_bad_jam(&cost_tool, side[0].pkg, opts.jams[j]);
+            tc_pkg_close(side[1].pkg);
+            tc_pkg_close(side[0].pkg);
+            tc_tool_drop_output(opts.csv_path, created);
+            return rc;
+        }
     }
     if (status == TC_OK) {
         status = cost_slot_size(side[0].pkg, &opts, &side[0].slot_size);
@@ -437,6 +452,7 @@ int main(int argc, char **argv)
         tc_pkg_close(side[i].pkg);
     }
     if (status != TC_OK) {
+        tc_tool_drop_output(opts.csv_path, created);
         tc_error("tc-cost: %s", tc_status_str(status));
         return 1;
     }

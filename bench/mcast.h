@@ -21,6 +21,7 @@ typedef struct mcast_opts {
     int         ack;           /* --ack: completion through the ack tree */
     int         naive;         /* --naive: N - 1 unicasts from the origin */
     const char *jam;           /* -j */
+    int         jam_set;       /* -j was given */
     uint32_t    size;          /* -s: payload bytes */
     uint32_t    iters;         /* --iters */
     uint32_t    warmup;        /* --warmup */

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "mcast.h"
 #include "tool.h"
+#include "harness/pkg_path.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -135,7 +136,10 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
             break;
         }
         case 'R': rc = mcast_parse_radices(optarg, opts); break;
-        case 'j': opts->jam = optarg; break;
+        case 'j':
+            opts->jam     = optarg;
+            opts->jam_set = 1;
+            break;
         case 's':
             rc = tc_tool_opt_u64(&mcast_tool, optarg, 0, 1u << 20,
                                  "bad payload size '%s' (0..1048576)", &v);
@@ -225,6 +229,10 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
     if (opts->naive && opts->simulate) {
         return tc_tool_bad(&mcast_tool, "--naive: --simulate always prints the naive row");
     }
+    if (opts->jam_set && opts->simulate) {
+        return tc_tool_bad(&mcast_tool, "-j %s: --simulate models the tree and runs no jam",
+                           opts->jam);
+    }
     return 0;
 }
 
@@ -292,8 +300,9 @@ void mcast_csv_row(FILE *f, const mcast_row_t *r)
     fflush(f);
 }
 
-/* Rank 0 writes the CSV: one file, wherever the ranks run. */
-static int mcast_writes_csv(const mcast_opts_t *opts)
+/* This process speaks for the group: rank 0 (which writes the CSV, one
+ * file wherever the ranks run), the launcher of -n N, or --simulate. */
+static int mcast_speaks(const mcast_opts_t *opts)
 {
     const char *rank = getenv((opts->boot == TC_BOOT_PMIX) ? "PMIX_RANK" : "TC_RANK");
 
@@ -303,11 +312,32 @@ static int mcast_writes_csv(const mcast_opts_t *opts)
     return (rank == NULL) ? (opts->boot != TC_BOOT_PMIX) : !strcmp(rank, "0");
 }
 
+/* -j: a jam of the bench package, or a usage error said once (by the
+ * process that speaks) before any rank starts, where every rank would
+ * otherwise fail on its own. A package that does not open is left to the
+ * ranks, which say why. */
+static int mcast_check_jam(const mcast_opts_t *opts)
+{
+    char path[4096];
+    tc_pkg_t *pkg;
+    tc_jam_t jam;
+    int rc = 0;
+
+    if ((tc_pkg_default_path(path, sizeof(path)) != TC_OK) || (tc_pkg_open(path, &pkg) != TC_OK)) {
+        return 0;
+    }
+    if (tc_pkg_jam(pkg, opts->jam, &jam) != TC_OK) {
+        rc = mcast_speaks(opts) ? tc_tool_bad_jam(&mcast_tool, pkg, opts->jam) : 2;
+    }
+    tc_pkg_close(pkg);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     mcast_opts_t opts;
     FILE *csv = NULL;
-    int rc;
+    int rc, created;
 
     rc = mcast_parse(argc, argv, &opts);
     if (rc != 0) {
@@ -316,7 +346,17 @@ int main(int argc, char **argv)
     if (opts.shapes) {
         return mcast_shapes(&opts);
     }
-    if ((opts.csv_path != NULL) && mcast_writes_csv(&opts)) {
+    if (!opts.simulate) {
+        rc = mcast_check_jam(&opts);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    if ((opts.csv_path != NULL) && mcast_speaks(&opts)) {
+        rc = tc_tool_check_output(&mcast_tool, "--csv", opts.csv_path, &created);
+        if (rc != 0) {
+            return rc;
+        }
         csv = mcast_csv_open(opts.csv_path);
         if (csv == NULL) {
             return 1;

@@ -73,9 +73,7 @@ static int perf_fix_slot_size(perf_opts_t *opts, const tc_pkg_t *pkg)
     tc_jam_t jam;
 
     if (tc_pkg_jam(pkg, opts->jam, &jam) != TC_OK) {
-        fprintf(stderr, "tc-perf: package '%s' has no jam '%s'\n", tc_pkg_desc(pkg)->name,
-                opts->jam);
-        return 1;
+        return tc_tool_bad_jam(&perf_tool, pkg, opts->jam);
     }
     for (m = 0; m < opts->n_modes; ++m) {
         if ((opts->modes[m] != TC_MODE_LOCAL) && (tc_jam_frame_size(&jam, opts->modes[m], 0) ==
@@ -566,46 +564,28 @@ static void perf_leave(perf_local_t *local, perf_side_t *side)
     local->pkg = NULL;
 }
 
-/* Outputs are opened before the run, so an unwritable path is found before
- * anything is measured; without truncating a file that is there (a run that
- * fails keeps the old one). created[i]: made here, removed if still empty
- * when the run fails. */
+/* Outputs are checked before the run (tc_tool_check_output). created[i]:
+ * made here, removed if still empty when the run fails. */
 static int perf_check_outputs(const perf_local_t *local, int created[3])
 {
     const char *paths[] = {local->csv_path, local->json_path, local->dist_path};
     const char *opt[]   = {"--csv", "--json", "--dist"};
-    int i, fd;
+    int i, rc = 0;
 
     for (i = 0; i < 3; ++i) {
         created[i] = 0;
-        if ((paths[i] == NULL) || !strcmp(paths[i], "-")) {
-            continue;
-        }
-        fd = open(paths[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        created[i] = (fd >= 0);
-        if ((fd < 0) && (errno == EEXIST)) {
-            fd = open(paths[i], O_WRONLY | O_CLOEXEC);
-        }
-        if (fd < 0) {
-            return tc_tool_bad(&perf_tool, "%s %s: cannot write it: %s", opt[i], paths[i],
-                               strerror(errno));
-        }
-        close(fd);
     }
-    return 0;
+    for (i = 0; (i < 3) && (rc == 0); ++i) {
+        rc = tc_tool_check_output(&perf_tool, opt[i], paths[i], &created[i]);
+    }
+    return rc;
 }
 
 static void perf_drop_created(const perf_local_t *local, const int created[3])
 {
-    const char *paths[] = {local->csv_path, local->json_path, local->dist_path};
-    struct stat st;
-    int i;
-
-    for (i = 0; i < 3; ++i) {
-        if (created[i] && (stat(paths[i], &st) == 0) && (st.st_size == 0)) {
-            (void)unlink(paths[i]);
-        }
-    }
+    tc_tool_drop_output(local->csv_path, created[0]);
+    tc_tool_drop_output(local->json_path, created[1]);
+    tc_tool_drop_output(local->dist_path, created[2]);
 }
 
 /* The waits this host cannot do, refused once before anything runs (each

@@ -219,9 +219,9 @@ static int soak_cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int main(int argc, char **argv)
+/* The soak itself: 0 when every jam ran once and in order, else 1. */
+static int soak_run(const soak_opts_t *opts)
 {
-    soak_opts_t opts;
     soak_side_t side[2];
     tc_bench_state_t *st;
     tc_peer_stats_t tx, rx;
@@ -233,33 +233,29 @@ int main(int argc, char **argv)
     uint64_t expect_sum, i;
     double rate, q[6];
     static const double pct[6] = {50, 90, 99, 99.9, 99.99, 100};
-    int rc, failed = 0;
+    int failed = 0;
     FILE *f;
 
-    rc = soak_parse(argc, argv, &opts);
-    if (rc != 0) {
-        return rc;
-    }
     tc_clock_init(&clock);
     if ((tc_pkg_default_path(pkg_path, sizeof(pkg_path)) != TC_OK) ||
         (tc_pkg_open(pkg_path, &pkg) != TC_OK)) {
         return 1;
     }
-    lat = calloc(opts.count, sizeof(*lat));
+    lat = calloc(opts->count, sizeof(*lat));
     if (lat == NULL) {
-        tc_error("no memory for %llu latency samples", (unsigned long long)opts.count);
+        tc_error("no memory for %llu latency samples", (unsigned long long)opts->count);
         return 1;
     }
 
     memset(side, 0, sizeof(side));
     for (i = 0; i < 2; ++i) {
-        side[i].opts     = &opts;
+        side[i].opts     = opts;
         side[i].pkg      = pkg;
-        side[i].cpu      = opts.cpu[i];
+        side[i].cpu      = opts->cpu[i];
         side[i].receiver = (i == 1);
     }
     side[1].lat = lat;
-    if (tc_boot_loopback_pair(opts.timeout_ms, &side[1].boot, &side[0].boot) != TC_OK) {
+    if (tc_boot_loopback_pair(opts->timeout_ms, &side[1].boot, &side[0].boot) != TC_OK) {
         return 1;
     }
     pthread_create(&thread, NULL, soak_side_run, &side[1]);
@@ -279,11 +275,11 @@ int main(int argc, char **argv)
     st = tc_context_pkg_state(side[1].ctx, pkg);
     tc_peer_stats(side[0].peer, &tx);
     tc_peer_stats(side[1].peer, &rx);
-    expect_sum = (opts.count % 2 == 0) ? (opts.count / 2) * (opts.count - 1) :
-                                         opts.count * ((opts.count - 1) / 2);
-    if ((st->seq_errors != 0) || (st->seq_next != opts.count) || (st->calls != opts.count) ||
-        (st->checksum != expect_sum) || (rx.rx_frames != opts.count) || (rx.rx_rejected != 0) ||
-        (tx.tx_jams != opts.count)) {
+    expect_sum = (opts->count % 2 == 0) ? (opts->count / 2) * (opts->count - 1) :
+                                          opts->count * ((opts->count - 1) / 2);
+    if ((st->seq_errors != 0) || (st->seq_next != opts->count) || (st->calls != opts->count) ||
+        (st->checksum != expect_sum) || (rx.rx_frames != opts->count) || (rx.rx_rejected != 0) ||
+        (tx.tx_jams != opts->count)) {
         tc_error("delivery broken: sent %llu, ran %llu, rejected %llu, out of order %llu, "
                  "next %llu, checksum %llu (expected %llu)",
                  (unsigned long long)tx.tx_jams, (unsigned long long)st->calls,
@@ -299,19 +295,19 @@ int main(int argc, char **argv)
         rank   = (rank == 0) ? 1 : (rank > st->lat_n ? st->lat_n : rank);
         q[i]   = tc_clock_ticks_to_ns(&clock, lat[rank - 1]) / 1e3;
     }
-    rate = (double)opts.count / ((double)side[0].elapsed_ns * 1e-9);
+    rate = (double)opts->count / ((double)side[0].elapsed_ns * 1e-9);
     printf("tc-soak: %llu jams (%s) in %.2f s: %.0f msg/s; every counter ran once, in order: %s\n"
            "one-way (pack to run, us): p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  p99.99 %.3f  max %.3f\n"
            "credit waits %llu, credit puts %llu; beside: %s\n",
-           (unsigned long long)opts.count, tc_mode_str(opts.mode), side[0].elapsed_ns * 1e-9, rate,
+           (unsigned long long)opts->count, tc_mode_str(opts->mode), side[0].elapsed_ns * 1e-9, rate,
            failed ? "NO" : "yes", q[0], q[1], q[2], q[3], q[4], q[5],
            (unsigned long long)tx.credit_waits, (unsigned long long)rx.credit_puts,
-           opts.label[0] ? opts.label : "nothing");
+           opts->label[0] ? opts->label : "nothing");
 
-    if (opts.json_path != NULL) {
-        f = fopen(opts.json_path, "w");
+    if (opts->json_path != NULL) {
+        f = fopen(opts->json_path, "w");
         if (f == NULL) {
-            tc_error("cannot write %s: %m", opts.json_path);
+            tc_error("cannot write %s: %m", opts->json_path);
             return 1;
         }
         fprintf(f, "{\"tool\": \"tc-soak\", \"mode\": \"%s\", \"count\": %llu, \"slots\": %u, "
@@ -320,11 +316,11 @@ int main(int argc, char **argv)
                    "\"p90_us\": %.4f, \"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, "
                    "\"max_us\": %.4f, \"credit_waits\": %llu, \"ucx_version\": \"%s\", "
                    "\"transports\": \"%s\", \"beside\": \"%s\"}\n",
-                tc_mode_str(opts.mode), (unsigned long long)opts.count, opts.slots,
+                tc_mode_str(opts->mode), (unsigned long long)opts->count, opts->slots,
                 side[0].elapsed_ns * 1e-9, rate,
                 failed ? "false" : "true", q[0], q[1], q[2], q[3], q[4], q[5],
                 (unsigned long long)tx.credit_waits, tc_ucx_version(),
-                tc_peer_transports(side[0].peer), opts.label);
+                tc_peer_transports(side[0].peer), opts->label);
         fclose(f);
     }
 
@@ -336,4 +332,23 @@ int main(int argc, char **argv)
     tc_pkg_close(pkg);
     free(lat);
     return failed;
+}
+
+int main(int argc, char **argv)
+{
+    soak_opts_t opts;
+    int rc, created;
+
+    rc = soak_parse(argc, argv, &opts);
+    if (rc == 0) {
+        rc = tc_tool_check_output(&soak_tool, "--json", opts.json_path, &created);
+    }
+    if (rc != 0) {
+        return rc;
+    }
+    rc = soak_run(&opts);
+    if (rc != 0) {
+        tc_tool_drop_output(opts.json_path, created);
+    }
+    return rc;
 }

@@ -103,7 +103,7 @@ static void run_usage(FILE *out)
             "  -m MODE     local (default), injected or cached\n"
             "  --wx        the receiver runs injected code W^X (refuses jams that write\n"
             "              their own .data or .bss)\n"
-            "  payload, one of:\n"
+            "  payload, at most one of:\n"
             "    --ints A,B,...   int32 values\n"
             "    --u32 A,B,...    uint32 values\n"
             "    --u64 N          one uint64\n"
@@ -187,6 +187,7 @@ static tc_status_t run_open_pkg(const char *dir, tc_pkg_t **pkg_p)
 int main(int argc, char **argv)
 {
     static const struct option long_opts[] = {
+        /* the payloads first: long_opts[c - 1] is payload option c */
         {"ints", required_argument, NULL, 1}, {"u32", required_argument, NULL, 2},
         {"u64", required_argument, NULL, 3},  {"text", required_argument, NULL, 4},
         {"wx", no_argument, NULL, 5},         {"help", no_argument, NULL, 'h'},
@@ -194,7 +195,7 @@ int main(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     static uint8_t payload[RUN_MAX_PAYLOAD];
-    const char *dir = NULL, *jam_name = NULL;
+    const char *dir = NULL, *jam_name = NULL, *payload_opt = NULL, *payload_arg = NULL;
     tc_mode_t mode = TC_MODE_LOCAL;
     run_side_t rx, tx;
     size_t len = 0;
@@ -205,11 +206,21 @@ int main(int argc, char **argv)
     tc_jam_t jam;
     uint64_t v;
     const run_jam_doc_t *doc;
-    int c, rc, wx = 0, list = 0, have_payload = 0;
+    int c, rc, wx = 0, list = 0;
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":P:j:m:h", long_opts, NULL)) != -1) {
         rc = 0;
+        if ((c >= 1) && (c <= 4)) {
+            /* one payload: a second would silently replace the first */
+            if (payload_opt != NULL) {
+                return tc_tool_bad(&run_tool, "--%s %s: the payload is already --%s %s (one "
+                                   "of --ints, --u32, --u64, --text)", long_opts[c - 1].name,
+                                   optarg, payload_opt, payload_arg);
+            }
+            payload_opt = long_opts[c - 1].name;
+            payload_arg = optarg;
+        }
         switch (c) {
         case 'P': dir = optarg; break;
         case 'j': jam_name = optarg; break;
@@ -246,7 +257,6 @@ int main(int argc, char **argv)
         if (rc != 0) {
             return rc;
         }
-        have_payload |= (c >= 1) && (c <= 4);
     }
     if (optind < argc) {
         return tc_tool_bad(&run_tool, "unexpected argument '%s'", argv[optind]);
@@ -268,7 +278,7 @@ int main(int argc, char **argv)
     /* a payload the jam would refuse: say what it takes, before anything runs */
     doc = run_jam_doc(jam_name);
     if ((doc != NULL) && (doc->len_exact != 0) && (len != doc->len_exact)) {
-        if (!have_payload) {
+        if (payload_opt == NULL) {
             return tc_tool_bad(&run_tool, "%s needs a payload: %s", jam_name, doc->payload);
         }
         return tc_tool_bad(&run_tool, "%s takes %zu payload bytes, not %zu: %s", jam_name,
@@ -282,10 +292,9 @@ int main(int argc, char **argv)
     }
     tx.pkg = rx.pkg;
     if (tc_pkg_jam(rx.pkg, jam_name, &jam) != TC_OK) {
-        fprintf(stderr, "tc-run: package '%s' has no jam '%s'\n", tc_pkg_desc(rx.pkg)->name,
-                jam_name);
+        rc = tc_tool_bad_jam(&run_tool, rx.pkg, jam_name);
         tc_pkg_close(rx.pkg);
-        return 2;
+        return rc;
     }
     if (tc_boot_loopback_pair(5000, &rx.boot, &tx.boot) != TC_OK) {
         tc_pkg_close(rx.pkg);

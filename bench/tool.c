@@ -3,13 +3,16 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
 #include <hwloc.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int tc_tool_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *val_p)
 {
@@ -77,6 +80,29 @@ int tc_tool_bad_opt(const tc_tool_t *tool, int c, char **argv)
         return tc_tool_bad(tool, "option '%s' needs a value", argv[optind - 1]);
     }
     return tc_tool_bad(tool, "unknown option '%s'", argv[optind - 1]);
+}
+
+int tc_tool_bad_jam(const tc_tool_t *tool, const tc_pkg_t *pkg, const char *jam)
+{
+    const tc_pkg_desc_t *desc = tc_pkg_desc(pkg);
+    char jams[256];
+    size_t used = 0;
+    uint32_t e;
+    int n;
+
+    jams[0] = '\0';
+    for (e = 0; (e < desc->n_elements) && (used < sizeof(jams)); ++e) {
+        if (desc->elements[e].kind == TC_ELEM_JAM) {
+            n = snprintf(jams + used, sizeof(jams) - used, "%s%s", used ? ", " : "",
+                         desc->elements[e].name);
+            used += (n > 0) ? (size_t)n : 0;
+        }
+    }
+    if (used >= sizeof(jams)) {
+        memcpy(jams + sizeof(jams) - 4, "...", 4); /* cut: the list goes on */
+    }
+    return tc_tool_bad(tool, "package '%s' has no jam '%s' (its jams: %s)", desc->name, jam,
+                       (jams[0] != '\0') ? jams : "none");
 }
 
 int tc_tool_opt_u64(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,
@@ -338,6 +364,36 @@ int tc_tool_opt_onoff(const tc_tool_t *tool, const char *opt, const char *arg, i
         return tc_tool_bad(tool, "%s takes on or off, not '%s'", opt, arg);
     }
     return 0;
+}
+
+int tc_tool_check_output(const tc_tool_t *tool, const char *opt, const char *path,
+                         int *created_p)
+{
+    int fd;
+
+    *created_p = 0;
+    if ((path == NULL) || !strcmp(path, "-")) {
+        return 0;
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    *created_p = (fd >= 0);
+    if ((fd < 0) && (errno == EEXIST)) {
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+    }
+    if (fd < 0) {
+        return tc_tool_bad(tool, "%s %s: cannot write it: %s", opt, path, strerror(errno));
+    }
+    close(fd);
+    return 0;
+}
+
+void tc_tool_drop_output(const char *path, int created)
+{
+    struct stat st;
+
+    if (created && (stat(path, &st) == 0) && (st.st_size == 0)) {
+        (void)unlink(path);
+    }
 }
 
 void tc_tool_iso_time(time_t t, char *buf, size_t len)

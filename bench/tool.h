@@ -33,6 +33,10 @@ int tc_tool_bad(const tc_tool_t *tool, const char *fmt, ...)
  * value, anything else unknown) as tc_tool_bad. */
 int tc_tool_bad_opt(const tc_tool_t *tool, int c, char **argv);
 
+/* -j names a jam pkg lacks: "<tool>: package 'P' has no jam 'J' (its
+ * jams: a, b, ...)" and the usage; returns 2, as every usage error. */
+int tc_tool_bad_jam(const tc_tool_t *tool, const tc_pkg_t *pkg, const char *jam);
+
 /* A number in [min, max]; bad: fmt with the argument (e.g. "bad count '%s' (1..2^40)"). */
 int tc_tool_opt_u64(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,
                     const char *bad_fmt, uint64_t *val_p);
@@ -50,6 +54,16 @@ int tc_tool_opt_timeout(const tc_tool_t *tool, const char *arg, int *ms_p);
 int tc_tool_list_has_empty(const char *arg);
 /* "<tool>: empty item in 'ARG' (OPT takes a comma list)" and the usage; 2. */
 int tc_tool_bad_empty(const tc_tool_t *tool, const char *opt, const char *arg);
+
+/* An output file (--csv, --json, ...) checked before anything runs, so an
+ * unwritable one is a usage error and not a lost run: opened for writing
+ * without truncating a file that is there (a run that fails keeps the old
+ * one); *created_p: made here. "-" (stdout) and NULL pass. Bad: "<tool>:
+ * OPT PATH: cannot write it: <why>" and the usage; 2. */
+int  tc_tool_check_output(const tc_tool_t *tool, const char *opt, const char *path,
+                          int *created_p);
+/* A file tc_tool_check_output created and the run left empty is removed. */
+void tc_tool_drop_output(const char *path, int created);
 
 /* ISO 8601 in UTC ("2026-12-01T10:00:00Z"): the tools' CSV timestamp. */
 void tc_tool_iso_time(time_t t, char *buf, size_t len);

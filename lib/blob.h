@@ -39,6 +39,13 @@
 #define TC_BLOB_VERSION      2
 #define TC_BLOB_ARCH_X86_64  62        /* the ELF e_machine values */
 #define TC_BLOB_ARCH_AARCH64 183
+#if defined(__x86_64__)
+#define TC_BLOB_ARCH_HOST    TC_BLOB_ARCH_X86_64
+#elif defined(__aarch64__)
+#define TC_BLOB_ARCH_HOST    TC_BLOB_ARCH_AARCH64
+#else
+#define TC_BLOB_ARCH_HOST    0         /* a host tc-pkg builds no blobs for */
+#endif
 #define TC_BLOB_IMAGE_ALIGN  64
 #define TC_BLOB_MAX_IMAGE    65535     /* a frame's code_len is 16 bits */
 #define TC_BLOB_MAX_SLOTS    4096
@@ -77,8 +84,15 @@ uint64_t    tc_blob_hash(const uint8_t *image, uint32_t image_size, const char *
                          uint32_t names_size, const tc_blob_fixup_t *fixups,
                          uint32_t fixup_count);
 /* Check a blob file's bytes (bounds, counts, names, fixups inside data,
- * entry inside .text, hash) and make views into them. */
+ * entry inside .text, hash) and make views into them. Refused:
+ * TC_ERR_PROTOCOL (no blob magic), TC_ERR_VERSION_MISMATCH,
+ * TC_ERR_UNSUPPORTED (arch) or TC_ERR_BAD_FRAME (everything else). */
 tc_status_t tc_blob_parse(const void *buf, size_t len, tc_blob_t *blob_p);
+/* The same, with the field or check that failed in err (err_len bytes, one
+ * line without the file's name: "fixup 3: the word at offset 4096 points
+ * past the image's data, which ends at 1024"); "" on success. */
+tc_status_t tc_blob_parse_err(const void *buf, size_t len, char *err, size_t err_len,
+                              tc_blob_t *blob_p);
 /* The i-th slot name (i < got_count). */
 const char *tc_blob_slot_name(const tc_blob_t *blob, uint32_t i);
 

@@ -1,11 +1,11 @@
 /* Whole-file checks of a shared library before dlopen (lib/elfcheck.h). */
 #define _GNU_SOURCE
 #include "elfcheck.h"
+#include "log.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,20 +26,9 @@
 #define TC_ELF_HOST_DATA ELFDATA2LSB
 #endif
 
-static tc_status_t tc_elf_fail(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static tc_status_t tc_elf_fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    va_list ap;
-
-    if ((err != NULL) && (err_len > 0)) {
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return TC_ERR_PROTOCOL;
-}
+/* every refusal of a library is TC_ERR_PROTOCOL, with its reason */
+#define tc_elf_fail(_err, _err_len, ...) \
+    tc_status_why((_err), (_err_len), TC_ERR_PROTOCOL, __VA_ARGS__)
 
 static const char *tc_elf_machine_name(unsigned machine)
 {

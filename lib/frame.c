@@ -3,8 +3,6 @@
 #include "log.h"
 #include "blob.h"
 
-#include <stdarg.h>
-
 #define TC_FRAME_GOT_ALIGN  8u
 #define TC_FRAME_CODE_ALIGN 16u
 #define TC_FRAME_USR_ALIGN  8u
@@ -114,18 +112,9 @@ void tc_frame_write_hdr(void *frame, const tc_frame_offsets_t *offsets,
     hdr->mag         = TC_FRAME_MAG;
 }
 
-static tc_status_t tc_frame_reject(char *reason, size_t reason_len,
-                                   const char *fmt, ...)
-{
-    va_list ap;
-
-    if ((reason != NULL) && (reason_len > 0)) {
-        va_start(ap, fmt);
-        vsnprintf(reason, reason_len, fmt, ap);
-        va_end(ap);
-    }
-    return TC_ERR_BAD_FRAME;
-}
+/* every refusal of a frame is TC_ERR_BAD_FRAME, with its reason */
+#define tc_frame_reject(_reason, _reason_len, ...) \
+    tc_status_why((_reason), (_reason_len), TC_ERR_BAD_FRAME, __VA_ARGS__)
 
 tc_status_t tc_frame_validate(const void *frame, const tc_frame_expect_t *expect,
                               char *reason, size_t reason_len)

@@ -28,6 +28,11 @@ const char *tc_log_text(const char *text, size_t len, char *out, size_t out_len)
 #define tc_info(_fmt, ...)  tc_log(TC_LOG_INFO, _fmt, ##__VA_ARGS__)
 #define tc_debug(_fmt, ...) tc_log(TC_LOG_DEBUG, _fmt, ##__VA_ARGS__)
 
+/* A refusal's reason, fmt, into why (why_len bytes; NULL: not wanted);
+ * returns status. What the pure checkers (blob, ELF, frame) say with. */
+tc_status_t tc_status_why(char *why, size_t why_len, tc_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 #define TC_LIKELY(_x)   __builtin_expect(!!(_x), 1)
 #define TC_UNLIKELY(_x) __builtin_expect(!!(_x), 0)
 #define TC_ALIGN_UP(_x, _a) (((_x) + (_a) - 1) & ~((__typeof__(_x))(_a) - 1))

@@ -537,9 +537,14 @@ tc_status_t tc_manifest_load(const char *dir, tc_manifest_t **m_p)
     for (;;) {
         if (len == cap) {
             cap   = (cap == 0) ? 4096 : 2 * cap;
-            grown = (cap > TC_MANIFEST_MAX_TEXT + 1) ? NULL : realloc(text, cap);
+            if (cap > TC_MANIFEST_MAX_TEXT + 1) {
+                tc_error("%s: larger than %u bytes", path, TC_MANIFEST_MAX_TEXT);
+                status = TC_ERR_PROTOCOL;
+                goto out;
+            }
+            grown = realloc(text, cap);
             if (grown == NULL) {
-                tc_error("%s: too large or out of memory", path);
+                tc_error("%s: out of memory reading it (%zu bytes)", path, cap);
                 status = TC_ERR_NO_MEMORY;
                 goto out;
             }
@@ -600,6 +605,50 @@ tc_status_t tc_manifest_write(const tc_manifest_t *m, FILE *f)
         }
     }
     return ferror(f) ? TC_ERR_IO : TC_OK;
+}
+
+tc_status_t tc_manifest_check_blob(const tc_manifest_t *m, const tc_manifest_elem_t *e,
+                                   const tc_blob_t *blob, char *err, size_t err_len)
+{
+    const tc_blob_file_hdr_t *h = blob->hdr;
+    const char *what;
+    uint32_t have, want;
+
+    if (h->arch != m->arch) {
+        snprintf(err, err_len, "arch %s, the manifest's package is for %s",
+                 tc_manifest_arch_name(h->arch), tc_manifest_arch_name(m->arch));
+        return TC_ERR_PROTOCOL;
+    }
+    if (h->content_hash != e->hash) {
+        snprintf(err, err_len, "content hash 0x%016llx, the manifest's jam '%s' has 0x%016llx",
+                 (unsigned long long)h->content_hash, e->name, (unsigned long long)e->hash);
+        return TC_ERR_PROTOCOL;
+    }
+    if (h->image_size != e->code_bytes) {
+        what = "code bytes";
+        have = h->image_size;
+        want = e->code_bytes;
+    } else if (h->got_count != e->got_slots) {
+        what = "GOT slots";
+        have = h->got_count;
+        want = e->got_slots;
+    } else if (h->entry_offset != e->entry_offset) {
+        what = "entry offset";
+        have = h->entry_offset;
+        want = e->entry_offset;
+    } else if ((h->bss_size > 0) && (e->writable_bytes == 0)) {
+        /* the blob cannot tell .data from code, but .bss it can */
+        snprintf(err, err_len, "%u bytes of .bss, but the manifest's jam '%s' has writable 0",
+                 h->bss_size, e->name);
+        return TC_ERR_PROTOCOL;
+    } else {
+        if (err_len > 0) {
+            err[0] = '\0';
+        }
+        return TC_OK;
+    }
+    snprintf(err, err_len, "%s %u, the manifest's jam '%s' has %u", what, have, e->name, want);
+    return TC_ERR_PROTOCOL;
 }
 
 const tc_manifest_elem_t *tc_manifest_find(const tc_manifest_t *m, const char *name)

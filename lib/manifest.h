@@ -34,6 +34,7 @@
 #define TC_MANIFEST_H
 
 #include "twochains.h"
+#include "blob.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -80,6 +81,15 @@ void        tc_manifest_free(tc_manifest_t *m);
 
 /* Write m in the format above (what tc_manifest_parse reads back). */
 tc_status_t tc_manifest_write(const tc_manifest_t *m, FILE *f);
+
+/* A jam's parsed blob against its manifest element e of m: arch, content
+ * hash, code bytes, GOT slots, entry offset, and a non-zero writable for a
+ * blob with .bss. The first difference goes to err (err_len bytes, one line
+ * without the file's name: "entry offset 17, the manifest's jam 'noop' has
+ * 16") and TC_ERR_PROTOCOL is returned. What tc_pkg_open and tc-pkg inspect
+ * both check. */
+tc_status_t tc_manifest_check_blob(const tc_manifest_t *m, const tc_manifest_elem_t *e,
+                                   const tc_blob_t *blob, char *err, size_t err_len);
 
 /* The element called name, or NULL. */
 const tc_manifest_elem_t *tc_manifest_find(const tc_manifest_t *m, const char *name);

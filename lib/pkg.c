@@ -13,8 +13,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static const char *tc_pkg_kind_name(uint16_t kind)
+{
+    return (kind == TC_ELEM_JAM) ? "jam" : (kind == TC_ELEM_RIED) ? "ried" : "unknown";
+}
+
+/* The descriptor the library exports, field by field: the first fault is
+ * named (a descriptor tc-pkg did not write, or a corrupted one). */
 static tc_status_t tc_pkg_check_desc(const char *path, const tc_pkg_desc_t *desc)
 {
+    const tc_pkg_element_t *elem;
     uint32_t e;
 
     if (desc->magic != TC_PKG_DESC_MAGIC) {
@@ -26,30 +34,45 @@ static tc_status_t tc_pkg_check_desc(const char *path, const tc_pkg_desc_t *desc
                  path, desc->abi_version, TC_PROTO_VERSION);
         return TC_ERR_VERSION_MISMATCH;
     }
-    if ((desc->name == NULL) || (desc->n_elements > UINT16_MAX) ||
-        ((desc->n_elements > 0) && (desc->elements == NULL))) {
-        tc_error("%s: malformed package descriptor", path);
+    if (desc->name == NULL) {
+        tc_error("%s: %s has no package name", path, TC_PKG_DESC_SYMBOL);
+        return TC_ERR_PROTOCOL;
+    }
+    if (desc->n_elements > UINT16_MAX) {
+        tc_error("%s: package '%s' has %u elements, more than %u", path, desc->name,
+                 desc->n_elements, UINT16_MAX);
+        return TC_ERR_PROTOCOL;
+    }
+    if ((desc->n_elements > 0) && (desc->elements == NULL)) {
+        tc_error("%s: package '%s' has %u elements but no element table", path, desc->name,
+                 desc->n_elements);
         return TC_ERR_PROTOCOL;
     }
     for (e = 0; e < desc->n_elements; ++e) {
-        const tc_pkg_element_t *elem = &desc->elements[e];
-        if ((elem->id != e) || (elem->name == NULL) ||
-            ((elem->kind == TC_ELEM_JAM) && ((elem->run == NULL) || (elem->pack == NULL))) ||
-            ((elem->kind != TC_ELEM_JAM) && (elem->kind != TC_ELEM_RIED))) {
-            tc_error("%s: element %u of package '%s' is malformed", path, e, desc->name);
+        elem = &desc->elements[e];
+        if (elem->id != e) {
+            tc_error("%s: element %u of package '%s' has id %u", path, e, desc->name,
+                     elem->id);
+            return TC_ERR_PROTOCOL;
+        }
+        if (elem->name == NULL) {
+            tc_error("%s: element %u of package '%s' has no name", path, e, desc->name);
+            return TC_ERR_PROTOCOL;
+        }
+        if ((elem->kind != TC_ELEM_JAM) && (elem->kind != TC_ELEM_RIED)) {
+            tc_error("%s: element %u ('%s') of package '%s' has kind %u, neither jam (%u) "
+                     "nor ried (%u)", path, e, elem->name, desc->name, elem->kind,
+                     TC_ELEM_JAM, TC_ELEM_RIED);
+            return TC_ERR_PROTOCOL;
+        }
+        if ((elem->kind == TC_ELEM_JAM) && ((elem->run == NULL) || (elem->pack == NULL))) {
+            tc_error("%s: jam %u ('%s') of package '%s' has no %s routine", path, e,
+                     elem->name, desc->name, (elem->run == NULL) ? "run" : "pack");
             return TC_ERR_PROTOCOL;
         }
     }
     return TC_OK;
 }
-
-#if defined(__x86_64__)
-#define TC_PKG_HOST_ARCH TC_BLOB_ARCH_X86_64
-#elif defined(__aarch64__)
-#define TC_PKG_HOST_ARCH TC_BLOB_ARCH_AARCH64
-#else
-#define TC_PKG_HOST_ARCH 0
-#endif
 
 void *tc_read_file(const char *path, size_t *len_p)
 {
@@ -102,11 +125,6 @@ static tc_status_t tc_pkg_check_elf(const char *what, const char *path, uint32_t
         tc_error("%s %s: %s", what, path, err);
     }
     return status;
-}
-
-static const char *tc_pkg_kind_name(uint16_t kind)
-{
-    return (kind == TC_ELEM_JAM) ? "jam" : (kind == TC_ELEM_RIED) ? "ried" : "unknown";
 }
 
 /* The manifest (at mpath) describes this very library: its id, its arch,
@@ -164,49 +182,6 @@ static tc_status_t tc_pkg_check_manifest(const tc_pkg_t *pkg, const char *mpath,
     return TC_OK;
 }
 
-/* One jam's blob file (parsed) against its manifest element: every field
- * the manifest states, the first difference named. */
-static tc_status_t tc_pkg_check_blob(const char *file, const tc_manifest_t *m,
-                                     const tc_manifest_elem_t *me, const tc_blob_t *blob)
-{
-    const tc_blob_file_hdr_t *h = blob->hdr;
-    const char *what;
-    unsigned long long have, want;
-
-    if (h->arch != m->arch) {
-        what = "ELF machine";
-        have = h->arch;
-        want = m->arch;
-    } else if (h->content_hash != me->hash) {
-        tc_error("%s: content hash 0x%016llx, the manifest's jam '%s' has 0x%016llx", file,
-                 (unsigned long long)h->content_hash, me->name,
-                 (unsigned long long)me->hash);
-        return TC_ERR_PROTOCOL;
-    } else if (h->image_size != me->code_bytes) {
-        what = "code bytes";
-        have = h->image_size;
-        want = me->code_bytes;
-    } else if (h->got_count != me->got_slots) {
-        what = "GOT slots";
-        have = h->got_count;
-        want = me->got_slots;
-    } else if (h->entry_offset != me->entry_offset) {
-        what = "entry offset";
-        have = h->entry_offset;
-        want = me->entry_offset;
-    } else if ((h->bss_size > 0) && (me->writable_bytes == 0)) {
-        /* the blob cannot tell .data from code, but .bss it can */
-        tc_error("%s: %u bytes of .bss, but the manifest's jam '%s' has writable 0", file,
-                 h->bss_size, me->name);
-        return TC_ERR_PROTOCOL;
-    } else {
-        return TC_OK;
-    }
-    tc_error("%s: %s %llu, the manifest's jam '%s' has %llu", file, what, have, me->name,
-             want);
-    return TC_ERR_PROTOCOL;
-}
-
 /* A package built by tc-pkg has a manifest and one blob per jam next to its
  * library: load them, and check they describe this very library. Without a
  * manifest the package serves Local Function only. machine: the library's
@@ -214,7 +189,7 @@ static tc_status_t tc_pkg_check_blob(const char *file, const tc_manifest_t *m,
 static tc_status_t tc_pkg_load_blobs(tc_pkg_t *pkg, uint32_t machine)
 {
     char path[PATH_MAX], dir[PATH_MAX], file[PATH_MAX + TC_MANIFEST_FILE_MAX],
-        mpath[PATH_MAX + TC_MANIFEST_FILE_MAX];
+        mpath[PATH_MAX + TC_MANIFEST_FILE_MAX], err[256];
     const tc_manifest_elem_t *me;
     tc_status_t status;
     size_t len = 0;
@@ -234,7 +209,7 @@ static tc_status_t tc_pkg_load_blobs(tc_pkg_t *pkg, uint32_t machine)
     if (status != TC_OK) {
         goto err;
     }
-    if (pkg->manifest->arch != TC_PKG_HOST_ARCH) {
+    if (pkg->manifest->arch != TC_BLOB_ARCH_HOST) {
         /* a host tc-pkg builds no blobs for: local mode only */
         return TC_OK;
     }
@@ -260,13 +235,16 @@ static tc_status_t tc_pkg_load_blobs(tc_pkg_t *pkg, uint32_t machine)
             status = TC_ERR_IO;
             goto err;
         }
-        status = tc_blob_parse(pkg->blobs[e].file, len, &pkg->blobs[e].blob);
+        status = tc_blob_parse_err(pkg->blobs[e].file, len, err, sizeof(err),
+                                   &pkg->blobs[e].blob);
         if (status != TC_OK) {
-            tc_error("%s: not a valid blob (%s)", file, tc_status_str(status));
+            tc_error("%s: not a valid blob: %s", file, err);
             goto err;
         }
-        status = tc_pkg_check_blob(file, pkg->manifest, me, &pkg->blobs[e].blob);
+        status = tc_manifest_check_blob(pkg->manifest, me, &pkg->blobs[e].blob, err,
+                                        sizeof(err));
         if (status != TC_OK) {
+            tc_error("%s: %s", file, err);
             goto err;
         }
     }

@@ -2,7 +2,8 @@
  * Unit tests of the blob file parser (lib/blob.c): valid blobs built in
  * memory parse into the right views; every corruption (magic, version,
  * arch, sizes and counts beyond the buffer, names, fixups, entries, hash)
- * is rejected with its status.
+ * is rejected with its status and a one-line reason naming the field or
+ * check that failed (tc_blob_parse_err).
  *
  * Every blob under test lives in a malloc'd buffer of exactly its length,
  * so valgrind (make check VALGRIND=1) flags any read past it.
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,27 +98,49 @@ static uint8_t *test_write(const test_parts_t *p, size_t *len_p)
     return buf;
 }
 
-static tc_status_t test_parse_parts(const test_parts_t *p)
+/* Parse the parts; the reason of a refusal in err (err_len bytes). */
+static tc_status_t test_parse_parts_err(const test_parts_t *p, char *err, size_t err_len)
 {
     tc_blob_t blob;
     tc_status_t status;
     size_t len;
     uint8_t *buf = test_write(p, &len);
 
-    status = tc_blob_parse(buf, len, &blob);
+    status = tc_blob_parse_err(buf, len, err, err_len, &blob);
     free(buf);
     return status;
 }
 
+static tc_status_t test_parse_parts(const test_parts_t *p)
+{
+    char err[256];
+
+    return test_parse_parts_err(p, err, sizeof(err));
+}
+
+/* A refusal with want, whose reason is one line that contains why (the
+ * field or check that failed) and is what tc_blob_parse refuses too. */
+static void test_expect_refused(const test_parts_t *p, tc_status_t want, const char *why,
+                                int line)
+{
+    char err[256];
+    tc_status_t status = test_parse_parts_err(p, err, sizeof(err));
+
+    if ((status != want) || (strstr(err, why) == NULL) || (strchr(err, '\n') != NULL)) {
+        fail_msg("line %d: status %d, reason '%s'; expected %d with '%s'", line, status, err,
+                 want, why);
+    }
+}
+
 /* Apply a change to a valid blob, rehash (so only the change is wrong)
- * and expect the status. */
-#define TEST_REJECT(_status, _change) \
+ * and expect the status and a reason naming what is wrong. */
+#define TEST_REJECT(_status, _why, _change) \
     do { \
         test_parts_t _p; \
         test_parts_init(&_p); \
         _change; \
         test_parts_rehash(&_p); \
-        assert_int_equal(test_parse_parts(&_p), (_status)); \
+        test_expect_refused(&_p, (_status), (_why), __LINE__); \
     } while (0)
 
 /* ------------------------------------------------------------------ tests */
@@ -207,18 +231,20 @@ static void test_bad_args(void **state)
 static void test_bad_magic_version_arch(void **state)
 {
     (void)state;
-    TEST_REJECT(TC_ERR_PROTOCOL, _p.hdr.magic[0] = 'X');
-    TEST_REJECT(TC_ERR_PROTOCOL, _p.hdr.magic[7] = '1');
-    TEST_REJECT(TC_ERR_VERSION_MISMATCH, _p.hdr.version = TC_BLOB_VERSION + 1);
-    TEST_REJECT(TC_ERR_VERSION_MISMATCH, _p.hdr.version = 1); /* images with the pack */
-    TEST_REJECT(TC_ERR_VERSION_MISMATCH, _p.hdr.version = 0);
-    TEST_REJECT(TC_ERR_UNSUPPORTED, _p.hdr.arch = 3);
-    TEST_REJECT(TC_ERR_UNSUPPORTED, _p.hdr.arch = 0);
+    TEST_REJECT(TC_ERR_PROTOCOL, "no blob magic", _p.hdr.magic[0] = 'X');
+    TEST_REJECT(TC_ERR_PROTOCOL, "no blob magic", _p.hdr.magic[7] = '1');
+    TEST_REJECT(TC_ERR_VERSION_MISMATCH, "blob version 3, this library reads 2",
+                _p.hdr.version = TC_BLOB_VERSION + 1);
+    TEST_REJECT(TC_ERR_VERSION_MISMATCH, "blob version 1,", _p.hdr.version = 1); /* with the pack */
+    TEST_REJECT(TC_ERR_VERSION_MISMATCH, "blob version 0,", _p.hdr.version = 0);
+    TEST_REJECT(TC_ERR_UNSUPPORTED, "arch 3 (ELF machine) is neither", _p.hdr.arch = 3);
+    TEST_REJECT(TC_ERR_UNSUPPORTED, "arch 0 (ELF machine)", _p.hdr.arch = 0);
 }
 
 /* Every strict prefix and one byte more: rejected, never read past. */
 static void test_truncated_and_trailing(void **state)
 {
+    char err[256], want[256];
     test_parts_t p;
     tc_blob_t blob;
     uint8_t *buf, *cut;
@@ -232,14 +258,22 @@ static void test_truncated_and_trailing(void **state)
         cut = malloc(n + 1);
         assert_non_null(cut);
         memcpy(cut, buf, n);
-        assert_int_equal(tc_blob_parse(cut, n, &blob), TC_ERR_BAD_FRAME);
+        assert_int_equal(tc_blob_parse_err(cut, n, err, sizeof(err), &blob), TC_ERR_BAD_FRAME);
+        snprintf(want, sizeof(want), (n < sizeof(tc_blob_file_hdr_t)) ?
+                 "%zu bytes, less than the 56-byte blob header" : "%zu bytes, but the "
+                 "header's sizes (14 of names, 1 fixups, 160 of image) make 246: truncated", n);
+        if (strcmp(err, want) != 0) {
+            fail_msg("%zu bytes: '%s', expected '%s'", n, err, want);
+        }
         free(cut);
     }
     cut = malloc(len + 1);
     assert_non_null(cut);
     memcpy(cut, buf, len);
     cut[len] = 0;
-    assert_int_equal(tc_blob_parse(cut, len + 1, &blob), TC_ERR_BAD_FRAME);
+    assert_int_equal(tc_blob_parse_err(cut, len + 1, err, sizeof(err), &blob), TC_ERR_BAD_FRAME);
+    assert_non_null(strstr(err, "247 bytes, but the header's sizes"));
+    assert_non_null(strstr(err, "make 246: trailing bytes"));
     free(cut);
     free(buf);
 }
@@ -247,31 +281,43 @@ static void test_truncated_and_trailing(void **state)
 static void test_sizes_beyond_buffer(void **state)
 {
     (void)state;
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.image_size = TC_BLOB_MAX_IMAGE + 1);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.image_size = UINT32_MAX);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.got_count = TC_BLOB_MAX_SLOTS + 1);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.got_count = UINT32_MAX);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.names_size = UINT32_MAX);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.fixup_count = UINT32_MAX);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.fixup_count = 0x10000001u); /* x16 wraps 32 bits */
-    /* consistent lies: the header says more than the file holds */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.fixup_count = 2);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.image_size = TEST_IMAGE_SIZE + 8);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "image size 65536 exceeds 65535",
+                _p.hdr.image_size = TC_BLOB_MAX_IMAGE + 1);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "image size 4294967295 exceeds", _p.hdr.image_size = UINT32_MAX);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "4097 GOT slots exceed 4096",
+                _p.hdr.got_count = TC_BLOB_MAX_SLOTS + 1);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "4294967295 GOT slots exceed", _p.hdr.got_count = UINT32_MAX);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "names block of 4294967295 bytes exceeds",
+                _p.hdr.names_size = UINT32_MAX);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "4294967295 fixups exceed 8191", _p.hdr.fixup_count = UINT32_MAX);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "268435457 fixups exceed",
+                _p.hdr.fixup_count = 0x10000001u); /* x16 wraps 32 bits */
+    /* a second fixup the file holds, all zero: offset 0 is in the GOT */
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 1: offset 0 is in the GOT or .text",
+                _p.hdr.fixup_count = 2);
+    /* the header says more than the file holds */
+    TEST_REJECT(TC_ERR_BAD_FRAME,
+                "246 bytes, but the header's sizes (14 of names, 1 fixups, 168 of image) "
+                "make 254: truncated", _p.hdr.image_size = TEST_IMAGE_SIZE + 8);
 }
 
 static void test_layout(void **state)
 {
     (void)state;
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.code_offset = 32);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.code_offset = 8);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.bss_size = TEST_IMAGE_SIZE);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.bss_size = UINT32_MAX);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "code offset 32, but 2 GOT slots put the code at 16",
+                _p.hdr.code_offset = 32);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "code offset 8, but 2 GOT slots", _p.hdr.code_offset = 8);
+    TEST_REJECT(TC_ERR_BAD_FRAME, ".bss of 160 bytes exceeds the 144 bytes after the GOT",
+                _p.hdr.bss_size = TEST_IMAGE_SIZE);
+    TEST_REJECT(TC_ERR_BAD_FRAME, ".bss of 4294967295 bytes", _p.hdr.bss_size = UINT32_MAX);
     /* .bss must be zero, and so must the GOT slots */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.image[TEST_IMAGE_SIZE - 1] = 1);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.image[3] = 1);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.image[15] = 1);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "image byte 159, in .bss, is not 0",
+                _p.image[TEST_IMAGE_SIZE - 1] = 1);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "image byte 3, in the GOT slots", _p.image[3] = 1);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "image byte 15, in the GOT slots", _p.image[15] = 1);
     /* the pad after three slots (24..31) */
-    TEST_REJECT(TC_ERR_BAD_FRAME, (memcpy(_p.names, "a\0bb\0ccc", 9), _p.hdr.names_size = 9,
+    TEST_REJECT(TC_ERR_BAD_FRAME, "image byte 30, in the GOT slots",
+                (memcpy(_p.names, "a\0bb\0ccc", 9), _p.hdr.names_size = 9,
                                    _p.hdr.got_count = 3, _p.hdr.code_offset = 32,
                                    _p.hdr.entry_offset = 32, memset(_p.image, 0, 32),
                                    _p.image[30] = 1));
@@ -281,12 +327,18 @@ static void test_names(void **state)
 {
     (void)state;
     /* last name not terminated */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.names_size = 13);
-    /* fewer names than slots, more names than slots */
-    TEST_REJECT(TC_ERR_BAD_FRAME, (_p.hdr.got_count = 3, _p.hdr.code_offset = 32));
-    TEST_REJECT(TC_ERR_BAD_FRAME, (_p.hdr.got_count = 1, _p.hdr.code_offset = 16));
+    TEST_REJECT(TC_ERR_BAD_FRAME, "the name of GOT slot 1 runs past the 13-byte names block",
+                _p.hdr.names_size = 13);
+    /* fewer names than slots (the third slot's 8 bytes and the pad zero),
+     * more names than slots */
+    TEST_REJECT(TC_ERR_BAD_FRAME, "the 14-byte names block holds 2 names, the header has 3",
+                (_p.hdr.got_count = 3, _p.hdr.code_offset = 32, _p.hdr.entry_offset = 32,
+                 memset(_p.image, 0, 32)));
+    TEST_REJECT(TC_ERR_BAD_FRAME, "the names block has 7 bytes after the names of its 1",
+                (_p.hdr.got_count = 1, _p.hdr.code_offset = 16));
     /* an empty name */
-    TEST_REJECT(TC_ERR_BAD_FRAME, (memcpy(_p.names, "memcpy\0\0", 8), _p.hdr.names_size = 8));
+    TEST_REJECT(TC_ERR_BAD_FRAME, "the name of GOT slot 1 is empty",
+                (memcpy(_p.names, "memcpy\0\0", 8), _p.hdr.names_size = 8));
 }
 
 /* A name of TC_BLOB_NAME_MAX bytes passes, one more is rejected. */
@@ -296,6 +348,7 @@ static void test_name_length(void **state)
     tc_blob_file_hdr_t hdr;
     tc_blob_t blob;
     uint8_t image[32] = {0}, *buf;
+    char err[256];
 
     (void)state;
     for (n = TC_BLOB_NAME_MAX; n <= TC_BLOB_NAME_MAX + 1; ++n) {
@@ -320,8 +373,10 @@ static void test_name_length(void **state)
                                         (const char *)buf + sizeof(hdr), (uint32_t)names,
                                         NULL, 0);
         memcpy(buf, &hdr, sizeof(hdr));
-        assert_int_equal(tc_blob_parse(buf, len, &blob),
+        assert_int_equal(tc_blob_parse_err(buf, len, err, sizeof(err), &blob),
                          (n <= TC_BLOB_NAME_MAX) ? TC_OK : TC_ERR_BAD_FRAME);
+        assert_string_equal(err, (n <= TC_BLOB_NAME_MAX) ? "" :
+                            "the name of GOT slot 0 is 256 bytes, more than 255");
         free(buf);
     }
 }
@@ -330,21 +385,31 @@ static void test_fixups(void **state)
 {
     (void)state;
     /* outside the image, straddling its end, in .bss */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = TEST_IMAGE_SIZE);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = UINT32_MAX & ~7u);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = TEST_IMAGE_SIZE - TEST_BSS_SIZE);
+    TEST_REJECT(TC_ERR_BAD_FRAME,
+                "fixup 0: the word at offset 160 points past the image's data, which ends at 144",
+                _p.fixups[0].offset = TEST_IMAGE_SIZE);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: the word at offset 4294967288 points past",
+                _p.fixups[0].offset = UINT32_MAX & ~7u);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: the word at offset 144 points past",
+                _p.fixups[0].offset = TEST_IMAGE_SIZE - TEST_BSS_SIZE);
     /* not 8-aligned */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = TEST_FIXUP_OFF + 4);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = TEST_FIXUP_OFF + 1);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: offset 132 is not 8-byte aligned",
+                _p.fixups[0].offset = TEST_FIXUP_OFF + 4);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: offset 129 is not 8-byte aligned",
+                _p.fixups[0].offset = TEST_FIXUP_OFF + 1);
     /* in .text (at or before the entry), in the GOT */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = TEST_ENTRY);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = 0);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].offset = 8);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: offset 16 is in the GOT or .text (at or before the "
+                "entry, 16)", _p.fixups[0].offset = TEST_ENTRY);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: offset 0 is in the GOT", _p.fixups[0].offset = 0);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: offset 8 is in the GOT", _p.fixups[0].offset = 8);
     /* a target outside the image, a reserved field in use */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].addend = -8);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].addend = TEST_IMAGE_SIZE + 1);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].addend = INT64_MIN);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.fixups[0].reserved = 1);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: target base + -8 is outside the 160-byte image",
+                _p.fixups[0].addend = -8);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: target base + 161 is outside",
+                _p.fixups[0].addend = TEST_IMAGE_SIZE + 1);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: target base + -9223372036854775808",
+                _p.fixups[0].addend = INT64_MIN);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: reserved field is 1, not 0", _p.fixups[0].reserved = 1);
     /* the last data word and a pointer one past the end are fine */
     {
         test_parts_t p;
@@ -360,19 +425,26 @@ static void test_fixups(void **state)
 static void test_entries(void **state)
 {
     (void)state;
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.entry_offset = 8);                /* in the GOT */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.entry_offset = 0);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.entry_offset = TEST_IMAGE_SIZE - TEST_BSS_SIZE);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.entry_offset = TEST_IMAGE_SIZE);
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.entry_offset = UINT32_MAX);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "entry offset 8 is outside the code (16..144)",
+                _p.hdr.entry_offset = 8); /* in the GOT */
+    TEST_REJECT(TC_ERR_BAD_FRAME, "entry offset 0 is outside", _p.hdr.entry_offset = 0);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "entry offset 144 is outside",
+                _p.hdr.entry_offset = TEST_IMAGE_SIZE - TEST_BSS_SIZE);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "entry offset 160 is outside",
+                _p.hdr.entry_offset = TEST_IMAGE_SIZE);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "entry offset 4294967295 is outside",
+                _p.hdr.entry_offset = UINT32_MAX);
     /* version 2 carries no pack routine: the word it had is 0 */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.reserved = TEST_ENTRY);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "reserved header field is 16, not 0",
+                _p.hdr.reserved = TEST_ENTRY);
     /* an entry at or after a fixup is not in .text */
-    TEST_REJECT(TC_ERR_BAD_FRAME, _p.hdr.entry_offset = TEST_FIXUP_OFF);
+    TEST_REJECT(TC_ERR_BAD_FRAME, "fixup 0: offset 128 is in the GOT or .text",
+                _p.hdr.entry_offset = TEST_FIXUP_OFF);
 }
 
 static void test_hash_mismatch(void **state)
 {
+    char err[256], want[256];
     test_parts_t p;
     tc_blob_t blob;
     uint8_t *buf;
@@ -395,9 +467,14 @@ static void test_hash_mismatch(void **state)
         assert_int_equal(tc_blob_parse(buf, len, &blob), TC_ERR_BAD_FRAME);
         buf[i] ^= 0x80;
     }
-    /* a changed code byte, the file otherwise intact */
+    /* a changed code byte, the file otherwise intact: both hashes said */
     buf[len - TEST_IMAGE_SIZE + TEST_ENTRY] ^= 0xff;
-    assert_int_equal(tc_blob_parse(buf, len, &blob), TC_ERR_BAD_FRAME);
+    assert_int_equal(tc_blob_parse_err(buf, len, err, sizeof(err), &blob), TC_ERR_BAD_FRAME);
+    snprintf(want, sizeof(want), "content hash 0x%016llx in the header, but the bytes hash to "
+             "0x", (unsigned long long)p.hdr.content_hash);
+    if (strncmp(err, want, strlen(want)) != 0) {
+        fail_msg("'%s', expected '%s...'", err, want);
+    }
     free(buf);
 }
 

@@ -2,7 +2,7 @@
  * Unit tests of the package manifest parser and writer (lib/manifest.c):
  * a valid manifest parses into the right fields and writes back to the same
  * text; each malformation is rejected with its status and a message naming
- * the line.
+ * the line. A blob's header against its element: each difference named.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "manifest.h"
 #include "blob.h"
@@ -352,6 +353,102 @@ static void test_many_elements(void **state)
     free(text);
 }
 
+/* A header that matches element e of m. */
+static tc_blob_file_hdr_t test_hdr_of(const tc_manifest_t *m, const tc_manifest_elem_t *e)
+{
+    tc_blob_file_hdr_t h;
+
+    memset(&h, 0, sizeof(h));
+    memcpy(h.magic, TC_BLOB_MAGIC, 8);
+    h.version      = TC_BLOB_VERSION;
+    h.arch         = m->arch;
+    h.image_size   = e->code_bytes;
+    h.code_offset  = (8u * e->got_slots + 15u) & ~15u;
+    h.entry_offset = e->entry_offset;
+    h.got_count    = e->got_slots;
+    h.content_hash = e->hash;
+    return h;
+}
+
+/* Element name of the valid manifest against a header changed by _change
+ * (h: the header): want is the whole reason ("" for a match). */
+#define TEST_BLOB_CHECK(_name, _change, _status, _want) \
+    do { \
+        const tc_manifest_elem_t *_e = tc_manifest_find(m, (_name)); \
+        tc_blob_file_hdr_t h; \
+        tc_blob_t _blob = {.hdr = &h}; \
+        char _err[256]; \
+        assert_non_null(_e); \
+        h = test_hdr_of(m, _e); \
+        _change; \
+        assert_int_equal(tc_manifest_check_blob(m, _e, &_blob, _err, sizeof(_err)), (_status)); \
+        assert_string_equal(_err, (_want)); \
+    } while (0)
+
+/* A blob's header against its manifest element (what tc_pkg_open and
+ * tc-pkg inspect both check): the first field that differs is named, with
+ * both values. Only the header is read. */
+static void test_blob_against_element(void **state)
+{
+    tc_manifest_t *m;
+
+    (void)state;
+    assert_int_equal(tc_manifest_parse(test_valid_text, strlen(test_valid_text), &m),
+                     TC_OK);
+    TEST_BLOB_CHECK("indirect_put", (void)0, TC_OK, "");
+    TEST_BLOB_CHECK("noop", (void)0, TC_OK, "");
+    TEST_BLOB_CHECK("noop", h.arch = TC_BLOB_ARCH_AARCH64, TC_ERR_PROTOCOL,
+                    "arch aarch64, the manifest's package is for x86_64");
+    TEST_BLOB_CHECK("noop", h.content_hash ^= 1, TC_ERR_PROTOCOL,
+                    "content hash 0xfedcba9876543211, the manifest's jam 'noop' has "
+                    "0xfedcba9876543210");
+    TEST_BLOB_CHECK("noop", h.image_size = 4096, TC_ERR_PROTOCOL,
+                    "code bytes 4096, the manifest's jam 'noop' has 31");
+    TEST_BLOB_CHECK("indirect_put", h.got_count = 0, TC_ERR_PROTOCOL,
+                    "GOT slots 0, the manifest's jam 'indirect_put' has 1");
+    TEST_BLOB_CHECK("indirect_put", h.entry_offset = 17, TC_ERR_PROTOCOL,
+                    "entry offset 17, the manifest's jam 'indirect_put' has 16");
+    /* .bss is writable: a jam the manifest says writes nothing has none */
+    TEST_BLOB_CHECK("noop", h.bss_size = 8, TC_ERR_PROTOCOL,
+                    "8 bytes of .bss, but the manifest's jam 'noop' has writable 0");
+    TEST_BLOB_CHECK("indirect_put", h.bss_size = 8, TC_OK, "");
+    /* the first difference: the hash before the sizes */
+    TEST_BLOB_CHECK("noop", (h.image_size = 8, h.content_hash = 0), TC_ERR_PROTOCOL,
+                    "content hash 0x0000000000000000, the manifest's jam 'noop' has "
+                    "0xfedcba9876543210");
+    tc_manifest_free(m);
+}
+
+static char test_logged[512];
+
+static void test_log_catch(tc_log_level_t level, const char *msg, void *arg)
+{
+    (void)level;
+    (void)arg;
+    snprintf(test_logged, sizeof(test_logged), "%s", msg);
+}
+
+/* A manifest file past the size limit is refused as that, not as memory
+ * the host lacks. */
+static void test_load_too_large(void **state)
+{
+    char dir[] = "/tmp/tc-test-manifest.XXXXXX", path[64];
+    tc_manifest_t *m = NULL;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/%s", dir, TC_MANIFEST_FILE);
+    fclose(fopen(path, "w"));
+    assert_int_equal(truncate(path, (64 << 20) + 1), 0); /* sparse: no disk */
+    assert_int_equal(tc_log_set_handler(test_log_catch, NULL), TC_OK);
+    assert_int_equal(tc_manifest_load(dir, &m), TC_ERR_PROTOCOL);
+    assert_int_equal(tc_log_set_handler(NULL, NULL), TC_OK);
+    assert_null(m);
+    assert_non_null(strstr(test_logged, "manifest.tcm: larger than 67108864 bytes"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +465,8 @@ int main(void)
         cmocka_unit_test(test_bad_bytes),
         cmocka_unit_test(test_arch_names),
         cmocka_unit_test(test_many_elements),
+        cmocka_unit_test(test_blob_against_element),
+        cmocka_unit_test(test_load_too_large),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * copy of the bench package (build/pkg/bench) is corrupted one way at a
  * time and tc_pkg_open must refuse it, returning nothing, with a message
  * naming the file and what is wrong: a blob whose entry moved, a blob
- * re-hashed after a change, manifest sizes that differ from the blob, two
+ * re-hashed after a change, a blob whose entry is past its code (the check
+ * named), descriptor fields (element count, an element's kind and id), manifest sizes that differ from the blob, two
  * jams' manifest lines swapped (whole, or only their blob fields), a kind
  * changed, a truncated or non-ELF package library, a truncated ried
  * library. Then the ELF checks themselves on a library in memory, one
@@ -534,6 +535,102 @@ static void test_manifest_kind(void **state)
     test_refused(env, TC_ERR_PROTOCOL, TC_MANIFEST_FILE, want);
 }
 
+/* A blob that fails its own checks: the refusal names the check. */
+static void test_blob_invalid(void **state)
+{
+    test_env_t *env = *state;
+    tc_blob_file_hdr_t *h;
+    char path[PATH_MAX], want[128];
+    size_t len;
+    void *buf;
+
+    test_path(env, "jam_noop.blob", path, sizeof(path));
+    buf = test_read(path, &len);
+    h   = buf;
+    h->entry_offset = h->image_size; /* just past the code */
+    snprintf(want, sizeof(want), "not a valid blob: entry offset %u is outside the code "
+             "(%u..%u)", h->image_size, h->code_offset, h->image_size);
+    test_write(path, buf, len);
+    free(buf);
+    test_refused(env, TC_ERR_BAD_FRAME, "jam_noop.blob", want);
+}
+
+/* The file offset of symbol name (in .symtab: the element table is local)
+ * of the library in buf, through its PT_LOAD segments. */
+static size_t test_sym_offset(const uint8_t *buf, size_t len, const char *name)
+{
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(buf + eh->e_shoff);
+    const Elf64_Phdr *ph = (const Elf64_Phdr *)(buf + eh->e_phoff);
+    const Elf64_Sym *sym;
+    const char *strtab;
+    size_t i, n;
+    unsigned k;
+
+    for (k = 0; k < eh->e_shnum; ++k) {
+        if (sh[k].sh_type != SHT_SYMTAB) {
+            continue;
+        }
+        sym    = (const Elf64_Sym *)(buf + sh[k].sh_offset);
+        n      = sh[k].sh_size / sizeof(*sym);
+        strtab = (const char *)(buf + sh[sh[k].sh_link].sh_offset);
+        for (i = 0; i < n; ++i) {
+            if (strcmp(strtab + sym[i].st_name, name) != 0) {
+                continue;
+            }
+            for (k = 0; k < eh->e_phnum; ++k) {
+                if ((ph[k].p_type == PT_LOAD) && (sym[i].st_value >= ph[k].p_vaddr) &&
+                    (sym[i].st_value < ph[k].p_vaddr + ph[k].p_filesz)) {
+                    assert_true(sym[i].st_value - ph[k].p_vaddr + ph[k].p_offset < len);
+                    return sym[i].st_value - ph[k].p_vaddr + ph[k].p_offset;
+                }
+            }
+        }
+    }
+    fail_msg("no symbol %s with file contents (a stripped library?)", name);
+    return 0;
+}
+
+/* The library's descriptor, changed in the file one field at a time: the
+ * refusal names the field and its value (not "malformed"). */
+static void test_desc_fields(void **state)
+{
+    test_env_t *env = *state;
+    tc_pkg_element_t *elem;
+    tc_pkg_desc_t *desc;
+    size_t len, at_desc, at_elems;
+    unsigned kv = test_elem_id("kv_get");
+    uint8_t *orig, *buf;
+    char want[128];
+    int round;
+
+    orig     = test_read(env->lib, &len);
+    at_desc  = test_sym_offset(orig, len, TC_PKG_DESC_SYMBOL);
+    at_elems = test_sym_offset(orig, len, "tc_pkg_elements");
+    buf      = malloc(len);
+    assert_non_null(buf);
+    for (round = 0; round < 3; ++round) {
+        memcpy(buf, orig, len);
+        desc = (tc_pkg_desc_t *)(buf + at_desc);
+        elem = (tc_pkg_element_t *)(buf + at_elems);
+        if (round == 0) {
+            desc->n_elements = 70000;
+            snprintf(want, sizeof(want), "package 'bench' has 70000 elements, more than 65535");
+        } else if (round == 1) {
+            elem[kv].kind = 7;
+            snprintf(want, sizeof(want), "element %u ('kv_get') of package 'bench' has kind 7, "
+                     "neither jam (1) nor ried (2)", kv);
+        } else {
+            elem[kv].id = (uint16_t)(kv + 1);
+            snprintf(want, sizeof(want), "element %u of package 'bench' has id %u", kv, kv + 1);
+        }
+        test_write(env->lib, buf, len);
+        test_refused(env, TC_ERR_PROTOCOL, "libtc_bench.so", want);
+    }
+    free(buf);
+    free(orig);
+}
+
 /* Where the last PT_LOAD segment of dir/libtc_bench.so ends in the file. */
 static uint64_t test_load_end(const char *dir)
 {
@@ -778,6 +875,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_manifest, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_blob_entry_moved, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_blob_rehashed, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_blob_invalid, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_desc_fields, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_manifest_sizes, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_manifest_got, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_manifest_swapped_lines, test_setup,

@@ -18,8 +18,9 @@ assert all(r["messages"] == "4000" and float(r["ns_per_msg"]) > 0 for r in rows)
 PY
 [ "$(grep -c " a message " "$TMP/out")" = 18 ] || fail "table: $(cat "$TMP/out")"
 "$COST" -n 10 -j nosuch >"$TMP/out" 2>"$TMP/err"; rc=$?
-[ "$rc" = 1 ] && grep -q "no jam 'nosuch'" "$TMP/err" || fail "unknown jam: exit $rc, $(cat "$TMP/err")"
-for args in "-m remote" "-n 0" "-s 8,,64" "-j noop," "-c 99999" "--bogus" "extra"; do
+[ "$rc" = 2 ] && grep -q "^tc-cost: package 'bench' has no jam 'nosuch'" "$TMP/err" ||
+    fail "unknown jam: exit $rc, $(cat "$TMP/err")"
+for args in "-m remote" "-n 0" "-s 8,,64" "-j noop," "-j noop,nosuch" "-c 99999" "--bogus" "extra"; do
     "$COST" $args >"$TMP/out" 2>"$TMP/err"; rc=$?
     [ "$rc" = 2 ] || fail "tc-cost $args exited $rc"
     [ "$(grep -c "^tc-cost: " "$TMP/err")" = 1 ] || fail "tc-cost $args: not one error line: $(cat "$TMP/err")"

@@ -11,7 +11,9 @@
 # removed and a non-package --out refused; the package id following
 # headers, flags, compiler and target; pack results above the slot refused
 # with the real numbers; a second ried refused with the reason; the blob
-# holding what the run entry reaches and not the pack routine.
+# holding what the run entry reaches and not the pack routine; inspect
+# running the checks loading runs (exit 1 with tc-run's reason, each blob
+# refusal naming its field).
 . "$(dirname "$0")/lib.sh"
 TC_SRC=${TC_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 TC_PKG="$TC_BUILD/bin/tc-pkg"
@@ -332,6 +334,73 @@ if command -v "$A64CC" >/dev/null; then
     echo "the blob keeps the run's helper and table, not the pack's (aarch64)"
 else
     skipped+=("aarch64 blob contents: $A64CC missing")
+fi
+
+# --- 12. inspect runs the checks loading runs, and every refusal names the
+# check: a package tc-run refuses, inspect refuses (exit 1) with the same
+# reason; one tc-run loads, inspect passes (exit 0)
+"$TC_PKG" --help | grep -q "^exit status: 0 done, 1 the build failed or the package is bad, 2 bad usage" ||
+    fail "tc-pkg --help does not document its exit status"
+rm -rf "$TMP/x"; jam "$TMP/x" ptr 'static int64_t one(int64_t v) { return v + 1; }
+static int64_t two(int64_t v) { return v + 2; }
+static int64_t (*const fns[])(int64_t) = { one, two };
+int64_t TC_JAM_RUN(tc_jam_ctx_t *x, void *p, size_t l) { (void)x; (void)p; return fns[l & 1]((int64_t)l); }'
+printf '#include "tc_jam.h"\nTC_RIED_EXPORT int TC_RIED_INIT(void **s) { *s = 0; return 0; }\nTC_RIED_EXPORT void TC_RIED_FINI(void *s) { (void)s; }\n' >"$TMP/x/ried_xr.rdc"
+build "$TMP/x" "$TMP/xpkg" || { cat "$TMP/log"; fail "building jam ptr"; }
+"$TC_PKG" inspect "$TMP/xpkg" >"$TMP/inspect" 2>"$TMP/err" || fail "inspect xpkg: $(cat "$TMP/err")"
+grep -Eq "jam ptr: .*, [1-9][0-9]* fixups" "$TMP/inspect" || fail "jam ptr has no fixups: $(cat "$TMP/inspect")"
+[ "$(result "$TMP/xpkg" ptr local ab)" = 3 ] || fail "ptr local: $(cat "$TMP/run.out")"
+blob_u32() { # file offset value: write a little-endian uint32 at offset
+    python3 -c 'import struct, sys
+p, at, v = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = bytearray(open(p, "rb").read()); struct.pack_into("<I", d, at, v); open(p, "wb").write(d)' "$@"
+}
+blob_field() { # file offset: a uint32 of the blob
+    python3 -c 'import struct, sys; print(struct.unpack_from("<I", open(sys.argv[1], "rb").read(), int(sys.argv[2]))[0])' "$@"
+}
+refused_alike() { # dir jam want: tc-run and inspect refuse it, naming want, inspect as tc-run
+    local dir=$1 j=$2 want=$3 rc why
+    "$RUN" -P "$dir" -j "$j" >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 1 ] || fail "tc-run on $dir: exit $rc: $(cat "$TMP/err")"
+    why=$(sed -n '1s/^twochains: error: //p' "$TMP/err")
+    [ -n "$why" ] || fail "tc-run on $dir: no error line: $(cat "$TMP/err")"
+    "$TC_PKG" inspect "$dir" >"$TMP/out" 2>"$TMP/ierr"; rc=$?
+    [ "$rc" = 1 ] || fail "inspect on $dir: exit $rc (tc-run refused it: $why)"
+    grep -qF -- "$why" "$TMP/ierr" || fail "inspect on $dir does not say '$why': $(cat "$TMP/ierr")"
+    grep -qF -- "$want" "$TMP/ierr" || fail "inspect on $dir: no '$want' in: $(cat "$TMP/ierr")"
+    echo "refused alike: $(head -1 "$TMP/ierr")"
+}
+fresh() { rm -rf "$TMP/c"; cp -r "$TMP/xpkg" "$TMP/c"; }
+# header (names_size at 40, image_size at 16, entry_offset at 24), names,
+# fixups, image: the first fixup's offset is at 56 + names_size
+names=$(blob_field "$TMP/xpkg/jam_ptr.blob" 40); img=$(blob_field "$TMP/xpkg/jam_ptr.blob" 16)
+fresh; blob_u32 "$TMP/c/jam_ptr.blob" $((56 + names)) $((img + 64))
+refused_alike "$TMP/c" ptr "jam_ptr.blob: not a valid blob: fixup 0: the word at offset $((img + 64)) points past the image's data"
+fresh; blob_u32 "$TMP/c/jam_ptr.blob" 24 "$img"
+refused_alike "$TMP/c" ptr "jam_ptr.blob: not a valid blob: entry offset $img is outside the code"
+fresh; printf 'x' >>"$TMP/c/jam_ptr.blob"
+refused_alike "$TMP/c" ptr "jam_ptr.blob: not a valid blob: $(( $(stat -c %s "$TMP/xpkg/jam_ptr.blob") + 1 )) bytes, but"
+# what inspect did not check before: the libraries and the descriptor
+fresh; truncate -s 1000 "$TMP/c/libtc_xpkg.so"
+refused_alike "$TMP/c" ptr "package library $TMP/c/libtc_xpkg.so: truncated: "
+fresh; sed -i 's/^id 0x.*/id 0x00000001/' "$TMP/c/manifest.tcm"
+refused_alike "$TMP/c" ptr "(id 0x00000001, 2 elements) does not describe"
+fresh; truncate -s 1000 "$TMP/c/libried_xr.so"
+refused_alike "$TMP/c" ptr "ried library $TMP/c/libried_xr.so: truncated: "
+# a jam calling libtwochains' API: tc-run (libtwochains linked in, not
+# exported) cannot bind it, a program using libtwochains.so can; the
+# package itself is sound, and inspect says so
+"$TC_PKG" inspect "$TMP/tpkg" >"$TMP/out" 2>"$TMP/err" || fail "inspect tpkg: $(cat "$TMP/err")"
+# a package for another arch: checked as far as this host can, and said
+if command -v "$A64CC" >/dev/null; then
+    "$TC_PKG" build "$TMP/x" --name xpkg --out "$TMP/xpkg.a64" --arch aarch64 >"$TMP/log" 2>&1 ||
+        { cat "$TMP/log"; fail "aarch64 xpkg"; }
+    "$TC_PKG" inspect "$TMP/xpkg.a64" >"$TMP/out" 2>"$TMP/err" || fail "inspect xpkg.a64: $(cat "$TMP/err")"
+    grep -q "^library libtc_xpkg.so not loaded: an aarch64 package is checked against its library on an aarch64 host" \
+        "$TMP/out" || fail "inspect xpkg.a64 does not say the library was not loaded: $(cat "$TMP/out")"
+    blob_u32 "$TMP/xpkg.a64/jam_ptr.blob" 24 "$(blob_field "$TMP/xpkg.a64/jam_ptr.blob" 16)"
+    "$TC_PKG" inspect "$TMP/xpkg.a64" >"$TMP/out" 2>"$TMP/err" && fail "inspect: a bad aarch64 blob passed"
+    grep -q "jam_ptr.blob: not a valid blob: entry offset" "$TMP/err" || fail "aarch64 blob: $(cat "$TMP/err")"
 fi
 
 for s in "${skipped[@]}"; do echo "skipped: $s"; done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tc-run runs one jam once in each mode with the same result and effect;
-# bad command lines exit 2 with usage.
+# bad command lines (an unknown jam, a second payload among them) exit 2
+# with one error line and the usage.
 . "$(dirname "$0")/lib.sh"
 RUN="$TC_BUILD/bin/tc-run"
 for m in local injected cached; do
@@ -12,11 +13,17 @@ done
 grep -q "code_bytes=[1-9]" "$TMP/injected" || fail "no code size shown"
 "$RUN" -j seq --u64 0 >"$TMP/seq" 2>"$TMP/err" || fail "tc-run seq: $(cat "$TMP/err")"
 grep -q "^result=0$" "$TMP/seq" || fail "seq: $(cat "$TMP/seq")"
-for args in "-j server_sum -m remote" "-j server_sum --ints 1,x" "-j server_sum --bogus" "--ints 1" "-j server_sum extra"; do
+for args in "-j server_sum -m remote" "-j server_sum --ints 1,x" "-j server_sum --bogus" "--ints 1" \
+            "-j server_sum extra" "-j no_such_jam" "-j server_sum --ints 1 --u64 2" \
+            "-j server_sum --u64 2 --ints 1" "-j append --text a --text b" "-j kv_get --u32 1 --u32 2"; do
     "$RUN" $args >"$TMP/out" 2>"$TMP/err"; rc=$?
-    [ "$rc" = 2 ] || fail "tc-run $args exited $rc"
+    [ "$rc" = 2 ] || fail "tc-run $args exited $rc: $(head -1 "$TMP/err")"
+    [ "$(grep -c "^tc-run: " "$TMP/err")" = 1 ] || fail "tc-run $args: not one error line: $(cat "$TMP/err")"
     grep -q "^usage: tc-run" "$TMP/err" || fail "tc-run $args: no usage"
+    [ ! -s "$TMP/out" ] || fail "tc-run $args ran: $(cat "$TMP/out")"
 done
-"$RUN" -j no_such_jam >/dev/null 2>"$TMP/err"; rc=$?
-[ "$rc" = 2 ] && grep -q "no jam 'no_such_jam'" "$TMP/err" || fail "unknown jam: rc=$rc $(cat "$TMP/err")"
+grep -q "^tc-run: --u32 2: the payload is already --u32 1" "$TMP/err" || fail "two --u32: $(head -1 "$TMP/err")"
+"$RUN" -j no_such_jam >/dev/null 2>"$TMP/err"
+grep -q "^tc-run: package 'bench' has no jam 'no_such_jam' (its jams: .*server_sum" "$TMP/err" ||
+    fail "unknown jam: $(cat "$TMP/err")"
 echo ok

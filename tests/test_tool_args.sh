@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Bad inputs to the tools get one line naming what was wrong and exit 2,
-# with nothing run: empty list items, cores that are not there, options
-# that would be ignored, a stress class stress-ng lacks; and what the tools
-# offer instead: size ranges, tc-run --list and the payload a jam needs.
+# with nothing run: unknown options, unknown jams and unwritable outputs in
+# every tool, a second tc-run payload, empty list items, cores that are not there, options that
+# would be ignored, a stress class stress-ng lacks; and what the tools offer
+# instead: size ranges, tc-run --list and the payload a jam needs.
 . "$(dirname "$0")/lib.sh"
 SOAK="$TC_BUILD/bin/tc-soak" MCAST="$TC_BUILD/bin/tc-mcast" RUN="$TC_BUILD/bin/tc-run"
+COST="$TC_BUILD/bin/tc-cost" PKG="$TC_BUILD/bin/tc-pkg"
 
 bad() { # tool expected-first-line-substring args...
     local tool=$1 want=$2; shift 2
@@ -13,7 +15,50 @@ bad() { # tool expected-first-line-substring args...
     head -1 "$TMP/err" | grep -qF -- "$want" || fail "$(basename "$tool") $*: first line '$(head -1 "$TMP/err")' lacks '$want'"
     grep -q "^usage: " "$TMP/err" || fail "$(basename "$tool") $*: no usage"
     [ ! -s "$TMP/out" ] || fail "$(basename "$tool") $*: something ran: $(head -3 "$TMP/out")"
+    [ "$(grep -c "^$(basename "$tool"): " "$TMP/err")" = 1 ] ||
+        fail "$(basename "$tool") $*: not one error line: $(cat "$TMP/err")"
 }
+
+# every tool: a usage error exits 2 (an unknown option here)
+for t in "$TC_PERF" "$SOAK" "$MCAST" "$RUN" "$COST"; do
+    bad "$t" "unknown option '--bogus'" --bogus
+done
+"$PKG" --bogus >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" = 2 ] || fail "tc-pkg --bogus: exit $rc, expected 2"
+# and the Python tools of scripts/ (argparse's 2; tc-floor-table's own)
+for t in tc-claims tc-compare tc-experiments tc-platforms tc-plot tc-floor-table; do
+    python3 "$(dirname "$0")/../scripts/$t" --bogus >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 2 ] || fail "$t --bogus: exit $rc, expected 2: $(head -1 "$TMP/err")"
+done
+python3 "$(dirname "$0")/../scripts/tc-floor-table" >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(head -1 "$TMP/err")" = "tc-floor-table: needs DIR and at least one JAM" ] ||
+    fail "tc-floor-table with no arguments: exit $rc: $(cat "$TMP/err")"
+
+# an unknown jam named on the command line is a usage error in every tool
+# that takes one: one line naming the jam, the package and its jams; said
+# once by tc-mcast, not once per rank
+nojam="package 'bench' has no jam 'nosuch' (its jams: append, copy, "
+bad "$TC_PERF" "$nojam" -l -j nosuch
+bad "$RUN" "$nojam" -j nosuch
+bad "$COST" "$nojam" -j nosuch
+bad "$MCAST" "$nojam" -n 2 -j nosuch
+bad "$COST" "package 'bench' has no jam 'nosuch'" -j noop,nosuch
+bad "$MCAST" "-j nosuch: --simulate models the tree and runs no jam" --simulate 100 -j nosuch
+
+# an output that cannot be written is refused before anything runs (tc-soak
+# used to run the whole soak first and then exit 1)
+nodir="$TMP/no/such/dir"
+bad "$TC_PERF" "--csv $nodir/r.csv: cannot write it: " -l -n 10 --csv "$nodir/r.csv"
+bad "$SOAK" "--json $nodir/s.json: cannot write it: " -n 10 --json "$nodir/s.json"
+bad "$COST" "--csv $nodir/c.csv: cannot write it: " -n 10 --csv "$nodir/c.csv"
+bad "$MCAST" "--csv $nodir/m.csv: cannot write it: " -n 2 --csv "$nodir/m.csv"
+bad "$MCAST" "--csv $nodir/m.csv: cannot write it: " --simulate 100 --csv "$nodir/m.csv"
+
+# tc-run takes one payload: a second is refused, not silently taken
+bad "$RUN" "--u64 2: the payload is already --ints 1 (one of --ints, --u32, --u64, --text)" \
+    -j server_sum --ints 1 --u64 2
+bad "$RUN" "--ints 1: the payload is already --text a" -j server_sum --text a --ints=1
+bad "$RUN" "--u32 2: the payload is already --u32 1" -j kv_get --u32 1 --u32 2
 
 # empty list items
 bad "$TC_PERF" "empty item in '8,,16' (-s takes a comma list)" -l -s 8,,16

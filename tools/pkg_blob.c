@@ -1238,6 +1238,7 @@ static tc_status_t tc_pkg_write_blob(const tc_pkg_obj_t *obj, uint32_t entry,
     tc_status_t status;
     uint8_t *file, *p;
     size_t len, n;
+    char why[256];
 
     for (i = 0; i < obj->n_slots; ++i) {
         name = tc_pkg_slot_name(obj, i);
@@ -1286,10 +1287,10 @@ static tc_status_t tc_pkg_write_blob(const tc_pkg_obj_t *obj, uint32_t entry,
     memcpy(file, &hdr, sizeof(hdr));
 
     /* What the runtime will check, checked here first. */
-    status = tc_blob_parse(file, len, &check);
+    status = tc_blob_parse_err(file, len, why, sizeof(why), &check);
     if (status != TC_OK) {
         tc_pkg_err("jam '%s': the blob fails its own check (%s): a layout tc-pkg "
-                   "does not handle", obj->jam, tc_status_str(status));
+                   "does not handle", obj->jam, why);
         free(file);
         return TC_ERR_PROTOCOL;
     }

@@ -867,7 +867,7 @@ static tc_status_t tc_pkg_check_slots(const tc_pkg_builder_t *b)
 {
     static const char *const target_libs[] = {"libc.so.6", "libm.so.6"};
     tc_pkg_strv_t offer = {0}, needed = {0};
-    char path[TC_PKG_PATH_MAX], exe[TC_PKG_PATH_MAX];
+    char path[TC_PKG_PATH_MAX];
     tc_status_t status, worst = TC_OK;
     const tc_pkg_src_t *src;
     char *found;
@@ -892,17 +892,11 @@ static tc_status_t tc_pkg_check_slots(const tc_pkg_builder_t *b)
         }
     }
     /* libtwochains: the one next to this tc-pkg (build tree or install) */
-    if ((status == TC_OK) && (tc_pkg_exe_dir(exe, sizeof(exe)) == TC_OK)) {
-        if (((size_t)snprintf(path, sizeof(path), "%s/../lib/libtwochains.so", exe) >=
-             sizeof(path)) || (access(path, R_OK) != 0)) {
-            tc_pkg_err("cannot find libtwochains.so next to tc-pkg (%s), whose symbols "
-                       "jams may call: install tc-pkg with the library", path);
-            status = TC_ERR_NOT_FOUND;
-        } else {
-            status = tc_pkg_so_symbols(path, &offer, NULL);
-        }
-    } else if (status == TC_OK) {
-        status = TC_ERR_NOT_FOUND;
+    if (status == TC_OK) {
+        status = tc_pkg_lib_path(path, sizeof(path));
+    }
+    if (status == TC_OK) {
+        status = tc_pkg_so_symbols(path, &offer, NULL);
     }
     tc_pkg_strv_sort(&offer);
     for (i = 0; (status == TC_OK) && (i < b->n_srcs); ++i) {

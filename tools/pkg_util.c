@@ -369,6 +369,24 @@ tc_status_t tc_pkg_exe_dir(char *buf, size_t len)
     return TC_OK;
 }
 
+tc_status_t tc_pkg_lib_path(char *buf, size_t len)
+{
+    char exe[TC_PKG_PATH_MAX];
+    tc_status_t status;
+
+    status = tc_pkg_exe_dir(exe, sizeof(exe));
+    if (status != TC_OK) {
+        return status;
+    }
+    if (((size_t)snprintf(buf, len, "%s/../lib/libtwochains.so", exe) >= len) ||
+        (access(buf, R_OK) != 0)) {
+        tc_pkg_err("cannot find libtwochains.so next to tc-pkg (%s/../lib), whose symbols "
+                   "jams may call: install tc-pkg with the library", exe);
+        return TC_ERR_NOT_FOUND;
+    }
+    return TC_OK;
+}
+
 int tc_pkg_have_program(const char *cmd)
 {
     char path[TC_PKG_PATH_MAX];

@@ -6,13 +6,15 @@
  *   tc-pkg build SRC_DIR --name PKG --out INSTALL_DIR [options]
  *   tc-pkg inspect INSTALL_DIR
  *
- * Exit status: 0 done, 1 the build or the package is bad, 2 bad usage.
+ * Exit status: 0 done, 1 the build failed or the package is bad (inspect:
+ * anything tc_pkg_open would refuse, named on stderr), 2 bad usage.
  */
 #define _GNU_SOURCE
 #include "tc_pkg.h"
 
-#include <stdarg.h>
+#include <dlfcn.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,7 +47,10 @@ static void tc_pkg_usage(FILE *f)
             "                lib/ and jams/, or the installed include directory\n"
             "  --keep-tmp    keep the object files and say where\n"
             "inspect prints each element: kind, code bytes, GOT slots with names,\n"
-            "        fixups, entry offset, hash (blobs checked against the manifest)\n");
+            "        fixups, entry offset, hash; runs every check loading the package\n"
+            "        runs (blobs against the manifest, the library against both: on a\n"
+            "        host of the package's arch) and exits 1 naming the first it fails\n"
+            "exit status: 0 done, 1 the build failed or the package is bad, 2 bad usage\n");
 }
 
 /* One line saying what is wrong, then the usage: exit status 2. */
@@ -200,7 +205,7 @@ out:
 static tc_status_t tc_pkg_inspect_jam(const char *dir, const tc_manifest_t *m,
                                       const tc_manifest_elem_t *e, FILE *out)
 {
-    char path[TC_PKG_PATH_MAX];
+    char path[TC_PKG_PATH_MAX], err[256];
     const tc_blob_file_hdr_t *h;
     tc_status_t status;
     tc_blob_t blob;
@@ -213,9 +218,9 @@ static tc_status_t tc_pkg_inspect_jam(const char *dir, const tc_manifest_t *m,
     if (status != TC_OK) {
         return status;
     }
-    status = tc_blob_parse(buf, len, &blob);
+    status = tc_blob_parse_err(buf, len, err, sizeof(err), &blob);
     if (status != TC_OK) {
-        tc_pkg_err("%s: not a valid blob (%s)", path, tc_status_str(status));
+        tc_pkg_err("%s: not a valid blob: %s", path, err);
         goto out;
     }
     h = blob.hdr;
@@ -231,19 +236,46 @@ static tc_status_t tc_pkg_inspect_jam(const char *dir, const tc_manifest_t *m,
         fprintf(out, "    fixup[%u] offset %u = base + %lld\n", i, blob.fixups[i].offset,
                 (long long)blob.fixups[i].addend);
     }
-    if ((h->arch != m->arch) || (h->content_hash != e->hash) ||
-        (h->image_size != e->code_bytes) || (h->got_count != e->got_slots) ||
-        (h->entry_offset != e->entry_offset)) {
-        tc_pkg_err("%s does not match the manifest (arch, hash, code, got or entry): "
-                   "rebuild the package", path);
-        status = TC_ERR_PROTOCOL;
-    } else if ((h->bss_size > 0) && (e->writable_bytes == 0)) {
-        tc_pkg_err("%s has %u bytes of .bss, but the manifest says writable 0: rebuild "
-                   "the package", path, h->bss_size);
-        status = TC_ERR_PROTOCOL;
+    status = tc_manifest_check_blob(m, e, &blob, err, sizeof(err));
+    if (status != TC_OK) {
+        tc_pkg_err("%s: %s: rebuild the package", path, err);
     }
 out:
     free(buf);
+    return status;
+}
+
+/* The library and what it must agree with (its descriptor, its record of
+ * the blobs' hashes, the rieds' libraries): tc_pkg_open's own checks, on a
+ * host of the package's arch, which can load it. It is loaded as in a
+ * program linked with libtwochains.so, so calls into its API bind. */
+static tc_status_t tc_pkg_inspect_library(const char *dir, const tc_manifest_t *m, FILE *out)
+{
+    char api_path[TC_PKG_PATH_MAX];
+    tc_status_t status;
+    tc_pkg_t *pkg;
+    void *api;
+
+    if (m->arch != TC_BLOB_ARCH_HOST) {
+        fprintf(out, "library %s not loaded: an %s package is checked against its library "
+                     "on an %s host\n", m->library, tc_manifest_arch_name(m->arch),
+                tc_manifest_arch_name(m->arch));
+        return TC_OK;
+    }
+    status = tc_pkg_lib_path(api_path, sizeof(api_path));
+    if (status != TC_OK) {
+        return status;
+    }
+    api = dlopen(api_path, RTLD_LAZY | RTLD_GLOBAL);
+    if (api == NULL) {
+        tc_pkg_err("cannot load %s: %s", api_path, dlerror());
+        return TC_ERR_NOT_FOUND;
+    }
+    status = tc_pkg_open(dir, &pkg); /* logged through tc_pkg_log */
+    if (status == TC_OK) {
+        tc_pkg_close(pkg);
+    }
+    dlclose(api);
     return status;
 }
 
@@ -286,12 +318,24 @@ tc_status_t tc_pkg_inspect(const char *dir, FILE *out)
             worst = status;
         }
     }
+    /* what was refused above the runtime would refuse first: said once */
+    if (worst == TC_OK) {
+        worst = tc_pkg_inspect_library(dir, m, out);
+    }
     tc_manifest_free(m);
     return worst;
 }
 
+/* The library's messages (the manifest's, tc_pkg_open's) as tc-pkg's own. */
+static void tc_pkg_log(tc_log_level_t level, const char *msg, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "tc-pkg: %s%s\n", (level == TC_LOG_ERROR) ? "" : "warning: ", msg);
+}
+
 int main(int argc, char **argv)
 {
+    tc_log_set_handler(tc_pkg_log, NULL);
     if (argc < 2) {
         return tc_pkg_bad_usage("a command is needed");
     }

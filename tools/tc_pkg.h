@@ -51,6 +51,9 @@ tc_status_t tc_pkg_run(char *const argv[]);
 tc_status_t tc_pkg_run_capture(char *const argv[], char **out_p);
 /* The directory the tc-pkg binary is in. */
 tc_status_t tc_pkg_exe_dir(char *buf, size_t len);
+/* The libtwochains.so next to this tc-pkg (build tree or install): what jams
+ * and packages may call besides libc and libm. */
+tc_status_t tc_pkg_lib_path(char *buf, size_t len);
 /* Is cmd (a path, or a name looked up in PATH) an executable? */
 int         tc_pkg_have_program(const char *cmd);
 
