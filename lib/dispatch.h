@@ -79,8 +79,9 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     if (TC_UNLIKELY(seen != tc_frame_sig(peer->rx_seq))) {
         return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
     }
-    if (TC_UNLIKELY(seen == peer->rx_stale[idx])) {
-        return 0; /* what the last frame of this slot left */
+    if (TC_UNLIKELY(seen == peer->rx_stale[idx]) && !tc_peer_sig_held(peer, idx)) {
+        return 0; /* what the last frame of this slot left, or a payload's bytes that
+                   * hold the due signal (tc_mbox_resize) */
     }
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return -1;

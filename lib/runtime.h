@@ -273,6 +273,12 @@ struct tc_peer {
      * tc_peer_tx_frame clears it); a stream of one jam then writes its code
      * into staging once per slot, not per frame */
     const struct tc_inj **tx_code_in;
+    /* per slot of the peer's ring: the size of our last frame there, whose
+     * signal word is then an earlier seq's; 0 where not known (none yet, a
+     * raw frame). A frame of another size clears its signal word first
+     * (tc_peer_tx_slot_check, lib/send.h). */
+    uint32_t         *tx_slot_frame;
+    uint64_t         *zero_src;        /* a registered word that stays 0: the clear's put */
     /* the last injected jam run under the allow-list, the shape of its
      * frame (tc_frame_shape_of, at frame size disp_inj_frame_size) and where
      * its GOTP is: the next frame of that shape takes the fast path */

@@ -126,6 +126,35 @@ static tc_status_t tc_deliver_place(tc_peer_t *peer, char *frame, uint32_t size,
 /* Signalling store has no deliverer: tc_peer_send_sized copies the frame
  * inline (deliver NULL). */
 
+tc_status_t tc_peer_clear_sig(tc_peer_t *peer, uint32_t size)
+{
+    uint32_t idx = peer->tx_seq & (peer->tx_slots - 1);
+    uint64_t off = (uint64_t)idx * peer->tx_slot_size + size - TC_FRAME_SIG_SIZE;
+    tc_status_t status = TC_OK;
+    ucs_status_t ucs;
+
+    if ((peer->deliver == NULL) || (peer->deliver == tc_deliver_place)) {
+        /* the CPU writes the mapped slot: a full fence, as placement dram's
+         * non-temporal stores pass older stores without one */
+        __atomic_store_n((uint64_t *)(void *)(peer->remote_ring_ptr + off), 0, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    } else {
+        /* the slot's credit proves nothing of ours is in flight to it */
+        status = tc_peer_put(peer, peer->zero_src, sizeof(uint64_t), peer->remote_ring + off);
+        if (status == TC_OK) {
+            ucs = ucp_worker_fence(peer->ctx->worker);
+            if (ucs != UCS_OK) {
+                tc_error("%s: ucp_worker_fence: %s", peer->name, ucs_status_string(ucs));
+                return TC_ERR_UCX;
+            }
+        }
+    }
+    if (status == TC_OK) {
+        peer->tx_slot_frame[idx] = size;
+    }
+    return status;
+}
+
 tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
 {
     int mapped = (peer->remote_ring_ptr != NULL) && (peer->remote_consumed_ptr != NULL);
@@ -232,6 +261,9 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
         status = tc_peer_put_raw(peer, staging + len - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
                                  raddr + len - TC_FRAME_SIG_SIZE);
     }
+    /* the caller's bytes: the next frame of ours there clears its signal
+     * word whatever its size */
+    peer->tx_slot_frame[peer->tx_seq & (peer->tx_slots - 1)] = 0;
     if (status == TC_OK) {
         peer->tx_seq++;
         peer->stats.tx_frames++;

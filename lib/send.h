@@ -102,6 +102,25 @@ static inline char *tc_peer_tx_slot(const tc_peer_t *peer)
            (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
 }
 
+/* Our frame for tx_seq is of another size than the last one we wrote into
+ * its slot (or we do not know what the slot holds): its signal word lies
+ * where an earlier frame's bytes are, which may hold the very signal it is
+ * to write. Clear that word first, ordered before the frame's header: the
+ * receiver, which then takes a slot as landed by its header and its signal
+ * together (lib/mailbox.h), reads the signal after the header and so never
+ * the earlier bytes once the header is this frame's. Out of line: it
+ * happens once a slot after a frame-size change. */
+tc_status_t tc_peer_clear_sig(tc_peer_t *peer, uint32_t size);
+
+static inline __attribute__((always_inline)) tc_status_t
+tc_peer_tx_slot_check(tc_peer_t *peer, uint32_t size)
+{
+    if (TC_LIKELY(peer->tx_slot_frame[peer->tx_seq & (peer->tx_slots - 1)] == size)) {
+        return TC_OK;
+    }
+    return tc_peer_clear_sig(peer, size);
+}
+
 /* The header hdr holds, as words stamped with seq, our consumed count and
  * the latest result (which the peer is now told). */
 static inline __attribute__((always_inline)) void
@@ -142,9 +161,12 @@ static inline __attribute__((always_inline)) tc_status_t
 tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame, uint32_t size, int jam)
 {
     uint64_t off = (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
-    tc_status_t status = TC_OK;
+    tc_status_t status = tc_peer_tx_slot_check(peer, size);
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
+    if (TC_UNLIKELY(status != TC_OK)) {
+        return status;
+    }
     tc_peer_stamp_hdr(peer, hdr, w);
     if (TC_LIKELY(peer->deliver == NULL)) {
         /* signalling store: no UCX call. The staged frame is copied into
@@ -176,7 +198,11 @@ tc_peer_send_packed(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *fram
                     uint32_t sections_end, uint32_t size, int jam)
 {
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
+    tc_status_t status = tc_peer_tx_slot_check(peer, size);
 
+    if (TC_UNLIKELY(status != TC_OK)) {
+        return status;
+    }
     tc_peer_stamp_hdr(peer, hdr, w);
     tc_place_seal(tc_peer_tx_slot(peer), w, frame, sections_end, size,
                   tc_frame_sig(peer->tx_seq));
