@@ -357,6 +357,14 @@ void tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *
     uint32_t n;
 
     memcpy(&args, frame + TC_FRAME_HDR_SIZE, sizeof(args)); /* args_len checked */
+    if ((args.op != TC_RIED_OP_CHUNK) && (args.op != TC_RIED_OP_UNLOAD)) {
+        char why[64];
+
+        snprintf(why, sizeof(why), "%s frame with unknown op %u", tc_frame_kind_str(hdr->kind),
+                 args.op);
+        tc_peer_reject(peer, TC_ERR_BAD_FRAME, why);
+        return;
+    }
     if (hdr->kind == TC_KIND_RIED) {
         tc_ried_rx(peer, &args, (const uint8_t *)frame + hdr->payload_off, hdr->payload_len);
         return;
