@@ -97,8 +97,9 @@ void tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason)
         tc_warn("%s: rejected frame in slot %u (expected seq %u): %s", peer->name,
                 peer->rx_seq & (peer->rx_slots - 1), peer->rx_seq, reason);
     }
-    /* one answer pending at a time: the first rejection of a burst */
-    if (!(peer->owed & TC_OWED_NACK)) {
+    /* one answer pending at a time: the first rejection of a burst; none
+     * once the peer said goodbye (it reads nothing more) */
+    if (!(peer->owed & TC_OWED_NACK) && !peer->goodbye_seen) {
         peer->owed |= TC_OWED_NACK;
         peer->nack_tx.seq     = peer->rx_seq;
         peer->nack_tx.status  = status;

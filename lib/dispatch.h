@@ -96,7 +96,8 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     peer->in_progress = 1;
     if (TC_LIKELY((peer->fast_run != NULL) &&
                   tc_frame_same_shape(&hdr, &peer->fast_shape, peer->rx_frame_size,
-                                      peer->rx_seq, seen))) {
+                                      peer->rx_seq, seen) &&
+                  tc_peer_ack_sane(peer, hdr.ack))) {
         tc_rx_run(peer, slot, &hdr, peer->fast_run, peer->fast_state);
         ran = 1;
     } else if (hdr.kind == TC_KIND_INJECTED) {
@@ -105,7 +106,8 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
         if (!peer->sw_prefetch) {
             tc_peer_prefetch_code(peer, slot, &hdr);
         }
-        ran = (peer->disp_injected != NULL) && tc_rx_injected_fast(peer, slot, &hdr, seen);
+        ran = (peer->disp_injected != NULL) && tc_peer_ack_sane(peer, hdr.ack) &&
+              tc_rx_injected_fast(peer, slot, &hdr, seen);
     } else {
         ran = 0;
     }

@@ -342,6 +342,7 @@ struct tc_peer {
     } nack_tx;
     tc_nack_t         nack_rx;
     uint8_t           nack_unseen;  /* no call has returned it yet */
+    uint32_t          bad_ack;      /* the last ack refused (tc_peer_ack_refused) */
     uint8_t           goodbye_seen;
     uint8_t           goodbye_sent;
     tc_status_t       known_status; /* why the validator's lookup said no */
