@@ -79,7 +79,8 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     if (TC_UNLIKELY(seen != tc_frame_sig(peer->rx_seq))) {
         return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
     }
-    if (TC_UNLIKELY(seen == peer->rx_stale[idx]) && !tc_peer_sig_held(peer, idx)) {
+    if (TC_UNLIKELY(seen == peer->rx_stale[idx]) &&
+        !(TC_UNLIKELY(peer->rx_held) && tc_peer_sig_held(peer, idx))) {
         return 0; /* what the last frame of this slot left, or a payload's bytes that
                    * hold the due signal (tc_mbox_resize) */
     }

@@ -131,12 +131,14 @@ static inline int tc_peer_sig_held(const tc_peer_t *peer, uint32_t idx)
 /* Fixed frames: has the SIG word of slot idx changed since the receiver
  * last looked (what a frame left, an earlier lap's)? The expected frame's
  * signal is the common case and skips the lap arithmetic; the same value
- * as before is new only where it is the due signal and the header says
- * that frame landed (tc_peer_sig_held). */
+ * as before is new only after a frame-size change left the due signal
+ * remembered (rx_held), where the header says that frame landed
+ * (tc_peer_sig_held). */
 static inline int tc_peer_sig_new(const tc_peer_t *peer, uint32_t idx, uint64_t seen)
 {
-    if (TC_UNLIKELY(seen == peer->rx_stale[idx])) {
-        return (seen == tc_frame_sig(peer->rx_seq)) && tc_peer_sig_held(peer, idx);
+    if (seen == peer->rx_stale[idx]) {
+        return TC_UNLIKELY(peer->rx_held) && (seen == tc_frame_sig(peer->rx_seq)) &&
+               tc_peer_sig_held(peer, idx);
     }
     return (seen != 0) &&
            TC_LIKELY((seen == tc_frame_sig(peer->rx_seq)) || !tc_peer_sig_stale(peer, seen));
