@@ -346,10 +346,7 @@ static void test_ack_beyond_sent(void **state)
         state_of(&pair.s[0])->seq_next = 0;
         if (variant == 0) {
             /* s[0] claims, in a frame, 16 frames more than s[1] sent */
-            memset(frame, 0, sizeof(frame));
-            tc_frame_write_hdr(frame, &(tc_frame_offsets_t){48, 48, 48, 48, 64},
-                               &(tc_frame_layout_t){0, 0, 0, 0}, TC_KIND_NOP, 0, 0, 0,
-                               pair.s[0].peer->tx_seq);
+            build_bare_frame(&pair.s[0], frame, TC_KIND_NOP);
             ((tc_frame_hdr_t *)frame)->ack = pair.s[1].peer->tx_seq + 16;
             tc_frame_seal(frame);
             assert_int_equal(tc_peer_send_raw_frame(pair.s[0].peer, frame, sizeof(frame)),
@@ -417,10 +414,7 @@ static void test_nothing_after_goodbye(void **state)
     pair_open(&pair, &params);
     build_frame(&pair.s[1], frame, sizeof(frame), 1);
     assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, sizeof(frame)), TC_OK);
-    memset(frame, 0, sizeof(frame));
-    tc_frame_write_hdr(frame, &(tc_frame_offsets_t){48, 48, 48, 48, 64},
-                       &(tc_frame_layout_t){0, 0, 0, 0}, TC_KIND_GOODBYE, 0, 0, 0,
-                       pair.s[1].peer->tx_seq);
+    build_bare_frame(&pair.s[1], frame, TC_KIND_GOODBYE);
     tc_frame_seal(frame);
     assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, sizeof(frame)), TC_OK);
     build_frame(&pair.s[1], frame, sizeof(frame), 2);
