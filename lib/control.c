@@ -106,8 +106,9 @@ void tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, const char 
     if ((status >= 0) || (status <= TC_ERR_LAST)) {
         status = TC_ERR_PROTOCOL;
     }
-    /* one answer pending at a time: the first rejection of a burst */
-    if (!(peer->owed & TC_OWED_NACK)) {
+    /* one answer pending at a time: the first rejection of a burst; none
+     * once the peer said goodbye (it reads nothing more) */
+    if (!(peer->owed & TC_OWED_NACK) && !peer->goodbye_seen) {
         peer->owed |= TC_OWED_NACK;
         peer->nack_tx.seq     = seq;
         peer->nack_tx.status  = status;

@@ -6,8 +6,21 @@
  */
 #include "runtime.h"
 #include "credits.h"
+#include "log.h"
 #include "peer_wait.h"
 #include "send.h"
+
+void tc_peer_ack_refused(tc_peer_t *peer, uint32_t ack)
+{
+    if (peer->stats.rx_bad_acks && (ack == peer->bad_ack)) {
+        return; /* the same credit word, read again while the ring is full */
+    }
+    peer->bad_ack = ack;
+    if (peer->stats.rx_bad_acks++ < TC_REJECT_LOG_MAX) {
+        tc_warn("%s: refused the peer's credit (protocol error): it acknowledges %u frames, "
+                "this side sent %u", peer->name, ack, peer->tx_seq);
+    }
+}
 
 tc_status_t tc_credits_return(tc_peer_t *peer)
 {

@@ -239,6 +239,15 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
         tc_rx_consumed(peer, seen);
         return 1;
     }
+    if (TC_UNLIKELY(!tc_peer_ack_sane(peer, hdr->ack))) {
+        /* its credits would hand out slots of frames never sent */
+        snprintf(reason, sizeof(reason), "ack %u acknowledges more frames than the %u this "
+                 "side sent", hdr->ack, peer->tx_seq);
+        peer->stats.rx_bad_acks++;
+        tc_peer_reject(peer, TC_ERR_PROTOCOL, reason);
+        tc_rx_consumed(peer, seen);
+        return 1;
+    }
     if (tc_rx_route(peer, frame, hdr, &resize) == 0) {
         tc_rx_note(peer, hdr);
     } else {
@@ -284,6 +293,13 @@ static int tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
 {
     tc_frame_hdr_t hdr;
 
+    if (TC_UNLIKELY(peer->goodbye_seen)) {
+        /* the peer said no frame follows its goodbye: nothing more of it
+         * runs (the fast path leaves a failed peer's frames to this one) */
+        tc_peer_reject(peer, TC_ERR_CLOSED, "frame after the peer's goodbye");
+        tc_rx_consumed(peer, seen);
+        return 1;
+    }
     /* one copy of the header: what is checked is what is used */
     memcpy(&hdr, frame, sizeof(hdr));
     if ((hdr.kind == TC_KIND_INJECTED) && (peer->frames != TC_FRAMES_FIXED)) {

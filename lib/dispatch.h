@@ -79,8 +79,10 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     if (TC_UNLIKELY(seen != tc_frame_sig(peer->rx_seq))) {
         return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
     }
-    if (TC_UNLIKELY(seen == peer->rx_stale[idx])) {
-        return 0; /* what the last frame of this slot left */
+    if (TC_UNLIKELY(seen == peer->rx_stale[idx]) &&
+        !(TC_UNLIKELY(peer->rx_held) && tc_peer_sig_held(peer, idx))) {
+        return 0; /* what the last frame of this slot left, or a payload's bytes that
+                   * hold the due signal (tc_mbox_resize) */
     }
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return -1;
@@ -95,7 +97,8 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     peer->in_progress = 1;
     if (TC_LIKELY((peer->fast_run != NULL) &&
                   tc_frame_same_shape(&hdr, &peer->fast_shape, peer->rx_frame_size,
-                                      peer->rx_seq, seen))) {
+                                      peer->rx_seq, seen) &&
+                  tc_peer_ack_sane(peer, hdr.ack))) {
         tc_rx_run(peer, slot, &hdr, peer->fast_run, peer->fast_state);
         ran = 1;
     } else if (hdr.kind == TC_KIND_INJECTED) {
@@ -104,7 +107,8 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
         if (!peer->sw_prefetch) {
             tc_peer_prefetch_code(peer, slot, &hdr);
         }
-        ran = (peer->disp_injected != NULL) && tc_rx_injected_fast(peer, slot, &hdr, seen);
+        ran = (peer->disp_injected != NULL) && tc_peer_ack_sane(peer, hdr.ack) &&
+              tc_rx_injected_fast(peer, slot, &hdr, seen);
     } else {
         ran = 0;
     }

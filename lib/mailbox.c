@@ -104,10 +104,18 @@ void tc_mbox_resize(tc_peer_t *peer, uint32_t frame_size)
     }
     /* Not cleared (the sender may be writing its next frames already):
      * each slot's word at the new position is remembered as what it held,
-     * unless it is already the signal of the frame due there. */
+     * unless the frame due there has landed, by its header and its signal
+     * together. The word alone cannot say: where it lies in an earlier
+     * frame's payload, those bytes may hold the due signal. Then the value
+     * stays remembered, and the frame counts as landed only once its header
+     * is there too (tc_peer_sig_held). */
+    peer->rx_held = 0;
     for (i = 0; i < peer->rx_slots; ++i) {
+        char *slot = tc_mbox_rx_slot(peer, i);
+
         next = peer->rx_seq + ((i - peer->rx_seq) & (peer->rx_slots - 1));
-        word = *tc_frame_sig_ptr(tc_mbox_rx_slot(peer, i), frame_size);
-        peer->rx_stale[i] = (word == tc_frame_sig(next)) ? 0 : word;
+        word = *tc_frame_sig_ptr(slot, frame_size);
+        peer->rx_stale[i] = tc_mbox_landed(slot, next, frame_size) ? 0 : word;
+        peer->rx_held |= (peer->rx_stale[i] == tc_frame_sig(next));
     }
 }

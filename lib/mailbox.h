@@ -104,12 +104,43 @@ static inline int tc_peer_sig_stale(const tc_peer_t *peer, uint64_t sig)
            tc_peer_seq_stale(peer, (uint32_t)(sig >> 32));
 }
 
+/* Fixed frames: has frame seq of frame_size bytes landed in slot, by its
+ * header and its signal together? The header first (its seq and size), the
+ * signal read after it: a sender whose frame differs in size from what the
+ * slot held clears the signal word before it writes the header
+ * (tc_peer_clear_sig), so a signal read after this frame's header is the
+ * frame's own, not an earlier payload's bytes that hold the same value. */
+static inline int tc_mbox_landed(const char *slot, uint32_t seq, uint32_t frame_size)
+{
+    uint64_t w0 = *(const volatile uint64_t *)(const void *)slot; /* frame_size, seq */
+
+    tc_load_acquire_fence();
+    return (w0 == (((uint64_t)seq << 32) | frame_size)) &&
+           (*tc_frame_sig_ptr((char *)slot, frame_size) == tc_frame_sig(seq));
+}
+
+/* Fixed frames: the due frame's signal in a slot whose word held that
+ * value already (an earlier payload, under a frame-size change:
+ * tc_mbox_resize): landed only by the header and signal together. */
+static inline int tc_peer_sig_held(const tc_peer_t *peer, uint32_t idx)
+{
+    return tc_mbox_landed(peer->rx_ring + (size_t)idx * peer->rx_slot_size, peer->rx_seq,
+                          peer->rx_frame_size);
+}
+
 /* Fixed frames: has the SIG word of slot idx changed since the receiver
  * last looked (what a frame left, an earlier lap's)? The expected frame's
- * signal is the common case and skips the lap arithmetic. */
+ * signal is the common case and skips the lap arithmetic; the same value
+ * as before is new only after a frame-size change left the due signal
+ * remembered (rx_held), where the header says that frame landed
+ * (tc_peer_sig_held). */
 static inline int tc_peer_sig_new(const tc_peer_t *peer, uint32_t idx, uint64_t seen)
 {
-    return (seen != 0) && (seen != peer->rx_stale[idx]) &&
+    if (seen == peer->rx_stale[idx]) {
+        return TC_UNLIKELY(peer->rx_held) && (seen == tc_frame_sig(peer->rx_seq)) &&
+               tc_peer_sig_held(peer, idx);
+    }
+    return (seen != 0) &&
            TC_LIKELY((seen == tc_frame_sig(peer->rx_seq)) || !tc_peer_sig_stale(peer, seen));
 }
 
@@ -144,6 +175,9 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
             return 0;
         }
         size = vhdr->frame_size;
+        /* the signal after the header (a sender clears it first where the
+         * slot held a frame of another size: tc_peer_clear_sig) */
+        tc_load_acquire_fence();
         if ((seq == peer->rx_seq) && (size >= TC_FRAME_MIN_SIZE) &&
             (size <= peer->rx_slot_size) && !(size % TC_FRAME_ALIGN) &&
             (*tc_frame_sig_ptr(slot, size) != tc_frame_sig(seq))) {

@@ -79,6 +79,13 @@ static tc_status_t tc_mcast_env_admit(tc_mcast_t *mc, const tc_mcast_item_t *ite
         /* the origin removes itself: its own multicast never comes back */
         return tc_mcast_refuse_env(mc, item, env, "it names this rank as its origin");
     }
+    if ((env->hops == 1) && (env->origin != item->from)) {
+        /* one hop: the origin's own envelope, which only the origin sends;
+         * delivered, its jam would run with another rank as its sender */
+        snprintf(why, sizeof(why), "a one-hop envelope names rank %u as its origin, but rank "
+                 "%u sent it", env->origin, item->from);
+        return tc_mcast_refuse_env(mc, item, env, why);
+    }
     if (!tc_mcast_set_contains(mc->rx_set, mc->rank)) {
         return tc_mcast_refuse_env(mc, item, env, "this rank is not in the envelope's slice");
     }

@@ -188,7 +188,7 @@ tc_status_t tc_peer_drain(tc_peer_t *peer)
         status = tc_credits_return(peer);
     }
     for (;;) {
-        tc_peer_note_ack(peer, (uint32_t)peer->ctrl->consumed);
+        tc_peer_note_credit(peer);
         if ((peer->tx_acked == peer->tx_seq) || (status != TC_OK)) {
             return status;
         }

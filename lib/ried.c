@@ -385,6 +385,12 @@ const char *tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_
     uint32_t n;
 
     memcpy(&args, frame + TC_FRAME_HDR_SIZE, sizeof(args)); /* args_len checked */
+    if ((args.op != TC_RIED_OP_CHUNK) && (args.op != TC_RIED_OP_UNLOAD)) {
+        snprintf(peer->rx_why, sizeof(peer->rx_why), "%s frame with unknown op %u",
+                 tc_frame_kind_str(hdr->kind), args.op);
+        *status_p = TC_ERR_BAD_FRAME;
+        return peer->rx_why;
+    }
     if (hdr->kind == TC_KIND_RIED) {
         /* answered in our frames, its ARGS at least (the text is cut to
          * fit): where they cannot hold that, nothing is done */

@@ -190,6 +190,9 @@ struct tc_peer {
     uint8_t           sw_prefetch;   /* prefetch a frame once its arrival is seen */
     uint8_t           rx_prefetch;   /* the jam run last reads its payload: prefetch
                                       * the next frame on arrival (TC_JAM_HINT_*) */
+    uint8_t           rx_held;       /* fixed frames: since the last frame-size change some
+                                      * slot's remembered word is the signal of the frame due
+                                      * there (tc_mbox_resize, tc_peer_sig_held) */
     uint32_t          rx_reported;   /* consumed count last told to the peer */
     tc_status_t       failed;        /* set by the endpoint error handler */
     uint32_t          disp_pkg_id;
@@ -220,6 +223,10 @@ struct tc_peer {
     /* whole-line bytes a stored frame's lines go one by one up to, else
      * one memcpy: the CPU's (tc_place_linewise_max) */
     uint32_t          tx_linewise_max;
+    /* the size of our last frame in every slot of the peer's ring, where
+     * it is the same in all (0: not): a frame of it clears nothing, one
+     * compare on the send path (tc_peer_send_sized) */
+    uint32_t          tx_slots_frame;
     uint64_t          remote_base;
 
     tc_peer_stats_t   stats;
@@ -254,6 +261,16 @@ struct tc_peer {
      * tc_peer_tx_frame clears it); a stream of one jam then writes its code
      * into staging once per slot, not per frame */
     const struct tc_inj **tx_code_in;
+    /* per slot of the peer's ring: the size of our last frame there, whose
+     * signal word is then an earlier seq's; 0 where not known (none yet, a
+     * raw frame). A frame of another size may find its signal in that word
+     * already and clears it first (tc_peer_tx_slot_sized, lib/send.c); the
+     * run of frames of one size since tx_run_start, which once it covers
+     * every slot sets tx_slots_frame */
+    uint32_t         *tx_slot_frame;
+    uint32_t          tx_run_frame;
+    uint32_t          tx_run_start;
+    uint64_t         *zero_src;        /* a registered word that stays 0: the clear's put */
     /* the last injected jam run under the allow-list, the shape of its
      * frame (tc_frame_shape_of, at frame size disp_inj_frame_size) and where
      * its GOTP is: the next frame of that shape takes the fast path */
@@ -318,6 +335,7 @@ struct tc_peer {
     } nack_tx;
     tc_nack_t         nack_rx;
     uint8_t           nack_unseen;  /* no call has returned it yet */
+    uint32_t          bad_ack;      /* the last ack refused (tc_peer_ack_refused) */
     uint8_t           goodbye_seen;
     uint8_t           goodbye_sent;
     tc_status_t       known_status; /* why the validator's lookup said no */

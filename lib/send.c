@@ -158,6 +158,84 @@ static tc_status_t tc_deliver_place(tc_peer_t *peer, char *frame, uint32_t size,
 /* Signalling store has no deliverer: tc_peer_send_sized copies the frame
  * inline (deliver NULL). */
 
+tc_status_t tc_peer_clear_sig(tc_peer_t *peer, uint32_t size)
+{
+    uint32_t idx = peer->tx_seq & (peer->tx_slots - 1);
+    uint64_t off = (uint64_t)idx * peer->tx_slot_size + size - TC_FRAME_SIG_SIZE;
+    tc_status_t status;
+    ucs_status_t ucs;
+
+    if (peer->deliver == NULL) {
+        /* signalling store: stores reach the peer in order with a release
+         * fence between (x86-64 TSO: a compiler barrier; aarch64 a dmb) */
+        __atomic_store_n((uint64_t *)(void *)(peer->remote_ring_ptr + off), 0, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        return TC_OK;
+    }
+    if (peer->deliver == tc_deliver_place) {
+        /* placement dram's non-temporal stores pass older stores: a full fence */
+        __atomic_store_n((uint64_t *)(void *)(peer->remote_ring_ptr + off), 0, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return TC_OK;
+    }
+    /* a put: the slot's credit proves nothing of ours is in flight to it.
+     * Ordered and single-put rely on puts landing in issue order (as for
+     * their signal); fenced on the fence */
+    status = tc_peer_put(peer, peer->zero_src, sizeof(uint64_t), peer->remote_ring + off);
+    if ((status != TC_OK) || (peer->signal != TC_SIGNAL_FENCED)) {
+        return status;
+    }
+    ucs = ucp_worker_fence(peer->ctx->worker);
+    if (ucs != UCS_OK) {
+        tc_error("%s: ucp_worker_fence: %s", peer->name, ucs_status_string(ucs));
+        return TC_ERR_UCX;
+    }
+    return TC_OK;
+}
+
+tc_status_t tc_peer_send_resized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame,
+                                 uint32_t size, int jam)
+{
+    tc_status_t status = tc_peer_tx_slot_sized(peer, frame, size);
+
+    return (status == TC_OK) ? tc_peer_send_sized_now(peer, hdr, frame, size, jam) : status;
+}
+
+tc_status_t tc_peer_tx_slot_sized(tc_peer_t *peer, const char *frame, uint32_t size)
+{
+    uint32_t idx = peer->tx_seq & (peer->tx_slots - 1);
+    uint64_t held;
+    tc_status_t status;
+    int clear;
+
+    peer->tx_slots_frame = 0; /* this slot takes another size, or did */
+    if (peer->tx_slot_frame[idx] != size) {
+        clear = 1;
+        if ((peer->tx_stage_mask != 0) && (frame != NULL)) {
+            /* one staging slot per slot of the peer's ring, every byte of
+             * which (raw frames' too) we put from it, and the frame's own
+             * bytes stop short of its signal word: what the peer's slot
+             * holds there */
+            memcpy(&held, frame + size - TC_FRAME_SIG_SIZE, sizeof(held));
+            clear = (held == tc_frame_sig(peer->tx_seq));
+        }
+        status = clear ? tc_peer_clear_sig(peer, size) : TC_OK;
+        if (status != TC_OK) {
+            return status;
+        }
+        peer->tx_slot_frame[idx] = size;
+    }
+    /* a run of frames of one size over every slot: a stream, checked inline */
+    if (size != peer->tx_run_frame) {
+        peer->tx_run_frame = size;
+        peer->tx_run_start = peer->tx_seq;
+    }
+    if (peer->tx_seq - peer->tx_run_start + 1 >= peer->tx_slots) {
+        peer->tx_slots_frame = size;
+    }
+    return TC_OK;
+}
+
 tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
 {
     int mapped = (peer->remote_ring_ptr != NULL) && (peer->remote_consumed_ptr != NULL);
@@ -264,6 +342,11 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
         status = tc_peer_put_raw(peer, staging + len - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
                                  raddr + len - TC_FRAME_SIG_SIZE);
     }
+    /* the caller's bytes: the next frame of ours there clears its signal
+     * word whatever its size */
+    peer->tx_slot_frame[peer->tx_seq & (peer->tx_slots - 1)] = 0;
+    peer->tx_slots_frame = 0;
+    peer->tx_run_frame   = 0;
     if (status == TC_OK) {
         peer->tx_seq++;
         peer->stats.tx_frames++;

@@ -114,6 +114,21 @@ static inline char *tc_peer_tx_slot(const tc_peer_t *peer)
            (size_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
 }
 
+/* Clear the signal word of a frame of size bytes in the peer's slot for
+ * tx_seq, ordered before what is written next there (the frame's header). */
+tc_status_t tc_peer_clear_sig(tc_peer_t *peer, uint32_t size);
+
+/* A frame of size bytes for tx_seq (staged at frame, or NULL) whose slot
+ * last held a frame of ours of another size, or bytes we do not know: its
+ * signal word lies where an earlier frame's bytes are, which may hold the
+ * very signal it is to write. That word is cleared first (where the
+ * staging slot, which mirrors the peer's slot when frames leave by put,
+ * shows it holds that signal; always where the CPU writes the slot, a
+ * store): the receiver, which takes such a slot as landed by its header and
+ * signal together (lib/mailbox.h), reads the signal after the header and
+ * so never the earlier bytes once the header is this frame's. */
+tc_status_t tc_peer_tx_slot_sized(tc_peer_t *peer, const char *frame, uint32_t size);
+
 /* The header hdr holds, as words stamped with seq, our consumed count and
  * the latest result (which the peer is now told). */
 static inline __attribute__((always_inline)) void
@@ -142,16 +157,11 @@ tc_peer_sent(tc_peer_t *peer, tc_status_t status, int jam)
     return TC_OK;
 }
 
-/* The send path's tail, for a frame of size bytes that fits the peer's
- * slots (the caller checked) whose header is hdr (frame itself, or a
- * template the staged frame's header is to be): stamp seq, credits and the
- * latest result into the header, deliver the frame into the peer's slot
- * for tx_seq (the store copy inline, else what tc_send_select chose), ring
- * a blocking peer, count it (jam: it is a jam frame). With the signalling
- * store the header goes from hdr to the peer's slot in stamped words and
- * the staged frame's own header bytes are not read (nor written). */
+/* tc_peer_send_sized once the slot's signal word is known not to hold the
+ * frame's signal (tc_peer_tx_slot_sized). */
 static inline __attribute__((always_inline)) tc_status_t
-tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame, uint32_t size, int jam)
+tc_peer_send_sized_now(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame, uint32_t size,
+                       int jam)
 {
     uint64_t off = (uint64_t)(peer->tx_seq & (peer->tx_slots - 1)) * peer->tx_slot_size;
     tc_status_t status = TC_OK;
@@ -178,6 +188,29 @@ tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame, uint
     return tc_peer_sent(peer, status, jam);
 }
 
+/* Out of line: tc_peer_tx_slot_sized, then tc_peer_send_sized_now. */
+tc_status_t tc_peer_send_resized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame,
+                                 uint32_t size, int jam);
+
+/* The send path's tail, for a frame of size bytes that fits the peer's
+ * slots (the caller checked) whose header is hdr (frame itself, or a
+ * template the staged frame's header is to be): stamp seq, credits and the
+ * latest result into the header, deliver the frame into the peer's slot
+ * for tx_seq (the store copy inline, else what tc_send_select chose), ring
+ * a blocking peer, count it (jam: it is a jam frame). With the signalling
+ * store the header goes from hdr to the peer's slot in stamped words and
+ * the staged frame's own header bytes are not read (nor written). A frame
+ * of another size than every slot last held goes out of line first
+ * (tc_peer_tx_slot_sized): one compare for a stream of one size. */
+static inline __attribute__((always_inline)) tc_status_t
+tc_peer_send_sized(tc_peer_t *peer, const tc_frame_hdr_t *hdr, char *frame, uint32_t size, int jam)
+{
+    if (TC_UNLIKELY(peer->tx_slots_frame != size)) {
+        return tc_peer_send_resized(peer, hdr, frame, size, jam);
+    }
+    return tc_peer_send_sized_now(peer, hdr, frame, size, jam);
+}
+
 /* tc_peer_send_sized for a frame whose payload (and pad) the pack routine
  * wrote straight into the peer's mapped slot for tx_seq (signalling store,
  * tx_direct_min): the header's words from hdr, stamped, the staged frame's
@@ -188,6 +221,15 @@ tc_peer_send_packed(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *fram
 {
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
+    if (TC_UNLIKELY(peer->tx_slots_frame != size)) {
+        /* its slot's signal word cleared first where needed (a store: the
+         * pack wrote this frame's payload, short of that word, already) */
+        tc_status_t status = tc_peer_tx_slot_sized(peer, frame, size);
+
+        if (status != TC_OK) {
+            return status;
+        }
+    }
     tc_peer_stamp_hdr(peer, hdr, w);
     tc_place_seal(tc_peer_tx_slot(peer), w, frame, sections_end, size,
                   tc_frame_sig(peer->tx_seq));

@@ -587,6 +587,8 @@ typedef struct tc_peer_stats {
     uint64_t credit_puts;    /* explicit credit returns */
     int64_t  last_ret;       /* latest jam result the peer returned */
     uint32_t last_ret_seq;
+    uint64_t rx_bad_acks;    /* acks from the peer (a frame's, its credit word) of more frames
+                              * than this side sent: refused */
 } tc_peer_stats_t;
 
 void        tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats_p);

@@ -340,14 +340,23 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
     }
     peer->credit_src = (uint64_t *)(peer->tx_ring +
                                     (size_t)peer->tx_slots * peer->tx_slot_size);
+    peer->zero_src   = peer->credit_src + 1;
     peer->tx_code_in = calloc(peer->tx_slots, sizeof(*peer->tx_code_in));
     if (peer->tx_code_in == NULL) {
         snprintf(why, TC_WIRE_WHY_MAX, "out of memory");
         status = TC_ERR_NO_MEMORY;
         goto err_unmap_tx;
     }
+    peer->tx_slot_frame = calloc(peer->tx_slots, sizeof(*peer->tx_slot_frame));
+    if (peer->tx_slot_frame == NULL) {
+        status = TC_ERR_NO_MEMORY;
+        goto err_free_code_in;
+    }
     return TC_OK;
 
+err_free_code_in:
+    free(peer->tx_code_in);
+    peer->tx_code_in = NULL;
 err_unmap_tx:
     ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
 err_destroy_rkey:
@@ -545,6 +554,7 @@ void tc_peer_destroy(tc_peer_t *peer)
     tc_exec_cleanup(peer);
     free(peer->ried_rx.buf);
     free(peer->tx_code_in);
+    free(peer->tx_slot_frame);
     free(peer);
 }
 

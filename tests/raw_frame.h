@@ -29,4 +29,13 @@ static __attribute__((unused)) void build_frame(side_t *tx, char *frame, uint32_
     tc_frame_seal(frame);
 }
 
+/* A 64-byte frame of kind with no sections (a control frame, a nop) for
+ * the sender's next seq; the caller may change header fields, then seals. */
+static __attribute__((unused)) void build_bare_frame(side_t *tx, char *frame, uint8_t kind)
+{
+    memset(frame, 0, TC_FRAME_MIN_SIZE);
+    tc_frame_write_hdr(frame, &(tc_frame_offsets_t){48, 48, 48, 48, TC_FRAME_MIN_SIZE},
+                       &(tc_frame_layout_t){0, 0, 0, 0}, kind, 0, 0, 0, tx->peer->tx_seq);
+}
+
 #endif

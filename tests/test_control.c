@@ -22,6 +22,8 @@
 #include "bench_state.h"
 
 #include "loop_pair.h"
+#include "raw_frame.h"
+#include "send.h"
 
 /* Every message the library logs, counted by level. Under qemu-user
  * (TC_EMULATED, make check-aarch64) UCX's flush of a closing endpoint whose
@@ -333,6 +335,121 @@ static void test_frames_mismatch(void **state)
     pair_close(&pair);
 }
 
+/* A peer that acknowledges more frames than this side sent, in a frame's
+ * ack or in the credit word it puts into our ctrl line: the ack is refused
+ * (counted, logged; a frame that carries it is rejected and NACKed), so the
+ * ring stays at its slots. Before, either let 20 frames go into a 4-slot
+ * ring. */
+static void test_ack_beyond_sent(void **state)
+{
+    static uint64_t lie; /* a put's source */
+    tc_context_params_t params;
+    tc_peer_stats_t st;
+    tc_nack_t nack;
+    char frame[64];
+    unsigned sent, variant;
+    uint64_t i;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)state;
+    for (variant = 0; variant < 2; ++variant) {
+        pair_params(&params, 4);
+        pair_open(&pair, &params);
+        jam = jam_of(&pair.s[1], "seq");
+        state_of(&pair.s[0])->seq_next = 0;
+        if (variant == 0) {
+            /* s[0] claims, in a frame, 16 frames more than s[1] sent */
+            build_bare_frame(&pair.s[0], frame, TC_KIND_NOP);
+            ((tc_frame_hdr_t *)frame)->ack = pair.s[1].peer->tx_seq + 16;
+            tc_frame_seal(frame);
+            assert_int_equal(tc_peer_send_raw_frame(pair.s[0].peer, frame, sizeof(frame)),
+                             TC_OK);
+        } else {
+            /* ... or in the credit word it puts into s[1]'s ctrl line */
+            lie = pair.s[1].peer->tx_seq + 16;
+            assert_int_equal(tc_peer_put(pair.s[0].peer, &lie, sizeof(lie),
+                                         pair.s[0].peer->remote_base +
+                                             offsetof(tc_mbox_ctrl_t, consumed)),
+                             TC_OK);
+            assert_int_equal(tc_peer_flush(pair.s[0].peer), TC_OK);
+        }
+        assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, NULL), TC_OK);
+
+        /* nobody serves s[1]'s frames: as many as its ring holds (the NACK
+         * of the refused frame takes one slot) */
+        for (sent = 0, i = 0; sent < 64; ++sent, ++i) {
+            if (tc_jam_try_send(pair.s[1].peer, &jam, &i, sizeof(i), NULL) != TC_OK) {
+                break;
+            }
+        }
+        tc_peer_stats(pair.s[1].peer, &st);
+        print_message("ack beyond the frames sent, in %s: %llu frames went into a 4-slot ring "
+                      "(%u jams), %llu acks refused\n", variant ? "the credit word" : "a frame",
+                      (unsigned long long)st.tx_frames, sent,
+                      (unsigned long long)st.rx_bad_acks);
+        assert_int_equal(st.tx_frames, 4);
+        assert_int_equal(sent, (variant == 0) ? 3 : 4);
+        assert_true(st.rx_bad_acks >= 1);
+        if (variant == 0) {
+            assert_int_equal(st.rx_rejected, 1);
+            assert_non_null(strstr(tc_peer_last_reject(pair.s[1].peer), "acknowledges"));
+            while (tc_peer_last_nack(pair.s[0].peer, &nack) != TC_OK) {
+                assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, NULL), TC_OK);
+            }
+            assert_int_equal(nack.status, TC_ERR_PROTOCOL);
+        }
+        /* the four run, in order, and the ring goes on */
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, NULL), TC_OK);
+        assert_int_equal(state_of(&pair.s[0])->seq_next, sent);
+        assert_int_equal(state_of(&pair.s[0])->seq_errors, 0);
+        assert_int_equal(tc_peer_flush(pair.s[0].peer), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, NULL), TC_OK);
+        assert_int_equal(tc_jam_try_send(pair.s[1].peer, &jam, &i, sizeof(i), NULL), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, NULL), TC_OK);
+        assert_int_equal(state_of(&pair.s[0])->seq_next, sent + 1);
+        pair_close(&pair);
+    }
+}
+
+/* Frames behind a goodbye in the ring, taken in the same call: the peer
+ * said none follows, so none runs; each is rejected and counted. */
+static void test_nothing_after_goodbye(void **state)
+{
+    tc_context_params_t params;
+    tc_peer_stats_t st;
+    tc_status_t status;
+    char frame[64];
+    unsigned n;
+    pair_t pair;
+
+    (void)state;
+    pair_params(&params, 8);
+    pair_open(&pair, &params);
+    build_frame(&pair.s[1], frame, sizeof(frame), 1);
+    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, sizeof(frame)), TC_OK);
+    build_bare_frame(&pair.s[1], frame, TC_KIND_GOODBYE);
+    tc_frame_seal(frame);
+    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, sizeof(frame)), TC_OK);
+    build_frame(&pair.s[1], frame, sizeof(frame), 2);
+    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, sizeof(frame)), TC_OK);
+    build_frame(&pair.s[1], frame, sizeof(frame), 4);
+    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, sizeof(frame)), TC_OK);
+
+    status = tc_peer_progress(pair.s[0].peer, 0, &n);
+    tc_peer_stats(pair.s[0].peer, &st);
+    print_message("frames after a goodbye in the same call: %llu ran (sum %lld), %llu "
+                  "rejected\n", (unsigned long long)st.rx_frames,
+                  (long long)state_of(&pair.s[0])->sum, (unsigned long long)st.rx_rejected);
+    assert_true((status == TC_OK) || (status == TC_ERR_CLOSED));
+    assert_int_equal(state_of(&pair.s[0])->sum, 1);
+    assert_int_equal(st.rx_frames, 1);
+    assert_int_equal(st.rx_rejected, 2);
+    assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), "goodbye"));
+    assert_int_equal(tc_peer_wait(pair.s[0].peer, NULL), TC_ERR_CLOSED);
+    pair_close(&pair);
+}
+
 /* tc_peer_close: the other side's calls return TC_ERR_CLOSED, and neither
  * side logs an error or a warning. */
 static void test_goodbye(void **state)
@@ -375,6 +492,8 @@ int main(void)
         cmocka_unit_test(test_frames_mismatch),
         cmocka_unit_test(test_prepare_pkg_not_in_context),
         cmocka_unit_test(test_goodbye),
+        cmocka_unit_test(test_ack_beyond_sent),
+        cmocka_unit_test(test_nothing_after_goodbye),
     };
 
     test_filter_from_env();

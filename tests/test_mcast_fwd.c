@@ -13,7 +13,8 @@
  *     target; fire-and-forget leaves no record at any time;
  *   - after all rounds no rank holds ack-tree state;
  *   - an envelope whose slice does not hold its receiver is refused and
- *     the receiver keeps serving;
+ *     the receiver keeps serving; so is a one-hop envelope whose origin
+ *     is not its sender;
  *   - gather, broadcast and barrier over the rendezvous.
  */
 #define _GNU_SOURCE
@@ -875,6 +876,141 @@ static int osh_rank_main(uint32_t rank, uint16_t port, int listen_fd)
     return lim_close(lr);
 }
 
+/* ------------------------------------------------------------------------
+ * One-hop envelopes are the origin's own: only the origin sends them. Rank 2
+ * puts into rank 1's ring envelopes of one hop that name rank 0 as their
+ * origin, one with acks and one without: rank 1 refuses both (the ack one
+ * acked as not delivered, which rank 2, holding no record, refuses in
+ * turn); then one naming rank 2 itself, which runs with rank 2 as its
+ * origin. Before, rank 1 ran all three, two of them with rank 0 as the
+ * jam's sender. */
+#define HOP_RANKS 3u
+
+typedef struct hop_rank {
+    tc_mcast_t *mc;
+    tc_group_t *group;
+    uint32_t    rank;
+    uint64_t    delivered, not_sender;
+} hop_rank_t;
+
+#define HOP_CHECK(_c, ...) do { if (!(_c)) { fprintf(stderr, "rank %u: ", hr->rank); \
+    fprintf(stderr, __VA_ARGS__); fprintf(stderr, "\n"); return 1; } } while (0)
+
+static void hop_deliver(void *arg, const tc_mcast_info_t *info)
+{
+    hop_rank_t *hr = arg;
+
+    hr->delivered++;
+    hr->not_sender += (info->hops == 1) && (info->origin != info->from);
+}
+
+static int hop_rank1_done(void *arg)
+{
+    hop_rank_t *hr = arg;
+    tc_mcast_stats_t st;
+
+    tc_mcast_stats(hr->mc, &st);
+    return (hr->delivered + st.rejected >= 3) && (st.queued == 0);
+}
+
+static int hop_rank2_done(void *arg)
+{
+    hop_rank_t *hr = arg;
+    tc_mcast_stats_t st;
+
+    tc_mcast_stats(hr->mc, &st);
+    return st.rejected >= 1;
+}
+
+static int hop_forge(hop_rank_t *hr, const tc_jam_t *jam, uint8_t flags, uint32_t origin,
+                     uint64_t id)
+{
+    tc_mcast_env_t e = {flags, origin, 2, 1, id};
+    tc_mcast_set_t *slice = NULL;
+    uint64_t v = id;
+    uint8_t env[64];
+    size_t h, len = 0;
+    int ok;
+
+    ok = (tc_mcast_set_create(HOP_RANKS, &slice) == TC_OK) && (tc_mcast_set_add(slice, 1) == TC_OK);
+    h  = tc_mcast_env_put_hdr(&e, env);
+    ok = ok && (tc_mcast_encode(slice, env + h, sizeof(env) - h, &len) == TC_OK);
+    ok = ok && (tc_peer_send_kind(tc_group_peer(hr->group, 1), TC_KIND_MCAST, jam->pkg_id,
+                                  jam->element, env, (uint32_t)(h + len), &v, 8, 0) == TC_OK);
+    tc_mcast_set_destroy(slice);
+    HOP_CHECK(ok, "forging an envelope of origin %u", origin);
+    return 0;
+}
+
+static int hop_rank_main(uint32_t rank, uint16_t port, int listen_fd)
+{
+    hop_rank_t hrs, *hr = &hrs;
+    tc_context_params_t cp;
+    tc_group_params_t gp;
+    tc_context_t *ctx = NULL;
+    tc_group_t *group = NULL;
+    tc_mcast_stats_t st;
+    tc_pkg_t *pkg = NULL;
+    char path[4096];
+    tc_jam_t jam;
+
+    memset(hr, 0, sizeof(*hr));
+    hr->rank = rank;
+    HOP_CHECK((tc_pkg_default_path(path, sizeof(path)) == TC_OK) &&
+              (tc_pkg_open(path, &pkg) == TC_OK) && (tc_pkg_jam(pkg, "noop", &jam) == TC_OK),
+              "no bench package");
+    setenv("UCX_TLS", "^sysv", 0);
+    setenv("UCX_ALLOC_PRIO", "md:posix,huge,thp,mmap,heap", 0);
+    tc_context_params_init(&cp);
+    cp.slots      = 4;
+    cp.slot_size  = 256;
+    cp.frames     = TC_FRAMES_VARIABLE;
+    cp.timeout_ms = 20000;
+    cp.rank       = rank;
+    HOP_CHECK((tc_context_create(&cp, &ctx) == TC_OK) && (tc_context_add_pkg(ctx, pkg) == TC_OK),
+              "context");
+    tc_group_params_init(&gp, rank, HOP_RANKS);
+    gp.boot_port  = port;
+    gp.listen_fd  = (rank == 0) ? listen_fd : -1;
+    gp.timeout_ms = 20000;
+    HOP_CHECK(tc_group_create(ctx, &gp, &group) == TC_OK, "group");
+    hr->group = group;
+    HOP_CHECK(tc_mcast_create(group, &tc_mcast_ops_tree, 2, TC_WAIT_POLL, &hr->mc) == TC_OK,
+              "mcast");
+    tc_mcast_set_hooks(hr->mc, hop_deliver, NULL, hr);
+    HOP_CHECK(tc_group_barrier(group) == TC_OK, "first barrier");
+
+    if (rank == 2) {
+        if (hop_forge(hr, &jam, TC_MCAST_ENV_ACK, 0, 7) || hop_forge(hr, &jam, 0, 0, 0) ||
+            hop_forge(hr, &jam, 0, 2, 0)) {
+            return 1;
+        }
+        HOP_CHECK(tc_mcast_wait_until(hr->mc, hop_rank2_done, hr, "rank 1's ack") == TC_OK,
+                  "waiting for rank 1's ack");
+    } else if (rank == 1) {
+        HOP_CHECK(tc_mcast_wait_until(hr->mc, hop_rank1_done, hr, "rank 2's envelopes") == TC_OK,
+                  "waiting for rank 2's envelopes");
+        tc_mcast_stats(hr->mc, &st);
+        printf("rank 1: one-hop envelopes from rank 2 naming rank 0 as origin: %llu ran "
+               "with an origin not their sender, %llu refused\n",
+               (unsigned long long)hr->not_sender, (unsigned long long)st.rejected);
+        fflush(stdout);
+        HOP_CHECK(hr->not_sender == 0, "%llu one-hop envelopes ran with an origin not their "
+                  "sender", (unsigned long long)hr->not_sender);
+        HOP_CHECK(st.rejected == 2, "%llu refused, expected 2", (unsigned long long)st.rejected);
+        HOP_CHECK(hr->delivered == 1, "ran %llu, expected rank 2's own",
+                  (unsigned long long)hr->delivered);
+        HOP_CHECK(st.live == 0, "%llu records held", (unsigned long long)st.live);
+    }
+    HOP_CHECK(tc_mcast_flush(hr->mc) == TC_OK, "flush");
+    HOP_CHECK(tc_group_barrier(group) == TC_OK, "last barrier");
+    tc_mcast_destroy(hr->mc);
+    tc_group_destroy(group);
+    tc_context_destroy(ctx);
+    tc_pkg_close(pkg);
+    return 0;
+}
+
 /* Fork n ranks running rank_main; every one must exit 0. */
 static void fwd_fork_group(uint32_t n, int (*rank_main)(uint32_t, uint16_t, int))
 {
@@ -927,12 +1063,19 @@ static void test_mcast_origin_share(void **state)
     fwd_fork_group(OSH_RANKS, osh_rank_main);
 }
 
+static void test_mcast_one_hop_origin(void **state)
+{
+    (void)state;
+    fwd_fork_group(HOP_RANKS, hop_rank_main);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_group_mcast),
         cmocka_unit_test(test_mcast_bounded),
         cmocka_unit_test(test_mcast_origin_share),
+        cmocka_unit_test(test_mcast_one_hop_origin),
     };
     return cmocka_run_group_tests_name("mcast_fwd", tests, NULL, NULL);
 }

@@ -26,6 +26,7 @@
 
 #include "loop_pair.h"
 #include "log_keep.h"
+#include "raw_frame.h"
 
 static void test_ried_over_the_wire(void **unused)
 {
@@ -364,6 +365,59 @@ static void test_ried_ship_small_frames(void **unused)
     }
 }
 
+/* A ried frame (request or answer) whose op no one defines is refused with
+ * the reason and NACKed; before, op 7 was taken as a chunk (a library of
+ * its total size begun). */
+static void test_ried_unknown_op(void **unused)
+{
+    static const uint8_t kinds[] = {TC_KIND_RIED, TC_KIND_RIED_REP};
+    tc_frame_layout_t layout = {sizeof(tc_ried_args_t), 0, 0, 16};
+    tc_context_params_t params;
+    tc_frame_offsets_t off;
+    tc_ried_args_t args;
+    tc_peer_stats_t st;
+    tc_nack_t nack;
+    char frame[256];
+    unsigned k;
+    pair_t pair;
+
+    (void)unused;
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, 256 - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE);
+    for (k = 0; k < 2; ++k) {
+        memset(frame, 0, sizeof(frame));
+        assert_int_equal(tc_frame_layout(&layout, sizeof(frame), &off), TC_OK);
+        off.frame_size = sizeof(frame);
+        tc_frame_write_hdr(frame, &off, &layout, kinds[k], 0, 0, 0, pair.s[1].peer->tx_seq);
+        memset(&args, 0, sizeof(args));
+        args.id    = 1;
+        args.op    = 7;
+        args.total = 100;
+        strcpy(args.name, "ried_bench");
+        memcpy(frame + off.args_off, &args, sizeof(args));
+        tc_frame_seal(frame);
+        assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, sizeof(frame)), TC_OK);
+        assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, NULL), TC_OK);
+        tc_peer_stats(pair.s[0].peer, &st);
+        print_message("%s frame with op 7: %llu rejected, a library of %u bytes begun\n",
+                      k ? "ried answer" : "ried", (unsigned long long)st.rx_rejected,
+                      pair.s[0].peer->ried_rx.total);
+        assert_int_equal(st.rx_rejected, k + 1);
+        assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), "unknown op 7"));
+        assert_null(pair.s[0].peer->ried_rx.buf);
+        assert_int_equal(pair.s[0].peer->owed & TC_OWED_RIED, 0);
+        while ((tc_peer_last_nack(pair.s[1].peer, &nack) != TC_OK) ||
+               (nack.seq != pair.s[1].peer->tx_seq - 1)) {
+            assert_int_equal(tc_peer_progress(pair.s[1].peer, 0, NULL), TC_OK);
+        }
+        assert_int_equal(nack.status, TC_ERR_BAD_FRAME);
+        assert_non_null(strstr(nack.reason, "unknown op 7"));
+        assert_int_equal(tc_peer_flush(pair.s[0].peer), TC_OK);
+    }
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_ried_per_peer_limit),
         cmocka_unit_test(test_ried_answer_frame_sizes),
         cmocka_unit_test(test_ried_ship_small_frames),
+        cmocka_unit_test(test_ried_unknown_op),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("ried", tests, NULL, NULL);
