@@ -136,10 +136,11 @@ def group(rows, key):
 
 
 def experiments(folder):
-    """the experiment names of a folder: its <name>.csv, not the .dist.csv"""
+    """the experiment names of a folder: its <name>.csv (in the order of the
+    file names), not the .dist.csv"""
     if not os.path.isdir(folder):
         return []
-    return sorted(n[:-4] for n in os.listdir(folder) if n.endswith(".csv") and not n.endswith(".dist.csv"))
+    return [n[:-4] for n in sorted(os.listdir(folder)) if n.endswith(".csv") and not n.endswith(".dist.csv")]
 
 
 def size_label(b):
