@@ -121,6 +121,17 @@ def read(path, em=None, defaults=True):
     return Table(fields, rows, sorted(added))
 
 
+def fill_from_axes(rows, em):
+    """a row's empty cell in a column that is also its point's sweep axis
+    takes the axis value (a put_lat row's jam: the jam its invocation ran)"""
+    axes = point_axes(em or {})
+    for r in rows:
+        for k, v in axes.get(str(r.get("point", "")), {}).items():
+            if r.get(k) == "" and v not in (None, False, ""):
+                r[k] = str(v)
+    return rows
+
+
 def invocation(r):
     """the tool invocation that wrote row r: its point and round (the
     runner's layout; bench-ci numbers every round as a point)"""
