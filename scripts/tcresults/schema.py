@@ -26,6 +26,8 @@ import os
 import statistics
 
 PERF, MCAST = "perf", "mcast"
+# the columns the runner (tc-experiments) puts before the tool's own
+PREFIX_COLS = ["experiment", "point", "round", "preset"]
 # What an absent or empty axis column means (older tc-perf builds had no
 # placement, prefetch, stress, gap or signal control, and polled).
 AXIS_DEFAULTS = {"wait": "poll", "placement": "default", "sw_prefetch": "off", "stress": "none",
