@@ -296,39 +296,51 @@ def plot_settings(exp, test, xlabel, xs, ys, logx):
             "set rmargin 8", "set tmargin 3", xr, yr, ticks]
 
 
-def plot(out, exp, test, plats, data, keycols, gp, emit_gp=False):
-    """One gnuplot figure: jam value relative to put vs payload (or, where every
-    point has one payload, vs the numeric variant that varies, e.g. gap_us);
-    one colour per variant (none shared), one dash and point type per platform."""
+def plot_script(base, exp, test, plats, data, keycols):
+    """(the data file's text, the gnuplot lines after the terminal and output,
+    the number of series) of one figure: jam value relative to put vs payload
+    (or, where every point has one payload, vs the numeric variant that
+    varies, e.g. gap_us); one colour per variant (none shared), one dash and
+    point type per platform. None where there is nothing to draw."""
     keys = [k for dd in data for k in dd if k[0] == test]
     xi, shown = plot_axes(keys, keycols)
     series = plot_series(test, data, keycols, xi, shown)
     if not series:
-        return []
-    base = os.path.join(out, "%s-%s" % (exp, test))
-    datf = base + ".dat"
+        return None
     labels = sorted({lab for lab, _ in series})
     pal = gnuplot.palette()
     xs = sorted({x for pts in series.values() for x, _ in pts})
     ys = [y for pts in series.values() for _, y in pts]
     logx = xi == 2 or (xs[0] > 0 and len(xs) > 2 and xs[-1] / xs[0] > 100)
     blocks = sorted(series, key=lambda s: (labels.index(s[0]), s[1]))
-    with open(datf, "w") as f:
-        for lab, pi in blocks:
-            f.write("# %s | %s\n" % (plats[pi].id, lab))
-            for x, y in sorted(series[(lab, pi)]):
-                f.write("%.9g %.6g\n" % (x, y))
-            f.write("\n\n")
-    settings = plot_settings(exp, test, "payload (bytes)" if xi == 2 else keycols[xi], xs, ys, logx)
-    parts = ["'%s' index %d using 1:2 with linespoints lc rgb '%s' dt %d pt %d title '%s'" % (
-        datf, i, gnuplot.colour(labels.index(lab), pal), pi + 1, pi + 4,
+    text = ""
+    for lab, pi in blocks:
+        text += "# %s | %s\n" % (plats[pi].id, lab)
+        for x, y in sorted(series[(lab, pi)]):
+            text += "%.9g %.6g\n" % (x, y)
+        text += "\n\n"
+    parts = ["'%s.dat' index %d using 1:2 with linespoints lc rgb '%s' dt %d pt %d title '%s'" % (
+        base, i, gnuplot.colour(labels.index(lab), pal), pi + 1, pi + 4,
         ("%s: %s" % (plats[pi].id, lab)).replace("'", "")) for i, (lab, pi) in enumerate(blocks)]
-    height = 800 + 17 * max(0, len(blocks) - 8)
+    cmds = plot_settings(exp, test, "payload (bytes)" if xi == 2 else keycols[xi], xs, ys, logx)
+    return text, cmds + ["plot " + ", \\\n  ".join(parts)], len(blocks)
+
+
+def plot(out, exp, test, plats, data, keycols, gp, emit_gp=False):
+    """plot_script drawn with gnuplot into out/<exp>-<test>.png and .svg
+    (emit_gp: each script kept beside its figure); -> the files drawn"""
+    base = os.path.join(out, "%s-%s" % (exp, test))
+    job = plot_script(base, exp, test, plats, data, keycols)
+    if job is None:
+        return []
+    text, script, nblocks = job
+    with open(base + ".dat", "w") as f:
+        f.write(text)
+    height = 800 + 17 * max(0, nblocks - 8)
     made = []
     for term, ext in (("pngcairo size 1000,%d noenhanced" % height, "png"),
                       ("svg size 1000,%d noenhanced" % height, "svg")):
-        cmds = ["set terminal %s" % term, "set output '%s.%s'" % (base, ext)] + settings
-        cmds.append("plot " + ", \\\n  ".join(parts))
+        cmds = ["set terminal %s" % term, "set output '%s.%s'" % (base, ext)] + script
         r = subprocess.run([gp], input="\n".join(cmds) + "\n", text=True, capture_output=True)
         if r.returncode != 0:
             print("tc-platforms: gnuplot failed for %s: %s" % (base, r.stderr.strip()[:300]), file=sys.stderr)
@@ -337,7 +349,7 @@ def plot(out, exp, test, plats, data, keycols, gp, emit_gp=False):
         if emit_gp:   # the script as run, for tests/test_plot.sh
             with open("%s.%s.gp" % (base, ext), "w") as f:
                 f.write("\n".join(cmds) + "\n")
-    os.remove(datf)
+    os.remove(base + ".dat")
     return made
 
 

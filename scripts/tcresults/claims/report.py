@@ -25,6 +25,7 @@ def tally(rows, proxy):
             parts.append("%d %s" % (n, v))
     return ", ".join(parts)
 
+
 def markdown(sh):
     m = sh.r.meta
     out = ["# The paper's headline claims on %s" % (m.get("platform_id") or os.path.basename(os.path.abspath(sh.r.dir))), ""]
@@ -70,6 +71,7 @@ def markdown(sh):
     out += ["", "`much larger than the paper` is counted as its own verdict: the effect is there, but not "
             "the paper's magnitude, so it does not hold the paper's number.", ""]
     return "\n".join(out)
+
 
 def as_json(sh):
     return {"platform_id": sh.r.meta.get("platform_id") or os.path.basename(os.path.abspath(sh.r.dir)),

@@ -35,7 +35,6 @@ def spread(x):
     return "%.0f%%" % x
 
 
-
 def ratio_series(a, b, inv=False):
     """{size: a/b} over sizes both have (b/a if inv)."""
     out = {}

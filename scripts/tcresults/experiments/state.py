@@ -8,6 +8,7 @@ import sys
 import time
 import uuid
 
+
 def now_iso():
     return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
 

@@ -8,6 +8,7 @@ import sys
 
 from .. import paths
 
+
 def git_rev():
     try:
         rev = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=paths.TOP, capture_output=True,

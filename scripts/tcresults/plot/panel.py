@@ -95,7 +95,6 @@ def gnuplot(template, variables, outbase, formats, log):
     return ok
 
 
-
 def subtitle(meta, exp_meta, platform_id):
     """a figure's second title line: platform, preset, date, revision"""
     return enh('%s | preset %s | %s | rev %s' % (platform_id, exp_meta.get('preset', meta.get('preset', '?')),

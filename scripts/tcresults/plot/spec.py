@@ -39,7 +39,6 @@ def match(row, where):
     return True
 
 
-
 def series_of(rows, spec):
     """[(title, ref, rows, colour key)] for one series spec of one panel: the
     rows it takes (where), one series per value of its split columns."""
