@@ -48,14 +48,13 @@ Exit status: 1 when any gated point regresses, 0 otherwise; with
 (then 1 when a gated point is worse by more than F: latency ratio > F or rate
 ratio < 1/F). 2 on bad input (nothing comparable).
 """
-import argparse
 import glob
 import math
 import os
 import statistics
 import sys
 
-from . import schema
+from . import cli, schema
 from .reduce import Point, References
 from .schema import num
 
@@ -248,9 +247,7 @@ def show(v, m):
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(prog="tc-compare", description=__doc__.split("\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog="\n".join(__doc__.split("\n")[2:]))
+    ap = cli.parser("tc-compare", __doc__)
     ap.add_argument("base")
     ap.add_argument("new")
     ap.add_argument("--threshold", type=float, default=10.0, metavar="PCT",

@@ -33,13 +33,12 @@ folder without the column: one).
 Python 3 standard library; gnuplot for the plots (skipped, with a note, when
 it is missing).
 """
-import argparse
 import os
 import shutil
 import subprocess
 import sys
 
-from . import gnuplot, paths, schema
+from . import cli, gnuplot, paths, schema
 from .reduce import Point, References, reference_test
 from .schema import median, num, sort_key
 
@@ -419,9 +418,7 @@ def load_platforms(dirs):
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(prog="tc-platforms", description=__doc__.split("\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog="\n".join(__doc__.split("\n")[2:]))
+    ap = cli.parser("tc-platforms", __doc__)
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("-o", dest="out", default=os.path.join(paths.TOP, "plots", "compare"))
     ap.add_argument("--experiment", action="append", default=[])
@@ -472,8 +469,6 @@ def main(argv=None):
     elif made:
         md += ["Plots: " + ", ".join("`%s`" % os.path.relpath(m, a.out) for m in made if m.endswith(".png")), ""]
     mdp = os.path.join(a.out, "compare.md")
-    with open(mdp + ".tmp", "w") as f:
-        f.write("\n".join(md))
-    os.replace(mdp + ".tmp", mdp)
+    cli.write_whole(mdp, "\n".join(md))
     print("tc-platforms: %d experiment(s), %d platform(s) -> %s (%d plot files)" % (len(exps), len(plats), mdp, len(made)))
     return 0

@@ -45,11 +45,11 @@ by side per claim with `same`/`differs` (exit 0 either way: it is a report).
 
 Python 3 standard library only.
 """
-import argparse
 import json
 import os
 import sys
 
+from .. import cli
 from . import report
 from .injected import injected
 from .results import Results
@@ -69,9 +69,7 @@ def judge_all(results_dir):
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(prog="tc-claims", description=__doc__.split("\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 epilog="\n".join(__doc__.split("\n")[2:]))
+    ap = cli.parser("tc-claims", __doc__)
     ap.add_argument("results_dir", nargs="?")
     ap.add_argument("-o", dest="out", help="output file (default RESULTS_DIR/claims.md; - for stdout)")
     ap.add_argument("--json", dest="json_out", metavar="FILE",
@@ -84,16 +82,6 @@ def parse_args(argv=None):
     if not a.diff and not os.path.isdir(a.results_dir):
         ap.error("%s: not a folder" % a.results_dir)
     return a
-
-
-def write(path, text):
-    """text to path (- for stdout), whole or not at all"""
-    if path == "-":
-        sys.stdout.write(text)
-        return
-    with open(path + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(path + ".tmp", path)
 
 
 def main(argv=None):
@@ -110,11 +98,11 @@ def main(argv=None):
     sh = judge_all(a.results_dir)
     md = report.markdown(sh)
     if a.json_out:
-        write(a.json_out, json.dumps(report.as_json(sh), indent=1) + "\n")
+        cli.write_whole(a.json_out, json.dumps(report.as_json(sh), indent=1) + "\n")
     if a.out == "-":
-        write("-", md)
+        cli.write_whole("-", md)
         return 0
     out = a.out or os.path.join(a.results_dir, "claims.md")
-    write(out, md)
+    cli.write_whole(out, md)
     print("tc-claims: %d claims -> %s" % (len(sh.rows), out), file=sys.stderr if a.json_out == "-" else sys.stdout)
     return 0

@@ -8,6 +8,8 @@ import sys
 import time
 import uuid
 
+from .. import cli
+
 
 def now_iso():
     return datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
@@ -26,11 +28,7 @@ def short(text, n=110):
     return text if len(text) <= n else text[:n - 3] + '...'
 
 
-def atomic_write(path, text):
-    tmp = '%s.tmp.%d' % (path, os.getpid())
-    with open(tmp, 'w') as f:
-        f.write(text)
-    os.replace(tmp, path)
+atomic_write = cli.write_whole
 
 
 class State:
