@@ -71,7 +71,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire
 .SECONDARY:
 all: lib pkg tools
 
@@ -173,6 +173,16 @@ check:
 
 check-run: all $(TEST_BINS)
 	@BUILD=$(BUILD) VALGRIND=$(VALGRIND) SAN=$(SAN) tests/run-tests.sh
+
+# Line coverage of scripts/tcresults (the results layer) by its unit tests
+# (tests/py, also run by make check), with Debian's python3-coverage.
+coverage-py:
+	@scripts/deps.sh coverage
+	@mkdir -p $(BUILD)
+	COVERAGE_FILE=$(BUILD)/py.coverage PYTHONDONTWRITEBYTECODE=1 python3-coverage run \
+	    --source=scripts/tcresults tests/py/run.py >$(BUILD)/py-coverage.log || { tail -30 $(BUILD)/py-coverage.log; exit 1; }
+	@tail -1 $(BUILD)/py-coverage.log
+	COVERAGE_FILE=$(BUILD)/py.coverage python3-coverage report -m
 
 # The aarch64 build under qemu-user (scripts/check-aarch64.sh): cross-built
 # against Debian's arm64 UCX into build-aarch64/, run by binfmt_misc.

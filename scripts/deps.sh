@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages Two-Chains needs, when any is missing.
 set -euo pipefail
-# usage: deps.sh [fuzz|aarch64]
+# usage: deps.sh [fuzz|aarch64|coverage]
 #   fuzz     adds clang, for make fuzz
+#   coverage adds python3-coverage, for make coverage-py (the unit tests of
+#            scripts/tcresults need only python3's standard library)
 #   aarch64  adds Debian's arm64 UCX, libelf, hwloc and cmocka (multiarch:
 #            dpkg --add-architecture arm64), for make check-aarch64
 pkgs=(build-essential libpmix-dev openmpi-bin pkg-config libucx-dev ucx-utils libelf-dev stress-ng gnuplot-nox
       hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc python3
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
 [ "${1:-}" = fuzz ] && pkgs+=(clang)
+[ "${1:-}" = coverage ] && pkgs+=(python3-coverage)
 if [ "${1:-}" = aarch64 ]; then
     pkgs+=(libucx-dev:arm64 libelf-dev:arm64 libhwloc-dev:arm64 libcmocka-dev:arm64)
     if ! dpkg --print-foreign-architectures | grep -qx arm64; then

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Runs every test program in $BUILD/tests (cmocka) and every tests/test_*.sh,
-# and ends with the line "N passed, N failed, N skipped" counting test cases
-# (cmocka's skip()s and the scripts' exit 77 are the skipped ones, each listed
-# with its reason).
+# Runs every test program in $BUILD/tests (cmocka), the unit tests of
+# scripts/tcresults (tests/py/run.py: Python's unittest, printed as cmocka
+# prints) and every tests/test_*.sh, and ends with the line "N passed, N
+# failed, N skipped" counting test cases (cmocka's skip()s, the unit tests'
+# skips and the scripts' exit 77 are the skipped ones, each listed with its
+# reason).
 # VALGRIND=1 runs the pure-module programs under valgrind memcheck instead.
 # TC_TESTS="name ..." runs only those (cmocka program or script names;
-# "cmocka" stands for every cmocka program); TC_TEST_DIRS="dir ..." adds
+# "cmocka" stands for every cmocka program, test_py for the unit tests of
+# scripts/tcresults); TC_TEST_DIRS="dir ..." adds
 # the test_*.sh of those folders (make check-aarch64 uses both).
 set -u
 BUILD=${BUILD:-build}
@@ -45,6 +48,17 @@ skipped_cmocka() { # log -> "    skipped: NAME: the line the test printed before
          { prev = $0 }' "$1"
 }
 
+tally_cases() { # name rc: a program that printed cmocka's closing lines, counted
+    local t=$1 rc=$2 p f s
+    read -r p f s < <(count_cmocka "$logdir/$t.log")
+    pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+    if [ "$rc" != 0 ] && [ "$f" = 0 ]; then fail=$((fail + 1)); fi
+    [ "$rc" = 0 ] || failed_names+=("$t (rc=$rc)")
+    printf '%-28s %3s passed %3s failed %3s skipped%s\n' "$t" "$p" "$f" "$s" \
+        "$([ "$rc" = 0 ] || echo "  <- see $logdir/$t.log")"
+    skipped_cmocka "$logdir/$t.log"
+}
+
 run_one() { # name cmd...
     local name=$1; shift
     local log="$logdir/$name.log" rc
@@ -75,14 +89,17 @@ else
         [ -f "$here/$t.c" ] || { echo "$t: no tests/$t.c, stale: not run"; continue; }
         selected "$t" cmocka || continue
         rc=$(run_one "$t" "$bin")
-        read -r p f s < <(count_cmocka "$logdir/$t.log")
-        pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
-        if [ "$rc" != 0 ] && [ "$f" = 0 ]; then fail=$((fail + 1)); fi
-        [ "$rc" = 0 ] || failed_names+=("$t (rc=$rc)")
-        printf '%-28s %3s passed %3s failed %3s skipped%s\n' "$t" "$p" "$f" "$s" \
-            "$([ "$rc" = 0 ] || echo "  <- see $logdir/$t.log")"
-        skipped_cmocka "$logdir/$t.log"
+        tally_cases "$t" "$rc"
     done
+    # the unit tests of scripts/tcresults, each test case counted
+    if selected test_py; then
+        if command -v python3 >/dev/null; then
+            rc=$(run_one test_py env PYTHONDONTWRITEBYTECODE=1 python3 "$here/py/run.py")
+            tally_cases test_py "$rc"
+        else
+            skip=$((skip + 1)); printf '%-28s skipped: python3 missing (scripts/deps.sh)\n' test_py
+        fi
+    fi
     extra=()
     for d in ${TC_TEST_DIRS:-}; do extra+=("$d"/test_*.sh); done
     for sh in "$here"/test_*.sh "${extra[@]}"; do

@@ -44,3 +44,11 @@ def interval(vals, scale=RATIO):
         return tuple(sorted((back(math.exp(m - h)), back(math.exp(m + h)))))
     m, h = statistics.mean(vals), t975(n - 1) * statistics.stdev(vals) / math.sqrt(n)
     return m - h, m + h
+
+
+def median_interval(vals, scale=RATIO):
+    """(median, low, high) of one point's values over its rounds: the median
+    and interval() (low = high = the median with fewer than two values)"""
+    med = statistics.median(vals)
+    iv = interval(vals, scale)
+    return (med,) + (iv if iv else (med, med))

@@ -1,0 +1,360 @@
+"""tcresults.plot (tc-plot) with gnuplot stubbed: what the figures promise,
+checked in the data and settings they are drawn from (plots/<platform>/data/
+*.dat and *.set): a point of several rounds at the median over its rounds
+with the 95% interval as bars, a vs transform per round, keys that say what
+the bars span, distinct colours, percentile axes bounded by the samples,
+wrapped y labels. tests/test_plot.sh draws the committed results with the
+real gnuplot."""
+import argparse
+import csv
+import glob
+import os
+import re
+import shutil
+
+from helpers import DATA, RESULTS, Case
+
+from tcresults import paths
+from tcresults import plot
+from tcresults.plot import dist, figure, panel, spec
+
+ROUNDS = os.path.join(DATA, "plot-rounds")
+
+
+class Drawn(Case):
+    """plot_platform into the scratch folder, gnuplot stubbed: its calls kept"""
+
+    def setUp(self):
+        super().setUp()
+        self.calls = []
+
+        def fake(template, variables, outbase, formats, log):
+            self.calls.append((template, variables, outbase))
+            return True
+        for mod in (figure, dist):
+            orig = mod.gnuplot
+            mod.gnuplot = fake
+            self.addCleanup(setattr, mod, "gnuplot", orig)
+
+    def draw(self, results, pid_, experiments=()):
+        opts = argparse.Namespace(results=results, plots=self.path("plots"), experiments=list(experiments))
+        return plot.plot_platform(pid_, opts, plot.experiment_defs(paths.EXP_DIR), ["svg"])
+
+    def blocks(self, rel):
+        out, cur = {}, None
+        with open(self.path("plots", rel)) as f:
+            for line in f:
+                if line.startswith("# "):
+                    cur = out.setdefault(line[2:].strip(), {})
+                elif line.strip():
+                    v = [float(x) for x in line.split()]
+                    cur[v[0]] = tuple(v[1:])
+        return out
+
+    def settings(self, rel):
+        with open(self.path("plots", rel)) as f:
+            return f.read()
+
+
+class Rounds(Drawn):
+    """tests/data/plot-rounds: point 0 in 3 rounds (rows in round order 2, 3,
+    1); round1: the same round 1 without the round column. p50 (us) by round:
+    local 4 B 1.0 1.2 2.0, injected 4 B 1.3 1.8 2.4, put 4 B 0.5 0.4 0.7,
+    local 64 B 3.0 3.3 3.6, injected 64 B 3.3 3.3 3.6. By hand, t(0.975, 2) =
+    4.303 on the logs (of 1 + overhead/100 for the overhead)."""
+
+    def setUp(self):
+        super().setUp()
+        self.draw(ROUNDS, "rounds3", ["fig07", "fig11"])
+        self.draw(ROUNDS, "round1", ["fig07", "fig11"])
+
+    def assertPoints(self, rel, want):
+        got = self.blocks(rel)
+        for title, pts in want.items():
+            for x, exp in pts.items():
+                g = got.get(title, {}).get(x)
+                self.assertIsNotNone(g, "%s: %s at %g" % (rel, title, x))
+                for a, b in zip(g, exp):
+                    self.assertAlmostEqual(a, b, delta=1e-5 * max(1, abs(b)), msg="%s: %s at %g" % (rel, title, x))
+
+    def test_median_and_interval_over_rounds(self):
+        self.assertPoints("rounds3/data/fig07-injected-latency-1.dat", {
+            "Local Function": {4: (1.2, 0.548355, 3.268983), 64: (3.3, 2.623748, 4.127651)},
+            "Injected Function": {4: (1.8, 0.829565, 3.808620)},
+            "raw put (reference)": {4: (0.5, 0.257884, 1.045507)}})
+
+    def test_vs_divides_each_round_by_its_own(self):
+        # injected vs local 4 B, per round: 30, 50, 20 % -> median 30 (paired
+        # wrongly: a ratio of the medians gives 50, every round against round
+        # 1's local 30, 80, 140 -> 80)
+        self.assertPoints("rounds3/data/fig07-injected-latency-2.dat", {
+            "latency overhead": {4: (30, 0.253991, 75.809458), 64: (0, -9.961831, 18.350057)}})
+
+    def test_one_round_as_the_row_is(self):
+        self.assertPoints("round1/data/fig07-injected-latency-1.dat", {
+            "Local Function": {4: (1.0, 0.9, 1.5), 64: (3.0, 2.9, 3.5)}, "raw put (reference)": {4: (0.5, 0.4, 1.0)}})
+        self.assertPoints("round1/data/fig07-injected-latency-2.dat", {
+            "latency overhead": {4: (30, 30, 30), 64: (10, 10, 10)}})
+
+    def test_keys_say_what_the_bars_are(self):
+        rkey = 'set key title "median of 3 rounds\\nbars: 95% interval over rounds"'
+        for rel, key, barred in (("rounds3/data/fig07-injected-latency-1.set", rkey, 1),
+                                 ("rounds3/data/fig07-injected-latency-2.set", rkey, 1),
+                                 ("round1/data/fig07-injected-latency-1.set", 'set key title "bars: min..p99"', 1),
+                                 ("round1/data/fig07-injected-latency-2.set", None, 0)):
+            text = self.settings(rel)
+            if key:
+                self.assertIn(key, text.splitlines(), rel)
+            else:
+                self.assertNotIn("rounds", text, rel)
+            self.assertRegex(text, r"(?m)^bars = %d$" % barred)
+
+    def test_distribution_round_one(self):
+        # round 1's percentiles (round 2's are twice as long), said in the title
+        self.assertPoints("rounds3/data/fig11-12-dist-p0-indirect_put-1.dat", {
+            "default jam_lat": {2: (0.2,) * 3, 10: (0.3,) * 3, 1000: (1.0,) * 3}})
+        titles = {os.path.relpath(c[2], self.path("plots")): c[1]["figtitle"] for c in self.calls if c[0] == "dist.gp"}
+        self.assertIn("round 1 of 3", titles["rounds3/fig11-12-dist-p0-indirect_put"])
+        self.assertNotIn("round 1 of", titles["round1/fig11-12-dist-p0-indirect_put"])
+
+
+def problems(plots, results):
+    """what is wrong in the .set files tc-plot wrote (tests/test_plot.sh's checker)"""
+    bad, nbars, ndist = [], 0, 0
+    for setf in sorted(glob.glob(os.path.join(plots, "*", "data", "*.set"))):
+        with open(setf) as f:
+            text = f.read()
+        name = os.path.relpath(setf, plots)
+        cols = re.findall(r'^set style line \d+ lc rgb "(#[0-9a-fA-F]{6})"', text, re.M)
+        if len(cols) != len(set(cols)):
+            bad.append("%s: two series share a colour: %s" % (name, cols))
+        nblocks = int(re.search(r"^nblocks = (\d+)", text, re.M).group(1))
+        if len(cols) != nblocks:
+            bad.append("%s: %d series, %d colours" % (name, nblocks, len(cols)))
+        if re.search(r"^bars = 1", text, re.M) and nblocks:
+            nbars += 1
+            if not re.search(r'^set key title "(bars: [a-z0-9]+\.\.[a-z0-9]+|median of [0-9.]+ rounds\\nbars: '
+                             r'95% interval over rounds)"', text, re.M):
+                bad.append("%s: error bars, but the key does not say what they span" % name)
+        yl = re.search(r'^ylabel = "(.*)"', text, re.M).group(1)
+        for line in yl.split("\\n"):
+            if len(line) > 42:
+                bad.append("%s: y label line of %d characters (clipped): %s" % (name, len(line), line))
+        m = re.match(r"(.*)-dist-p(\d+)-.*-\d+\.set$", os.path.basename(setf))
+        if m and nblocks:
+            ndist += 1
+            pid, point = setf.split(os.sep)[-3], m.group(2)
+            n = max(float(r["iterations"]) for e in glob.glob(os.path.join(results, pid, "*.dist.csv"))
+                    for r in csv.DictReader(open(e[:-9] + ".csv")) if r.get("point") == point and r.get("iterations"))
+            xr = re.search(r"^set xrange \[1:([0-9.e+]+)\]", text, re.M)
+            if not xr or float(xr.group(1)) > n * 1.000001:
+                bad.append("%s: percentile axis %s past the sample count %g" % (name, xr and xr.group(1), n))
+            ticks = [float(v) for v in re.findall(r'"[0-9.]+" ([0-9.e+]+)', re.search(r"^set xtics .*", text,
+                                                                                        re.M).group(0))]
+            if not ticks or max(ticks) > n * 1.000001:
+                bad.append("%s: a percentile tick past the sample count %g: %s" % (name, n, ticks))
+            with open(setf[:-4] + ".dat") as f:
+                for line in f:
+                    if line[:1] not in "#\n" and float(line.split()[0]) > n * 1.000001:
+                        bad.append("%s: a point at x = %s past the sample count %g" % (name, line.split()[0], n))
+                        break
+    return bad, nbars, ndist
+
+
+class Committed(Case):
+    """every committed platform folder drawn once (gnuplot stubbed): the promises hold"""
+
+    @classmethod
+    def setUpClass(cls):
+        import tempfile
+        cls.plots = tempfile.mkdtemp(prefix="tcpy-plots-")
+        cls.pids = plot.drawable(RESULTS, plot.experiment_defs(paths.EXP_DIR))
+        saved = figure.gnuplot, dist.gnuplot
+        figure.gnuplot = dist.gnuplot = lambda *a: True
+        try:
+            opts = argparse.Namespace(results=RESULTS, plots=cls.plots, experiments=[])
+            cls.drawn = {p: plot.plot_platform(p, opts, plot.experiment_defs(paths.EXP_DIR), ["svg"])
+                         for p in cls.pids}
+        finally:
+            figure.gnuplot, dist.gnuplot = saved
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.plots, True)
+
+    def setUp(self):
+        super().setUp()
+        if not self.pids:
+            self.skipTest("no committed results with a meta.json")
+
+    def test_every_platform_drawn(self):
+        for pid_, (made, log) in self.drawn.items():
+            self.assertTrue(made, pid_)
+            self.assertEqual(log, [])
+
+    def test_promises(self):
+        bad, nbars, ndist = problems(self.plots, RESULTS)
+        self.assertEqual(bad, [])
+        self.assertGreater(nbars, 0, "no panel with error bars at all")
+        self.assertGreater(ndist, 0, "no distribution panel at all")
+
+    def test_checker_rejects(self):
+        """a shared colour, a bar panel without its key title, a percentile
+        axis past the samples, an unwrapped label: each one is found"""
+        p1 = self.pids[0]
+        for pattern, glob_, repl in (
+                (r'^(set style line 102 lc rgb )"#[0-9a-f]*"', "fig10-placement-rate-1.set", None),
+                (r"^set key title.*\n", "fig07-injected-latency-1.set", ""),
+                (r"^set xrange \[1:.*\]", "fig11-12-dist-p0-*-1.set", "set xrange [1:1e6]"),
+                (r"^ylabel = .*", "fig13-14-wait-sparse-2.set",
+                 'ylabel = "server CPU time per message (ns, thread-cputime: no PMU) and more"')):
+            doc = self.path("doc")
+            shutil.rmtree(doc, True)
+            shutil.copytree(self.plots, doc)
+            f = sorted(glob.glob(os.path.join(doc, p1, "data", glob_)))[0]
+            with open(f) as fh:
+                text = fh.read()
+            if repl is None:    # the first series' colour on the second
+                first = re.search(r'^set style line 101 lc rgb ("#[0-9a-f]*")', text, re.M).group(1)
+                text = re.sub(pattern, r"\g<1>" + first, text, count=1, flags=re.M)
+            else:
+                text = re.sub(pattern, repl, text, count=1, flags=re.M)
+            with open(f, "w") as fh:
+                fh.write(text)
+            self.assertTrue(problems(doc, RESULTS)[0], "checker accepted %s on %s" % (pattern, f))
+
+
+class Choice(Drawn):
+    def opts(self, **kw):
+        d = dict(results=RESULTS, platform_id=None, all=False)
+        d.update(kw)
+        return argparse.Namespace(**d)
+
+    def test_every_platform_when_this_host_has_none(self):
+        os.environ["TC_PLATFORM_ID"] = "no-such-platform"
+        self.addCleanup(os.environ.pop, "TC_PLATFORM_ID")
+        rc, _, err = self.run_main(lambda a: plot.platforms(self.opts(), ["a", "b"]), [])
+        self.assertEqual(rc, ["a", "b"])
+        self.assertRegex(err, r"this host is no-such-platform .*no meta.json.*drawing every platform")
+        rc, _, err = self.run_main(lambda a: plot.platforms(self.opts(), []), [])
+        self.assertEqual(rc, 1)
+        self.assertIn("no other platform's results", err)
+
+    def test_all_and_named(self):
+        rc, _, err = self.run_main(lambda a: plot.platforms(self.opts(all=True), []), [])
+        self.assertEqual(rc, 1)
+        self.assertIn("no platform folder", err)
+        rc, _, err = self.run_main(lambda a: plot.platforms(self.opts(platform_id="nope"), ["x"]), [])
+        self.assertEqual(rc, 1)
+        self.assertIn("no %s/nope/meta.json: run scripts/tc-experiments first (present: x)"
+                      % os.path.relpath(RESULTS), err)
+        self.assertEqual(plot.platforms(self.opts(results=ROUNDS, platform_id="round1"), []), ["round1"])
+
+    def test_drawable(self):
+        defs = plot.experiment_defs(paths.EXP_DIR)
+        self.assertEqual(plot.drawable(ROUNDS, defs), ["round1", "rounds3"])
+        self.assertEqual(plot.drawable(self.path("none"), defs), [])
+
+    def test_missing_experiment_said(self):
+        os.makedirs(self.path("res", "p"))
+        shutil.copy(os.path.join(ROUNDS, "round1", "meta.json"), self.path("res", "p"))
+        (made, log), _, err = self.run_main(lambda a: self.draw(self.path("res"), "p", ["fig07"]), [])
+        self.assertEqual(made, [])
+        self.assertIn("fig07-08-injected: no results", err)
+
+
+class Spec(Case):
+    def test_titles(self):
+        row = {"stress": "", "placement": "llc", "axis:stash": "on", "wait": "pause"}
+        self.assertEqual(spec.fmt_title("{stress|no load} {placement}{axis:stash?, stash }", row), "no load llc, stash on")
+        self.assertEqual(spec.fmt_title("{wait} {absent}", row), "pause")
+        self.assertEqual(spec.fmt_title("{stress?under }x", {"stress": "vm"}), "under vmx")
+
+    def test_match(self):
+        self.assertTrue(spec.match({"a": "1", "b": "x"}, {"a": 1, "b": ["x", "y"]}))
+        self.assertFalse(spec.match({"a": "1"}, {"a": ["2"]}))
+        self.assertTrue(spec.match({"a": "1"}, None))
+
+    def test_series(self):
+        rows = [{"test": "jam_lat", "wait": w} for w in ("poll", "pause", "poll")]
+        s = spec.series_of(rows, {"where": {"test": "jam_lat"}, "split": ["wait"], "title": "{wait}",
+                                  "color_key": "w {wait}"})
+        self.assertEqual([(t, ref, len(g), ck) for t, ref, g, ck in s],
+                         [("poll", False, 2, "w poll"), ("pause", False, 1, "w pause")])
+
+
+class Panels(Case):
+    def test_y_fallback(self):
+        rs = {"y": "cycles", "y_fallback": "cpu_ns_per_msg", "ylabel_fallback": "cpu ns ({cycles_source})",
+              "series": []}
+        self.assertEqual(figure.y_column([{"cycles": "", "cycles_source": "thread-cputime"}], rs),
+                         ("cpu_ns_per_msg", "cpu ns (thread-cputime)"))
+        self.assertEqual(figure.y_column([{"cycles": "5"}], rs), ("cycles", "cycles"))
+
+    def test_labels_and_margins(self):
+        self.assertEqual(panel.bars_title(["min_us", "p99_us"]), "bars: min..p99")
+        self.assertEqual(panel.wrap_label("short", 38), "short")
+        w = panel.wrap_label("server CPU time per message (ns, thread-cputime: no PMU)", 38)
+        self.assertEqual(w.split("\n")[0], "server CPU time per message")
+        self.assertTrue(all(len(x) <= 38 for x in w.split("\n")))
+        self.assertEqual(panel.key_margin([]), 14)
+        self.assertEqual(panel.key_margin(["a" * 20, "b\n" + "c" * 30]), 31)
+
+    def test_colours_distinct_per_panel(self):
+        cm = {}
+        blocks = [("a", False, [(1, 2, 2, 2)], "same"), ("b", False, [(1, 3, 3, 3)], "same"),
+                  ("put", True, [(1, 1, 1, 1)])]
+        d = self.path("p")
+        panel.write_panel(d, 1, "t", "y", 10, blocks, "bars: min..max", cm)
+        with open(d + "-1.set") as f:
+            text = f.read()
+        cols = re.findall(r'lc rgb "(#[0-9a-f]{6})" dt (\d)', text)
+        self.assertEqual(len({c for c, _ in cols}), 3)
+        self.assertEqual([dt for _, dt in cols], ["1", "1", "2"])      # the reference dashed
+        self.assertIn('set key title "bars: min..max"', text)
+        with open(d + "-1.dat") as f:
+            self.assertEqual(f.read().count("# "), 3)
+
+
+class Dist(Case):
+    def test_first_round(self):
+        rows = [{"round": r} for r in ("2", "10", "1")]
+        self.assertEqual(dist.first_round(rows), ([{"round": "1"}], ", round 1 of 3"))
+        self.assertEqual(dist.first_round(rows[:1]), (rows[:1], ""))
+
+    def test_points_stop_at_the_samples(self):
+        grp = [{"percentile": p, "latency_us": "1.0"} for p in ("50", "99.9", "99.99", "100", "x")]
+        xs = [x for x, _, _, _ in dist.series_points(grp, 1000)]
+        self.assertEqual(len(xs), 2)
+        self.assertAlmostEqual(xs[1], 1000.0, places=6)
+        self.assertEqual(len(dist.series_points(grp, None)), 3)
+
+    def test_axis_without_counts(self):
+        (extra, ktitle), _, err = self.run_main(lambda a: dist.percentile_axis([("t", [], [None])], "n"), [])
+        self.assertEqual(ktitle, "n unknown")
+        self.assertIn("no sample count for some series", err)
+        extra, ktitle = dist.percentile_axis([("t", [], [1000, 20000])], "n")
+        self.assertEqual(ktitle, "n = 1000..20000 per series")
+        self.assertEqual(extra[0], "set xrange [1:20000]")
+
+    def test_sample_counts(self):
+        em = {"point_axes": [{"point": 3, "args": ["-t", "jam_lat", "-n", "5000"]}]}
+        counts, by_arg = dist.sample_counts([dict.fromkeys(dist.DIST_KEY, "a"), {"iterations": "7"}], em)
+        self.assertEqual(by_arg, {"3": 5000.0})
+        self.assertEqual(dist.samples_of({"point": 3}, counts, by_arg), 5000.0)
+
+
+class Gnuplot(Case):
+    def test_drawn(self):
+        if not shutil.which("gnuplot"):
+            self.skipTest("gnuplot missing (scripts/deps.sh installs gnuplot-nox)")
+        rc, _, err = self.run_main(plot.main, ["--all", "--results", ROUNDS, "--plots", self.tmp, "--formats", "svg",
+                                               "fig07"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("tc-plot: drawing every platform in", err)
+        for pid_ in ("round1", "rounds3"):
+            self.assertGreater(os.path.getsize(self.path(pid_, "fig07-injected-latency.svg")), 1000)
+        # gnuplot's complaint is the figure's failure, said
+        log = []
+        self.assertFalse(panel.gnuplot("no-such.gp", {"data": "x"}, self.path("f"), ["svg"], log))
+        self.assertIn("f.svg: ", log[0])

@@ -1,0 +1,133 @@
+"""tcresults.schema: the one reader, the one number parser."""
+import json
+import os
+
+from helpers import DATA, Case, csv_text
+
+from tcresults import schema
+
+
+class Num(Case):
+    def test_numbers(self):
+        self.assertEqual(schema.num("1.5"), 1.5)
+        self.assertEqual(schema.num(" 2 "), 2.0)
+        self.assertEqual(schema.num("1e3"), 1000.0)
+        self.assertEqual(schema.num(7), 7.0)
+
+    def test_no_value(self):
+        for s in ("", None, "abc", "-", "1,5"):
+            self.assertIsNone(schema.num(s), s)
+
+    def test_inf_and_nan_are_no_value(self):
+        # the one rule: a value that is not finite is no value (tc-compare's
+        # rule; tc-claims and tc-platforms let them through before)
+        for s in ("inf", "-inf", "nan", "NaN", "Infinity", float("inf")):
+            self.assertIsNone(schema.num(s), s)
+
+    def test_median(self):
+        self.assertIsNone(schema.median([]))
+        self.assertEqual(schema.median([3, 1, 2]), 2)
+
+
+class Read(Case):
+    def meta_exp(self, axes):
+        return {"point_axes": [{"point": p, "axes": a} for p, a in axes.items()]}
+
+    def test_defaults_fill_empty_and_absent_axes(self):
+        p = self.write("e.csv", csv_text("point,test,wait,payload_bytes", "0,jam_lat,,8", "0,put_lat,pause,8"))
+        t = schema.read(p)
+        self.assertEqual([r["wait"] for r in t.rows], ["poll", "pause"])
+        for k, v in schema.AXIS_DEFAULTS.items():
+            if k != "wait":
+                self.assertEqual(t.rows[0][k], v)
+        self.assertEqual(t.rows[0]["round"], schema.ROUND_DEFAULT)
+        self.assertEqual(t.fields, ["point", "test", "wait", "payload_bytes"])
+
+    def test_as_written(self):
+        p = self.write("e.csv", csv_text("point,test,wait", "0,jam_lat,"))
+        r = schema.read(p, defaults=False).rows[0]
+        self.assertEqual(r["wait"], "")
+        self.assertNotIn("round", r)
+
+    def test_axis_columns_from_meta(self):
+        p = self.write("e.csv", csv_text("point,test,jam", "0,jam_lat,a", "1,jam_lat,b", "2,put_lat,"))
+        em = self.meta_exp({0: {"stash": "on", "jam": "a"}, 1: {"stash": None, "naive": True}})
+        t = schema.read(p, em)
+        self.assertEqual(t.axes, ["axis:naive", "axis:stash"])
+        self.assertEqual(t.rows[0]["axis:stash"], "on")
+        self.assertEqual(t.rows[1]["axis:stash"], "")        # null: not set
+        self.assertEqual(t.rows[1]["axis:naive"], "True")
+        self.assertNotIn("axis:jam", t.rows[0])               # the CSV has the column
+        self.assertNotIn("axis:stash", t.rows[2])             # point 2 has no axes
+
+    def test_fill_from_axes(self):
+        p = self.write("e.csv", csv_text("point,test,jam", "0,jam_lat,a", "0,put_lat,", "1,put_lat,"))
+        em = self.meta_exp({0: {"jam": "a"}, 1: {"jam": None}})
+        rows = schema.fill_from_axes(schema.read(p, em).rows, em)
+        self.assertEqual([r["jam"] for r in rows], ["a", "a", ""])
+
+    def test_kind(self):
+        self.assertEqual(schema.kind(["test", "jam"]), schema.PERF)
+        self.assertEqual(schema.kind(["mode", "n", "radix"]), schema.MCAST)
+        self.assertEqual(schema.kind(["mode", "radix"]), schema.PERF)
+
+    def test_invocation_and_group(self):
+        rows = [{"point": "0", "round": "1"}, {"point": "1", "round": "1"}, {"point": "0", "round": "1"}]
+        g = schema.group(rows, schema.invocation)
+        self.assertEqual(list(g), [("0", "1"), ("1", "1")])
+        self.assertEqual(len(g[("0", "1")]), 2)
+        self.assertEqual(schema.invocation({}), ("", ""))
+
+
+class Meta(Case):
+    def test_absent_broken_file(self):
+        self.assertEqual(schema.load_meta(self.tmp), {})
+        self.write("meta.json", "{broken")
+        self.assertEqual(schema.load_meta(self.tmp), {})
+        self.assertEqual(schema.load_meta(self.path("meta.json")), {})   # a file, not a folder
+        self.write("meta.json", json.dumps({"platform_id": "x"}))
+        self.assertEqual(schema.load_meta(self.tmp), {"platform_id": "x"})
+
+    def test_exp_meta_and_point_axes(self):
+        m = {"experiments": {"e": {"point_axes": [{"point": 3, "axes": {"a": 1}}, {"point": 4}]}}}
+        self.assertEqual(schema.point_axes(schema.exp_meta(m, "e")), {"3": {"a": 1}, "4": {}})
+        self.assertEqual(schema.exp_meta(m, "f"), {})
+        self.assertEqual(schema.exp_meta({"experiments": None}, "e"), {})
+
+
+class Helpers(Case):
+    def test_size_label(self):
+        self.assertEqual(schema.size_label(4), "4 B")
+        self.assertEqual(schema.size_label("4096"), "4 KiB")
+        self.assertEqual(schema.size_label(1536), "1536 B")
+
+    def test_sort_key(self):
+        self.assertEqual(sorted([("10",), ("9",), ("b",), ("a",)], key=schema.sort_key),
+                         [("9",), ("10",), ("a",), ("b",)])
+
+    def test_experiments_in_file_name_order(self):
+        for n in ("fig13-14-wait.csv", "fig13-14-wait-sparse.csv", "x.dist.csv", "notes.md"):
+            self.write(n, "a\n")
+        # '-' sorts before '.': the order of the file names, as glob gave it
+        self.assertEqual(schema.experiments(self.tmp), ["fig13-14-wait-sparse", "fig13-14-wait"])
+        self.assertEqual(schema.experiments(self.path("nope")), [])
+
+
+class FolderTest(Case):
+    def test_fixture(self):
+        f = schema.Folder(os.path.join(DATA, "claims", "full"))
+        self.assertEqual(f.id, "fixture-full")
+        self.assertIsNone(f.table("absent"))
+        self.assertIsNone(f.rows("absent"))
+        self.assertEqual(f.rounds("fig07-08-injected"), [1, 2, 3])
+        self.assertIs(f.table("fig07-08-injected"), f.table("fig07-08-injected"))   # read once
+        self.assertEqual(f.support("wait.wfe"), "supported")
+        self.assertEqual(f.support("no.such"), "platform report has no no.such")
+
+    def test_without_meta(self):
+        d = self.path("plat-x")
+        os.makedirs(d)
+        f = schema.Folder(d)
+        self.assertEqual(f.id, "plat-x")
+        self.assertEqual(f.platform, {})
+        self.assertEqual(f.support("pmu"), "platform report has no pmu")
