@@ -145,7 +145,8 @@ typedef struct perf_run {
     uint64_t            iters, warmup; /* of the block running now (--blocks) */
     uint32_t            ref_frame;  /* reference tests: the frame size to move (that of
                                      * a jam frame of the payload in some mode) */
-    char                refused[160]; /* a test that cannot run here: why */
+    char                refused[160 + TC_JAM_DOC_MAX]; /* a test that cannot run here: why
+                                                        * (a jam's payload text with it) */
     int                 prepared[3]; /* namespace sync done, per mode */
     tc_clock_t          clock;
     tc_hist_t          *hist;
