@@ -293,25 +293,39 @@ static tc_status_t perf_check_places(const perf_opts_t *opts)
     return TC_OK;
 }
 
-static tc_status_t perf_swap_opts(perf_side_t *side)
+/* len bytes of ours for len bytes of the peer's (what: "option", "verdict"
+ * for the message where the peer's differ in size). */
+static tc_status_t perf_exchange(perf_side_t *side, const char *what, const void *mine,
+                                 void *theirs, size_t len)
 {
     void *peer = NULL;
     size_t peer_len = 0;
     tc_status_t status;
-    perf_opts_t theirs;
 
-    status = tc_boot_exchange(side->boot, &side->opts, sizeof(side->opts), &peer, &peer_len);
+    status = tc_boot_exchange(side->boot, mine, len, &peer, &peer_len);
     if (status != TC_OK) {
         return status;
     }
-    if (peer_len != sizeof(theirs)) {
-        tc_error("peer %s sent %zu option bytes, expected %zu (different tc-perf build?)",
-                 side->boot->peer_name, peer_len, sizeof(theirs));
+    if (peer_len != len) {
+        tc_error("peer %s sent %zu %s bytes, expected %zu (different tc-perf build?)",
+                 side->boot->peer_name, peer_len, what, len);
         free(peer);
         return TC_ERR_VERSION_MISMATCH;
     }
-    memcpy(&theirs, peer, sizeof(theirs));
+    memcpy(theirs, peer, len);
     free(peer);
+    return TC_OK;
+}
+
+static tc_status_t perf_swap_opts(perf_side_t *side)
+{
+    tc_status_t status;
+    perf_opts_t theirs;
+
+    status = perf_exchange(side, "option", &side->opts, &theirs, sizeof(theirs));
+    if (status != TC_OK) {
+        return status;
+    }
     if ((theirs.magic != PERF_OPTS_MAGIC) || (theirs.proto != TC_PROTO_VERSION)) {
         tc_error("peer %s runs tc-perf protocol %u, this side %u", side->boot->peer_name,
                  theirs.proto, TC_PROTO_VERSION);
@@ -402,8 +416,6 @@ static tc_status_t perf_agree(perf_side_t *side)
 {
     char shown[TC_LOG_TEXT_SIZE * 4];
     perf_verdict_t mine, theirs;
-    size_t peer_len = 0;
-    void *peer = NULL;
     tc_status_t status;
 
     memset(&mine, 0, sizeof(mine));
@@ -415,18 +427,10 @@ static tc_status_t perf_agree(perf_side_t *side)
             tc_error("refusing the client's run (it is told why): %s", mine.reason);
         }
     }
-    status = tc_boot_exchange(side->boot, &mine, sizeof(mine), &peer, &peer_len);
+    status = perf_exchange(side, "verdict", &mine, &theirs, sizeof(theirs));
     if (status != TC_OK) {
         return status;
     }
-    if (peer_len != sizeof(theirs)) {
-        tc_error("peer %s sent %zu verdict bytes, expected %zu (different tc-perf build?)",
-                 side->boot->peer_name, peer_len, sizeof(theirs));
-        free(peer);
-        return TC_ERR_VERSION_MISMATCH;
-    }
-    memcpy(&theirs, peer, sizeof(theirs));
-    free(peer);
     if (theirs.magic != PERF_VERDICT_MAGIC) {
         tc_error("peer %s sent no tc-perf verdict (different tc-perf build?)",
                  side->boot->peer_name);
