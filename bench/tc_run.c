@@ -81,7 +81,9 @@ static int run_check_payload(const tc_jam_t *jam, const char *payload_opt, const
         return 0;
     }
     if (tc_jam_doc(jam, &doc) != TC_OK) {
-        doc.payload = "not described (its source has no TC_JAM_DESCRIBE)";
+        return tc_tool_bad(&run_tool, "%s does not take a %zu-byte payload (its pack routine "
+                           "refused it; its source does not say what it takes: "
+                           "TC_JAM_DESCRIBE)", jam->elem->name, len);
     }
     if (payload_opt == NULL) {
         return tc_tool_bad(&run_tool, "%s needs a payload; it takes: %s", jam->elem->name,

@@ -76,6 +76,9 @@ grep -q "^describe" "$TMP/u.out/manifest.tcm" && fail "an undescribed jam has de
     fail "tc-run --list, undescribed"
 "$TC_PKG" inspect "$TMP/u.out" | grep -qx "    not described (its source has no TC_JAM_DESCRIBE)" ||
     fail "inspect, undescribed"
+"$RUN" -P "$TMP/u.out" -j mul --u32 6 >/dev/null 2>"$TMP/err"; rc=$?
+[ "$rc" = 2 ] && head -1 "$TMP/err" | grep -qxF "tc-run: mul does not take a 4-byte payload (its pack routine refused it; its source does not say what it takes: TC_JAM_DESCRIBE)" ||
+    fail "undescribed mul with 4 bytes: exit $rc: $(head -1 "$TMP/err")"
 
 # --- what is refused: the rules of the manifest's parser, at build time
 refused 'TC_JAM_DESCRIBE("a\tb", "p", "r");' "jam_mul.amc: TC_JAM_DESCRIBE's what text: byte 0x09 at 1 is not printable ASCII"
