@@ -71,7 +71,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
 .SECONDARY:
 all: lib pkg tools
 
@@ -126,6 +126,14 @@ soak:
 # (libtwochains.so: tc-pkg checks jams' GOT slot names against what it exports)
 $(PKG_OUT) &: $(JAM_SRCS) $(wildcard jams/*.h lib/*.h) $(TC_PKG_RUN) | $(LIB_SO)
 	$(TC_PKG_RUN) build jams --name bench --out $(PKG_DIR) $(PKG_FLAGS)
+
+# The bench jams as docs/JAMS.md (a table) and README.md (their names) list
+# them, rewritten from the package's manifest, whose describe lines are
+# each jam's TC_JAM_DESCRIBE (scripts/jam-docs.sh); tests/test_jam_docs.sh
+# fails while the docs differ from what the build gives.
+JAM_DOCS := docs/JAMS.md README.md
+docs-jams: $(PKG_OUT)
+	scripts/jam-docs.sh update $(PKG_DIR) $(JAM_DOCS)
 
 # --- tools
 # tc-pkg needs only the pure modules of libtwochains (blob, manifest, pkg,

@@ -38,6 +38,8 @@ typedef struct perf_opts {
     uint64_t iters;
     uint64_t warmup;
     char     jam[PERF_NAME_LEN];
+    char     pkg_name[64];              /* the package the jam is in, and its id: the */
+    uint32_t pkg_id;                    /* server serves it from that build alone */
     uint32_t slots;
     uint32_t slot_size;                 /* 0: smallest that fits the largest size */
     uint32_t signal;                    /* tc_signal_mode_t */
@@ -145,7 +147,8 @@ typedef struct perf_run {
     uint64_t            iters, warmup; /* of the block running now (--blocks) */
     uint32_t            ref_frame;  /* reference tests: the frame size to move (that of
                                      * a jam frame of the payload in some mode) */
-    char                refused[160]; /* a test that cannot run here: why */
+    char                refused[160 + TC_JAM_DOC_MAX]; /* a test that cannot run here: why
+                                                        * (a jam's payload text with it) */
     int                 prepared[3]; /* namespace sync done, per mode */
     tc_clock_t          clock;
     tc_hist_t          *hist;
@@ -227,6 +230,7 @@ typedef struct perf_side {
     int           cpu;
     int           initiator;
     int           exit_code;
+    int           refused;  /* the server refused the client's options (perf_agree) */
 } perf_side_t;
 
 /* cli (perf_cli.c): the usage text; parse argv into opts and local: 0,

@@ -1,7 +1,8 @@
 /*
  * tc-perf: server with no HOST, client with HOST (like ucx_perftest), or
  * both sides in one process with -l. The client decides the tests and
- * sends its options to the server over the bootstrap.
+ * sends its options to the server over the bootstrap; the server answers
+ * whether it serves them, and if not why, which the client prints.
  */
 #define _GNU_SOURCE
 #include "perf.h"
@@ -235,26 +236,33 @@ static void perf_live_disarm(void)
 
 /* --hw-prefetch / --stash: set for the run (lib/platform restores them at
  * exit and on SIGINT/SIGTERM/SIGHUP), or fail with the reason. */
-static tc_status_t perf_set_controls(const perf_opts_t *opts)
+/* The hardware controls the options ask this host to set; a refusal is
+ * logged and, where reason is not NULL, written there too. */
+static tc_status_t perf_set_controls(const perf_opts_t *opts, char *reason, size_t len)
 {
-    char why[TC_PLATFORM_STATUS_LEN];
-    tc_status_t status;
+    char why[TC_PLATFORM_STATUS_LEN], said[TC_PLATFORM_STATUS_LEN + 32];
+    tc_status_t status = TC_OK;
 
     if (opts->hw_prefetch >= 0) {
         status = tc_platform_prefetch_set(opts->hw_prefetch, why, sizeof(why));
         if (status != TC_OK) {
-            tc_error("--hw-prefetch %s: %s", opts->hw_prefetch ? "on" : "off", why);
-            return status;
+            snprintf(said, sizeof(said), "--hw-prefetch %s: %s", opts->hw_prefetch ? "on" : "off",
+                     why);
         }
     }
-    if (opts->stash >= 0) {
+    if ((status == TC_OK) && (opts->stash >= 0)) {
         status = tc_platform_stash_set(opts->stash, why, sizeof(why));
         if (status != TC_OK) {
-            tc_error("--stash %s: %s", opts->stash ? "on" : "off", why);
-            return status;
+            snprintf(said, sizeof(said), "--stash %s: %s", opts->stash ? "on" : "off", why);
         }
     }
-    return TC_OK;
+    if (status != TC_OK) {
+        tc_error("%s", said);
+        if (reason != NULL) {
+            snprintf(reason, len, "%s", said);
+        }
+    }
+    return status;
 }
 
 /* Refuse a placement this host cannot do before anything runs (one probe:
@@ -285,25 +293,39 @@ static tc_status_t perf_check_places(const perf_opts_t *opts)
     return TC_OK;
 }
 
-static tc_status_t perf_swap_opts(perf_side_t *side)
+/* len bytes of ours for len bytes of the peer's (what: "option", "verdict"
+ * for the message where the peer's differ in size). */
+static tc_status_t perf_exchange(perf_side_t *side, const char *what, const void *mine,
+                                 void *theirs, size_t len)
 {
     void *peer = NULL;
     size_t peer_len = 0;
     tc_status_t status;
-    perf_opts_t theirs;
 
-    status = tc_boot_exchange(side->boot, &side->opts, sizeof(side->opts), &peer, &peer_len);
+    status = tc_boot_exchange(side->boot, mine, len, &peer, &peer_len);
     if (status != TC_OK) {
         return status;
     }
-    if (peer_len != sizeof(theirs)) {
-        tc_error("peer %s sent %zu option bytes, expected %zu (different tc-perf build?)",
-                 side->boot->peer_name, peer_len, sizeof(theirs));
+    if (peer_len != len) {
+        tc_error("peer %s sent %zu %s bytes, expected %zu (different tc-perf build?)",
+                 side->boot->peer_name, peer_len, what, len);
         free(peer);
         return TC_ERR_VERSION_MISMATCH;
     }
-    memcpy(&theirs, peer, sizeof(theirs));
+    memcpy(theirs, peer, len);
     free(peer);
+    return TC_OK;
+}
+
+static tc_status_t perf_swap_opts(perf_side_t *side)
+{
+    tc_status_t status;
+    perf_opts_t theirs;
+
+    status = perf_exchange(side, "option", &side->opts, &theirs, sizeof(theirs));
+    if (status != TC_OK) {
+        return status;
+    }
     if ((theirs.magic != PERF_OPTS_MAGIC) || (theirs.proto != TC_PROTO_VERSION)) {
         tc_error("peer %s runs tc-perf protocol %u, this side %u", side->boot->peer_name,
                  theirs.proto, TC_PROTO_VERSION);
@@ -311,9 +333,118 @@ static tc_status_t perf_swap_opts(perf_side_t *side)
     }
     if (!side->initiator) {
         side->opts = theirs; /* the client decides what runs */
+        /* its strings are the peer's: terminated here, escaped where shown */
+        side->opts.jam[sizeof(side->opts.jam) - 1]           = '\0';
+        side->opts.pkg_name[sizeof(side->opts.pkg_name) - 1] = '\0';
+        side->opts.stress[sizeof(side->opts.stress) - 1]     = '\0';
+        side->opts.host[sizeof(side->opts.host) - 1]         = '\0';
     } else {
         theirs.host[sizeof(theirs.host) - 1] = '\0';
         snprintf(side->local->peer_host, sizeof(side->local->peer_host), "%s", theirs.host);
+    }
+    return TC_OK;
+}
+
+#define PERF_VERDICT_MAGIC 0x54435056u /* "TCPV" */
+#define PERF_REASON_MAX    768
+
+/* The server's answer to the client's options: it serves them, or not and
+ * why, in words the client prints. */
+typedef struct perf_verdict {
+    uint32_t magic;
+    uint32_t refused;
+    char     reason[PERF_REASON_MAX];
+} perf_verdict_t;
+
+/* Whether this server serves the client's options (side->opts, just
+ * taken): the jam from the same build of the package the client sends it
+ * from, every mode asked for (injected and cached need the package's
+ * blobs), the hardware controls asked of this host. 0, or 1 with why. */
+static int perf_serve_check(const perf_side_t *side, char *reason, size_t len)
+{
+    const perf_opts_t *opts   = &side->opts;
+    const tc_pkg_t *pkg       = side->local->pkg;
+    const tc_pkg_desc_t *desc = tc_pkg_desc(pkg);
+    char jams[256], jam_s[4 * PERF_NAME_LEN], pkg_s[4 * sizeof(opts->pkg_name)];
+    tc_jam_t jam;
+    unsigned m;
+    int have = (tc_pkg_jam(pkg, opts->jam, &jam) == TC_OK);
+
+    /* the client's names, as this side logs them (tc_log_text) */
+    tc_log_text(opts->jam, sizeof(opts->jam), jam_s, sizeof(jam_s));
+    tc_log_text(opts->pkg_name, sizeof(opts->pkg_name), pkg_s, sizeof(pkg_s));
+
+    if (!have) {
+        snprintf(reason, len, "its package '%s' 0x%08x has no jam '%s' (its jams: %s); the "
+                 "client's '%s' is in package '%s' 0x%08x: start the server with that package "
+                 "(-P DIR)", desc->name, desc->id, jam_s,
+                 tc_tool_jam_list(pkg, jams, sizeof(jams)), jam_s, pkg_s, opts->pkg_id);
+        return 1;
+    }
+    if (strcmp(desc->name, opts->pkg_name) != 0) {
+        snprintf(reason, len, "it loaded package '%s' 0x%08x; the client's jam '%s' is in "
+                 "package '%s' 0x%08x, which it did not load: start the server with that "
+                 "package (-P DIR)", desc->name, desc->id, jam_s, pkg_s, opts->pkg_id);
+        return 1;
+    }
+    if (desc->id != opts->pkg_id) {
+        snprintf(reason, len, "it loaded package '%s' 0x%08x; the client's is 0x%08x, another "
+                 "build of it: both sides need the same build (the same sources, headers, "
+                 "compiler and flags: tc-pkg's package id)", desc->name, desc->id,
+                 opts->pkg_id);
+        return 1;
+    }
+    for (m = 0; m < opts->n_modes; ++m) {
+        if ((opts->modes[m] != TC_MODE_LOCAL) &&
+            (tc_jam_frame_size(&jam, opts->modes[m], 0) == UINT32_MAX)) {
+            snprintf(reason, len, "jam '%s' cannot run %s there: its package has no blobs (a "
+                     "library opened with -k; start the server with -P DIR)", jam_s,
+                     tc_mode_str((tc_mode_t)opts->modes[m]));
+            return 1;
+        }
+    }
+    /* the client and -l set theirs in main, before connecting */
+    if (!side->local->loopback && (perf_set_controls(opts, reason, len) != TC_OK)) {
+        return 1;
+    }
+    return 0;
+}
+
+/* After the options: the server says whether it serves them (its reason
+ * logged on its side, printed by the client, which then exits 2). */
+static tc_status_t perf_agree(perf_side_t *side)
+{
+    char shown[TC_LOG_TEXT_SIZE * 4];
+    perf_verdict_t mine, theirs;
+    tc_status_t status;
+
+    memset(&mine, 0, sizeof(mine));
+    mine.magic = PERF_VERDICT_MAGIC;
+    if (!side->initiator) {
+        mine.refused = (uint32_t)perf_serve_check(side, mine.reason, sizeof(mine.reason));
+        if (mine.refused) {
+            side->refused = 1;
+            tc_error("refusing the client's run (it is told why): %s", mine.reason);
+        }
+    }
+    status = perf_exchange(side, "verdict", &mine, &theirs, sizeof(theirs));
+    if (status != TC_OK) {
+        return status;
+    }
+    if (theirs.magic != PERF_VERDICT_MAGIC) {
+        tc_error("peer %s sent no tc-perf verdict (different tc-perf build?)",
+                 side->boot->peer_name);
+        return TC_ERR_VERSION_MISMATCH;
+    }
+    if (mine.refused) {
+        return TC_ERR_UNSUPPORTED;
+    }
+    if (side->initiator && theirs.refused) {
+        /* the peer's text: printable, one line (tc_log_text) */
+        fprintf(stderr, "tc-perf: the server %s refuses this run: %s\n", side->boot->peer_name,
+                tc_log_text(theirs.reason, sizeof(theirs.reason), shown, sizeof(shown)));
+        side->refused = 1;
+        return TC_ERR_UNSUPPORTED;
     }
     return TC_OK;
 }
@@ -333,15 +464,11 @@ static tc_status_t perf_run_side(perf_side_t *side)
         return status;
     }
     status = perf_swap_opts(side);
+    if (status == TC_OK) {
+        status = perf_agree(side);
+    }
     if (status != TC_OK) {
         return status;
-    }
-    /* the client and -l set theirs in main, before connecting */
-    if (!side->local->loopback && !side->initiator) {
-        status = perf_set_controls(&side->opts);
-        if (status != TC_OK) {
-            return status;
-        }
     }
     status = tc_cycles_open(&run.cycles);
     if (status != TC_OK) {
@@ -476,7 +603,8 @@ static void *perf_side_thread(void *arg)
     perf_side_t *side = arg;
     tc_status_t status = perf_run_side(side);
 
-    side->exit_code = (status != TC_OK) ? 1 : perf_sigint ? 130 : 0;
+    side->exit_code = (status == TC_OK) ? (perf_sigint ? 130 : 0) :
+                      (side->refused && side->initiator) ? 2 : 1;
     return NULL;
 }
 
@@ -509,13 +637,16 @@ static int perf_loopback(const perf_opts_t *opts, perf_local_t *local)
         return 1;
     }
     perf_side_thread(&client);
-    if (client.exit_code == 1) {
+    if ((client.exit_code == 1) || (client.exit_code == 2)) {
         tc_boot_close(b1); /* wakes the server side */
         b1 = NULL;
     }
     pthread_join(thread, NULL);
     tc_boot_close(b1);
     tc_boot_close(b0);
+    if (client.exit_code == 2) {
+        return 2;
+    }
     if ((client.exit_code == 1) || (server.exit_code == 1)) {
         return 1;
     }
@@ -639,11 +770,6 @@ int main(int argc, char **argv)
     if (perf_open_pkg(&local) != TC_OK) {
         return 1;
     }
-    rc = perf_fix_slot_size(&opts, local.pkg);
-    if (rc != 0) {
-        tc_pkg_close(local.pkg);
-        return rc;
-    }
     memset(&side, 0, sizeof(side));
     side.cpu       = local.cpu[0];
     side.initiator = (local.host != NULL);
@@ -656,6 +782,19 @@ int main(int argc, char **argv)
         if (!side.initiator) {
             opts.stress[0] = '\0'; /* the client runs the load */
         }
+    }
+    /* the client's options decide the run (a server takes them: its own -j
+     * and sizes are not used), and name the package its jam is from; under
+     * a launcher both ranks have the same command line, and both say what
+     * is wrong with it */
+    if (side.initiator || local.loopback || (local.boot == TC_BOOT_PMIX)) {
+        rc = perf_fix_slot_size(&opts, local.pkg);
+        if (rc != 0) {
+            perf_leave(&local, &side);
+            return rc;
+        }
+        snprintf(opts.pkg_name, sizeof(opts.pkg_name), "%s", tc_pkg_desc(local.pkg)->name);
+        opts.pkg_id = tc_pkg_desc(local.pkg)->id;
     }
     rc = perf_check_cpus(&local, &side);
     if ((rc == 0) && (side.initiator || local.loopback)) {
@@ -672,7 +811,7 @@ int main(int argc, char **argv)
     }
     if (side.initiator || local.loopback) {
         if ((perf_check_waits(&opts) != TC_OK) || (perf_check_places(&opts) != TC_OK) ||
-            (perf_set_controls(&opts) != TC_OK)) {
+            (perf_set_controls(&opts, NULL, 0) != TC_OK)) {
             perf_drop_created(&local, created);
             perf_leave(&local, &side);
             return 1;
@@ -725,5 +864,8 @@ int main(int argc, char **argv)
         perf_drop_created(&local, created);
     }
     perf_leave(&local, &side);
-    return (status != TC_OK) ? 1 : perf_sigint ? 130 : 0;
+    if (status != TC_OK) {
+        return (side.refused && side.initiator) ? 2 : 1; /* 2: the server refused what we asked */
+    }
+    return perf_sigint ? 130 : 0;
 }

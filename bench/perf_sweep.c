@@ -226,6 +226,7 @@ static tc_status_t perf_jam_takes(perf_run_t *run, uint32_t len)
 {
     size_t cap = (size_t)len + 4096;
     void *src = calloc(1, len + 1), *dst = malloc(cap);
+    tc_jam_doc_t doc;
     int64_t packed;
 
     if ((src == NULL) || (dst == NULL)) {
@@ -239,9 +240,17 @@ static tc_status_t perf_jam_takes(perf_run_t *run, uint32_t len)
     if ((packed >= 0) && ((uint64_t)packed <= cap)) {
         return TC_OK;
     }
-    snprintf(run->refused, sizeof(run->refused),
-             "jam '%s' does not take a %u-byte payload (its pack routine returned %lld): "
-             "size skipped", run->jam.elem->name, len, (long long)packed);
+    /* what it takes, in its own words where its source says (TC_JAM_DESCRIBE) */
+    if (tc_jam_doc(&run->jam, &doc) == TC_OK) {
+        snprintf(run->refused, sizeof(run->refused),
+                 "jam '%s' does not take a %u-byte payload; it takes: %s (its pack routine "
+                 "returned %lld): size skipped", run->jam.elem->name, len, doc.payload,
+                 (long long)packed);
+    } else {
+        snprintf(run->refused, sizeof(run->refused),
+                 "jam '%s' does not take a %u-byte payload (its pack routine returned %lld): "
+                 "size skipped", run->jam.elem->name, len, (long long)packed);
+    }
     return TC_ERR_UNSUPPORTED;
 }
 

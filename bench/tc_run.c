@@ -29,67 +29,68 @@ typedef struct run_side {
     volatile int  stop;
 } run_side_t;
 
-/* What each bench jam takes and returns (the jams/jam_*.amc comments, which
- * are not installed): --list prints it, and a payload a jam would refuse
- * is refused here with what it needs. len_exact: the payload must be this
- * many bytes (0: any length). */
-typedef struct run_jam_doc {
-    const char *name;
-    const char *payload;
-    size_t      len_exact;
-    const char *result;
-} run_jam_doc_t;
+static void run_usage(FILE *out);
+static const tc_tool_t run_tool = {"tc-run", run_usage};
 
-static const run_jam_doc_t run_jam_docs[] = {
-    {"indirect_put", "--ints A,B,... (int32s, each stored through the receiver's index table)", 0,
-     "how many integers it put"},
-    {"server_sum", "--ints A,B,... (int32s added to the receiver's running total)", 0,
-     "the new total"},
-    {"seq", "--u64 N (the sender's message counter, next expected: 0, 1, ...)", 8,
-     "N; the receiver counts frames out of sequence (effect: out_of_order)"},
-    {"stamp", "--u64 N (the soak's counter; the send time is added when packed)", 8,
-     "N; the receiver sums N and records the latency"},
-    {"noop", "anything, or nothing (not read)", 0, "the payload's length"},
-    {"append", "--text STRING (bytes appended to the receiver's log)", 0,
-     "the log's new length, or -1 when it does not fit (nothing appended)"},
-    {"kv_get", "--u32 KEY (one uint32 key of the receiver's hash table)", 4,
-     "the key's value, or -1 when it is absent"},
-    {"pointer_chase", "--u32 START,HOPS (walk HOPS links of the receiver's list from node START)",
-     8, "the value of the node reached"},
-    {"copy", "--text STRING or any payload (copied into the receiver's array, cut to it)", 0,
-     "the bytes copied"},
-};
-
-static const run_jam_doc_t *run_jam_doc(const char *name)
-{
-    size_t i;
-
-    for (i = 0; i < TC_ARRAY_SIZE(run_jam_docs); ++i) {
-        if (!strcmp(run_jam_docs[i].name, name)) {
-            return &run_jam_docs[i];
-        }
-    }
-    return NULL;
-}
-
-/* --list: the package's jams, with what the bench ones take and return. */
+/* --list: the package's jams, with what each one's source says it does,
+ * takes and returns (TC_JAM_DESCRIBE, from the manifest). */
 static int run_list(const tc_pkg_t *pkg)
 {
     const tc_pkg_desc_t *desc = tc_pkg_desc(pkg);
-    const run_jam_doc_t *doc;
+    tc_jam_doc_t doc;
+    tc_jam_t jam;
     uint32_t i;
 
-    printf("package %s:\n", desc->name);
+    printf("package %s (payloads: --ints, --u32, --u64 or --text):\n", desc->name);
     for (i = 0; i < desc->n_elements; ++i) {
-        if (desc->elements[i].kind != TC_ELEM_JAM) {
+        if ((desc->elements[i].kind != TC_ELEM_JAM) ||
+            (tc_pkg_jam(pkg, desc->elements[i].name, &jam) != TC_OK)) {
             continue;
         }
-        doc = run_jam_doc(desc->elements[i].name);
-        printf("  %s\n", desc->elements[i].name);
-        printf("      payload: %s\n", (doc != NULL) ? doc->payload : "(not described)");
-        printf("      result:  %s\n", (doc != NULL) ? doc->result : "(not described)");
+        if (tc_jam_doc(&jam, &doc) == TC_OK) {
+            printf("  %s: %s\n", desc->elements[i].name, doc.what);
+            printf("      payload: %s\n", doc.payload);
+            printf("      result:  %s\n", doc.result);
+        } else {
+            printf("  %s: not described (its source has no TC_JAM_DESCRIBE)\n",
+                   desc->elements[i].name);
+        }
     }
     return 0;
+}
+
+/* A payload the jam's pack refuses (-1), said before anything runs, with
+ * what it takes where its source says: the pack run on the payload into
+ * scratch memory (a pack is a pure function of its input). A pack that
+ * claims more than its room is left to the send, which names both numbers.
+ * 0, or 2 said. */
+static int run_check_payload(const tc_jam_t *jam, const char *payload_opt, const void *payload,
+                             size_t len)
+{
+    size_t cap = len + 4096;
+    void *dst = malloc(cap);
+    tc_jam_doc_t doc;
+    int64_t packed;
+
+    if (dst == NULL) {
+        return 0; /* the send says it, if it fails */
+    }
+    packed = jam->elem->pack(dst, cap, payload, len);
+    free(dst);
+    if (packed >= 0) {
+        return 0;
+    }
+    if (tc_jam_doc(jam, &doc) != TC_OK) {
+        return tc_tool_bad(&run_tool, "%s does not take a %zu-byte payload (its pack routine "
+                           "refused it; its source does not say what it takes: "
+                           "TC_JAM_DESCRIBE)", jam->elem->name, len);
+    }
+    if (payload_opt == NULL) {
+        return tc_tool_bad(&run_tool, "%s needs a payload; it takes: %s", jam->elem->name,
+                           doc.payload);
+    }
+    return tc_tool_bad(&run_tool, "%s does not take a %zu-byte payload; it takes: %s",
+                       jam->elem->name, len, doc.payload);
 }
 
 static void run_usage(FILE *out)
@@ -97,7 +98,7 @@ static void run_usage(FILE *out)
     fprintf(out,
             "usage: tc-run -j JAM [-P DIR] [-m local|injected|cached] [payload]\n"
             "       tc-run --list [-P DIR]\n"
-            "  --list      the package's jams: the payload each takes and what it returns\n"
+            "  --list      the package's jams: what each does, takes and returns\n"
             "  -P DIR      package install directory (default: the bench package of this build)\n"
             "  -j JAM      the jam to run\n"
             "  -m MODE     local (default), injected or cached\n"
@@ -113,7 +114,6 @@ static void run_usage(FILE *out)
             "the receiver-side effect.\n");
 }
 
-static const tc_tool_t run_tool = {"tc-run", run_usage};
 
 /* A comma list of numbers into buf as int32/uint32 (width 4) values. */
 static int run_parse_list(const char *opt, const char *arg, int is_signed, uint8_t *buf,
@@ -205,7 +205,6 @@ int main(int argc, char **argv)
     int64_t result = 0;
     tc_jam_t jam;
     uint64_t v;
-    const run_jam_doc_t *doc;
     int c, rc, wx = 0, list = 0;
 
     opterr = 0;
@@ -275,16 +274,6 @@ int main(int argc, char **argv)
     if (jam_name == NULL) {
         return tc_tool_bad(&run_tool, "which jam? (-j JAM; tc-run --list shows them)");
     }
-    /* a payload the jam would refuse: say what it takes, before anything runs */
-    doc = run_jam_doc(jam_name);
-    if ((doc != NULL) && (doc->len_exact != 0) && (len != doc->len_exact)) {
-        if (payload_opt == NULL) {
-            return tc_tool_bad(&run_tool, "%s needs a payload: %s", jam_name, doc->payload);
-        }
-        return tc_tool_bad(&run_tool, "%s takes %zu payload bytes, not %zu: %s", jam_name,
-                           doc->len_exact, len, doc->payload);
-    }
-
     memset(&rx, 0, sizeof(rx));
     memset(&tx, 0, sizeof(tx));
     if (run_open_pkg(dir, &rx.pkg) != TC_OK) {
@@ -293,6 +282,12 @@ int main(int argc, char **argv)
     tx.pkg = rx.pkg;
     if (tc_pkg_jam(rx.pkg, jam_name, &jam) != TC_OK) {
         rc = tc_tool_bad_jam(&run_tool, rx.pkg, jam_name);
+        tc_pkg_close(rx.pkg);
+        return rc;
+    }
+    /* a payload the jam would refuse: say what it takes, before anything runs */
+    rc = run_check_payload(&jam, payload_opt, payload, len);
+    if (rc != 0) {
         tc_pkg_close(rx.pkg);
         return rc;
     }

@@ -82,27 +82,33 @@ int tc_tool_bad_opt(const tc_tool_t *tool, int c, char **argv)
     return tc_tool_bad(tool, "unknown option '%s'", argv[optind - 1]);
 }
 
-int tc_tool_bad_jam(const tc_tool_t *tool, const tc_pkg_t *pkg, const char *jam)
+const char *tc_tool_jam_list(const tc_pkg_t *pkg, char *buf, size_t len)
 {
     const tc_pkg_desc_t *desc = tc_pkg_desc(pkg);
-    char jams[256];
     size_t used = 0;
     uint32_t e;
     int n;
 
-    jams[0] = '\0';
-    for (e = 0; (e < desc->n_elements) && (used < sizeof(jams)); ++e) {
+    buf[0] = '\0';
+    for (e = 0; (e < desc->n_elements) && (used < len); ++e) {
         if (desc->elements[e].kind == TC_ELEM_JAM) {
-            n = snprintf(jams + used, sizeof(jams) - used, "%s%s", used ? ", " : "",
+            n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
                          desc->elements[e].name);
             used += (n > 0) ? (size_t)n : 0;
         }
     }
-    if (used >= sizeof(jams)) {
-        memcpy(jams + sizeof(jams) - 4, "...", 4); /* cut: the list goes on */
+    if ((used >= len) && (len >= 4)) {
+        memcpy(buf + len - 4, "...", 4); /* cut: the list goes on */
     }
-    return tc_tool_bad(tool, "package '%s' has no jam '%s' (its jams: %s)", desc->name, jam,
-                       (jams[0] != '\0') ? jams : "none");
+    return (buf[0] != '\0') ? buf : "none";
+}
+
+int tc_tool_bad_jam(const tc_tool_t *tool, const tc_pkg_t *pkg, const char *jam)
+{
+    char jams[256];
+
+    return tc_tool_bad(tool, "package '%s' has no jam '%s' (its jams: %s)",
+                       tc_pkg_desc(pkg)->name, jam, tc_tool_jam_list(pkg, jams, sizeof(jams)));
 }
 
 int tc_tool_opt_u64(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,

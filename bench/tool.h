@@ -36,6 +36,9 @@ int tc_tool_bad_opt(const tc_tool_t *tool, int c, char **argv);
 /* -j names a jam pkg lacks: "<tool>: package 'P' has no jam 'J' (its
  * jams: a, b, ...)" and the usage; returns 2, as every usage error. */
 int tc_tool_bad_jam(const tc_tool_t *tool, const tc_pkg_t *pkg, const char *jam);
+/* The package's jams, "a, b, ..." (cut with "..." where they do not fit in
+ * len bytes; "none" where it has none): buf, or that literal. */
+const char *tc_tool_jam_list(const tc_pkg_t *pkg, char *buf, size_t len);
 
 /* A number in [min, max]; bad: fmt with the argument (e.g. "bad count '%s' (1..2^40)"). */
 int tc_tool_opt_u64(const tc_tool_t *tool, const char *arg, uint64_t min, uint64_t max,

@@ -27,6 +27,22 @@
 #define TC_JAM_PACK TC_JAM_CAT(tc_jam_pack_, TC_JAM_NAME)
 #endif
 
+/* A jam says what it does, what payload it takes and what it returns,
+ * once, at file scope in its source:
+ *     TC_JAM_DESCRIBE("what it does", "the payload it takes", "what it returns");
+ * three string literals, each one line of printable ASCII (space to '~'),
+ * 1 to TC_JAM_DOC_MAX - 1 bytes, no space first or last. The compiler keeps
+ * them in an object's section that the blob never carries (nothing the run
+ * entry reaches); tc-pkg reads them from there, refuses a text that breaks
+ * those rules, and records them in the manifest: tc-pkg inspect and tc-run
+ * --list show them, tc_jam_doc returns them, and a payload the jam's pack
+ * refuses is reported with its payload text. */
+#ifdef TC_JAM_NAME
+#define TC_JAM_DESCRIBE(_what, _payload, _result)                                  \
+    __attribute__((section(TC_JAM_DOC_SECTION), used)) static const char          \
+        tc_jam_description[] = TC_JAM_DOC_MAGIC "\0" _what "\0" _payload "\0" _result
+#endif
+
 /* A jam that reads every line of its payload says so with
  *     #define TC_JAM_READS_PAYLOAD 1
  * in its source: tc-pkg records it (TC_JAM_HINT_READS_PAYLOAD), and a

@@ -267,15 +267,21 @@ static __attribute__((noinline)) tc_status_t
 tc_jam_pack_refused(const tc_peer_t *peer, const tc_jam_t *jam, int64_t packed, uint64_t cap,
                     size_t len)
 {
+    tc_jam_doc_t doc;
+
     if (packed < 0) {
         if (len > cap) { /* the room, not the jam, said no */
             tc_error("%s: jam '%s' refused to pack %zu bytes: a frame to this peer holds at "
                      "most %llu payload bytes (its slots are %u bytes)", peer->name,
                      jam->elem->name, len, (unsigned long long)cap, peer->tx_slot_size);
+        } else if (tc_jam_doc(jam, &doc) == TC_OK) {
+            /* the jam's own rule, in its own words (TC_JAM_DESCRIBE) */
+            tc_error("%s: jam '%s' does not take a %zu-byte payload; it takes: %s (its pack "
+                     "routine returned -1)", peer->name, jam->elem->name, len, doc.payload);
         } else { /* the jam's own rule: a pack returns -1 for a payload it does not take */
             tc_error("%s: jam '%s' does not take a %zu-byte payload (its pack routine "
-                     "returned -1; tc-run --list says what each bench jam takes)",
-                     peer->name, jam->elem->name, len);
+                     "returned -1; its source does not describe its payload: "
+                     "TC_JAM_DESCRIBE)", peer->name, jam->elem->name, len);
         }
         return TC_ERR_OUT_OF_RANGE;
     }

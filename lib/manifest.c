@@ -25,6 +25,7 @@ typedef struct tc_manifest_parser {
     uint32_t       cap;          /* elements allocated */
     unsigned       seen;         /* TC_MANIFEST_SEEN_* */
     int            have_header;  /* the "twochains-package" line */
+    unsigned       version;      /* its version */
     size_t         line;         /* 1-based, for messages */
     char          *err;
     size_t         err_len;
@@ -151,6 +152,40 @@ uint32_t tc_manifest_arch_parse(const char *name)
         return TC_BLOB_ARCH_AARCH64;
     }
     return 0;
+}
+
+static const char *const tc_manifest_doc_keys[TC_MANIFEST_DOC_N] = {"what", "payload",
+                                                                     "result"};
+
+const char *tc_manifest_doc_key(tc_manifest_doc_t doc)
+{
+    return ((unsigned)doc < TC_MANIFEST_DOC_N) ? tc_manifest_doc_keys[doc] : "unknown";
+}
+
+tc_status_t tc_manifest_doc_check(const char *text, size_t len, char *err, size_t err_len)
+{
+    size_t i;
+
+    if (len == 0) {
+        snprintf(err, err_len, "empty");
+        return TC_ERR_PROTOCOL;
+    }
+    if (len >= TC_JAM_DOC_MAX) {
+        snprintf(err, err_len, "%zu bytes, more than %d", len, TC_JAM_DOC_MAX - 1);
+        return TC_ERR_PROTOCOL;
+    }
+    for (i = 0; i < len; ++i) {
+        if (((unsigned char)text[i] < 0x20) || ((unsigned char)text[i] > 0x7e)) {
+            snprintf(err, err_len, "byte 0x%02x at %zu is not printable ASCII (one line, "
+                     "space to '~')", (unsigned char)text[i], i);
+            return TC_ERR_PROTOCOL;
+        }
+    }
+    if ((text[0] == ' ') || (text[len - 1] == ' ')) {
+        snprintf(err, err_len, "a space %s", (text[0] == ' ') ? "first" : "last");
+        return TC_ERR_PROTOCOL;
+    }
+    return TC_OK;
 }
 
 /* ----------------------------------------------------------------- records */
@@ -364,6 +399,82 @@ static tc_status_t tc_manifest_element(tc_manifest_parser_t *p, char **tok,
     return TC_OK;
 }
 
+/* "describe <id> <key> <text>": one space between the fields, the text the
+ * rest of the line (it has spaces of its own). */
+static tc_status_t tc_manifest_describe(tc_manifest_parser_t *p, char *line)
+{
+    char *id_s = line + strlen("describe "), *key, *text, *sp, err[128];
+    tc_manifest_elem_t *e;
+    uint64_t id;
+    unsigned k;
+
+    if (p->version < 3) {
+        return tc_manifest_fail(p, TC_ERR_PROTOCOL, "'describe' in a version %u manifest "
+                                "(it came with version 3)", p->version);
+    }
+    sp = strchr(id_s, ' ');
+    key = (sp != NULL) ? sp + 1 : NULL;
+    text = (key != NULL) ? strchr(key, ' ') : NULL;
+    if (text == NULL) {
+        return tc_manifest_fail(p, TC_ERR_PROTOCOL, "expected 'describe <id> "
+                                "what|payload|result <text>', one space apart");
+    }
+    *sp = '\0';
+    *text++ = '\0';
+    if (!tc_manifest_dec(id_s, UINT32_MAX, &id)) {
+        return tc_manifest_fail(p, TC_ERR_PROTOCOL, "describe: bad element id '%.16s'", id_s);
+    }
+    if (id >= p->m->n_elements) {
+        return tc_manifest_fail(p, TC_ERR_PROTOCOL, "describe %s: no element %s before it",
+                                id_s, id_s);
+    }
+    e = &p->m->elements[id];
+    if (e->kind != TC_ELEM_JAM) {
+        return tc_manifest_fail(p, TC_ERR_PROTOCOL, "describe %s: element %s is ried '%s'; "
+                                "only jams are described", id_s, id_s, e->name);
+    }
+    for (k = 0; (k < TC_MANIFEST_DOC_N) && (strcmp(key, tc_manifest_doc_keys[k]) != 0); ++k) {
+    }
+    if (k == TC_MANIFEST_DOC_N) {
+        return tc_manifest_fail(p, TC_ERR_PROTOCOL, "describe %s: unknown key '%.16s' (what, "
+                                "payload or result)", id_s, key);
+    }
+    if (e->doc[k] != NULL) {
+        return tc_manifest_fail(p, TC_ERR_PROTOCOL, "describe %s %s given twice", id_s, key);
+    }
+    if (tc_manifest_doc_check(text, strlen(text), err, sizeof(err)) != TC_OK) {
+        return tc_manifest_fail(p, TC_ERR_PROTOCOL, "describe %s %s: %s", id_s, key, err);
+    }
+    e->doc[k] = strdup(text);
+    if (e->doc[k] == NULL) {
+        return tc_manifest_fail(p, TC_ERR_NO_MEMORY, "out of memory");
+    }
+    return TC_OK;
+}
+
+/* Every jam has all of its describe texts or none. */
+static tc_status_t tc_manifest_docs_whole(tc_manifest_parser_t *p)
+{
+    const tc_manifest_elem_t *e;
+    unsigned k, have;
+    uint32_t i;
+
+    for (i = 0; i < p->m->n_elements; ++i) {
+        e = &p->m->elements[i];
+        for (k = 0, have = 0; k < TC_MANIFEST_DOC_N; ++k) {
+            have += (e->doc[k] != NULL);
+        }
+        for (k = 0; (have != 0) && (k < TC_MANIFEST_DOC_N); ++k) {
+            if (e->doc[k] == NULL) {
+                return tc_manifest_fail(p, TC_ERR_PROTOCOL, "end of text: jam '%s' (element "
+                                        "%u) is described without 'describe %u %s'", e->name,
+                                        i, i, tc_manifest_doc_keys[k]);
+            }
+        }
+    }
+    return TC_OK;
+}
+
 /* One line (NUL-terminated, modified in place). */
 static tc_status_t tc_manifest_line(tc_manifest_parser_t *p, char *line)
 {
@@ -372,6 +483,9 @@ static tc_status_t tc_manifest_line(tc_manifest_parser_t *p, char *line)
     uint64_t v;
     char *s   = line;
 
+    if (p->have_header && (strncmp(line, "describe ", 9) == 0)) {
+        return tc_manifest_describe(p, line);
+    }
     for (;;) {
         while ((*s == ' ') || (*s == '\t')) {
             *s++ = '\0';
@@ -402,13 +516,14 @@ static tc_status_t tc_manifest_line(tc_manifest_parser_t *p, char *line)
             return tc_manifest_fail(p, TC_ERR_PROTOCOL, "bad manifest version '%s'",
                                     tok[1]);
         }
-        if (v != TC_MANIFEST_VERSION) {
+        if ((v < TC_MANIFEST_VERSION_MIN) || (v > TC_MANIFEST_VERSION)) {
             return tc_manifest_fail(p, TC_ERR_VERSION_MISMATCH,
-                                    "manifest version %s, this library reads %d (rebuild "
-                                    "the package with this tc-pkg)", tok[1],
-                                    TC_MANIFEST_VERSION);
+                                    "manifest version %s, this library reads %d to %d "
+                                    "(rebuild the package with this tc-pkg)", tok[1],
+                                    TC_MANIFEST_VERSION_MIN, TC_MANIFEST_VERSION);
         }
         p->have_header = 1;
+        p->version     = (unsigned)v;
         return TC_OK;
     }
 
@@ -421,6 +536,11 @@ static tc_status_t tc_manifest_line(tc_manifest_parser_t *p, char *line)
     }
     if (strcmp(tok[0], "twochains-package") == 0) {
         return tc_manifest_fail(p, TC_ERR_PROTOCOL, "'twochains-package' given twice");
+    }
+    if (strcmp(tok[0], "describe") == 0) {
+        return tc_manifest_fail(p, TC_ERR_PROTOCOL, "expected 'describe <id> "
+                                "what|payload|result <text>' from the line's start, one "
+                                "space apart");
     }
     return tc_manifest_fail(p, TC_ERR_PROTOCOL, "unknown keyword '%.32s'", tok[0]);
 }
@@ -491,6 +611,10 @@ tc_status_t tc_manifest_parse_err(const char *text, size_t len, char *err,
                                       keys[k]);
             goto err_free_m;
         }
+    }
+    status = tc_manifest_docs_whole(&p);
+    if (status != TC_OK) {
+        goto err_free_m;
     }
 
     *m_p   = p.m;
@@ -573,7 +697,15 @@ out:
 
 void tc_manifest_free(tc_manifest_t *m)
 {
+    uint32_t i;
+    unsigned k;
+
     if (m != NULL) {
+        for (i = 0; i < m->n_elements; ++i) {
+            for (k = 0; k < TC_MANIFEST_DOC_N; ++k) {
+                free(m->elements[i].doc[k]);
+            }
+        }
         free(m->elements);
         free(m);
     }
@@ -583,10 +715,26 @@ tc_status_t tc_manifest_write(const tc_manifest_t *m, FILE *f)
 {
     const char *arch = tc_manifest_arch_name(m->arch);
     const tc_manifest_elem_t *e;
+    char err[128];
     uint32_t i;
+    unsigned k, have;
 
     if (arch == NULL) {
         return TC_ERR_INVALID_PARAM;
+    }
+    /* what the parser would refuse is not written */
+    for (i = 0; i < m->n_elements; ++i) {
+        e = &m->elements[i];
+        for (k = 0, have = 0; k < TC_MANIFEST_DOC_N; ++k) {
+            have += (e->doc[k] != NULL);
+            if ((e->doc[k] != NULL) &&
+                (tc_manifest_doc_check(e->doc[k], strlen(e->doc[k]), err, sizeof(err)) != TC_OK)) {
+                return TC_ERR_INVALID_PARAM;
+            }
+        }
+        if ((have != 0) && ((have != TC_MANIFEST_DOC_N) || (e->kind != TC_ELEM_JAM))) {
+            return TC_ERR_INVALID_PARAM;
+        }
     }
     fprintf(f, "twochains-package %d\n", TC_MANIFEST_VERSION);
     fprintf(f, "# written by tc-pkg; element ids are the package header's\n");
@@ -600,6 +748,9 @@ tc_status_t tc_manifest_write(const tc_manifest_t *m, FILE *f)
                     "writable %u\n",
                     i, e->name, e->file, (unsigned long long)e->hash, e->code_bytes,
                     e->got_slots, e->entry_offset, e->writable_bytes);
+            for (k = 0; (e->doc[0] != NULL) && (k < TC_MANIFEST_DOC_N); ++k) {
+                fprintf(f, "describe %u %s %s\n", i, tc_manifest_doc_keys[k], e->doc[k]);
+            }
         } else {
             fprintf(f, "element %u ried %s lib %s\n", i, e->name, e->file);
         }

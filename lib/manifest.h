@@ -13,6 +13,7 @@
  *   library libtc_<pkg>.so
  *   element <id> jam <name> blob <file> hash 0x<16 hex> code <n> got <n> entry <n> writable <n>
  *   element <id> ried <name> lib <file>
+ *   describe <id> what|payload|result <text>
  *
  * The header line comes first; name, id, arch and library once each, before
  * the elements; element ids count up from 0 in file order. Numbers are
@@ -24,6 +25,14 @@
  * receiver's base fixups write): 0 for a jam that never writes its own
  * image, which is what a W^X receiver can run. Version 1 had no writable
  * field and no way to tell, so it is not read (rebuild the package).
+ *
+ * describe (version 3; version 2 manifests, without it, still load): what
+ * the jam's source says with TC_JAM_DESCRIBE (jams/tc_jam.h), after the
+ * jam's element line, all three keys or none, each once. Its fields are
+ * separated by one space, and the text is the rest of the line: printable
+ * ASCII (space to '~'), 1 to TC_JAM_DOC_MAX - 1 bytes, no space first or
+ * last (tc_manifest_doc_check). It is data, shown to people and never
+ * interpreted; nothing binds it to the library.
  *
  * A Local Function library built with a manifest also exports
  * TC_MANIFEST_HASHES_SYMBOL, const uint64_t[n_elements]: each jam's blob
@@ -41,11 +50,20 @@
 #include <stdio.h>
 
 #define TC_MANIFEST_FILE     "manifest.tcm"
-#define TC_MANIFEST_VERSION  2  /* 2: jams have writable */
+#define TC_MANIFEST_VERSION  3  /* 2: jams have writable; 3: describe lines */
+#define TC_MANIFEST_VERSION_MIN 2 /* the oldest read */
 #define TC_MANIFEST_NAME_MAX 64   /* names, NUL included */
 #define TC_MANIFEST_FILE_MAX 128  /* file names, NUL included */
 #define TC_MANIFEST_MAX_ELEM 65536
 #define TC_MANIFEST_HASHES_SYMBOL "tc_package_blob_hashes"
+
+/* The texts of a describe line, in tc_jam_doc_t's order. */
+typedef enum {
+    TC_MANIFEST_DOC_WHAT,
+    TC_MANIFEST_DOC_PAYLOAD,
+    TC_MANIFEST_DOC_RESULT,
+    TC_MANIFEST_DOC_N
+} tc_manifest_doc_t;
 
 typedef struct tc_manifest_elem {
     uint16_t id;
@@ -57,6 +75,8 @@ typedef struct tc_manifest_elem {
     uint32_t got_slots;                   /* jams */
     uint32_t entry_offset;                /* jams: image offset of the run entry */
     uint32_t writable_bytes;              /* jams: bytes in writable sections; 0: none */
+    char    *doc[TC_MANIFEST_DOC_N];      /* jams: the describe texts (the manifest's,
+                                           * freed with it); all NULL: not described */
 } tc_manifest_elem_t;
 
 typedef struct tc_manifest {
@@ -90,6 +110,14 @@ tc_status_t tc_manifest_write(const tc_manifest_t *m, FILE *f);
  * both check. */
 tc_status_t tc_manifest_check_blob(const tc_manifest_t *m, const tc_manifest_elem_t *e,
                                    const tc_blob_t *blob, char *err, size_t err_len);
+
+/* A describe text's rules (above), len bytes of it: TC_OK, or
+ * TC_ERR_PROTOCOL with what is wrong in err ("byte 0x09 at 12 is not
+ * printable ASCII ..."). What tc-pkg checks a jam's TC_JAM_DESCRIBE by and
+ * the parser checks the manifest's lines by. */
+tc_status_t tc_manifest_doc_check(const char *text, size_t len, char *err, size_t err_len);
+/* "what", "payload", "result" */
+const char *tc_manifest_doc_key(tc_manifest_doc_t doc);
 
 /* The element called name, or NULL. */
 const tc_manifest_elem_t *tc_manifest_find(const tc_manifest_t *m, const char *name);

@@ -407,3 +407,21 @@ tc_status_t tc_jam_code_info(const tc_jam_t *jam, uint32_t *code_bytes_p,
     *got_slots_p  = blob->hdr->got_count;
     return TC_OK;
 }
+
+tc_status_t tc_jam_doc(const tc_jam_t *jam, tc_jam_doc_t *doc_p)
+{
+    const tc_manifest_t *m = jam->pkg->manifest;
+    const tc_manifest_elem_t *e;
+
+    if ((m == NULL) || (jam->element >= m->n_elements)) {
+        return TC_ERR_NOT_FOUND;
+    }
+    e = &m->elements[jam->element];
+    if (e->doc[TC_MANIFEST_DOC_WHAT] == NULL) {
+        return TC_ERR_NOT_FOUND;
+    }
+    doc_p->what    = e->doc[TC_MANIFEST_DOC_WHAT];
+    doc_p->payload = e->doc[TC_MANIFEST_DOC_PAYLOAD];
+    doc_p->result  = e->doc[TC_MANIFEST_DOC_RESULT];
+    return TC_OK;
+}

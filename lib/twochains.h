@@ -289,6 +289,22 @@ tc_status_t tc_jam_code_info(const tc_jam_t *jam, uint32_t *code_bytes_p,
  * package without TC_PKG_HINTS_SYMBOL). */
 uint32_t    tc_jam_hints(const tc_jam_t *jam);
 
+/* What a jam's source says about it (TC_JAM_DESCRIBE, tc_jam.h), one line
+ * of printable ASCII each, shorter than TC_JAM_DOC_MAX bytes. */
+#define TC_JAM_DOC_MAX 256
+/* where TC_JAM_DESCRIBE puts them in a jam's object, after this text */
+#define TC_JAM_DOC_SECTION ".rodata.tc_jam_doc"
+#define TC_JAM_DOC_MAGIC   "tc-jam-doc 1"
+typedef struct tc_jam_doc {
+    const char *what;     /* what the jam does */
+    const char *payload;  /* the payload it takes */
+    const char *result;   /* what it returns */
+} tc_jam_doc_t;
+/* The jam's description, from its package's manifest (the strings live as
+ * long as the package is open). TC_ERR_NOT_FOUND when its source describes
+ * nothing, or its package was opened without a manifest. */
+tc_status_t tc_jam_doc(const tc_jam_t *jam, tc_jam_doc_t *doc_p);
+
 /* -------------------------------------------------------------- the runtime */
 
 typedef struct tc_peer tc_peer_t;

@@ -3,8 +3,10 @@
  * (loopback, as in test_send.c): append, kv_get and pointer_chase, each in
  * every mode (local, injected, cached), checked call by call and in the
  * receiver's ried state against a local computation, and the three modes
- * against each other. Public API only, plus bench_state.h and the package
- * header tc-pkg generates.
+ * against each other; what every bench jam's source says it does, takes
+ * and returns (TC_JAM_DESCRIBE), and a refused payload reported with it.
+ * Public API only, plus bench_state.h and the package header tc-pkg
+ * generates.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -27,6 +29,7 @@ static const tc_mode_t modes[N_MODES] = {TC_MODE_LOCAL, TC_MODE_INJECTED, TC_MOD
 /* ------------------------------------------------ a loopback pair of peers */
 
 #include "loop_pair.h"
+#include "log_keep.h"
 #include "harness/pkg_path.h"
 
 /* Variable frames: every jam and mode gets the frame its payload needs. */
@@ -91,16 +94,28 @@ static void check_results(const char *name, tc_mode_t mode, const call_t *calls,
     }
 }
 
-/* A payload the jam's pack refuses goes nowhere: the call fails and the
- * receiver finds nothing to run. */
+/* A payload the jam's pack refuses goes nowhere: the call fails, saying
+ * what the jam takes in its own words, and the receiver finds nothing to
+ * run. */
 static void check_pack_refuses(pair_t *pair, const char *name, tc_mode_t mode,
                                const void *src, size_t len)
 {
     tc_jam_t jam = jam_of(&pair->s[1], name);
+    char want[64 + TC_JAM_DOC_MAX];
+    tc_jam_doc_t doc;
     int64_t ret;
     unsigned n = 99;
 
+    assert_int_equal(tc_jam_doc(&jam, &doc), TC_OK);
+    snprintf(want, sizeof(want), "jam '%s' does not take a %zu-byte payload; it takes: %s",
+             name, len, doc.payload);
+    log_keep_start();
     assert_int_not_equal(tc_jam_call(pair->s[1].peer, &jam, src, len, TC_SEND_PARAMS(mode, 0), &ret), TC_OK);
+    log_keep_stop();
+    if (!log_kept_has_at(TC_LOG_ERROR, want)) {
+        fail_msg("%s %s, %zu bytes: no error saying '%s'; logged: %s", name, tc_mode_str(mode),
+                 len, want, log_kept);
+    }
     assert_int_equal(tc_peer_progress(pair->s[0].peer, 0, &n), TC_OK);
     assert_int_equal(n, 0);
 }
@@ -147,6 +162,53 @@ static void test_code_info(void **unused)
         assert_int_equal(slots, jams[i].slots);
         print_message("jam %-14s %4u code bytes, %u GOT slots\n", jams[i].name, bytes, slots);
     }
+    tc_pkg_close(pkg);
+}
+
+/* Every bench jam says what it does, takes and returns, one printable
+ * line each (the manifest's rules); tc_jam_doc hands out the manifest's
+ * texts, the same on every call. */
+static void test_docs(void **unused)
+{
+    const tc_pkg_desc_t *desc;
+    tc_jam_doc_t doc, again;
+    const char *texts[3];
+    tc_pkg_t *pkg;
+    char path[4096];
+    tc_jam_t jam;
+    uint32_t i, jams = 0;
+    size_t k, c;
+
+    (void)unused;
+    assert_int_equal(tc_pkg_default_path(path, sizeof(path)), TC_OK);
+    assert_int_equal(tc_pkg_open(path, &pkg), TC_OK);
+    desc = tc_pkg_desc(pkg);
+    for (i = 0; i < desc->n_elements; ++i) {
+        if (desc->elements[i].kind != TC_ELEM_JAM) {
+            continue;
+        }
+        jams++;
+        assert_int_equal(tc_pkg_jam(pkg, desc->elements[i].name, &jam), TC_OK);
+        if (tc_jam_doc(&jam, &doc) != TC_OK) {
+            fail_msg("bench jam '%s' is not described (TC_JAM_DESCRIBE)", desc->elements[i].name);
+        }
+        texts[0] = doc.what;
+        texts[1] = doc.payload;
+        texts[2] = doc.result;
+        for (k = 0; k < 3; ++k) {
+            assert_non_null(texts[k]);
+            assert_true((strlen(texts[k]) > 0) && (strlen(texts[k]) < TC_JAM_DOC_MAX));
+            for (c = 0; texts[k][c] != '\0'; ++c) {
+                assert_true((texts[k][c] >= ' ') && (texts[k][c] <= '~'));
+            }
+        }
+        assert_int_equal(tc_jam_doc(&jam, &again), TC_OK);
+        assert_ptr_equal(again.payload, doc.payload);
+    }
+    assert_int_equal(jams, TC_PKG_BENCH_N_ELEMENTS - 1); /* and its ried */
+    assert_int_equal(tc_pkg_jam(pkg, "seq", &jam), TC_OK);
+    assert_int_equal(tc_jam_doc(&jam, &doc), TC_OK);
+    assert_non_null(strstr(doc.payload, "8 bytes"));
     tc_pkg_close(pkg);
 }
 
@@ -420,6 +482,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_code_info),
+        cmocka_unit_test(test_docs),
         cmocka_unit_test(test_append),
         cmocka_unit_test(test_kv_get),
         cmocka_unit_test(test_pointer_chase),

@@ -55,6 +55,15 @@ grep -q "^element [0-9]* jam $jam: .*, 1 GOT slots" "$TMP/out" || fail "the guid
 # the pack's memcpy is the library's, not the blob's
 grep -A4 "^element [0-9]* jam $jam:" "$TMP/out" | grep -q "got\[[0-9]*\] memcpy$" &&
     fail "the pack's memcpy is a GOT slot of the blob: $(cat "$TMP/out")"
+# the jam describes itself (TC_JAM_DESCRIBE): inspect shows the payload
+# text the guide quotes, and the installed tc-run --list the same
+grep -q '^TC_JAM_DESCRIBE(' "$TMP/work/demo/jam_$jam.amc" || fail "the guide's jam does not describe itself"
+said=$(sed -n '/`inspect` lists jam/,/each tc-run/p' "$GUIDE" | tr '\n' ' ' | sed -n 's/.*(`payload: \([^`]*\)`).*/\1/p')
+[ -n "$said" ] || fail "the guide quotes no payload text (\"(\`payload: ...\`)\")"
+grep -A8 "^element [0-9]* jam $jam:" "$TMP/out" | grep -qxF "    payload: $said" ||
+    fail "inspect does not show the payload text the guide quotes, '$said': $(cat "$TMP/out")"
+"$PREFIX/bin/tc-run" -P "$TMP/work/demo-pkg" --list >"$TMP/list" 2>&1 || fail "tc-run --list: $(cat "$TMP/list")"
+grep -qxF "      payload: $said" "$TMP/list" || fail "tc-run --list: $(cat "$TMP/list")"
 echo "the guide's example: built with $PREFIX/bin/tc-pkg, $runs runs of tc-run gave result=$want"
 
 # --- the guide's payload arithmetic: the cap a pack routine is given

@@ -3,6 +3,8 @@
  * a valid manifest parses into the right fields and writes back to the same
  * text; each malformation is rejected with its status and a message naming
  * the line. A blob's header against its element: each difference named.
+ * A jam's describe lines (version 3): parsed, written back, and held to
+ * their rules (printable, bounded, whole), version 2 still read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -154,15 +156,138 @@ static void test_header_line(void **state)
     (void)state;
     test_expect("", TC_ERR_PROTOCOL, 0, "no 'twochains-package'");
     test_expect("# only a comment\n", TC_ERR_PROTOCOL, 1, "no 'twochains-package'");
-    test_expect("name bench\n", TC_ERR_PROTOCOL, 1, "expected 'twochains-package 2'");
+    test_expect("name bench\n", TC_ERR_PROTOCOL, 1, "expected 'twochains-package 3'");
     test_expect("twochains-package\n", TC_ERR_PROTOCOL, 1, "expected");
     test_expect("twochains-package 2 2\n", TC_ERR_PROTOCOL, 1, "expected");
     /* version 1 had no writable field: not read as "writable 0" */
     test_expect("twochains-package 1\n", TC_ERR_VERSION_MISMATCH, 1,
-                "version 1, this library reads 2 (rebuild");
-    test_expect("twochains-package 3\n", TC_ERR_VERSION_MISMATCH, 1, "version 3");
+                "version 1, this library reads 2 to 3 (rebuild");
+    test_expect("twochains-package 4\n", TC_ERR_VERSION_MISMATCH, 1, "version 4");
     test_expect("twochains-package x\n", TC_ERR_PROTOCOL, 1, "bad manifest version");
     test_expect(TEST_HEAD "twochains-package 2\n", TC_ERR_PROTOCOL, 6, "twice");
+}
+
+/* ---------------------------------------------------------- describe lines */
+
+#define TEST_HEAD3 \
+    "twochains-package 3\n" \
+    "name bench\n" \
+    "id 0x1234abcd\n" \
+    "arch x86_64\n" \
+    "library libtc_bench.so\n"
+#define TEST_DOC0 \
+    "describe 0 what writes  ints | through an index table\n" \
+    "describe 0 payload int32 values (a multiple of 4 bytes)\n" \
+    "describe 0 result how many it put: ~`'\"\\ all printable\n"
+
+static void test_describe(void **state)
+{
+    static const char text[] = TEST_HEAD3 TEST_JAM0 TEST_DOC0 TEST_JAM1 TEST_RIED2;
+    tc_manifest_t *m, *m2;
+    char *out = NULL, *saved;
+    size_t len = 0;
+    unsigned k;
+    FILE *f;
+
+    (void)state;
+    assert_int_equal(tc_manifest_parse(text, strlen(text), &m), TC_OK);
+    assert_string_equal(m->elements[0].doc[TC_MANIFEST_DOC_WHAT],
+                        "writes  ints | through an index table");
+    assert_string_equal(m->elements[0].doc[TC_MANIFEST_DOC_PAYLOAD],
+                        "int32 values (a multiple of 4 bytes)");
+    assert_string_equal(m->elements[0].doc[TC_MANIFEST_DOC_RESULT],
+                        "how many it put: ~`'\"\\ all printable");
+    for (k = 0; k < TC_MANIFEST_DOC_N; ++k) {
+        assert_null(m->elements[1].doc[k]); /* noop: not described */
+        assert_null(m->elements[2].doc[k]);
+    }
+    /* written back as read, and read back the same */
+    f = open_memstream(&out, &len);
+    assert_non_null(f);
+    assert_int_equal(tc_manifest_write(m, f), TC_OK);
+    fclose(f);
+    assert_non_null(strstr(out, "twochains-package 3\n"));
+    assert_non_null(strstr(out, "writable 24\n" TEST_DOC0 "element 1 "));
+    assert_int_equal(tc_manifest_parse(out, len, &m2), TC_OK);
+    for (k = 0; k < TC_MANIFEST_DOC_N; ++k) {
+        assert_string_equal(m2->elements[0].doc[k], m->elements[0].doc[k]);
+    }
+    tc_manifest_free(m2);
+    free(out);
+
+    /* the writer writes nothing the parser would refuse */
+    saved = m->elements[0].doc[TC_MANIFEST_DOC_RESULT];
+    m->elements[0].doc[TC_MANIFEST_DOC_RESULT] = (char *)"tab\there";
+    f = open_memstream(&out, &len);
+    assert_non_null(f);
+    assert_int_equal(tc_manifest_write(m, f), TC_ERR_INVALID_PARAM);
+    fclose(f);
+    free(out);
+    m->elements[0].doc[TC_MANIFEST_DOC_RESULT] = NULL;
+    f = open_memstream(&out, &len);
+    assert_non_null(f);
+    assert_int_equal(tc_manifest_write(m, f), TC_ERR_INVALID_PARAM); /* not whole */
+    fclose(f);
+    free(out);
+    m->elements[0].doc[TC_MANIFEST_DOC_RESULT] = saved;
+    tc_manifest_free(m);
+}
+
+static void test_describe_refused(void **state)
+{
+    char line[600], text[1024];
+    size_t n;
+
+    (void)state;
+    /* version 2 had none: not taken as text of another kind */
+    test_expect(TEST_HEAD TEST_JAM0 "describe 0 what x\n", TC_ERR_PROTOCOL, 7,
+                "'describe' in a version 2 manifest");
+    test_expect(TEST_HEAD3 "describe 0 what x\n" TEST_JAM0, TC_ERR_PROTOCOL, 6,
+                "describe 0: no element 0 before it");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 1 what x\n", TC_ERR_PROTOCOL, 7,
+                "no element 1 before it");
+    test_expect(TEST_HEAD3 TEST_JAM0 TEST_JAM1 TEST_RIED2 "describe 2 what x\n",
+                TC_ERR_PROTOCOL, 9, "element 2 is ried 'bench'; only jams are described");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 how x\n", TC_ERR_PROTOCOL, 7,
+                "unknown key 'how' (what, payload or result)");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 what x\ndescribe 0 what y\n",
+                TC_ERR_PROTOCOL, 8, "describe 0 what given twice");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe x what y\n", TC_ERR_PROTOCOL, 7,
+                "bad element id 'x'");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 what\n", TC_ERR_PROTOCOL, 7,
+                "one space apart");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0\twhat x\n", TC_ERR_PROTOCOL, 7,
+                "one space apart");
+    test_expect(TEST_HEAD3 TEST_JAM0 "  describe 0 what x\n", TC_ERR_PROTOCOL, 7,
+                "from the line's start");
+    /* the text: printable, one line, no space at either end, bounded */
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 what a\tb\n", TC_ERR_PROTOCOL, 7,
+                "describe 0 what: byte 0x09 at 1 is not printable ASCII");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 what a\r\n", TC_ERR_PROTOCOL, 7,
+                "byte 0x0d at 1");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 what caf\xc3\xa9\n", TC_ERR_PROTOCOL, 7,
+                "byte 0xc3 at 3");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 what \x1b[31mred\n", TC_ERR_PROTOCOL, 7,
+                "byte 0x1b at 0");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 what x \n", TC_ERR_PROTOCOL, 7,
+                "a space last");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 what  x\n", TC_ERR_PROTOCOL, 7,
+                "a space first");
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 what \n", TC_ERR_PROTOCOL, 7, "empty");
+    for (n = TC_JAM_DOC_MAX - 1; n <= TC_JAM_DOC_MAX; ++n) {
+        snprintf(line, sizeof(line), "describe 0 what %0*d\n", (int)n, 0);
+        snprintf(text, sizeof(text), TEST_HEAD3 TEST_JAM0 "%s"
+                 "describe 0 payload p\ndescribe 0 result r\n", line);
+        if (n < TC_JAM_DOC_MAX) {
+            test_expect(text, TC_OK, 0, "");
+        } else {
+            test_expect(text, TC_ERR_PROTOCOL, 7, "256 bytes, more than 255");
+        }
+    }
+    /* all three or none */
+    test_expect(TEST_HEAD3 TEST_JAM0 "describe 0 what w\ndescribe 0 payload p\n",
+                TC_ERR_PROTOCOL, 8, "jam 'indirect_put' (element 0) is described without "
+                "'describe 0 result'");
 }
 
 static void test_unknown_keyword(void **state)
@@ -457,6 +582,8 @@ int main(void)
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_header_line),
         cmocka_unit_test(test_unknown_keyword),
+        cmocka_unit_test(test_describe),
+        cmocka_unit_test(test_describe_refused),
         cmocka_unit_test(test_missing_lines),
         cmocka_unit_test(test_header_values),
         cmocka_unit_test(test_bad_numbers),

@@ -268,7 +268,12 @@ done
 # the jam's reason on both sides alike; the sweep goes on and keeps its rows.
 "$TC_PERF" -l -j seq -s 4,8,16 -n 2000 -q --csv "$TMP/seq.csv" >"$TMP/seq.out" 2>"$TMP/seq.err" ||
     fail "tc-perf -j seq -s 4,8,16 exited $?: $(cat "$TMP/seq.err")"
-grep -q "jam 'seq' does not take a 4-byte payload" "$TMP/seq.err" ||
+# (what it takes in its own words: its TC_JAM_DESCRIBE payload text)
+seq_payload=$(awk '$1 == "element" && $4 == "seq" { id = $2 }
+                   $1 == "describe" && $2 == id && $3 == "payload" { sub(/^describe [0-9]+ payload /, ""); print }' \
+              "$TC_BUILD/pkg/bench/manifest.tcm")
+[ -n "$seq_payload" ] || fail "seq has no payload text in the manifest"
+grep -qF "jam 'seq' does not take a 4-byte payload; it takes: $seq_payload (its pack" "$TMP/seq.err" ||
     fail "no reason for the 4-byte size: $(cat "$TMP/seq.err")"
 grep -q "jam 'seq' does not take a 16-byte payload" "$TMP/seq.err" ||
     fail "no reason for the 16-byte size: $(cat "$TMP/seq.err")"

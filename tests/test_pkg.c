@@ -216,6 +216,37 @@ static void test_edit(const test_env_t *env, const char *file, const char *old,
     free(text);
 }
 
+/* The manifest's lines that start with prefix dropped; at least one must. */
+static void test_drop_lines(const test_env_t *env, const char *prefix)
+{
+    char path[PATH_MAX], key[64], *text, *at, *end;
+    size_t len, n = 0;
+
+    test_path(env, TC_MANIFEST_FILE, path, sizeof(path));
+    text = test_read(path, &len);
+    snprintf(key, sizeof(key), "\n%s", prefix);
+    while ((at = strstr(text, key)) != NULL) {
+        end = strchr(at + 1, '\n');
+        assert_non_null(end);
+        memmove(at, end, strlen(end) + 1);
+        n++;
+    }
+    if (n == 0) {
+        fail_msg("%s has no line starting '%s'", path, prefix);
+    }
+    test_write(path, text, strlen(text));
+    free(text);
+}
+
+/* Element id's describe lines dropped (it is then not described). */
+static void test_undescribe(const test_env_t *env, unsigned id)
+{
+    char prefix[32];
+
+    snprintf(prefix, sizeof(prefix), "describe %u ", id);
+    test_drop_lines(env, prefix);
+}
+
 /* The manifest line of element id, without "element <id> " and '\n'. */
 static char *test_manifest_rest(const test_env_t *env, unsigned id)
 {
@@ -529,10 +560,55 @@ static void test_manifest_kind(void **state)
     char *rest = test_manifest_rest(env, id), want[PATH_MAX + 128];
 
     test_edit(env, TC_MANIFEST_FILE, rest, "ried noop lib libried_bench.so");
+    test_undescribe(env, id); /* a ried described would be refused first */
     free(rest);
     snprintf(want, sizeof(want), "element %u is ried 'noop', but in %s it is jam 'noop'",
              id, env->lib);
     test_refused(env, TC_ERR_PROTOCOL, TC_MANIFEST_FILE, want);
+}
+
+/* A jam's description is data the loader holds to its rules: a text that
+ * is not one printable line is refused with the line and the reason; a
+ * version 2 manifest (before describe lines) still loads, its jams not
+ * described. */
+static void test_manifest_describe(void **state)
+{
+    test_env_t *env = *state;
+    unsigned id = test_elem_id("seq");
+    char old[64], new[64], want[128], msg[TEST_MSG_MAX];
+    tc_jam_doc_t doc;
+    tc_pkg_t *pkg;
+    tc_jam_t jam;
+
+    assert_int_equal(test_open(env->lib, msg, &pkg), TC_OK);
+    assert_int_equal(tc_pkg_jam(pkg, "seq", &jam), TC_OK);
+    assert_int_equal(tc_jam_doc(&jam, &doc), TC_OK);
+    assert_non_null(strstr(doc.payload, "8 bytes"));
+    tc_pkg_close(pkg);
+
+    snprintf(old, sizeof(old), "describe %u payload the", id);
+    snprintf(new, sizeof(new), "describe %u payload \tthe", id);
+    test_edit(env, TC_MANIFEST_FILE, old, new);
+    snprintf(want, sizeof(want), "describe %u payload: byte 0x09 at 0 is not printable", id);
+    test_refused(env, TC_ERR_PROTOCOL, TC_MANIFEST_FILE, want);
+    test_edit(env, TC_MANIFEST_FILE, new, old);
+
+    snprintf(old, sizeof(old), "describe %u result ", id);
+    snprintf(new, sizeof(new), "describe %u payload ", id);
+    test_edit(env, TC_MANIFEST_FILE, old, new);
+    snprintf(want, sizeof(want), "describe %u payload given twice", id);
+    test_refused(env, TC_ERR_PROTOCOL, TC_MANIFEST_FILE, want);
+    test_edit(env, TC_MANIFEST_FILE, new, old);
+
+    test_undescribe(env, id);
+    test_edit(env, TC_MANIFEST_FILE, "twochains-package 3\n", "twochains-package 2\n");
+    snprintf(want, sizeof(want), "'describe' in a version 2 manifest");
+    test_refused(env, TC_ERR_PROTOCOL, TC_MANIFEST_FILE, want);
+    test_drop_lines(env, "describe ");
+    assert_int_equal(test_open(env->lib, msg, &pkg), TC_OK);
+    assert_int_equal(tc_pkg_jam(pkg, "seq", &jam), TC_OK);
+    assert_int_equal(tc_jam_doc(&jam, &doc), TC_ERR_NOT_FOUND);
+    tc_pkg_close(pkg);
 }
 
 /* A blob that fails its own checks: the refusal names the check. */
@@ -884,6 +960,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_manifest_swapped_blobs, test_setup,
                                         test_teardown),
         cmocka_unit_test_setup_teardown(test_manifest_kind, test_setup, test_teardown),
+        cmocka_unit_test_setup_teardown(test_manifest_describe, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_library_truncated, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_library_not_elf, test_setup, test_teardown),
         cmocka_unit_test_setup_teardown(test_library_missing, test_setup, test_teardown),

@@ -120,17 +120,21 @@ bad "$MCAST" "bad process count '1' (2..4096)" -n 1
 bad "$MCAST" "--shape block needs --simulate" --shape block
 "$MCAST" --simulate 1000 --shape block -R 4 -q >/dev/null 2>"$TMP/err" || fail "--simulate --shape: $(cat "$TMP/err")"
 
-# tc-run: --list says what each jam takes and returns; a jam given the
-# wrong payload is told what it needs
+# tc-run: --list says what each jam does, takes and returns, in the jam's
+# own words (its source's TC_JAM_DESCRIBE, through the manifest); a jam
+# given a payload its pack refuses is told what it takes
 "$RUN" --list >"$TMP/list" 2>"$TMP/err" || fail "tc-run --list: $(cat "$TMP/err")"
 for j in indirect_put server_sum seq noop stamp append kv_get pointer_chase copy; do
-    grep -q "^  $j$" "$TMP/list" || fail "--list lacks $j: $(cat "$TMP/list")"
+    grep -q "^  $j: [a-z]" "$TMP/list" || fail "--list lacks $j: $(cat "$TMP/list")"
 done
-grep -A2 "^  kv_get$" "$TMP/list" | grep -q "payload: --u32 KEY" || fail "--list: kv_get's payload"
-grep -A2 "^  kv_get$" "$TMP/list" | grep -q "result:  the key's value, or -1" || fail "--list: kv_get's result"
-! grep -q "(not described)" "$TMP/list" || fail "a bench jam is not described: $(cat "$TMP/list")"
-bad "$RUN" "kv_get needs a payload: --u32 KEY" -j kv_get
-bad "$RUN" "seq takes 8 payload bytes, not 4: --u64 N" -j seq --u32 1
+kv_payload=$(sed -n 's/^describe [0-9]* payload //p' "$TC_BUILD/pkg/bench/manifest.tcm" |
+             grep -m1 "uint32 key") || fail "the manifest has no kv_get payload text"
+grep -A2 "^  kv_get: " "$TMP/list" | grep -qF "payload: $kv_payload" || fail "--list: kv_get's payload"
+grep -A2 "^  kv_get: " "$TMP/list" | grep -q "result:  the key's value, or -1" || fail "--list: kv_get's result"
+! grep -q "not described" "$TMP/list" || fail "a bench jam is not described: $(cat "$TMP/list")"
+bad "$RUN" "kv_get needs a payload; it takes: one uint32 key (exactly 4 bytes)" -j kv_get
+bad "$RUN" "seq does not take a 4-byte payload; it takes: the sender's uint64 message counter" \
+    -j seq --u32 1
 bad "$RUN" "--list lists every jam: no -j" --list -j kv_get
 "$RUN" -j kv_get --u32 7 >"$TMP/out" 2>"$TMP/err" || fail "kv_get --u32 7: $(cat "$TMP/err")"
 grep -q "^result=" "$TMP/out" || fail "kv_get: $(cat "$TMP/out")"

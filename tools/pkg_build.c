@@ -53,6 +53,7 @@ typedef struct tc_pkg_src {
     tc_blob_t parsed;
     uint32_t writable;                      /* the manifest's writable */
     uint32_t hints;                         /* TC_JAM_HINT_* */
+    char    *doc[TC_MANIFEST_DOC_N];        /* TC_JAM_DESCRIBE's texts; NULL: none */
 } tc_pkg_src_t;
 
 typedef struct tc_pkg_builder {
@@ -465,6 +466,55 @@ static tc_status_t tc_pkg_read_hints(const tc_pkg_builder_t *b, tc_pkg_src_t *sr
     }
     free(text);
     tc_pkg_strv_free(&argv);
+    return status;
+}
+
+/* What the jam's source says about itself (TC_JAM_DESCRIBE, tc_jam.h): the
+ * section the macro fills in its object, TC_JAM_DOC_MAGIC and the three
+ * texts, each NUL-terminated and checked by the rules the manifest's
+ * parser holds them to. A jam without the section is not described. */
+static tc_status_t tc_pkg_read_doc(tc_pkg_src_t *src, const char *obj)
+{
+    char err[128];
+    const char *text[1 + TC_MANIFEST_DOC_N];
+    tc_status_t status;
+    size_t len, at, n = 0;
+    char *buf;
+    void *raw;
+    unsigned k;
+
+    status = tc_pkg_obj_section(obj, TC_JAM_DOC_SECTION, &raw, &len);
+    if (status == TC_ERR_NOT_FOUND) {
+        return TC_OK;
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    buf = raw;
+    for (at = 0; (at < len) && (n <= TC_MANIFEST_DOC_N); at += strlen(buf + at) + 1) {
+        if (memchr(buf + at, '\0', len - at) == NULL) {
+            break; /* not terminated: counted as one too many below */
+        }
+        text[n++] = buf + at;
+    }
+    if ((n != 1 + TC_MANIFEST_DOC_N) || (at != len) || (strcmp(text[0], TC_JAM_DOC_MAGIC) != 0)) {
+        tc_pkg_err("%s: section %s is not one TC_JAM_DESCRIBE(what, payload, result) of "
+                   "this tc_jam.h (three string literals, none with a \\0 inside)", src->path,
+                   TC_JAM_DOC_SECTION);
+        free(raw);
+        return TC_ERR_INVALID_PARAM;
+    }
+    for (k = 0; (status == TC_OK) && (k < TC_MANIFEST_DOC_N); ++k) {
+        if (tc_manifest_doc_check(text[1 + k], strlen(text[1 + k]), err, sizeof(err)) != TC_OK) {
+            tc_pkg_err("%s: TC_JAM_DESCRIBE's %s text: %s", src->path,
+                       tc_manifest_doc_key((tc_manifest_doc_t)k), err);
+            status = TC_ERR_INVALID_PARAM;
+        } else if ((src->doc[k] = strdup(text[1 + k])) == NULL) {
+            tc_pkg_err("out of memory");
+            status = TC_ERR_NO_MEMORY;
+        }
+    }
+    free(raw);
     return status;
 }
 
@@ -1047,6 +1097,9 @@ static tc_status_t tc_pkg_make(tc_pkg_builder_t *b)
                 status = tc_pkg_read_hints(b, src, define);
             }
             if (status == TC_OK) {
+                status = tc_pkg_read_doc(src, obj);
+            }
+            if (status == TC_OK) {
                 status = tc_pkg_with_libgcc(b, src, obj, linked, sizeof(linked), &blob_obj);
             }
             if (status != TC_OK) {
@@ -1207,6 +1260,7 @@ static tc_status_t tc_pkg_write_manifest(const tc_pkg_builder_t *b, const char *
             e->got_slots      = h->got_count;
             e->entry_offset   = h->entry_offset;
             e->writable_bytes = b->srcs[i].writable;
+            memcpy(e->doc, b->srcs[i].doc, sizeof(e->doc)); /* the builder's, not freed here */
         } else {
             snprintf(e->file, sizeof(e->file), "libried_%s.so", e->name);
         }
@@ -1334,6 +1388,7 @@ tc_status_t tc_pkg_build(const tc_pkg_build_opts_t *opts)
     const char *tmpdir = getenv("TMPDIR");
     tc_status_t status;
     size_t i;
+    unsigned k;
     int rc;
 
     if (!tc_pkg_is_ident(opts->name, strlen(opts->name))) {
@@ -1382,6 +1437,9 @@ tc_status_t tc_pkg_build(const tc_pkg_build_opts_t *opts)
 
 out_free:
     for (i = 0; i < b.n_srcs; ++i) {
+        for (k = 0; k < TC_MANIFEST_DOC_N; ++k) {
+            free(b.srcs[i].doc[k]);
+        }
         free(b.srcs[i].blob);
         free(b.srcs[i].path);
         free(b.srcs[i].dir);

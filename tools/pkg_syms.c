@@ -1,8 +1,9 @@
 /*
  * tc-pkg: symbol sets read from ELF files (libelf): what a shared library
  * offers to dlsym, what an archive's members define, what an object leaves
- * undefined. The build checks a jam's GOT slot names against them and finds
- * the libgcc helpers a jam calls.
+ * undefined, and one section's bytes. The build checks a jam's GOT slot
+ * names against them, finds the libgcc helpers a jam calls, and reads a
+ * jam's TC_JAM_DESCRIBE.
  */
 #include "tc_pkg.h"
 
@@ -208,6 +209,69 @@ tc_status_t tc_pkg_obj_undefined(const char *path, tc_pkg_strv_t *names)
             status = tc_pkg_strv_add(names, name);
         }
     }
+    tc_pkg_elf_close(fd, elf);
+    return status;
+}
+
+tc_status_t tc_pkg_obj_section(const char *path, const char *name, void **buf_p, size_t *len_p)
+{
+    tc_status_t status = TC_OK;
+    const char *sname;
+    GElf_Shdr shdr;
+    Elf_Data *data;
+    Elf_Scn *scn = NULL;
+    size_t shstrndx, found = 0;
+    Elf *elf;
+    int fd;
+
+    *buf_p = NULL;
+    *len_p = 0;
+    status = tc_pkg_elf_open(path, &fd, &elf);
+    if (status != TC_OK) {
+        return status;
+    }
+    if ((elf_kind(elf) != ELF_K_ELF) || (elf_getshdrstrndx(elf, &shstrndx) != 0)) {
+        tc_pkg_err("%s is not an ELF object", path);
+        status = TC_ERR_PROTOCOL;
+        goto out;
+    }
+    while ((status == TC_OK) && ((scn = elf_nextscn(elf, scn)) != NULL)) {
+        if ((gelf_getshdr(scn, &shdr) == NULL) ||
+            ((sname = elf_strptr(elf, shstrndx, shdr.sh_name)) == NULL) ||
+            (strcmp(sname, name) != 0)) {
+            continue;
+        }
+        if ((++found > 1) || (shdr.sh_type != SHT_PROGBITS)) {
+            tc_pkg_err("%s: %s section %s", path, (found > 1) ? "more than one" : "a non-data",
+                       name);
+            status = TC_ERR_PROTOCOL;
+            break;
+        }
+        data = elf_getdata(scn, NULL);
+        if ((data == NULL) || (data->d_size != shdr.sh_size) ||
+            ((shdr.sh_size > 0) && (data->d_buf == NULL))) {
+            tc_pkg_err("%s: cannot read section %s", path, name);
+            status = TC_ERR_PROTOCOL;
+            break;
+        }
+        *buf_p = malloc(shdr.sh_size + 1);
+        if (*buf_p == NULL) {
+            tc_pkg_err("out of memory");
+            status = TC_ERR_NO_MEMORY;
+            break;
+        }
+        memcpy(*buf_p, data->d_buf, shdr.sh_size);
+        *len_p = shdr.sh_size;
+    }
+    if ((status == TC_OK) && (found == 0)) {
+        status = TC_ERR_NOT_FOUND;
+    }
+    if (status != TC_OK) {
+        free(*buf_p);
+        *buf_p = NULL;
+        *len_p = 0;
+    }
+out:
     tc_pkg_elf_close(fd, elf);
     return status;
 }

@@ -47,7 +47,8 @@ static void tc_pkg_usage(FILE *f)
             "                lib/ and jams/, or the installed include directory\n"
             "  --keep-tmp    keep the object files and say where\n"
             "inspect prints each element: kind, code bytes, GOT slots with names,\n"
-            "        fixups, entry offset, hash; runs every check loading the package\n"
+            "        fixups, entry offset, hash, what a jam's source says it does, takes\n"
+            "        and returns (TC_JAM_DESCRIBE); runs every check loading the package\n"
             "        runs (blobs against the manifest, the library against both: on a\n"
             "        host of the package's arch) and exits 1 naming the first it fails\n"
             "exit status: 0 done, 1 the build failed or the package is bad, 2 bad usage\n");
@@ -235,6 +236,14 @@ static tc_status_t tc_pkg_inspect_jam(const char *dir, const tc_manifest_t *m,
     for (i = 0; i < h->fixup_count; ++i) {
         fprintf(out, "    fixup[%u] offset %u = base + %lld\n", i, blob.fixups[i].offset,
                 (long long)blob.fixups[i].addend);
+    }
+    /* the texts are checked printable and bounded (tc_manifest_doc_check) */
+    if (e->doc[TC_MANIFEST_DOC_WHAT] != NULL) {
+        fprintf(out, "    what:    %s\n    payload: %s\n    result:  %s\n",
+                e->doc[TC_MANIFEST_DOC_WHAT], e->doc[TC_MANIFEST_DOC_PAYLOAD],
+                e->doc[TC_MANIFEST_DOC_RESULT]);
+    } else {
+        fprintf(out, "    not described (its source has no TC_JAM_DESCRIBE)\n");
     }
     status = tc_manifest_check_blob(m, e, &blob, err, sizeof(err));
     if (status != TC_OK) {

@@ -71,6 +71,11 @@ tc_status_t tc_pkg_so_symbols(const char *path, tc_pkg_strv_t *defined,
 tc_status_t tc_pkg_ar_symbols(const char *path, tc_pkg_strv_t *names);
 /* The global symbols a relocatable object references and does not define. */
 tc_status_t tc_pkg_obj_undefined(const char *path, tc_pkg_strv_t *names);
+/* The bytes of an object's one section called name (malloc'd): TC_ERR_NOT_FOUND
+ * (said nothing) where it has none; more than one, or one without data, is
+ * refused. */
+tc_status_t tc_pkg_obj_section(const char *path, const char *name, void **buf_p,
+                               size_t *len_p);
 
 /* ------------------------------------------------------------------- blob */
 
