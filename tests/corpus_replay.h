@@ -1,7 +1,8 @@
 /* Shared by the corpus replay tests: feed every file of tests/fuzz/<sub>
  * (under $TC_SRC) to the fuzz target the including file pulled in
  * (LLVMFuzzerTestOneInput), counting them in *n_p. A missing folder (no
- * crash reproducers yet) replays nothing. */
+ * crash reproducers yet) replays nothing. Each input is named first, so a
+ * target that aborts leaves the culprit's name in the log. */
 #ifndef TC_TEST_CORPUS_REPLAY_H
 #define TC_TEST_CORPUS_REPLAY_H
 
@@ -35,6 +36,8 @@ static void corpus_replay(const char *sub, unsigned *n_p)
         assert_non_null(f);
         len = fread(buf, 1, sizeof(buf), f);
         fclose(f);
+        printf("replaying %s/%s\n", sub, de->d_name);
+        fflush(stdout);
         LLVMFuzzerTestOneInput(buf, len);
         ++*n_p;
     }
