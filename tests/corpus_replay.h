@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void corpus_replay(const char *sub, unsigned *n_p)
 {
@@ -28,8 +29,8 @@ static void corpus_replay(const char *sub, unsigned *n_p)
         return;
     }
     while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.') {
-            continue;
+        if ((de->d_name[0] == '.') || (strcmp(de->d_name, "README") == 0)) {
+            continue; /* a folder's notes are not an input */
         }
         snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
         f = fopen(path, "rb");

@@ -100,8 +100,8 @@ enum {
     /* [sub 1][delta 1]: credits, sub % 4: 0 the sender's credit put
      * (tc_credits_return), 1 a NOP frame (acks piggybacked), 2
      * tc_peer_flush, 3 a put of a forged consumed count into the
-     * receiver's credit word: (int8)delta >= 0 that many beyond what the
-     * receiver sent, 1 + delta; < 0, behind what the sender said before
+     * receiver's credit word: (int8)delta >= 0 far beyond what the
+     * receiver sent (2^16 + delta); < 0, behind what the sender said before
      * (the target never lies in between: the receiver cannot tell) */
     RX_OP_CREDITS,
     RX_OP_N

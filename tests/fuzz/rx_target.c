@@ -23,8 +23,8 @@
  *   neither once nor again and again;
  * - nothing runs after the peer's goodbye;
  * - the receiver never counts more of its frames consumed than the sender
- *   consumed (the hostile peer says the truth or more than the receiver
- *   sent: a lie in between only hurts the liar);
+ *   consumed (the hostile peer says the truth or far more than the
+ *   receiver sent: a lie in between only hurts the liar);
  * - every frame the receiver sends (replies, answers, NACKs) is one its
  *   genuine peer takes: the sender's library rejects none, apart from an
  *   answer to a forged sync request (the hostile peer asked, its library
@@ -136,138 +136,6 @@ static void rx_die(const char *fmt, ...)
                     (unsigned long long)*tc_frame_sig_ptr((void *)h, h->frame_size) : 0ull);
     }
     abort();
-}
-
-/* ---------------------------------------------------------------- the pairs */
-
-static void *rx_open(void *arg)
-{
-    rx_side_t *s = arg;
-    tc_context_params_t params;
-    tc_peer_params_t peer_params;
-    char path[4096];
-
-    tc_context_params_init(&params);
-    params.slots      = 8;
-    params.slot_size  = 4096;
-    params.frames     = s->frames;
-    params.timeout_ms = 20000;
-    params.rank       = (s == &rx_cur->side[0]) ? 0 : 1;
-    /* fixed frames: the jams are synced at the slot size; each input then
-     * sets its own sizes */
-    peer_params.field_mask = TC_PEER_PARAM_FIELD_FRAME_SIZE;
-    peer_params.frame_size = params.slot_size;
-    s->status = tc_pkg_default_path(path, sizeof(path));
-    if (s->status == TC_OK) {
-        s->status = tc_pkg_open(path, &s->pkg);
-    }
-    if (s->status == TC_OK) {
-        s->status = tc_context_create(&params, &s->ctx);
-    }
-    if (s->status == TC_OK) {
-        s->status = tc_context_add_pkg(s->ctx, s->pkg);
-    }
-    if (s->status == TC_OK) {
-        s->status = tc_peer_connect(s->ctx, s->boot, &peer_params, &s->peer);
-    }
-    return NULL;
-}
-
-static volatile int rx_serving;
-
-static void *rx_serve(void *arg)
-{
-    (void)arg;
-    while (rx_serving) {
-        (void)tc_peer_progress(RX_RX, 0, NULL);
-    }
-    return NULL;
-}
-
-/* Connect the pair, sync every jam injected and cached. */
-static void rx_pair_setup(rx_pair_t *p, tc_frame_mode_t frames)
-{
-    pthread_t th;
-    unsigned j;
-
-    rx_cur = p;
-    p->side[0].frames = p->side[1].frames = frames;
-    if (tc_boot_loopback_pair(5000, &p->side[0].boot, &p->side[1].boot) != TC_OK) {
-        rx_die("no loopback bootstrap");
-    }
-    pthread_create(&th, NULL, rx_open, &p->side[0]);
-    rx_open(&p->side[1]);
-    pthread_join(th, NULL);
-    if ((p->side[0].status != TC_OK) || (p->side[1].status != TC_OK)) {
-        rx_die("cannot set up the loopback pair (the bench package: $TC_PKG, or "
-               "../pkg/bench beside this program)");
-    }
-    rx_serving = 1;
-    pthread_create(&th, NULL, rx_serve, NULL);
-    for (j = 0; j < RX_N_JAMS; ++j) {
-        if ((tc_pkg_jam(p->side[1].pkg, rx_jam_names[j], &p->jam[j]) != TC_OK) ||
-            (tc_jam_prepare(RX_TX, &p->jam[j], TC_MODE_INJECTED) != TC_OK) ||
-            (tc_jam_prepare(RX_TX, &p->jam[j], TC_MODE_CACHED) != TC_OK)) {
-            rx_die("cannot sync the bench jams");
-        }
-    }
-    rx_serving = 0;
-    pthread_join(th, NULL);
-    p->tx_rejected = RX_TX->stats.rx_rejected;
-}
-
-/* Once per process: both pairs, the library the ried ships carry. */
-static void rx_setup(void)
-{
-    static int done;
-    char path[4096];
-    tc_jam_t jam;
-
-    if (done) {
-        return;
-    }
-    done = 1;
-    tc_log_set_handler(rx_log, NULL);
-    rx_pair_setup(&rx_pairs[0], TC_FRAMES_VARIABLE);
-    rx_pair_setup(&rx_pairs[1], TC_FRAMES_FIXED);
-    rx_unbounded[0] = rx_unbounded[1] = UINT16_MAX;
-    if (tc_pkg_jam(rx_cur->side[1].pkg, "pointer_chase", &jam) == TC_OK) {
-        rx_unbounded[0] = jam.element;
-    }
-    if (tc_pkg_jam(rx_cur->side[1].pkg, "stamp", &jam) == TC_OK) {
-        rx_unbounded[1] = jam.element;
-    }
-    if ((tc_pkg_default_path(path, sizeof(path)) != TC_OK) ||
-        (strlen(path) + sizeof("libried_bench.so") > sizeof(path))) {
-        rx_die("no bench package path");
-    }
-    strcpy(strrchr(path, '/') + 1, "libried_bench.so");
-    rx_ried_lib = tc_read_file(path, &rx_ried_len);
-    if (rx_ried_lib == NULL) {
-        rx_die("cannot read %s", path);
-    }
-}
-
-/* The replay test closes the pairs (libFuzzer keeps them for the process). */
-static __attribute__((unused)) void rx_teardown(void)
-{
-    unsigned p, i;
-
-    for (p = 0; p < 2; ++p) {
-        for (i = 0; i < 2; ++i) {
-            tc_peer_close(rx_pairs[p].side[i].peer);
-        }
-        for (i = 0; i < 2; ++i) {
-            tc_context_destroy(rx_pairs[p].side[i].ctx);
-            tc_pkg_close(rx_pairs[p].side[i].pkg);
-            tc_boot_close(rx_pairs[p].side[i].boot);
-        }
-    }
-    memset(rx_pairs, 0, sizeof(rx_pairs));
-    rx_cur = NULL;
-    free(rx_ried_lib);
-    rx_ried_lib = NULL;
-    tc_log_set_handler(NULL, NULL);
 }
 
 /* ----------------------------------------------------------- the invariants */
@@ -622,12 +490,16 @@ static int rx_in_code(const void *frame, uint32_t at)
  * nonsense the receiver must refuse (rx_check_credits); one within it is a
  * lie the receiver cannot tell from the truth, which only hurts the liar
  * (its unread slots are written over) and would break this pair for every
- * later input: there the target's hostile peer tells the truth. */
+ * later input. The receiver reads the word later, when it may have sent
+ * more: so the target's hostile peer tells the truth, or says far more
+ * than the receiver sent (RX_ACK_FAR: more than an input makes it send). */
+#define RX_ACK_FAR 0x10000u
+
 static void rx_honest_ack(tc_frame_hdr_t *hdr)
 {
-    uint32_t truth = RX_TX->rx_seq, sent = RX_RX->tx_seq;
+    uint32_t truth = RX_TX->rx_seq, far = RX_RX->tx_seq + RX_ACK_FAR;
 
-    if (((int32_t)(hdr->ack - truth) > 0) && ((int32_t)(hdr->ack - sent) <= 0)) {
+    if (((int32_t)(hdr->ack - truth) > 0) && ((int32_t)(hdr->ack - far) < 0)) {
         hdr->ack = truth;
     }
 }
@@ -942,14 +814,151 @@ static void rx_credits(rx_in_t *in)
         rx_check_sender();
         break;
     default:
-        /* beyond what the receiver sent, or behind what the peer said
+        /* far beyond what the receiver sent, or behind what the peer said
          * before (never a lie in between: rx_honest_ack) */
         __atomic_store_n(&rx->ctrl->consumed,
-                         (uint64_t)(((int8_t)delta >= 0) ? rx->tx_seq + 1 + delta :
+                         (uint64_t)(((int8_t)delta >= 0) ? rx->tx_seq + RX_ACK_FAR + delta :
                                                            rx->tx_acked + (int8_t)delta),
                          __ATOMIC_RELEASE);
         break;
     }
+}
+
+/* ---------------------------------------------------------------- the pairs */
+
+static void *rx_open(void *arg)
+{
+    rx_side_t *s = arg;
+    tc_context_params_t params;
+    tc_peer_params_t peer_params;
+    char path[4096];
+
+    tc_context_params_init(&params);
+    params.slots      = 8;
+    params.slot_size  = 4096;
+    params.frames     = s->frames;
+    params.timeout_ms = 20000;
+    params.rank       = (s == &rx_cur->side[0]) ? 0 : 1;
+    /* fixed frames: the jams are synced at the slot size; each input then
+     * sets its own sizes */
+    peer_params.field_mask = TC_PEER_PARAM_FIELD_FRAME_SIZE;
+    peer_params.frame_size = params.slot_size;
+    s->status = tc_pkg_default_path(path, sizeof(path));
+    if (s->status == TC_OK) {
+        s->status = tc_pkg_open(path, &s->pkg);
+    }
+    if (s->status == TC_OK) {
+        s->status = tc_context_create(&params, &s->ctx);
+    }
+    if (s->status == TC_OK) {
+        s->status = tc_context_add_pkg(s->ctx, s->pkg);
+    }
+    if (s->status == TC_OK) {
+        s->status = tc_peer_connect(s->ctx, s->boot, &peer_params, &s->peer);
+    }
+    return NULL;
+}
+
+/* A namespace sync as tc_jam_prepare runs it, played step by step (a
+ * receiver thread would make the sequence numbers, and so every later
+ * input, depend on its timing). */
+static void rx_sync_setup(const tc_jam_t *jam, int cache)
+{
+    tc_inj_t *inj = tc_inj_get(RX_TX, jam);
+    unsigned k;
+
+    rx_sync_request(jam, cache, jam);
+    for (k = 0; (k < 100) && (inj != NULL) && inj->tx_sync_wait; ++k) {
+        (void)rx_steps(UINT32_MAX);
+        rx_tx_progress();
+    }
+}
+
+/* Connect the pair, sync every jam injected and cached. */
+static void rx_pair_setup(rx_pair_t *p, tc_frame_mode_t frames)
+{
+    pthread_t th;
+    unsigned j;
+
+    rx_cur = p;
+    p->side[0].frames = p->side[1].frames = frames;
+    if (tc_boot_loopback_pair(5000, &p->side[0].boot, &p->side[1].boot) != TC_OK) {
+        rx_die("no loopback bootstrap");
+    }
+    pthread_create(&th, NULL, rx_open, &p->side[0]);
+    rx_open(&p->side[1]);
+    pthread_join(th, NULL);
+    if ((p->side[0].status != TC_OK) || (p->side[1].status != TC_OK)) {
+        rx_die("cannot set up the loopback pair (the bench package: $TC_PKG, or "
+               "../pkg/bench beside this program)");
+    }
+    for (j = 0; j < RX_N_JAMS; ++j) {
+        if (tc_pkg_jam(p->side[1].pkg, rx_jam_names[j], &p->jam[j]) != TC_OK) {
+            rx_die("no jam %s in the bench package", rx_jam_names[j]);
+        }
+        rx_sync_setup(&p->jam[j], 0);
+        rx_sync_setup(&p->jam[j], 1);
+        if (!tc_jam_is_prepared(RX_TX, &p->jam[j], TC_MODE_CACHED)) {
+            rx_die("cannot sync jam %s", rx_jam_names[j]);
+        }
+    }
+    (void)rx_steps(UINT32_MAX);
+    rx_flush();
+    rx_tx_progress();
+}
+
+/* Once per process: both pairs, the library the ried ships carry. */
+static void rx_setup(void)
+{
+    static int done;
+    char path[4096];
+    tc_jam_t jam;
+
+    if (done) {
+        return;
+    }
+    done = 1;
+    tc_log_set_handler(rx_log, NULL);
+    rx_pair_setup(&rx_pairs[0], TC_FRAMES_VARIABLE);
+    rx_pair_setup(&rx_pairs[1], TC_FRAMES_FIXED);
+    rx_unbounded[0] = rx_unbounded[1] = UINT16_MAX;
+    if (tc_pkg_jam(rx_cur->side[1].pkg, "pointer_chase", &jam) == TC_OK) {
+        rx_unbounded[0] = jam.element;
+    }
+    if (tc_pkg_jam(rx_cur->side[1].pkg, "stamp", &jam) == TC_OK) {
+        rx_unbounded[1] = jam.element;
+    }
+    if ((tc_pkg_default_path(path, sizeof(path)) != TC_OK) ||
+        (strlen(path) + sizeof("libried_bench.so") > sizeof(path))) {
+        rx_die("no bench package path");
+    }
+    strcpy(strrchr(path, '/') + 1, "libried_bench.so");
+    rx_ried_lib = tc_read_file(path, &rx_ried_len);
+    if (rx_ried_lib == NULL) {
+        rx_die("cannot read %s", path);
+    }
+}
+
+/* The replay test closes the pairs (libFuzzer keeps them for the process). */
+static __attribute__((unused)) void rx_teardown(void)
+{
+    unsigned p, i;
+
+    for (p = 0; p < 2; ++p) {
+        for (i = 0; i < 2; ++i) {
+            tc_peer_close(rx_pairs[p].side[i].peer);
+        }
+        for (i = 0; i < 2; ++i) {
+            tc_context_destroy(rx_pairs[p].side[i].ctx);
+            tc_pkg_close(rx_pairs[p].side[i].pkg);
+            tc_boot_close(rx_pairs[p].side[i].boot);
+        }
+    }
+    memset(rx_pairs, 0, sizeof(rx_pairs));
+    rx_cur = NULL;
+    free(rx_ried_lib);
+    rx_ried_lib = NULL;
+    tc_log_set_handler(NULL, NULL);
 }
 
 /* ---------------------------------------------------- before and after */
@@ -1045,11 +1054,13 @@ static void rx_serve_genuine(void)
 }
 
 /* What the program left that a new input must not find: a library in the
- * making, rieds this peer shipped (a new input is a new peer to them). */
+ * making, rieds this peer shipped, a forged credit word not read yet (a
+ * new input is a new peer). */
 static void rx_end(void)
 {
     tc_peer_t *rx = RX_RX;
 
+    __atomic_store_n(&rx->ctrl->consumed, (uint64_t)RX_TX->rx_seq, __ATOMIC_RELEASE);
     free(rx->ried_rx.buf);
     rx->ried_rx.buf      = NULL;
     rx->ried_rx.received = 0;
