@@ -302,20 +302,31 @@ fuzz-wire:
 	    -artifact_prefix=tests/fuzz/wire-crashes/ $(BUILD)/fuzz/wire-new tests/fuzz/wire-corpus
 	$(BUILD)/fuzz/fuzz_wire -merge=1 tests/fuzz/wire-corpus $(BUILD)/fuzz/wire-new
 
-# The whole receive path (tests/fuzz/rx_target.c): programs of genuine and
-# hostile frames and rewrites over a real loopback pair, every library source
-# built with the fuzzer's instrumentation; into tests/fuzz/rx-corpus and
-# rx-crashes/; make check replays both (tests/test_rx_corpus.c). The pair
-# lives as long as the process, so leak checking at exit is off (what it
-# would report is UCX's state of the live pair).
+# The whole receive path (tests/fuzz/rx_target.c): programs of genuine jams,
+# genuine control frames (config, NACK, goodbye, rieds, sync, credits),
+# hostile frames and rewrites over real loopback pairs (variable and fixed
+# frames), every library source built with the fuzzer's instrumentation.
+# Seeds (tests/fuzz/rx_seeds.c: every control frame kind over variable and
+# fixed frames of 64-1024 bytes) go to $(BUILD)/fuzz/rx-seeds; what passes
+# and adds coverage is merged into tests/fuzz/rx-corpus, reproducers land in
+# rx-crashes/; make check replays both (tests/test_rx_corpus.c). On a tree
+# with open defects, FUZZ_RX_FLAGS='-fork=1 -ignore_crashes=1' fuzzes past
+# them (each reproducer still lands in rx-crashes/). The pairs live as long
+# as the process, so leak checking at exit is off (what it would report is
+# UCX's state of the live pairs).
+FUZZ_RX_FLAGS ?=
 fuzz-rx: all
 	@scripts/deps.sh fuzz
-	@mkdir -p $(BUILD)/fuzz/rx-new tests/fuzz/rx-corpus tests/fuzz/rx-crashes
+	@mkdir -p $(BUILD)/fuzz/rx-new $(BUILD)/fuzz/rx-seeds tests/fuzz/rx-corpus tests/fuzz/rx-crashes
 	clang $(FUZZ_CFLAGS) -Ibench -D_GNU_SOURCE tests/fuzz/rx_target.c $(LIB_SRCS) bench/harness/pkg_path.c \
 	    -o $(BUILD)/fuzz/fuzz_rx $(LIBS)
+	$(CC) -std=gnu11 -O2 tests/fuzz/rx_seeds.c -o $(BUILD)/fuzz/rx_seeds
+	$(BUILD)/fuzz/rx_seeds $(BUILD)/fuzz/rx-seeds
 	ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_rx -max_total_time=$(FUZZ_SECONDS) -max_len=2048 -timeout=30 \
-	    -detect_leaks=0 -artifact_prefix=tests/fuzz/rx-crashes/ $(BUILD)/fuzz/rx-new tests/fuzz/rx-corpus
-	ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_rx -detect_leaks=0 -merge=1 tests/fuzz/rx-corpus $(BUILD)/fuzz/rx-new
+	    -detect_leaks=0 $(FUZZ_RX_FLAGS) -artifact_prefix=tests/fuzz/rx-crashes/ $(BUILD)/fuzz/rx-new \
+	    tests/fuzz/rx-corpus $(BUILD)/fuzz/rx-seeds
+	ASAN_OPTIONS=detect_leaks=0 $(BUILD)/fuzz/fuzz_rx -detect_leaks=0 -merge=1 tests/fuzz/rx-corpus \
+	    $(BUILD)/fuzz/rx-new $(BUILD)/fuzz/rx-seeds
 
 # Multicast decoders (target set, envelope, ack): the same, into
 # tests/fuzz/mcast-corpus and mcast-crashes/; make check replays both.

@@ -1,7 +1,8 @@
 /* Shared by the corpus replay tests: feed every file of tests/fuzz/<sub>
  * (under $TC_SRC) to the fuzz target the including file pulled in
  * (LLVMFuzzerTestOneInput), counting them in *n_p. A missing folder (no
- * crash reproducers yet) replays nothing. */
+ * crash reproducers yet) replays nothing. Each input is named first, so a
+ * target that aborts leaves the culprit's name in the log. */
 #ifndef TC_TEST_CORPUS_REPLAY_H
 #define TC_TEST_CORPUS_REPLAY_H
 
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void corpus_replay(const char *sub, unsigned *n_p)
 {
@@ -27,14 +29,16 @@ static void corpus_replay(const char *sub, unsigned *n_p)
         return;
     }
     while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.') {
-            continue;
+        if ((de->d_name[0] == '.') || (strcmp(de->d_name, "README") == 0)) {
+            continue; /* a folder's notes are not an input */
         }
         snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
         f = fopen(path, "rb");
         assert_non_null(f);
         len = fread(buf, 1, sizeof(buf), f);
         fclose(f);
+        printf("replaying %s/%s\n", sub, de->d_name);
+        fflush(stdout);
         LLVMFuzzerTestOneInput(buf, len);
         ++*n_p;
     }
