@@ -265,7 +265,8 @@ class Values(Base):
         self.assertAlmostEqual(med, 1.3)
         self.assertLess(lo, med)
         self.assertGreater(hi, med)
-        self.assertAlmostEqual(got[("jam_lat", "indirect_put", 64, "fenced", "poll", "default", "off", "none", "0")][0], 1.0)
+        self.assertAlmostEqual(got[("jam_lat", "indirect_put", 64, "fenced", "poll", "default", "off", "none",
+                                    "0")][0], 1.0)
 
     def test_efficiency_with_interval(self):
         rows = []

@@ -234,7 +234,8 @@ def mcast_section(plats, loaded):
     """the table of a tc-mcast experiment: raw p50 (or modelled) per platform"""
     data = [values.reduce_mcast(rows) if f else {} for f, rows in loaded]
     keys = sorted(set().union(*data), key=sort_key)
-    md = ["| mode | n | radix | ack | jam | payload | " + " | ".join("%s: p50 us (raw)" % p.label for p in plats) + " |",
+    md = ["| mode | n | radix | ack | jam | payload | " +
+          " | ".join("%s: p50 us (raw)" % p.label for p in plats) + " |",
           "|---|---:|---:|---:|---|---:|" + "---:|" * len(plats)]
     for k in keys:
         md.append("| %s | %s |" % (" | ".join(k), " | ".join("%.3g" % d[k] if k in d else "-" for d in data)))
