@@ -5,6 +5,7 @@ load plotdir.'/common.gp'
 set multiplot layout nrows,ncols title figtitle."\n{/*0.8 ".subtitle."}" font ',12'
 do for [k=1:npanels] {
     unset label
+    set ytics autofreq
     set autoscale
     nblocks = 0; bars = 0; logy = 10; ptitle = ''; ylabel = ''; pyfmt = '%g'
     # tc-plot's .set bounds x by the sample count: with n samples the highest

@@ -15,6 +15,7 @@ do for [k=1:npanels] {
     unset logscale
     set autoscale
     set xtics autofreq
+    set ytics autofreq
     nblocks = 0; bars = 0; logy = 0; ptitle = ''; ylabel = ''; ymin = NaN
     pxlabel = xlabel; plogx = logx; lines = 1; pyfmt = '%g'
     nrefs = 0; array refy[1] = [NaN]; array reftitles[1] = [""]

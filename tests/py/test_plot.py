@@ -144,6 +144,15 @@ def problems(plots, results):
             # a distribution's x runs from p = 0 (x = 1) to its sample count
             if any(not lo < x < hi for x in xs) and not (lo == 1 and all(lo <= x <= hi for x in xs)):
                 bad.append("%s: a point on or past the x range [%g:%g]" % (name, lo, hi))
+        yr = re.search(r"^set yrange \[([-0-9.e+]+):([-0-9.e+]+)\]", text, re.M)
+        if nblocks and not yr:
+            bad.append("%s: no y range (a point may sit on the border)" % name)
+        if nblocks and yr:
+            lo, hi = float(yr.group(1)), float(yr.group(2))
+            with open(setf[:-4] + ".dat") as f:
+                ys = [float(line.split()[1]) for line in f if line[:1] not in "#\n"]
+            if any(not lo < y < hi for y in ys):
+                bad.append("%s: a point on or past the y range [%g:%g]" % (name, lo, hi))
         if re.search(r"^bars = 1", text, re.M) and nblocks:
             nbars += 1
             if not re.search(r'^set key title "(bars: [a-z0-9]+\.\.[a-z0-9]+|median of [0-9.]+ rounds\\nbars: '
@@ -233,7 +242,8 @@ class Committed(CommittedDrawn):
                 (r"^set xrange \[1:.*\]", "fig11-12-dist-p0-*-1.set", "set xrange [1:1e6]"),
                 (r"^ylabel = .*", "fig13-14-wait-sparse-2.set",
                  'ylabel = "server CPU time per message (ns, thread-cputime: no PMU) and more"'),
-                (r"^set xrange \[.*\]", "fig07-injected-latency-1.set", "set xrange [4:32768]")):
+                (r"^set xrange \[.*\]", "fig07-injected-latency-1.set", "set xrange [4:32768]"),
+                (r"^set yrange \[.*\]", "fig07-injected-latency-1.set", "set yrange [0.2:10]")):
             doc = self.path("doc")
             shutil.rmtree(doc, True)
             shutil.copytree(self.plots, doc)
@@ -489,6 +499,19 @@ class Axes(Case):
         self.assertEqual(panel.y_format([("a", False, [(1, 2e5, 1, 3e5)])], 10), ["pyfmt = '10^{%T}'"])
         self.assertEqual(panel.y_format([("a", False, [(1, 2e3, 1, 3e3)])], 10), [])
         self.assertEqual(panel.y_format([("a", False, [(1, 2e5, 1, 3e5)])], 0), [])
+
+    def test_y_axis(self):
+        """a log axis from a 1-2-5 value below the lowest point to one above
+        the highest: the pair's raw put at 10.0 us sat on the border of
+        gnuplot's 10..100"""
+        self.assertEqual(panel.y_axis([("p", True, [(1, 10.0, 10.0, 10.0), (2, 15.0, 14.0, 16.0)])], 10),
+                         ["set yrange [5:20]", 'set ytics ("5" 5, "10" 10, "20" 20)'])
+        wide = panel.y_axis([("p", False, [(1, 0.2, 0.1, 0.3), (2, 2e5, 1e5, 3e5)])], 10)
+        self.assertEqual(wide, ["set yrange [0.05:500000]"])   # decades: gnuplot's own ticks
+        self.assertEqual(panel.y_axis([("p", False, [(1, -5.0, -6.0, 4.0)])], 0), ["set yrange [-6.6:4.6]"])
+        self.assertEqual(panel.y_axis([], 10), [])
+        self.assertEqual([panel.nice(v, True) for v in (0.7, 1, 3, 60)], [1, 1, 5, 100])
+        self.assertEqual([panel.nice(v, False) for v in (0.7, 1, 3, 60)], [0.5, 1, 2, 50])
 
     def test_fit_title(self):
         t = "Figs. 11-12: latency distribution, point 3 (jam=indirect_put, stress=vm, stash=none), round 1 of 5"

@@ -11,7 +11,7 @@ import sys
 
 from ..gnuplot import enh, gq
 from ..schema import num
-from .panel import fit_title, gnuplot, key_margin, subtitle, write_panel, y_format
+from .panel import fit_title, gnuplot, key_margin, subtitle, write_panel, y_axis, y_format
 
 # the columns that tie a distribution row to its latency row (and its sample count)
 DIST_KEY = ['point', 'test', 'jam', 'mode', 'payload_bytes', 'wait', 'placement', 'sw_prefetch', 'stress']
@@ -139,7 +139,7 @@ def plot_dist(exp, drows, meta, exp_meta, platform_id, outdir, datadir, formats,
         colormap = {}
         for k, (ptitle, blocks, ns) in enumerate(panels, 1):
             write_panel(prefix, k, ptitle, 'one-way latency (us)', 10, blocks, False, colormap,
-                        extra + y_format(blocks, 10))
+                        extra + y_format(blocks, 10) + y_axis(blocks, 10))
         ncols = min(3, len(panels))
         nrows = int(math.ceil(len(panels) / float(ncols)))
         title = '%s, point %s (%s)%s' % (

@@ -15,7 +15,7 @@ from .. import stats
 from ..gnuplot import enh, gq
 from ..schema import num
 from .panel import (bars_title, fit_title, gnuplot, key_margin, ref_lines, subtitle, wrap_label, write_panel,
-                    x_axis, y_format, y_from_medians)
+                    x_axis, y_axis, y_format, y_from_medians)
 from .spec import CONTEXT, POINT_KEY, fmt_title, match, series_of
 
 # a vs transform's value -> the positive ratio behind it, and back
@@ -208,6 +208,9 @@ def panels_of(pl, base):
                 extra.append('set yrange [%.9g:%.9g]' % (lo, hi))
                 if bars:
                     bars += '\n(y range: the medians; longer bars clipped)'
+            else:
+                extra += y_axis(blocks + [('', True, [(0, r['y'], r['y'], r['y'])]) for r in rs.get('yrefs') or ()],
+                                rs.get('logy', 0))
             refs = [r['title'] for r in rs.get('yrefs') or ()]
             panels.append((ctitle if ri == 0 else '', ylabel, rs.get('logy', 0), blocks, bars, extra,
                            [b[0] for b in blocks] + refs, bars or same))

@@ -202,3 +202,34 @@ def y_format(blocks, logy):
     if logy and ys and (max(ys) >= 1e5 or min(ys) < 1e-3):
         return ["pyfmt = '10^{%T}'"]
     return []
+
+
+def nice(v, up):
+    """the 1-2-5 value (x 10^k) at or below v (up: at or above)"""
+    k = math.floor(math.log10(v))
+    steps = [m * 10 ** e for e in (k - 1, k, k + 1) for m in (1, 2, 5)]
+    return min(x for x in steps if x >= v * (1 - 1e-9)) if up else max(x for x in steps if x <= v * (1 + 1e-9))
+
+
+def y_axis(blocks, logy):
+    """the .set lines of a panel's y range: past its points and bars (none
+    on the border, which gnuplot's autoscale leaves where a value is on a
+    tick); a log axis from a 1-2-5 value to one, ticked at each where it
+    spans under two decades (gnuplot's own: a tick per decade, often one)"""
+    vals = [v for b in blocks for p in b[2] for v in p[1:] if v is not None]
+    if logy:
+        vals = [v for v in vals if v > 0]
+        if not vals:
+            return []
+        lo, hi = nice(min(vals) / 1.2, False), nice(max(vals) * 1.2, True)
+        out = ['set yrange [%.9g:%.9g]' % (lo, hi)]
+        if hi / lo < 100:
+            ticks = [m * 10 ** e for e in range(int(math.floor(math.log10(lo))), int(math.ceil(math.log10(hi))) + 1)
+                     for m in (1, 2, 5) if lo * (1 - 1e-9) <= m * 10 ** e <= hi * (1 + 1e-9)]
+            out.append('set ytics (%s)' % ', '.join('%s %.9g' % (gq('%g' % t), t) for t in ticks))
+        return out
+    if not vals:
+        return []
+    lo, hi = min(vals), max(vals)
+    pad = 0.06 * ((hi - lo) or max(1.0, abs(hi)))
+    return ['set yrange [%.9g:%.9g]' % (lo - pad, hi + pad)]
