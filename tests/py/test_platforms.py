@@ -438,3 +438,13 @@ class Drawn(Base):
         self.assertRegex(md, r"From fig07-08-injected\.\n\n\(no values\)")
         with open(self.path("headline-vs-put.svg")) as f:
             self.assertIn("fixture-arm, fixture", f.read())
+
+    def test_no_put_no_figure_said(self):
+        self.write("np/modes.csv", csv_text("test,jam,mode,payload_bytes,p50_us", "jam_lat,noop,local,8,1.0",
+                                            "jam_lat,noop,cached,8,0.9"))
+        rc, _, err = self.run_main(platforms.main, [self.path("np"), "-o", self.path("o")])
+        self.assertEqual(rc, 0, err)
+        with open(self.path("o", "compare.md")) as f:
+            md = f.read()
+        self.assertIn("(no jam_lat figure: no run of it has a put reference to divide by)", md)
+        self.assertIn("| jam_lat | noop | 8 | cached | 0.9 us |", md)

@@ -271,6 +271,8 @@ def experiment_section(exp, plats, out, gp, emit_gp):
         made += drawn
         if drawn:
             md += ["![%s %s](%s-%s.png)" % (exp, test, exp, test), ""]
+        elif not grid:
+            md += ["(no %s figure: no run of it has a put reference to divide by)" % test, ""]
     md += ["<details><summary>%s per point: the jam's value (the median over rounds), over the raw put of the "
            "same run, the framework efficiency where the run has the floor, and CPU cost per message (PMU "
            "cycles where counted, else CPU nanoseconds from thread CPU time, labelled)</summary>" % exp, ""]
