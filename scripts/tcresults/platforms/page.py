@@ -45,11 +45,6 @@ def headline_data(plats):
     return out
 
 
-def cells(plats, have, get):
-    """a row's cells per platform: get(platform index) -> summary or None"""
-    return [values.fmt_interval(get(pi)) if pi in have else "-" for pi in range(len(plats))]
-
-
 def headline_grid(hd, metric, per_mode, labels):
     """(rows of Panels: a row per quantity, a column per jam and mode, or
     per jam for injected / local; the tests of the rows; the table's rows)"""
