@@ -16,6 +16,11 @@ set key outside right top vertical font ',8' samplen 2.5 spacing 0.9 box lc rgb 
 if (!exists('keymargin')) { keymargin = 0 }
 if (keymargin > 0) { set rmargin keymargin }
 set tics nomirror out scale 0.6
+# one left margin (characters) for every panel: the panels of a column align
+# whatever their tick labels' widths
+set lmargin 12
 set border 3
 set pointsize 0.7
 set bars small
+# a bound the paper gives, drawn across a panel (a .set's refy[])
+set style line 99 lc rgb '#444444' dt 3 lw 1.2

@@ -5,8 +5,9 @@ load plotdir.'/common.gp'
 set multiplot layout nrows,ncols title figtitle."\n{/*0.8 ".subtitle."}" font ',12'
 do for [k=1:npanels] {
     unset label
+    set ytics autofreq
     set autoscale
-    nblocks = 0; bars = 0; logy = 10; ptitle = ''; ylabel = ''
+    nblocks = 0; bars = 0; logy = 10; ptitle = ''; ylabel = ''; pyfmt = '%g'
     # tc-plot's .set bounds x by the sample count: with n samples the highest
     # percentile they resolve is 1 - 1/n (x = n); it also sets the ticks up to it
     set xtics ('50' 2, '90' 10, '99' 100, '99.9' 1000, '99.99' 1e4, '99.999' 1e5, '99.9999' 1e6)
@@ -17,7 +18,7 @@ do for [k=1:npanels] {
     set ylabel ylabel
     set logscale x 10
     set logscale y 10
-    set format y '%g'
+    set format y pyfmt
     if (nblocks == 0) {
         unset logscale
         set format x '%g'

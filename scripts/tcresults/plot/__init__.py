@@ -24,6 +24,18 @@ every folder without the column) is drawn from its row as it is, its bars
 the row's own columns (min..p99 within the run, the key says which). A
 distribution figure draws round 1 alone (one invocation's samples; its title
 says "round 1 of R").
+A panel whose points are the same in every round (a simulation, a tree's
+depth) has no bars; its key says "deterministic".
+
+Reading: every panel ticks its measured x values (payloads with their
+unit) on a range padded past them; the keys sit right of the panels in a
+margin sized for their longest entry; a title is broken to the figure's
+width; a reference (raw put) is dashed, in the colour of the series it
+serves where the definition says so; a row can set its y range from the
+medians and draw a paper's bound (fig13: pause against poll and claim 4a's
++1.5%, event in a row of its own); a figure can set the payload sweep
+beside one payload's categories (fig11-12: no load against stress-ng vm by
+placement). The keys of scripts/experiments/README.md say how.
 Python 3 standard library and gnuplot (pngcairo, svg); no matplotlib.
 """
 import argparse

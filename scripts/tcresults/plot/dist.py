@@ -1,7 +1,9 @@
 """A latency distribution figure per point (an experiment with "dist":
 its .dist.csv): percentile against one-way latency, one panel per payload,
 drawn up to the percentile the sample count resolves; a point of several
-rounds draws round 1 alone (percentiles of different runs do not pool)."""
+rounds draws round 1 alone (percentiles of different runs do not pool).
+Each raw put (a reference) is dashed in the colour of the jam series it
+ran beside; the title is broken to the figure's width."""
 import math
 import os
 import re
@@ -9,7 +11,7 @@ import sys
 
 from ..gnuplot import enh, gq
 from ..schema import num
-from .panel import gnuplot, key_margin, subtitle, write_panel
+from .panel import fit_title, gnuplot, key_margin, subtitle, write_panel, y_axis, y_format
 
 # the columns that tie a distribution row to its latency row (and its sample count)
 DIST_KEY = ['point', 'test', 'jam', 'mode', 'payload_bytes', 'wait', 'placement', 'sw_prefetch', 'stress']
@@ -76,11 +78,15 @@ def dist_panels(prow, spec, counts, by_arg):
             if r.get(pby) == pv:
                 groups.setdefault(tuple(r.get(c, '') for c in spec.get('split', ['test'])), []).append(r)
         blocks, ns = [], []
+        split = spec.get('split', ['test'])
         for key, grp in groups.items():
             n = samples_of(grp[0], counts, by_arg)
             pts = series_points(grp, n)
             if pts:
-                blocks.append((' '.join(key), grp[0].get('test', '').startswith('put'), pts))
+                # a put (the reference) dashed in the colour of the jam series
+                # of its placement: each reference told apart by its series
+                ckey = ' '.join(k for c, k in zip(split, key) if c != 'test') or None
+                blocks.append((' '.join(key), grp[0].get('test', '').startswith('put'), pts, ckey))
                 ns.append(n)
         panels.append(('%s %s' % (pv, 'B' if pby == 'payload_bytes' else ''), blocks, ns))
     return panels
@@ -129,19 +135,22 @@ def plot_dist(exp, drows, meta, exp_meta, platform_id, outdir, datadir, formats,
         prefix = os.path.join(datadir, name)
         panels = dist_panels(prow, spec, counts, by_arg)
         extra, ktitle = percentile_axis(panels, name)
-        margin = key_margin([b[0] for p in panels for b in p[1]] + [ktitle])
+        margin = key_margin([b[0] for p in panels for b in p[1]], [ktitle])
         colormap = {}
         for k, (ptitle, blocks, ns) in enumerate(panels, 1):
-            write_panel(prefix, k, ptitle, 'one-way latency (us)', 10, blocks, False, colormap, extra)
+            write_panel(prefix, k, ptitle, 'one-way latency (us)', 10, blocks, False, colormap,
+                        extra + y_format(blocks, 10) + y_axis(blocks, 10))
         ncols = min(3, len(panels))
         nrows = int(math.ceil(len(panels) / float(ncols)))
         title = '%s, point %s (%s)%s' % (
             spec.get('title', exp['name'] + ': latency distribution'), pt,
             ', '.join('%s=%s' % (a, 'none' if v is None else v) for a, v in ax.items()), rtag)
+        width = (460 + 6 * margin) * ncols + 80
+        title = fit_title(title, width)
         variables = {'data': prefix, 'npanels': len(panels), 'nrows': nrows, 'ncols': ncols,
                      'figtitle': enh(title), 'subtitle': subtitle(meta, exp_meta, platform_id),
                      'xlabel': 'percentile (x = 1/(1-p), log)', 'logx': 10, 'xfmt': '%g',
-                     'keymargin': margin, 'width': (460 + 6 * margin) * ncols + 80, 'height': 300 * nrows + 90}
+                     'keymargin': margin, 'width': width, 'height': 300 * nrows + 90 + 16 * title.count('\n')}
         outbase = os.path.join(outdir, name)
         if gnuplot('dist.gp', variables, outbase, formats, log):
             made.append(outbase)
