@@ -71,7 +71,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire
 .SECONDARY:
 all: lib pkg tools
 
@@ -184,6 +184,13 @@ coverage-py:
 	@tail -1 $(BUILD)/py-coverage.log
 	COVERAGE_FILE=$(BUILD)/py.coverage python3-coverage report -m
 
+# The figures README.md and docs/ quote, each in a block between
+# <!-- tc:begin NAME src=... --> markers, rewritten from the results folder,
+# the build or the sweep definition it names (scripts/tc-readme); make check
+# fails where a block differs from what its source gives (tests/py/test_readme.py).
+readme: all
+	TC_BUILD=$(abspath $(BUILD)) scripts/tc-readme
+
 # The aarch64 build under qemu-user (scripts/check-aarch64.sh): cross-built
 # against Debian's arm64 UCX into build-aarch64/, run by binfmt_misc.
 check-aarch64:
@@ -221,7 +228,7 @@ bench-ci-baseline:
 	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh --baseline -o $(BASELINES)/$$(scripts/platform-id.sh)
 
 # The paper's figures as data (scripts/experiments/*.json): tc-experiments runs
-# every experiment with PRESET (quick: about 8 minutes on 2 cores; paper:
+# every experiment with PRESET (quick: minutes, README.md says how many; paper:
 # 10,000 warm-up + 10^6 iterations, hours) into results/<platform>/, then
 # tc-plot draws plots/<platform>/figNN-*.png|svg. EXPERIMENTS= picks some
 # (names or prefixes); RESUME=1 continues a stopped run; make plots redraws.
