@@ -71,7 +71,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire
 .SECONDARY:
 all: lib pkg tools
 
@@ -168,7 +168,7 @@ $(BUILD)/obj/tests/%.o: | $(PKG_DIR)/bench.h
 $(BUILD)/tests/test_blob_exec: private LDFLAGS += -rdynamic
 
 check:
-	@scripts/deps.sh
+	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory check-run
 
 check-run: all $(TEST_BINS)
@@ -190,6 +190,14 @@ coverage-py:
 # fails where a block differs from what its source gives (tests/py/test_readme.py).
 readme: all
 	TC_BUILD=$(abspath $(BUILD)) scripts/tc-readme
+
+# The results as static HTML (scripts/tc-report): one page per results folder
+# (claims, every figure, experiments, platform report, the run) and per
+# comparison in plots/compare/, each self-contained (figures as data: URIs,
+# nothing loaded from outside; readable from file://), and an index.html.
+REPORT_DIR ?= $(BUILD)/report
+report:
+	scripts/tc-report -o $(REPORT_DIR)
 
 # The aarch64 build under qemu-user (scripts/check-aarch64.sh): cross-built
 # against Debian's arm64 UCX into build-aarch64/, run by binfmt_misc.
