@@ -3,11 +3,10 @@ folders of tests/data and on the committed results, and the check make
 check runs: every block of README.md and docs/ is what its source gives,
 and a block whose source moved is caught, named."""
 import io
-import json
 import os
 import re
 
-from helpers import DATA, RESULTS, TOP, Case, edit_rows
+from helpers import DATA, RESULTS, TOP, Case, edit_meta, edit_rows
 
 from tcresults import readme
 from tcresults.readme import build, markers, runs, sources
@@ -63,7 +62,8 @@ class Generate(Case):
     def test_a_changed_result_changes_the_block(self):
         d = self.copy(FULL, "full")
         before = self.gen("fig07-08", d)
-        edit_rows(os.path.join(d, "fig07-08-injected.csv"), lambda r: r.update(p50_us="%.6g" % (float(r["p50_us"]) * 2)),
+        edit_rows(os.path.join(d, "fig07-08-injected.csv"),
+                  lambda r: r.update(p50_us="%.6g" % (float(r["p50_us"]) * 2)),
                   lambda r: r["test"] == "jam_lat" and r["jam"] == "indirect_put" and r["mode"] == "injected")
         after = self.gen("fig07-08", d)
         self.assertNotEqual(before, after)
@@ -80,11 +80,8 @@ class Generate(Case):
 
     def test_figures_time_sums_the_recorded_elapsed(self):
         d = self.copy(FULL, "full")
-        with open(os.path.join(d, "meta.json")) as f:
-            m = json.load(f)
-        m["experiments"] = {"a": {"elapsed_s": 400.4, "rounds": 5}, "b": {"elapsed_s": 17.0, "rounds": 5}}
-        with open(os.path.join(d, "meta.json"), "w") as f:
-            json.dump(m, f)
+        edit_meta(d, lambda m: m.update(experiments={"a": {"elapsed_s": 400.4, "rounds": 5},
+                                                     "b": {"elapsed_s": 17.0, "rounds": 5}}))
         self.assertIn("- `fixture-full`: 6 min 57 s (preset fixture, 5 rounds per point, fixture)",
                       self.gen("figures-time", d))
 
@@ -177,8 +174,9 @@ class Committed(Case):
         self.assertIn("-- Indirect Put:", out.getvalue().replace("- **", "-- ").replace("**", ""))
 
     def test_the_issue_drifts_are_gone(self):
-        for rel, stale in (("README.md", "+44% over local at 4 B"), ("README.md", "30-second"), ("README.md", "7 min 24 s"),
-                           ("docs/JAMS.md", "152 code bytes"), ("docs/REGRESSION.md", "144 rows")):
+        for rel, stale in (("README.md", "+44% over local at 4 B"), ("README.md", "30-second"),
+                           ("README.md", "7 min 24 s"), ("docs/JAMS.md", "152 code bytes"),
+                           ("docs/REGRESSION.md", "144 rows")):
             with open(os.path.join(TOP, rel)) as f:
                 self.assertNotIn(stale, f.read(), rel)
 

@@ -5,13 +5,12 @@ outside, every figure a data: URI, no script), the claims table, every
 figure, the platform report with its network group, the run; the markdown
 subset the tools write. tests/test_report.sh opens the pages in a browser."""
 import base64
-import json
 import os
 import re
 import struct
 import zlib
 
-from helpers import DATA, Case
+from helpers import DATA, Case, edit_meta
 
 from tcresults import report
 from tcresults.report import markdown, page
@@ -37,15 +36,13 @@ class FolderPage(Case):
     def setUp(self):
         super().setUp()
         self.res = self.copy(FULL, "fixture-full")
-        with open(os.path.join(self.res, "meta.json")) as f:
-            m = json.load(f)
-        m["platform"]["network"] = {"ucx_version": "1.13.1", "nics": [{"name": "eth0", "driver": "virtio_net",
-                                                                      "rate": "unknown"}]}
-        m["experiments"] = {"fig07-08-injected": {"title": "Injected vs Local", "tool": "tc-perf", "points": 2,
-                                                  "rounds": 3, "ran": 1, "elapsed_s": 65.2, "failed": [],
-                                                  "skipped": [{"point": 1, "reason": "stash=on: unsupported"}]}}
-        with open(os.path.join(self.res, "meta.json"), "w") as f:
-            json.dump(m, f)
+        def edit(m):
+            m["platform"]["network"] = {"ucx_version": "1.13.1", "nics": [{"name": "eth0", "driver": "virtio_net",
+                                                                          "rate": "unknown"}]}
+            m["experiments"] = {"fig07-08-injected": {
+                "title": "Injected vs Local", "tool": "tc-perf", "points": 2, "rounds": 3, "ran": 1, "elapsed_s": 65.2,
+                "failed": [], "skipped": [{"point": 1, "reason": "stash=on: unsupported"}]}}
+        edit_meta(self.res, edit)
         figs = self.path("plots", "fixture-full")
         os.makedirs(figs)
         for n in ("fig07-injected-latency", "fig08-injected-rate"):
@@ -95,11 +92,7 @@ class FolderPage(Case):
 
     def test_emulated_judges_nothing(self):
         d = self.copy(FULL, "emu")
-        with open(os.path.join(d, "meta.json")) as f:
-            m = json.load(f)
-        m["platform"]["emulated"] = "qemu-user"
-        with open(os.path.join(d, "meta.json"), "w") as f:
-            json.dump(m, f)
+        edit_meta(d, lambda m: m["platform"].update(emulated="qemu-user"))
         title, body = report.folder_page(d, self.path("nowhere"))
         self.assertIn("No claims judged: emulated (qemu-user)", body)
         self.assertIn("No figures in", body)

@@ -29,7 +29,7 @@ import sys
 
 from .. import cli, paths
 from . import build, figures, runs, tables  # noqa: F401  (they register the generators)
-from .markers import blocks, parse, render
+from .markers import parse, render
 from .sources import GENERATORS, OUTPUT_KEYS, Context, Skip
 
 FILES = ("README.md", "docs/JAMS.md", "docs/REGRESSION.md")

@@ -166,8 +166,9 @@ def modes(ctx, srcs, attrs):
                 out[s] = MEDIAN(vals)
         return out
     inj = [r for r in rows if r["mode"] == "injected" and num(r.get("code_bytes"))]
-    code = "%d bytes of code and %d GOT slot%s" % (int(num(inj[0]["code_bytes"])), int(num(inj[0]["got_slots"]) or 0),
-                                                   "" if int(num(inj[0]["got_slots"]) or 0) == 1 else "s") if inj else "?"
+    got = int(num(inj[0]["got_slots"]) or 0) if inj else 0
+    code = ("%d bytes of code and %d GOT slot%s" % (int(num(inj[0]["code_bytes"])), got, "" if got == 1 else "s")
+            if inj else "?")
     s0 = sizes[0] if sizes else None
     frames = {m: r["frame_bytes"] for r in rows for m in ("local", "injected")
               if r["mode"] == m and r["test"] == "jam_lat" and int(r["payload_bytes"]) == s0}
