@@ -191,12 +191,13 @@ def mcast(ctx, srcs, attrs):
         at = {int(x["radix"]): x for x in sim if int(x["n"]) == n}
         naive = [x for x in rows if x["mode"] == "simulate-naive" and int(x["n"]) == n and x["round"] == "1"]
         hop = at[min(at)]
-        out.append("- **Simulation:** it runs the real plan and codec for up to %d nodes: depth %s at R = %d "
-                   "(%s at R = %d), %s edges, at most %s B of encoded targets per hop. The modelled completion "
-                   "is %s at R = %d, against %s for N naive unicasts (%s us per hop, %s us per send)." % (
-                       n, at[max(at)]["depth"] if 8 not in at else at[8]["depth"], 8 if 8 in at else max(at),
-                       at[min(at)]["depth"], min(at), at[min(at)]["edges"],
-                       "%.0f" % max(num(x["target_bytes_per_hop"]) for x in sim),
+        out.append("- **Simulation:** it runs the real plan and codec for up to {:,} nodes: depth %s at R = %d "
+                   "(%s at R = %d), {:,} edges, %s B of encoded targets per hop on average (the most over N and R). "
+                   "The modelled completion is %s at R = %d, against %s for N naive unicasts (%s us per hop, %s us "
+                   "per send).".format(n, int(at[min(at)]["edges"])) % (
+                       at[max(at)]["depth"] if 8 not in at else at[8]["depth"], 8 if 8 in at else max(at),
+                       at[min(at)]["depth"], min(at),
+                       "%.1f" % max(num(x["target_bytes_per_hop"]) for x in sim),
                        us(num((at.get(8) or at[max(at)])["modelled_us"])), 8 if 8 in at else max(at),
                        us(num(naive[0]["modelled_us"])) if naive else "-",
                        "%g" % num(hop["hop_us"]), "%g" % num(hop["send_us"])))

@@ -127,12 +127,12 @@ def bench_ci_time(ctx, srcs, attrs):
     ci = (m.get("experiments") or {}).get("ci") or {}
     t = ci.get("elapsed_s")
     cost = (m.get("cost") or {}).get("elapsed_s")
-    body = ("The sweep is %d tc-perf invocations, %d rows; on `%s` its measuring took %s%s (the baseline's "
-            "`meta.json`, %s); the build check comes on top.\n" % (
+    body = ("The sweep is %d tc-perf invocations, %d rows. On `%s` (the baseline's `meta.json`, %s) its "
+            "measuring took %s; %s; the build check comes on top.\n" % (
                 d["invocations"], d["rows"], m.get("platform_id") or os.path.basename(src),
-                duration(t) if t is not None else "no recorded time",
-                " and the instruction counts %s" % duration(cost) if cost is not None else
-                ", the instruction counts under callgrind (not timed there)", (m.get("date") or "?")[:10]))
+                (m.get("date") or "?")[:10], duration(t) if t is not None else "no recorded time",
+                "the instruction counts under callgrind %s" % duration(cost) if cost is not None else
+                "that baseline did not time the instruction counts under callgrind"))
     return results_out(ctx, srcs, body)
 
 
@@ -167,9 +167,9 @@ def bench_ci_noise(ctx, srcs, attrs):
     reg = [r for r in rows if r.get("verdict", "").startswith("REGRESSION")]
     med = (lat[len(lat) // 2] if len(lat) % 2 else (lat[len(lat) // 2 - 1] + lat[len(lat) // 2]) / 2) if lat else 0
     out = ("Two identical sweeps on this platform, idle (`%s/noise.md`): p50 ratios differ by %.1f%% (median) and "
-           "%.1f%% (max), %d of %d points move past %g%% within the rounds' spread, %d regress%s." % (
-               src, med * 100, (max(lat) if lat else 0) * 100, len(noise), len(rows), thr or 0, len(reg),
-               "" if len(reg) != 1 else "es"))
+           "%.1f%% (max), %d of %d points move past %g%% within the rounds' spread, %s." % (
+               src, med * 100, (max(lat) if lat else 0) * 100, len(noise), len(rows), thr or 0,
+               "none regresses" if not reg else "%d regress" % len(reg)))
     slow = ctx.path(src + "/slow-jam.md")
     if os.path.exists(slow):
         _, srows = compare_rows(slow)
