@@ -10,7 +10,8 @@ usage: tests/report_browser.py PAGE.html [--screenshot PNG [--height PX]]
 Prints one JSON object: {"url", "title", "errors": [...], "images":
 [{"alt", "width"}], "tables": [row counts], "claims_rows": N}. Exit status 0
 when the page loaded with no error and every image has a width, 1 otherwise,
-77 when no browser is installed (the reason on the last line).
+77 when no browser is installed or it cannot start here (the reason on the
+last line).
 
 It speaks the DevTools protocol over a pipe (--remote-debugging-pipe: JSON
 messages ended by a NUL byte on fds 3 and 4), so it needs nothing beyond
@@ -48,8 +49,9 @@ class Browser:
                 "--user-data-dir=" + profile, "about:blank"]
         if os.geteuid() == 0:
             args.insert(1, "--no-sandbox")     # chromium refuses to run as root with its sandbox
+        self.log = open(os.path.join(profile, "stderr.log"), "w+")
         self.proc = subprocess.Popen(args, pass_fds=(3, 4), preexec_fn=fds, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=self.log)
         os.close(to_b)
         os.close(from_b)
         self.buf, self.n, self.events = b"", 0, []
@@ -97,6 +99,7 @@ class Browser:
         except (OSError, subprocess.TimeoutExpired):
             self.proc.kill()
             self.proc.wait()
+        self.log.close()
 
 
 def errors_of(events):
@@ -132,7 +135,15 @@ def main(argv=None):
     profile = tempfile.mkdtemp(prefix="tc-browser-")
     b = Browser(exe, profile)
     try:
-        target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        try:
+            target = b.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        except (EOFError, TimeoutError) as err:
+            # installed but it cannot run here (no sandbox, no display
+            # support): not a page's fault; say why
+            b.log.seek(0)
+            why = [ln.strip() for ln in b.log.read().splitlines() if ln.strip()]
+            print("%s did not start (%s): %s" % (exe, err, why[-1] if why else "no output"))
+            return 77
         s = b.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             b.call(domain + ".enable", session=s)
