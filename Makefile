@@ -71,7 +71,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
 .SECONDARY:
 all: lib pkg tools
 
@@ -176,7 +176,7 @@ $(BUILD)/obj/tests/%.o: | $(PKG_DIR)/bench.h
 $(BUILD)/tests/test_blob_exec: private LDFLAGS += -rdynamic
 
 check:
-	@scripts/deps.sh
+	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory check-run
 
 check-run: all $(TEST_BINS)
@@ -191,6 +191,21 @@ coverage-py:
 	    --source=scripts/tcresults tests/py/run.py >$(BUILD)/py-coverage.log || { tail -30 $(BUILD)/py-coverage.log; exit 1; }
 	@tail -1 $(BUILD)/py-coverage.log
 	COVERAGE_FILE=$(BUILD)/py.coverage python3-coverage report -m
+
+# The figures README.md and docs/ quote, each in a block between
+# <!-- tc:begin NAME src=... --> markers, rewritten from the results folder,
+# the build or the sweep definition it names (scripts/tc-readme); make check
+# fails where a block differs from what its source gives (tests/py/test_readme.py).
+readme: all
+	TC_BUILD=$(abspath $(BUILD)) scripts/tc-readme
+
+# The results as static HTML (scripts/tc-report): one page per results folder
+# (claims, every figure, experiments, platform report, the run) and per
+# comparison in plots/compare/, each self-contained (figures as data: URIs,
+# nothing loaded from outside; readable from file://), and an index.html.
+REPORT_DIR ?= $(BUILD)/report
+report:
+	scripts/tc-report -o $(REPORT_DIR)
 
 # The aarch64 build under qemu-user (scripts/check-aarch64.sh): cross-built
 # against Debian's arm64 UCX into build-aarch64/, run by binfmt_misc.
@@ -229,7 +244,7 @@ bench-ci-baseline:
 	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh --baseline -o $(BASELINES)/$$(scripts/platform-id.sh)
 
 # The paper's figures as data (scripts/experiments/*.json): tc-experiments runs
-# every experiment with PRESET (quick: about 8 minutes on 2 cores; paper:
+# every experiment with PRESET (quick: minutes, README.md says how many; paper:
 # 10,000 warm-up + 10^6 iterations, hours) into results/<platform>/, then
 # tc-plot draws plots/<platform>/figNN-*.png|svg. EXPERIMENTS= picks some
 # (names or prefixes); RESUME=1 continues a stopped run; make plots redraws.

@@ -120,9 +120,11 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "")
 cost_note=
 rm -f "$out/cost.csv"
 cost_rc=0
+cost_start=$(date +%s.%N)
 TC_PKG=${pkgopt[1]:+${pkgopt[1]}/libtc_bench.so} TC_BUILD=${TC_BUILD:-$top/build} \
     "$top/scripts/bench-cost.sh" -o "$tmp/cost" -N 0 -n 2000 \
     -j "${jams// /,}" -m "$modes" -s "$sizes" >"$tmp/cost.log" 2>&1 || cost_rc=$?
+cost_end=$(date +%s.%N)
 if [ "$cost_rc" = 0 ]; then
     cp "$tmp/cost/cost.csv" "$out/cost.csv"
     echo "bench-ci: instructions per message (tc-cost under callgrind) -> $out/cost.csv" >&2
@@ -140,9 +142,9 @@ git -C "$top" diff --quiet HEAD -- 2>/dev/null || git_rev="$git_rev-dirty"
 printf '%s\n' "${args_list[@]}" >"$tmp/args.txt"
 
 python3 - "$tmp" "$out" "$point" "$platform_id" "$git_rev" "$start" "$end" "${slow:-}" "$load0" "$load1" \
-    "$cost_note" <<'PY'
+    "$cost_note" "$cost_start" "$cost_end" <<'PY'
 import csv, datetime, json, os, sys
-tmp, out, npoints, platform_id, git_rev, start, end, slow, load0, load1, cost_note = sys.argv[1:12]
+tmp, out, npoints, platform_id, git_rev, start, end, slow, load0, load1, cost_note, cost0, cost1 = sys.argv[1:14]
 npoints = int(npoints)
 args = open(os.path.join(tmp, "args.txt")).read().splitlines()
 fields, rows, tool_json = ["experiment", "point", "preset"], [], []
@@ -174,7 +176,9 @@ meta = {
     # the host's load average (1, 5, 15 min) before and after: a busy machine explains noise
     "loadavg": {"start": load0, "end": load1},
     # cost.csv: instructions per message of the same jams, or why not
-    "cost": {"file": "cost.csv"} if not cost_note else {"skipped": cost_note},
+    # (and how long counting them took: README.md quotes the sweep's time)
+    "cost": dict({"file": "cost.csv"} if not cost_note else {"skipped": cost_note},
+                 elapsed_s=round(float(cost1) - float(cost0), 1)),
 }
 if slow:
     meta["slow_jam"] = {"jam": "indirect_put", "spin_iterations": int(slow)}

@@ -16,6 +16,8 @@ One module (or package) per tool, each behind a thin scripts/tc-* command:
   compare      tc-compare (regressions against a baseline)
   platforms    tc-platforms (platforms side by side)
   floor_table  tc-floor-table (bench-floor.sh's tables)
+  readme       tc-readme (README.md's and docs/' blocks generated from results)
+  report       tc-report (make report: static HTML pages of the results)
 
 Python 3 standard library only (gnuplot, a program, draws the figures).
 The unit tests (tests/py/, run by make check) use the standard library's

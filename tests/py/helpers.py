@@ -4,6 +4,7 @@ edits, a tool's main run with its output captured."""
 import contextlib
 import csv
 import io
+import json
 import os
 import shutil
 import sys
@@ -39,6 +40,16 @@ def edit_rows(path, edit, where=lambda r: True):
             n += 1
     write_csv(path, fields, rows)
     return n
+
+
+def edit_meta(folder, edit):
+    """edit(meta) on folder/meta.json, written back"""
+    p = os.path.join(folder, "meta.json")
+    with open(p) as f:
+        m = json.load(f)
+    edit(m)
+    with open(p, "w") as f:
+        json.dump(m, f)
 
 
 def csv_text(header, *rows):

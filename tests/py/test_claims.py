@@ -26,7 +26,12 @@ def verdicts(sh):
 
 
 def line(md, cid):
-    """the claims.md table row of a claim"""
+    """the claims.md full table's row of a claim (the compact table's comes first)"""
+    return [x for x in md.splitlines() if x.startswith("| %s |" % cid)][-1]
+
+
+def compact_line(md, cid):
+    """the compact table's row of a claim"""
     return next(x for x in md.splitlines() if x.startswith("| %s |" % cid))
 
 
@@ -109,8 +114,11 @@ class Fixtures(Case):
         self.check_tallies(md)
 
     def check_tallies(self, md):
-        """the two tallies add up to the table's rows, proxies apart"""
-        rows = [x for x in md.splitlines() if re.match(r"^\| [0-9][a-z0-9-]* \|", x)]
+        """the two tallies add up to the full table's rows, proxies apart, and
+        the compact tables above hold the same rows, each line within 120
+        columns"""
+        head, full = md.split("\n## Every claim")
+        rows = [x for x in full.splitlines() if re.match(r"^\| [0-9][a-z0-9-]* \|", x)]
         prox = [x for x in rows if x.split(" | ")[1].startswith("proxy:")]
 
         def total(label):
@@ -118,6 +126,51 @@ class Fixtures(Case):
             return sum(int(x.split()[0]) for x in m.group(1).split(", ")) if m else 0
         self.assertEqual(total(TALLY), len(rows) - len(prox))
         self.assertEqual(total(PROXY_TALLY), len(prox))
+        short = [x for x in head.splitlines() if re.match(r"^\| [0-9][a-z0-9-]* \|", x)]
+        self.assertEqual([x.split(" | ")[0] for x in short], [x.split(" | ")[0] for x in rows if x not in prox] +
+                         [x.split(" | ")[0] for x in prox])
+        for x in head.splitlines():
+            if x.startswith("|"):
+                self.assertLessEqual(len(x), report.WIDTH, x)
+
+
+class Compact(Case):
+    """the compact table that leads claims.md: claim, paper, this platform, verdict"""
+
+    def test_rows(self):
+        md = report.markdown(claims.judge_all(FULL))
+        self.assertEqual(compact_line(md, "1a"), "| 1a | injected latency cost | ~40% higher | +50% [+50%..+50%] at 4 B | holds |")
+        self.assertLess(md.index("## The paper's experiments"), md.index("## Proxies"))
+        self.assertLess(md.index("## Proxies"), md.index("## Rules"))
+        self.assertLess(md.index("## Rules"), md.index("## Every claim"))
+        self.assertTrue(compact_line(md, "2a").startswith("| 2a | llc/dram: latency gain | up to 31% lower | 18.4% "))
+        self.assertTrue(compact_line(md, "2a-def").startswith("| 2a-def | llc/default: latency gain |"))
+        md = report.markdown(claims.judge_all(NOEXT))
+        self.assertTrue(compact_line(md, "2ap").startswith("| 2ap | default/dram: latency gain |"))
+        self.assertEqual(compact_line(md, "2a"), "| 2a | latency gain | up to 31% lower | - | not measurable |")
+        self.assertTrue(compact_line(md, "4bp1").startswith("| 4bp1 | pause: polls/msg (Ind. Put) |"))
+        self.assertTrue(compact_line(md, "4bs2").startswith("| 4bs2 | adaptive, sparse: server CPU |"))
+        self.assertTrue(compact_line(md, "4cp2").endswith("| much larger |"))
+
+    def test_value_shortens_until_it_fits(self):
+        r = dict(id="2c-def", claim="proxy: llc: x", paper="p", verdict="does not hold",
+                 here="max 0.62x [0.48x..0.75x] at 4 KiB, 5 rounds; min 0.45x [0.33x..0.50x] at 64 B, 5 rounds")
+        self.assertEqual(report.short_value(r), "max 0.62x [0.48x..0.75x] at 4 KiB; min 0.45x [0.33x..0.50x] at 64 B")
+        self.assertEqual(report.short_value(r, 1), "max 0.62x [0.48x..0.75x]; min 0.45x [0.33x..0.50x]")
+        self.assertEqual(report.short_value(r, 2), "max 0.62x; min 0.45x")
+        # with the payloads the row would pass 120 columns: level 1 drops them
+        self.assertEqual(report.compact([r])[2], "| 2c-def | llc/default: Sum rate | +28%, any size | "
+                         "max 0.62x [0.48x..0.75x]; min 0.45x [0.33x..0.50x] | does not hold |")
+        self.assertLessEqual(len(report.compact([r])[2]), report.WIDTH)
+        # large numbers lose their decimals; rounds, samples and units go to the full table
+        r = dict(r, id="3b", here="5103.2% [266.0%..1143031.0%] at 2 KiB, 5 rounds, 10000 samples per row per round "
+                 "(dram placement side: 4583065% at 2 KiB; default placement side: 2342% at 2 KiB)")
+        self.assertEqual(report.short_value(r), "5103% [266%..1143031%] at 2 KiB")
+        r = dict(r, id="4bs1", here="18.73x [15.62x..21.99x] at 1000 us gap, 5 rounds [server CPU ns/msg (thread "
+                 "CPU time: pmu unsupported)]")
+        self.assertEqual(report.short_value(r), "18.73x [15.62x..21.99x] at 1000 us gap")
+        self.assertEqual(report.short_verdict("inconclusive (scheduler-bound: a p99.9 of 4 ms)"), "scheduler-bound")
+        self.assertEqual(report.short_verdict("inconclusive (1 round: no interval; ...)"), "1 round: no interval")
 
 
 class Edited(Case):
@@ -329,4 +382,8 @@ class Committed(Case):
             self.skipTest("no committed claims.md")
         for md in mds:
             with open(md) as f:
-                self.assertEqual(report.markdown(claims.judge_all(os.path.dirname(md))), f.read(), md)
+                text = f.read()
+            self.assertEqual(report.markdown(claims.judge_all(os.path.dirname(md))), text, md)
+            for x in text.split("\n## Every claim")[0].splitlines():
+                if x.startswith("|"):
+                    self.assertLessEqual(len(x), report.WIDTH, "%s: %s" % (md, x))

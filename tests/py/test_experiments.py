@@ -105,6 +105,10 @@ class Plan(Case):
         self.assertEqual(plan.check_requirement("tool:tc-mcast", 1, PLATFORM, t), "tc-mcast not built")
         self.assertIsNone(plan.check_requirement({"vm": "command:sh", "*": None}, "vm", PLATFORM, t))
         self.assertIsNone(plan.check_requirement({"vm": "command:nope-x"}, "none", PLATFORM, t))
+        # a plan for another host's report: the commands it has, not this PATH's
+        t["commands"] = {"no-such-command-here"}
+        self.assertIsNone(plan.check_requirement("command:no-such-command-here", 1, PLATFORM, t))
+        self.assertEqual(plan.check_requirement("command:sh", 1, PLATFORM, t), "sh not installed (scripts/deps.sh)")
 
     def test_preset_hosts_overrides(self):
         e = {"name": "m", "presets": {"quick": {"n": 1, "sweeps": {"0": {"axes": {"a": [1]}}},

@@ -6,10 +6,12 @@ usage: tc-claims RESULTS_DIR [-o FILE] [--json FILE]
 RESULTS_DIR is one platform's folder in the runner's layout
 (results/<platform>/: fig07-08-injected.csv, fig09-10-placement.csv,
 fig11-12-load.csv, fig13-14-wait.csv, meta.json). Writes RESULTS_DIR/claims.md
-(or FILE; - for stdout): for every headline claim, the figure, the paper's
-number, the rule applied, this platform's number with its 95% interval over
-rounds and the verdict, all computed from the CSVs and meta.json's platform
-report; nothing is typed in.
+(or FILE; - for stdout): first a compact table (claim, paper, this platform,
+verdict; within 120 columns), the paper's experiments and the proxies apart;
+then the rules and, for every headline claim, the figure, the paper's number,
+the rule applied, this platform's number with its 95% interval over rounds
+and the verdict, and each round's values; all computed from the CSVs and
+meta.json's platform report; nothing is typed in.
 
 Rounds. Every experiment point runs R rounds (the CSV column `round`, 1..R;
 a folder without it is one round). Each claim's quantity is computed within

@@ -1,7 +1,9 @@
-"""What tc-claims writes: claims.md (the table, the per-round detail, the
-tallies), the --json summary, and --diff of two such summaries."""
+"""What tc-claims writes: claims.md (a compact table of the verdicts first,
+then the rules, the full table and the per-round detail, the tallies), the
+--json summary, and --diff of two such summaries."""
 import json
 import os
+import re
 
 from .verdict import LLC_EMULATED, TAIL_MIN, vclass
 
@@ -26,15 +28,124 @@ def tally(rows, proxy):
     return ", ".join(parts)
 
 
+# The compact table's words per claim (its id without a proxy's suffix):
+# what is measured, and the paper's number, short enough that a row of the
+# table fits WIDTH columns; the full claim and rule are in the table below it.
+SHORT = {
+    "1a": ("injected latency cost", "~40% higher"),
+    "1b": ("injected rate loss", "~40% lower"),
+    "1c": ("injected = local (Ind. Put)", "~0% from 4 KiB"),
+    "1d": ("injected = local (Sum)", "~0% from 256 B"),
+    "2a": ("latency gain", "up to 31% lower"),
+    "2b": ("rate, Ind. Put <= 1 KiB", "up to 1.9x"),
+    "2c": ("Sum rate", "+28%, any size"),
+    "3a": ("p99.9 gain under load", "up to 2.4x better"),
+    "3b": ("tail spread under load", "peak 182%"),
+    "3c": ("Sum tail spread >= 2 KB", "<= 137%"),
+    "4a": ("latency cost", "<= 1.5%"),
+    "4b": ("CPU saving (Ind. Put)", "2.5x-3.8x fewer"),
+    "4c": ("CPU saving (Sum)", "1.84x-3.6x fewer"),
+}
+WIDTH = 120
+VERDICT_SHORT = (("not measurable here", "not measurable"), ("much larger than the paper", "much larger"),
+                 ("inconclusive (noise)", "inconclusive: noise"), ("inconclusive (1 round", "1 round: no interval"),
+                 ("inconclusive (too few samples", "too few samples"),
+                 ("inconclusive (scheduler-bound", "scheduler-bound"))
+
+
+def short_verdict(v):
+    for long_, short in VERDICT_SHORT:
+        if v.startswith(long_):
+            return short
+    return v
+
+
+def proxy_label(r):
+    """what a proxy row compares, in a few words: 'llc/dram', 'pause', ..."""
+    c = r["claim"]
+    if r["id"][:2] in ("3b", "3c"):        # a bound on the stashing side alone
+        return "llc" if c.startswith("proxy: llc") else "default" if c.startswith("proxy: default") else "proxy"
+    if c.startswith("proxy: llc"):
+        return "llc/default" if r["id"].endswith("-def") else "llc/dram"
+    if c.startswith("proxy: default"):
+        return "default/dram"
+    m = re.match(r"proxy: (\w+)", c)
+    w = m.group(1) if m else "proxy"
+    return w + ", sparse" if " under sparse traffic" in c else w
+
+
+def short_claim(r):
+    """(claim, paper) of a row for the compact table"""
+    cid = r["id"]
+    base = re.match(r"\d[a-z]", cid)
+    claim, paper = SHORT.get(base.group(0) if base else cid, (r["claim"], r["paper"]))
+    if not r["claim"].startswith("proxy:"):
+        return claim, paper
+    if cid.startswith("4bs"):
+        claim = "server CPU"
+    elif " counted as wait-loop iterations" in r["claim"]:
+        claim = "polls/msg" + claim[len("CPU saving"):]
+    return "%s: %s" % (proxy_label(r), claim), paper
+
+
+def short_value(r, level=0):
+    """this platform's value without the rounds, samples, units and other
+    sides the full table states; numbers past 100 without decimals. level 1
+    drops where each part was measured (the payload), level 2 the intervals
+    too: the steps a row takes until it fits WIDTH."""
+    if r["here"] == "-":
+        return "-"
+    parts = []
+    for part in re.sub(r" \([^()]* side: [^()]*\)", "", r["here"]).split("; "):
+        part = re.sub(r", \d+ rounds?( \(no interval\))?(, \d+ samples per row per round)?( \[.*\])?$", "", part)
+        if level >= 1:
+            part = re.sub(r" at .*$", "", part)
+        if level >= 2:
+            part = re.sub(r" \[.*\]", "", part)
+        parts.append(part)
+    text = "; ".join(parts)
+    return re.sub(r"([+-]?\d+\.\d+)(?=[%x])", lambda m: ("%+.0f" if m.group(1)[0] in "+-" else "%.0f")
+                  % float(m.group(1)) if abs(float(m.group(1))) >= 100 else m.group(1), text)
+
+
+def compact(rows):
+    """the compact table of rows: claim, paper, this platform, verdict; a
+    row's value shorter (short_value's levels) until the row fits WIDTH"""
+    esc = lambda s: str(s).replace("|", "\\|")
+    out = ["| # | claim | paper | this platform | verdict |", "|---|---|---|---|---|"]
+    for r in rows:
+        claim, paper = short_claim(r)
+        for level in range(3):
+            line = "| %s |" % " | ".join(esc(x) for x in (r["id"], claim, paper, short_value(r, level),
+                                                          short_verdict(r["verdict"])))
+            if len(line) <= WIDTH:
+                break
+        out.append(line)
+    return out
+
+
 def markdown(sh):
     m = sh.r.meta
     out = ["# The paper's headline claims on %s" % (m.get("platform_id") or os.path.basename(os.path.abspath(sh.r.dir))), ""]
     p = sh.r.platform
     cpu = (p.get("cpu") or {}).get("model_name", "?")
     topo = (p.get("topology") or {}).get("summary", "?")
+    rounds = sorted({r["rounds"] for r in sh.rows if r["rounds"]})
+    rounds_text = "-".join(str(n) for n in sorted({rounds[0], rounds[-1]})) if rounds else "0"
     out += ["Generated by `scripts/tc-claims` from the CSVs in this folder and `meta.json` "
             "(preset %s, git %s, %s). Host: %s, %s; arch %s." % (
                 m.get("preset", "?"), m.get("git_rev", "?"), m.get("date", "?"), cpu, topo, p.get("arch", "?")), "",
+            "This platform's value is the median over %s round%s with its 95%% interval; the rules, the "
+            "full claims and each round's values follow the tables." % (rounds_text, "" if rounds == [1] else "s")]
+    # the paper's experiments and the proxies apart: a proxy measures
+    # something close, never the paper's claim itself
+    for title, label, proxy in (("The paper's experiments", "Verdicts (the paper's experiment)", False),
+                                ("Proxies", "Proxies (the closest thing this host has; not the paper's experiment)",
+                                 True)):
+        rows = [r for r in sh.rows if r["claim"].startswith("proxy:") == proxy]
+        if rows:
+            out += ["", "## %s" % title, ""] + compact(rows) + ["", "%s: %s" % (label, tally(sh.rows, proxy))]
+    out += ["", "## Rules", "",
             "The paper ran on two Arm servers over 200 Gb/s InfiniBand (ConnectX-6) with hardware LLC "
             "stashing; every constant differs here. Each claim's quantity is computed within one round "
             "(rows of one tc-perf invocation; a folder without a `round` column is one round), then over "
@@ -50,6 +161,9 @@ def markdown(sh):
             "`not measurable here` gives the platform report's reason; rows marked `proxy:` measure the "
             "closest thing this host has and are not the paper's experiment; `llc` placement here is %s."
             % (TAIL_MIN, LLC_EMULATED), "",
+            "`much larger than the paper` is counted as its own verdict: the effect is there, but not "
+            "the paper's magnitude, so it does not hold the paper's number.", "",
+            "## Every claim: its rule, value and verdict", "",
             "| # | claim | figure | paper | rule | this platform: median [95% interval] | verdict | "
             "interval |",
             "|---|---|---|---|---|---|---|---|"]
@@ -61,15 +175,7 @@ def markdown(sh):
     for r in sh.rows:
         if r["detail"]:
             out.append("- %s: interval %s; %s" % (r["id"], esc(r["width"]), esc(r["detail"])))
-    # the paper's experiments and the proxies are counted apart: a proxy
-    # measures something close, never the paper's claim itself
-    for label, proxy in (("Verdicts (the paper's experiment)", False),
-                         ("Proxies (the closest thing this host has; not the paper's experiment)", True)):
-        t = tally(sh.rows, proxy)
-        if t:
-            out += ["", "%s: %s" % (label, t)]
-    out += ["", "`much larger than the paper` is counted as its own verdict: the effect is there, but not "
-            "the paper's magnitude, so it does not hold the paper's number.", ""]
+    out.append("")
     return "\n".join(out)
 
 
