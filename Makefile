@@ -85,14 +85,15 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DTC_GIT_REV='"$(GIT_REV)"' -c $< -o $@
 
-# The revision tc-perf names in its table and JSON (perf_report.o): rebuilt
-# whenever it moves, not only when that file's sources do, so a run's
-# record names the tree it ran (-dirty: with uncommitted changes).
+# The revision tc-perf names in its table and JSON (perf_report.o) and every
+# tool's --version (tool.o): rebuilt whenever it moves, not only when those
+# files' sources do, so a run's record names the tree it ran (-dirty: with
+# uncommitted changes).
 GIT_REV_STAMP := $(BUILD)/git-rev
 $(GIT_REV_STAMP): FORCE
 	@mkdir -p $(dir $@)
 	@[ "$$(cat $@ 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $@
-$(BUILD)/obj/bench/perf_report.o: $(GIT_REV_STAMP)
+$(BUILD)/obj/bench/perf_report.o $(BUILD)/obj/bench/tool.o $(BUILD)/obj/tools/tc_pkg.o: $(GIT_REV_STAMP)
 FORCE:
 
 $(LIB_A): $(LIB_OBJS)
