@@ -128,6 +128,13 @@ if "$TC_PERF" --platform | grep -q "^placement.llc: supported"; then
     [ ! -e "$TMP/p.csv" ] || fail "--placement llc over tcp measured something: $(cat "$TMP/p.csv")"
 fi
 
+# --boot pmix with no launcher (or no PMIx in this build): 77 as well
+for t in "$TC_PERF" "$MCAST"; do
+    env -u PMIX_NAMESPACE -u PMIX_RANK "$t" --boot pmix -n 10 >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 77 ] && grep -q "unsupported: " "$TMP/err" ||
+        fail "$(basename "$t") --boot pmix without a launcher: exit $rc: $(cat "$TMP/err")"
+done
+
 # -c says how many cores it takes, which item is wrong and the cores here
 here=$(python3 -c 'import os; s=sorted(os.sched_getaffinity(0)); r=[]
 for c in s:
