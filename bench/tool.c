@@ -81,8 +81,7 @@ int tc_tool_bad(const tc_tool_t *tool, const char *fmt, ...)
 int tc_tool_unsupported(const tc_tool_t *tool, const char *fmt, ...)
 {
     static const char prefix[] = "unsupported: ";
-    char why[512];
-    const char *at;
+    char why[512], *at;
     va_list ap;
 
     va_start(ap, fmt);
@@ -91,7 +90,7 @@ int tc_tool_unsupported(const tc_tool_t *tool, const char *fmt, ...)
     /* "wait wfe: unsupported: not aarch64": the reason once, after ours */
     at = strstr(why, prefix);
     if (at != NULL) {
-        memmove((char *)at, at + strlen(prefix), strlen(at + strlen(prefix)) + 1);
+        memmove(at, at + strlen(prefix), strlen(at + strlen(prefix)) + 1);
     }
     fprintf(stderr, "%s: %s%s\n", tool->name, prefix, why);
     return TC_TOOL_EXIT_UNSUPPORTED;
