@@ -1,4 +1,4 @@
-# Two-Chains: make | make check | make bench | make deps | make install PREFIX=...
+# Two-Chains: make | make check | make bench | make deps | make install PREFIX=... | make uninstall PREFIX=...
 # check and bench install what they need first (scripts/deps.sh).
 PREFIX    ?= /usr/local
 BUILD     ?= build
@@ -71,7 +71,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline soak deps install uninstall clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
 .SECONDARY:
 all: lib pkg tools
 
@@ -85,14 +85,15 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DTC_GIT_REV='"$(GIT_REV)"' -c $< -o $@
 
-# The revision tc-perf names in its table and JSON (perf_report.o): rebuilt
-# whenever it moves, not only when that file's sources do, so a run's
-# record names the tree it ran (-dirty: with uncommitted changes).
+# The revision tc-perf names in its table and JSON (perf_report.o) and every
+# tool's --version (tool.o): rebuilt whenever it moves, not only when those
+# files' sources do, so a run's record names the tree it ran (-dirty: with
+# uncommitted changes).
 GIT_REV_STAMP := $(BUILD)/git-rev
 $(GIT_REV_STAMP): FORCE
 	@mkdir -p $(dir $@)
 	@[ "$$(cat $@ 2>/dev/null)" = "$(GIT_REV)" ] || echo "$(GIT_REV)" > $@
-$(BUILD)/obj/bench/perf_report.o: $(GIT_REV_STAMP)
+$(BUILD)/obj/bench/perf_report.o $(BUILD)/obj/bench/tool.o $(BUILD)/obj/tools/tc_pkg.o: $(GIT_REV_STAMP)
 FORCE:
 
 $(LIB_A): $(LIB_OBJS)
@@ -356,25 +357,46 @@ fuzz-mcast:
 	    -artifact_prefix=tests/fuzz/mcast-crashes/ $(BUILD)/fuzz/mcast-new tests/fuzz/mcast-corpus
 	$(BUILD)/fuzz/fuzz_mcast -merge=1 tests/fuzz/mcast-corpus $(BUILD)/fuzz/mcast-new
 
+# What make install puts where (make uninstall takes exactly these back):
+INSTALL_TOOLS   := $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST) $(TC_COST)
+# <twochains/...>: the jam header; multicast over process groups (group, codec, forwarding)
+INSTALL_SUBHDRS := jams/tc_jam.h lib/group.h lib/mcast.h lib/mcast_env.h lib/mcast_fwd.h
+INSTALL_PKG_DIR := share/twochains/pkg/bench
+# the bench package, as shell patterns in its directory (blobs and rieds by jam)
+INSTALL_PKG     := $(notdir $(PKG_SO)) libried_*.so bench.h manifest.tcm jam_*.blob
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include \
 	    $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench
+	    $(DESTDIR)$(PREFIX)/$(INSTALL_PKG_DIR)
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libtwochains.so.0
 	ln -sf libtwochains.so.0 $(DESTDIR)$(PREFIX)/lib/libtwochains.so
 	install -m 644 lib/twochains.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/include/twochains
-	install -m 644 jams/tc_jam.h $(DESTDIR)$(PREFIX)/include/twochains/
-	# multicast over process groups: <twochains/mcast_fwd.h> (group, codec, forwarding)
-	install -m 644 lib/group.h lib/mcast.h lib/mcast_env.h lib/mcast_fwd.h \
-	    $(DESTDIR)$(PREFIX)/include/twochains/
-	install -m 755 $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST) $(TC_COST) $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(PKG_SO) $(PKG_DIR)/libried_*.so $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
+	install -m 644 $(INSTALL_SUBHDRS) $(DESTDIR)$(PREFIX)/include/twochains/
+	install -m 755 $(INSTALL_TOOLS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(PKG_SO) $(PKG_DIR)/libried_*.so $(DESTDIR)$(PREFIX)/$(INSTALL_PKG_DIR)/
 	install -m 644 $(PKG_DIR)/bench.h $(PKG_DIR)/manifest.tcm $(PKG_DIR)/jam_*.blob \
-	    $(DESTDIR)$(PREFIX)/share/twochains/pkg/bench/
+	    $(DESTDIR)$(PREFIX)/$(INSTALL_PKG_DIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|0.1.0|g' -e 's|@PMIX_LIBS@|$(PMIX_LIBS)|g' twochains.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/twochains.pc
+
+# Takes back what install put (same PREFIX and DESTDIR), nothing else: the
+# files by name (the package's by its patterns, in its directory), then the
+# directories that are ours alone (include/twochains, share/twochains/...)
+# where nothing else is left in them. Builds nothing.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libtwochains.a $(DESTDIR)$(PREFIX)/lib/libtwochains.so.0 \
+	    $(DESTDIR)$(PREFIX)/lib/libtwochains.so $(DESTDIR)$(PREFIX)/lib/pkgconfig/twochains.pc \
+	    $(DESTDIR)$(PREFIX)/include/twochains.h \
+	    $(addprefix $(DESTDIR)$(PREFIX)/include/twochains/,$(notdir $(INSTALL_SUBHDRS))) \
+	    $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(INSTALL_TOOLS)))
+	cd $(DESTDIR)$(PREFIX)/$(INSTALL_PKG_DIR) 2>/dev/null && rm -f $(INSTALL_PKG) || true
+	@for d in include/twochains $(INSTALL_PKG_DIR) share/twochains/pkg share/twochains; do \
+	    [ ! -d $(DESTDIR)$(PREFIX)/$$d ] || rmdir $(DESTDIR)$(PREFIX)/$$d 2>/dev/null || \
+	        echo "make uninstall: $(DESTDIR)$(PREFIX)/$$d kept: it holds files not installed here" >&2; \
+	done
 
 clean:
 	rm -rf $(BUILD)

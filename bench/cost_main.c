@@ -70,7 +70,9 @@ static void cost_usage(FILE *out)
             "  -n ITERS    round trips per point (default 100000)\n"
             "  -c CPU      pin the thread to this core (default: not pinned)\n"
             "  --csv FILE  one row per point; - for stdout\n"
-            "  -h          this help\n");
+            "  -h, --help  this help\n"
+            "  --version   the tool's revision and UCX's version\n"
+            TC_TOOL_EXIT_HELP);
 }
 
 static const tc_tool_t cost_tool = {"tc-cost", cost_usage};
@@ -102,6 +104,7 @@ static int cost_parse(int argc, char **argv, cost_opts_t *o)
     static const struct option long_opts[] = {
         {"csv", required_argument, NULL, 1},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, TC_TOOL_OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
     static const tc_tool_list_t sizes = {
@@ -126,6 +129,10 @@ static int cost_parse(int argc, char **argv, cost_opts_t *o)
     o->cpu      = -1;
     opterr      = 0;
     while ((rc == 0) && ((c = getopt_long(argc, argv, ":j:m:s:n:c:h", long_opts, NULL)) != -1)) {
+        rc = tc_tool_check_value(&cost_tool, argc, argv);
+        if (rc != 0) {
+            return rc;
+        }
         switch (c) {
         case 'j': rc = cost_parse_jams(optarg, o); break;
         case 'm':
@@ -146,6 +153,7 @@ static int cost_parse(int argc, char **argv, cost_opts_t *o)
             break;
         case 1: o->csv_path = optarg; break;
         case 'h': cost_usage(stdout); exit(0);
+        case TC_TOOL_OPT_VERSION: exit(tc_tool_version(&cost_tool));
         default: return tc_tool_bad_opt(&cost_tool, c, argv);
         }
     }

@@ -44,7 +44,9 @@ static void mcast_usage(FILE *out)
             "  --verify      model: encode and decode every envelope\n"
             "  --shapes      encoded target bytes of the PR's test shapes, then exit\n"
             "  -q            quiet: no table\n"
-            "  -h            this help\n");
+            "  -h, --help    this help\n"
+            "  --version     the tool's revision and UCX's version\n"
+            TC_TOOL_EXIT_HELP);
 }
 
 static const tc_tool_t mcast_tool = {"tc-mcast", mcast_usage};
@@ -98,6 +100,7 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
         {"send-us", required_argument, NULL, O_SEND}, {"shapes", no_argument, NULL, O_SHAPES},
         {"verify", no_argument, NULL, O_VERIFY},    {"help", no_argument, NULL, 'h'},
         {"boot", required_argument, NULL, O_BOOT},
+        {"version", no_argument, NULL, TC_TOOL_OPT_VERSION},
         {NULL, 0, NULL, 0}};
     uint64_t v;
     int c, rc;
@@ -115,7 +118,10 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
     opts->slots      = 8;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":n:R:j:s:W:S:T:qh", longs, NULL)) != -1) {
-        rc = 0;
+        rc = tc_tool_check_value(&mcast_tool, argc, argv);
+        if (rc != 0) {
+            return rc;
+        }
         switch (c) {
         case 'n':
             /* a group of one has nobody to multicast to */
@@ -209,6 +215,7 @@ static int mcast_parse(int argc, char **argv, mcast_opts_t *opts)
         case O_SHAPES: opts->shapes = 1; break;
         case O_VERIFY: opts->verify = 1; break;
         case 'h': mcast_usage(stdout); exit(0);
+        case TC_TOOL_OPT_VERSION: exit(tc_tool_version(&mcast_tool));
         default: return tc_tool_bad_opt(&mcast_tool, c, argv);
         }
         if (rc != 0) {

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "bench_state.h"
 #include "harness/pkg_path.h"
+#include "tool.h"
 
 #include <errno.h>
 #include <math.h>
@@ -554,11 +555,14 @@ static int mcast_launch(const mcast_opts_t *opts, FILE *csv)
 static int mcast_run_job(const mcast_opts_t *opts, FILE *csv)
 {
     tc_group_params_t gp;
+    tc_status_t status;
     tc_job_t *job;
     int rc;
 
-    if (tc_job_open(opts->timeout_ms, &job) != TC_OK) {
-        return 1;
+    status = tc_job_open(opts->timeout_ms, &job);
+    if (status != TC_OK) {
+        /* "unsupported: ..." said: no PMIx in this build, or no launcher */
+        return (status == TC_ERR_UNSUPPORTED) ? TC_TOOL_EXIT_UNSUPPORTED : 1;
     }
     if (opts->n_set && (opts->n != tc_job_size(job))) {
         if (tc_job_rank(job) == 0) {

@@ -87,6 +87,7 @@ typedef struct perf_local {
     const char *pkg_dir;     /* -P: a tc-pkg install directory */
     tc_pkg_t   *pkg;         /* opened once, shared by both sides of -l */
     int         quiet;
+    int         wide;        /* --wide: the table with every column */
     int         platform;    /* --platform: report and exit */
     const char *stress_cpus; /* --stress-cpus: cores the load is pinned to */
     const char *dist_path;   /* --dist: latency distribution of latency rows */
@@ -161,6 +162,7 @@ typedef struct perf_run {
     uint64_t            report_every, report_next, point_start; /* ticks */
     const char         *point_test;
     uint32_t            point_payload;
+    uint32_t            point_block;    /* --blocks: which of them (0-based) */
     int                 interrupted; /* SIGINT: the run stopped between points */
 } perf_run_t;
 
@@ -194,19 +196,25 @@ tc_status_t perf_floor_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
 void        perf_finish(perf_run_t *run, perf_result_t *r, uint32_t payload,
                         uint32_t frame_bytes, uint64_t total_ticks, int one_way);
 
-/* Progress within a point: done of total iterations at tick now. */
-void perf_progress_line(perf_run_t *run, uint64_t done, uint64_t total, uint64_t now);
-static inline void perf_progress(perf_run_t *run, uint64_t done, uint64_t total, uint64_t now)
+/* Progress within a point: done of total iterations at tick now, the
+ * first warmup of them warm-up (said apart: the line counts what -n and -w
+ * asked for, not their sum). */
+void perf_progress_line(perf_run_t *run, uint64_t done, uint64_t total, uint64_t warmup,
+                        uint64_t now);
+static inline void perf_progress(perf_run_t *run, uint64_t done, uint64_t total, uint64_t warmup,
+                                 uint64_t now)
 {
     if ((run->report_every != 0) && (now >= run->report_next)) {
-        perf_progress_line(run, done, total, now);
+        perf_progress_line(run, done, total, warmup, now);
     }
 }
 
 /* report: the table goes to run->local->table */
 void perf_print_header(const perf_run_t *run);
-void perf_print_table_head(FILE *out);
-void perf_print_row(FILE *out, const perf_result_t *r);
+/* wide: every column (169); else the compact table (test, mode, wait,
+ * placement, payload, p50, p99, rate, MB/s: under 100) */
+void perf_print_table_head(FILE *out, int wide);
+void perf_print_row(FILE *out, const perf_result_t *r, int wide);
 /* Fill the jam rows' floor and put_read ratios from the reference rows. */
 void perf_fill_ratios(perf_result_t *results, unsigned n);
 void perf_print_ratios(FILE *out, const perf_result_t *results, unsigned n);

@@ -109,9 +109,16 @@ void perf_usage(FILE *out)
             "  --platform  print what this host supports (wait strategies, placement,\n"
             "              controls, PMU) and exit; with --json -: as JSON\n"
             "  -q          quiet: no table\n"
-            "  -h          this help\n"
+            "  --wide      the table with every column (min, p99.9, max, mean, tail spread,\n"
+            "              frame bytes, CPU ns per message: 169 wide); default: test, mode,\n"
+            "              wait, placement, payload, p50, p99, rate, MB/s (97 wide)\n"
+            "  -h, --help  this help\n"
+            "  --version   the tool's revision and UCX's version\n"
             "Table: latency in us, one-way (RTT/2) on ping-pong rows; rate msg/s counts every\n"
-            "message (2 per round trip on ping-pong rows); MB/s = rate x payload / 10^6.\n",
+            "message (2 per round trip on ping-pong rows); MB/s = rate x payload / 10^6.\n"
+            TC_TOOL_EXIT_HELP
+            "  130 interrupted (Ctrl-C: the rows measured are written); a server whose client\n"
+            "  was interrupted says \"client stopped (interrupted)\" and exits 0\n",
             PERF_DEFAULT_PORT);
 }
 
@@ -192,7 +199,9 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
         {"order", required_argument, NULL, 20},
         {"blocks", required_argument, NULL, 21},
         {"ref-work", required_argument, NULL, 22},
+        {"wide", no_argument, NULL, 23},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, TC_TOOL_OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
     uint64_t v;
@@ -237,7 +246,10 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":t:j:m:P:W:s:n:w:c:p:lS:z:F:T:k:qh", long_opts,
                             NULL)) != -1) {
-        rc = 0;
+        rc = tc_tool_check_value(&perf_tool, argc, argv);
+        if (rc != 0) {
+            return rc;
+        }
         switch (c) {
         case 't': rc = perf_parse_tests(optarg, opts); break;
         case 'j':
@@ -266,7 +278,8 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
             local->warmup_set = 1;
             break;
         case 'c':
-            rc = tc_tool_opt_cpus(&perf_tool, optarg, 1, 2, "bad cpu '%s'", local->cpu, &n);
+            rc = tc_tool_opt_cpus(&perf_tool, "-c", optarg, 1, 2, "CPU; with -l or --boot pmix "
+                                  "CLIENT,SERVER", local->cpu, &n);
             break;
         case 'p':
             rc = tc_tool_opt_u64(&perf_tool, optarg, 1, 65535, "bad port '%s' (1..65535)", &v);
@@ -382,7 +395,9 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
             break;
         case 1: local->csv_path = optarg; break;
         case 2: local->json_path = optarg; break;
+        case 23: local->wide = 1; break;
         case 'h': perf_usage(stdout); exit(0);
+        case TC_TOOL_OPT_VERSION: exit(tc_tool_version(&perf_tool));
         default: return tc_tool_bad_opt(&perf_tool, c, argv);
         }
         if (rc != 0) {

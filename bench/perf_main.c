@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "perf.h"
+#include "boot.h"
 #include "log.h"
 #include "tool.h"
 #include "harness/platform.h"
@@ -40,6 +41,19 @@ static struct {
     unsigned       n;        /* __atomic: rows finished (never changed again) */
     int            claimed;  /* __atomic: the outputs are being written */
 } perf_live = {.pipe = {-1, -1}};
+
+/* The tool's exit code for a run's status (bench/tool.h): what this host or
+ * transport cannot do is 77, said as "unsupported: why" where it was found. */
+static int perf_exit_code(tc_status_t status)
+{
+    if (status == TC_ERR_UNSUPPORTED) {
+        return TC_TOOL_EXIT_UNSUPPORTED;
+    }
+    if (status != TC_OK) {
+        return TC_TOOL_EXIT_FAILED;
+    }
+    return perf_sigint ? TC_TOOL_EXIT_INTERRUPTED : 0;
+}
 
 /* Open the package the jams come from: -P DIR (its manifest names the
  * library), -k PATH, or the bench package of this build. */
@@ -97,10 +111,8 @@ static int perf_fix_slot_size(perf_opts_t *opts, const tc_pkg_t *pkg)
     if (opts->slot_size == 0) {
         opts->slot_size = need;
     } else if (opts->slot_size < need) {
-        fprintf(stderr, "tc-perf: slot size %u is below the %u-byte frame of the largest "
-                        "payload\n", opts->slot_size, need);
-        perf_usage(stderr);
-        return 2;
+        return tc_tool_bad(&perf_tool, "slot size %u is below the %u-byte frame of the largest "
+                           "payload", opts->slot_size, need);
     }
     return 0;
 }
@@ -170,6 +182,8 @@ static void *perf_live_thread(void *arg)
     fprintf(stderr, "tc-perf: interrupted (SIGINT): %s %u B abandoned; writing the rows "
             "measured (%u)\n", (run.point_test != NULL) ? run.point_test : "setup",
             run.point_payload, n);
+    /* the server would otherwise see only a closed connection mid-point */
+    (void)tc_boot_say_bye(run.boot, "interrupted");
     rc = 130;
     if (rows == NULL) {
         rc = 1;
@@ -256,11 +270,13 @@ static tc_status_t perf_set_controls(const perf_opts_t *opts, char *reason, size
             snprintf(said, sizeof(said), "--stash %s: %s", opts->stash ? "on" : "off", why);
         }
     }
-    if (status != TC_OK) {
+    if (status == TC_ERR_UNSUPPORTED) {
+        (void)tc_tool_unsupported(&perf_tool, "%s", said);
+    } else if (status != TC_OK) {
         tc_error("%s", said);
-        if (reason != NULL) {
-            snprintf(reason, len, "%s", said);
-        }
+    }
+    if ((status != TC_OK) && (reason != NULL)) {
+        snprintf(reason, len, "%s", said);
     }
     return status;
 }
@@ -285,8 +301,9 @@ static tc_status_t perf_check_places(const perf_opts_t *opts)
     for (i = 0; i < opts->n_places; ++i) {
         p = opts->places[i];
         if (!platform.place[p].supported) {
-            tc_error("--placement %s: %s (this host has: %s)", tc_place_str((tc_place_t)p),
-                     platform.place[p].status, have);
+            (void)tc_tool_unsupported(&perf_tool, "--placement %s: %s (this host has: %s)",
+                                      tc_place_str((tc_place_t)p), platform.place[p].status,
+                                      have);
             return TC_ERR_UNSUPPORTED;
         }
     }
@@ -546,7 +563,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
     }
     if (run.initiator && !side->local->quiet) {
         perf_print_header(&run);
-        perf_print_table_head(side->local->table);
+        perf_print_table_head(side->local->table, side->local->wide);
     }
     if (run.initiator && !side->local->report_final) {
         run.report_every = (uint64_t)((double)side->local->report_ms * 1e6 /
@@ -603,8 +620,11 @@ static void *perf_side_thread(void *arg)
     perf_side_t *side = arg;
     tc_status_t status = perf_run_side(side);
 
-    side->exit_code = (status == TC_OK) ? (perf_sigint ? 130 : 0) :
-                      (side->refused && side->initiator) ? 2 : 1;
+    /* a refused run: the client asked for what the server lacks (a usage
+     * error of the client's), the server's own command line was fine */
+    side->exit_code = !side->refused   ? perf_exit_code(status) :
+                      side->initiator  ? TC_TOOL_EXIT_USAGE :
+                                         TC_TOOL_EXIT_FAILED;
     return NULL;
 }
 
@@ -637,20 +657,21 @@ static int perf_loopback(const perf_opts_t *opts, perf_local_t *local)
         return 1;
     }
     perf_side_thread(&client);
-    if ((client.exit_code == 1) || (client.exit_code == 2)) {
+    if ((client.exit_code != 0) && (client.exit_code != TC_TOOL_EXIT_INTERRUPTED)) {
         tc_boot_close(b1); /* wakes the server side */
         b1 = NULL;
     }
     pthread_join(thread, NULL);
     tc_boot_close(b1);
     tc_boot_close(b0);
-    if (client.exit_code == 2) {
-        return 2;
+    if (client.exit_code == TC_TOOL_EXIT_USAGE) {
+        return TC_TOOL_EXIT_USAGE;
     }
-    if ((client.exit_code == 1) || (server.exit_code == 1)) {
-        return 1;
+    if ((client.exit_code == TC_TOOL_EXIT_FAILED) || (server.exit_code == TC_TOOL_EXIT_FAILED)) {
+        return TC_TOOL_EXIT_FAILED;
     }
-    return client.exit_code ? client.exit_code : server.exit_code; /* 130: interrupted */
+    /* 77: unsupported (said by the side that found it), 130: interrupted */
+    return client.exit_code ? client.exit_code : server.exit_code;
 }
 
 /* --boot pmix: two ranks of the launcher's job; rank 0 serves, rank 1
@@ -659,8 +680,10 @@ static int perf_join_job(perf_local_t *local, perf_side_t *side)
 {
     uint32_t rank;
 
-    if (tc_job_open(local->timeout_ms, &local->job) != TC_OK) {
-        return 1;
+    tc_status_t status = tc_job_open(local->timeout_ms, &local->job);
+
+    if (status != TC_OK) {
+        return perf_exit_code(status); /* unsupported: no PMIx here, said */
     }
     rank = tc_job_rank(local->job);
     if (tc_job_size(local->job) != 2) {
@@ -695,21 +718,15 @@ static void perf_leave(perf_local_t *local, perf_side_t *side)
     local->pkg = NULL;
 }
 
-/* Outputs are checked before the run (tc_tool_check_output). created[i]:
- * made here, removed if still empty when the run fails. */
+/* Outputs are checked before the run (tc_tool_check_outputs: writable, at
+ * most one on stdout, no two one file). created[i]: made here, removed if
+ * still empty when the run fails. */
 static int perf_check_outputs(const perf_local_t *local, int created[3])
 {
-    const char *paths[] = {local->csv_path, local->json_path, local->dist_path};
-    const char *opt[]   = {"--csv", "--json", "--dist"};
-    int i, rc = 0;
+    const char *const paths[] = {local->csv_path, local->json_path, local->dist_path};
+    const char *const opt[]   = {"--csv", "--json", "--dist"};
 
-    for (i = 0; i < 3; ++i) {
-        created[i] = 0;
-    }
-    for (i = 0; (i < 3) && (rc == 0); ++i) {
-        rc = tc_tool_check_output(&perf_tool, opt[i], paths[i], &created[i]);
-    }
-    return rc;
+    return tc_tool_check_outputs(&perf_tool, opt, paths, 3, created);
 }
 
 static void perf_drop_created(const perf_local_t *local, const int created[3])
@@ -735,8 +752,8 @@ static tc_status_t perf_check_waits(const perf_opts_t *opts)
         const char *name = tc_wait_str((tc_wait_t)opts->waits[i]);
         if ((tc_platform_wait_lookup(name, &pw) == TC_OK) && !platform.wait[pw].supported) {
             tc_platform_wait_available(&platform, have, sizeof(have));
-            tc_error("wait strategy %s: %s (this host has: %s)", name, platform.wait[pw].status,
-                     have);
+            (void)tc_tool_unsupported(&perf_tool, "-W %s: %s (this host has: %s)", name,
+                                      platform.wait[pw].status, have);
             return TC_ERR_UNSUPPORTED;
         }
     }
@@ -752,6 +769,35 @@ static int perf_check_cpus(const perf_local_t *local, const perf_side_t *side)
     return tc_tool_check_cpus(&perf_tool, &side->cpu, 1);
 }
 
+/* --platform: the report on stdout, or as JSON with --json (to its file,
+ * or stdout for -). */
+static int perf_platform(const perf_local_t *local)
+{
+    const char *path = local->json_path;
+    tc_status_t status;
+    FILE *out = stdout;
+    int rc, created;
+
+    if ((path != NULL) && strcmp(path, "-")) {
+        rc = tc_tool_check_output(&perf_tool, "--json", path, &created);
+        if (rc != 0) {
+            return rc;
+        }
+        out = perf_open_out(path);
+        if (out == NULL) {
+            tc_tool_drop_output(path, created);
+            return TC_TOOL_EXIT_FAILED;
+        }
+    }
+    status = tc_platform_report(out, (path != NULL));
+    if (out != stdout) {
+        if (perf_close_out(out, path) != TC_OK) {
+            status = TC_ERR_IO;
+        }
+    }
+    return (status == TC_OK) ? 0 : TC_TOOL_EXIT_FAILED;
+}
+
 int main(int argc, char **argv)
 {
     perf_opts_t opts;
@@ -765,7 +811,7 @@ int main(int argc, char **argv)
         return rc;
     }
     if (local.platform) {
-        return (tc_platform_report(stdout, (local.json_path != NULL)) == TC_OK) ? 0 : 1;
+        return perf_platform(&local);
     }
     if (perf_open_pkg(&local) != TC_OK) {
         return 1;
@@ -810,11 +856,17 @@ int main(int argc, char **argv)
                 "(-w sets it)\n", (unsigned long long)opts.warmup);
     }
     if (side.initiator || local.loopback) {
-        if ((perf_check_waits(&opts) != TC_OK) || (perf_check_places(&opts) != TC_OK) ||
-            (perf_set_controls(&opts, NULL, 0) != TC_OK)) {
+        status = perf_check_waits(&opts);
+        if (status == TC_OK) {
+            status = perf_check_places(&opts);
+        }
+        if (status == TC_OK) {
+            status = perf_set_controls(&opts, NULL, 0);
+        }
+        if (status != TC_OK) {
             perf_drop_created(&local, created);
             perf_leave(&local, &side);
-            return 1;
+            return perf_exit_code(status);
         }
     }
     if (opts.stress[0] != '\0') {
@@ -836,7 +888,7 @@ int main(int argc, char **argv)
         if (tc_stress_stop(local.stress) != TC_OK) {
             rc = 1;
         }
-        if (rc == 1) {
+        if ((rc != 0) && (rc != TC_TOOL_EXIT_INTERRUPTED)) {
             perf_drop_created(&local, created);
         }
         tc_pkg_close(local.pkg);
@@ -860,12 +912,20 @@ int main(int argc, char **argv)
     if ((tc_stress_stop(local.stress) != TC_OK) && (status == TC_OK)) {
         status = TC_ERR_IO;
     }
+    if ((status == TC_ERR_CLOSED) && !side.initiator && (tc_boot_peer_bye(side.boot) != NULL)) {
+        /* the client left saying why (Ctrl-C): its run, not a failure here */
+        fprintf(stderr, "tc-perf: client %s stopped (%s)\n", side.boot->peer_name,
+                tc_boot_peer_bye(side.boot));
+        status = TC_OK;
+    }
     if (status != TC_OK) {
         perf_drop_created(&local, created);
     }
     perf_leave(&local, &side);
-    if (status != TC_OK) {
-        return (side.refused && side.initiator) ? 2 : 1; /* 2: the server refused what we asked */
+    if ((status != TC_OK) && side.refused) {
+        /* the client asked for what the server lacks: the client's usage
+         * error; the server's own command line was fine */
+        return side.initiator ? TC_TOOL_EXIT_USAGE : TC_TOOL_EXIT_FAILED;
     }
-    return perf_sigint ? 130 : 0;
+    return perf_exit_code(status);
 }

@@ -222,7 +222,7 @@ static tc_status_t perf_ref_lat(perf_run_t *run, uint32_t payload, perf_result_t
         if (run->initiator && (i >= run->warmup)) {
             tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
         }
-        perf_progress(run, i + 1, total, t1);
+        perf_progress(run, i + 1, total, run->warmup, t1);
     }
     t1 = tc_clock_ticks();
     if ((status != TC_OK) || !run->initiator) {
@@ -260,7 +260,7 @@ static tc_status_t perf_ref_stream(perf_run_t *run, const tc_harness_peer_raw_t 
                 now = tc_clock_ticks();
                 tc_hist_record(run->hist, perf_elapsed_ns(run, tw, now) / window);
                 tw = now;
-                perf_progress(run, i - first + 1, count, now);
+                perf_progress(run, i - first + 1, count, 0, now);
             }
         }
         perf_waiter_reset(&waiter);

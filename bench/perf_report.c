@@ -151,8 +151,13 @@ void perf_print_header(const perf_run_t *run)
     perf_box_rule(out);
 }
 
-void perf_print_table_head(FILE *out)
+void perf_print_table_head(FILE *out, int wide)
 {
+    if (!wide) {
+        fprintf(out, "%-13s %-8s %-8s %-7s %9s | %9s %9s | %12s %10s\n", "test", "mode", "wait",
+                "place", "payload", "p50 us", "p99 us", "rate msg/s", "MB/s");
+        return;
+    }
     fprintf(out, "%-13s %-8s %-8s %-7s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
             "test", "mode", "wait", "place", "payload", "frame", "min us", "p50 us", "p99 us",
             "p99.9 us", "max us", "mean us", "spread%", "rate msg/s", "MB/s", "cpu ns/msg");
@@ -165,8 +170,15 @@ static double perf_tail_spread(const perf_result_t *r)
                               0.0;
 }
 
-void perf_print_row(FILE *out, const perf_result_t *r)
+void perf_print_row(FILE *out, const perf_result_t *r, int wide)
 {
+    if (!wide) {
+        fprintf(out, "%-13s %-8s %-8s %-7s %9u | %9.3f %9.3f | %12.0f %10.1f\n", r->test, r->mode,
+                r->wait, r->place, r->payload, r->lat.p50 / 1e3, r->lat.p99 / 1e3, r->rate_mps,
+                r->bw_mbs);
+        fflush(out);
+        return;
+    }
     fprintf(out, "%-13s %-8s %-8s %-7s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
            " | %9.1f\n",
            r->test, r->mode, r->wait, r->place, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
@@ -175,12 +187,26 @@ void perf_print_row(FILE *out, const perf_result_t *r)
     fflush(out);
 }
 
-void perf_progress_line(perf_run_t *run, uint64_t done, uint64_t total, uint64_t now)
+void perf_progress_line(perf_run_t *run, uint64_t done, uint64_t total, uint64_t warmup,
+                        uint64_t now)
 {
-    fprintf(stderr, "tc-perf: %s %s %u B: %llu of %llu iterations, %.1f s in this point\n",
-            run->point_test, tc_mode_str(run->mode), run->point_payload,
-            (unsigned long long)done, (unsigned long long)total,
-            tc_clock_ticks_to_ns(&run->clock, now - run->point_start) * 1e-9);
+    double s = tc_clock_ticks_to_ns(&run->clock, now - run->point_start) * 1e-9;
+    char block[48] = "";
+
+    if (run->opts->blocks > 1) {
+        snprintf(block, sizeof(block), " (block %u of %u)", run->point_block + 1,
+                 run->opts->blocks);
+    }
+    if (done <= warmup) {
+        fprintf(stderr, "tc-perf: %s %s %u B: warm-up, %llu of %llu iterations%s, %.1f s in "
+                "this point\n", run->point_test, tc_mode_str(run->mode), run->point_payload,
+                (unsigned long long)done, (unsigned long long)warmup, block, s);
+    } else {
+        fprintf(stderr, "tc-perf: %s %s %u B: %llu of %llu iterations%s, %.1f s in this point\n",
+                run->point_test, tc_mode_str(run->mode), run->point_payload,
+                (unsigned long long)(done - warmup), (unsigned long long)(total - warmup), block,
+                s);
+    }
     run->report_next = now + run->report_every;
 }
 

@@ -5,6 +5,7 @@
  * from all its blocks.
  */
 #include "perf.h"
+#include "boot.h"
 #include "log.h"
 #include "harness/cycles.h"
 
@@ -319,6 +320,7 @@ static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point
     perf_counts_now(run, &before);
     run->point_test    = test->name;
     run->point_payload = opts->sizes[s];
+    run->point_block   = b;
     run->point_start   = tc_clock_ticks();
     run->report_next   = run->point_start + run->report_every;
     /* whole test, warm-up included, as in the paper */
@@ -338,6 +340,9 @@ static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point
     }
     if (status == TC_OK) {
         status = perf_check_delivery(run, test->name, opts->sizes[s], &before, &mine, &theirs);
+    }
+    if ((status == TC_ERR_CLOSED) && (tc_boot_peer_bye(run->boot) != NULL)) {
+        return status; /* the peer left and said why: main says it, once */
     }
     if (status != TC_OK) {
         tc_error("test %s (%s), payload %u bytes: %s", test->name, r->mode, opts->sizes[s],
@@ -366,7 +371,7 @@ static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point
     r->when = time(NULL);
     if (run->initiator) {
         if (!side->local->quiet) {
-            perf_print_row(side->local->table, r);
+            perf_print_row(side->local->table, r, side->local->wide);
         }
         perf_live_publish((unsigned)p->row + 1);
     }
@@ -409,6 +414,22 @@ static tc_status_t perf_switch(perf_run_t *run, const perf_opts_t *opts, const p
     return status;
 }
 
+/* Every --placement the run takes, set once before any point: one this
+ * transport cannot do (llc, dram over tcp: the peer's mailbox is not
+ * mapped) is refused before anything is measured (TC_ERR_UNSUPPORTED, said
+ * by the library), not after the points before it. The first point sets
+ * its own. */
+static tc_status_t perf_check_places(perf_run_t *run, const perf_opts_t *opts)
+{
+    tc_status_t status = TC_OK;
+    unsigned i;
+
+    for (i = 0; (i < opts->n_places) && (status == TC_OK); ++i) {
+        status = tc_peer_set_placement(run->peer, (tc_place_t)opts->places[i]);
+    }
+    return status;
+}
+
 /* The run's points, group by group (perf_group_points), each group's
  * points taking turns block by block; the rows into results. */
 tc_status_t perf_sweep(perf_side_t *side, perf_run_t *run, perf_result_t *results,
@@ -425,6 +446,9 @@ tc_status_t perf_sweep(perf_side_t *side, perf_run_t *run, perf_result_t *result
     points   = calloc(group, sizeof(*points)); /* one group's points at a time */
     if (points == NULL) {
         status = TC_ERR_NO_MEMORY;
+    }
+    if (status == TC_OK) {
+        status = perf_check_places(run, &side->opts);
     }
     for (g = 0; (g < n_points / group) && (status == TC_OK); ++g) {
         for (j = 0; j < group; ++j) {

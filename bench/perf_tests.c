@@ -152,7 +152,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
             if (i >= run->warmup) {
                 tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
             }
-            perf_progress(run, i + 1, total, t1);
+            perf_progress(run, i + 1, total, run->warmup, t1);
         } else {
             status = tc_peer_wait(run->peer, NULL);
             if (status == TC_OK) {
@@ -191,7 +191,7 @@ static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t c
                 now = tc_clock_ticks();
                 tc_hist_record(run->hist, perf_elapsed_ns(run, tw, now) / window);
                 tw = now;
-                perf_progress(run, i + 1, count, now);
+                perf_progress(run, i + 1, count, 0, now);
             }
         }
         return tc_peer_drain(run->peer); /* until the last credit returns */
@@ -382,7 +382,7 @@ static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t 
         if (run->initiator && (i >= run->warmup)) {
             tc_hist_record(run->hist, perf_elapsed_ns(run, t0, t1) / 2);
         }
-        perf_progress(run, i + 1, total, t1);
+        perf_progress(run, i + 1, total, run->warmup, t1);
     }
     t1 = tc_clock_ticks();
     while ((status == TC_OK) && (inflight > 0)) {
@@ -418,7 +418,7 @@ static tc_status_t perf_am_stream(perf_run_t *run, const tc_harness_peer_raw_t *
                 now = tc_clock_ticks();
                 tc_hist_record(run->hist, perf_elapsed_ns(run, tw, now) / window);
                 tw = now;
-                perf_progress(run, i + 1, count, now);
+                perf_progress(run, i + 1, count, 0, now);
             }
         }
         if (status == TC_OK) {

@@ -59,7 +59,9 @@ static void soak_usage(FILE *out)
             "  -T MS       longest silence before giving up (default 10000)\n"
             "  -L LABEL    what ran beside it, recorded in the JSON (e.g. the stress command)\n"
             "  --json FILE write the result\n"
-            "  -h          this help\n");
+            "  -h, --help  this help\n"
+            "  --version   the tool's revision and UCX's version\n"
+            TC_TOOL_EXIT_HELP);
 }
 
 static const tc_tool_t soak_tool = {"tc-soak", soak_usage};
@@ -70,6 +72,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
         {"json", required_argument, NULL, 1},
         {"signal", required_argument, NULL, 2},
         {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, TC_TOOL_OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
     unsigned n, v;
@@ -85,7 +88,10 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
     o->label      = "";
     opterr        = 0;
     while ((c = getopt_long(argc, argv, ":n:S:m:c:T:L:h", long_opts, NULL)) != -1) {
-        rc = 0;
+        rc = tc_tool_check_value(&soak_tool, argc, argv);
+        if (rc != 0) {
+            return rc;
+        }
         switch (c) {
         case 'n':
             rc = tc_tool_opt_u64(&soak_tool, optarg, 1, 1ull << 40, "bad count '%s' (1..2^40)",
@@ -103,7 +109,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
             }
             break;
         case 'c':
-            rc = tc_tool_opt_cpus(&soak_tool, optarg, 2, 2, "bad cores '%s' (A,B)", o->cpu, &n);
+            rc = tc_tool_opt_cpus(&soak_tool, "-c", optarg, 2, 2, "SENDER,RECEIVER", o->cpu, &n);
             if (rc == 0) {
                 /* asked for: refused where it cannot be had (the default
                  * 0,1 stays best effort, for a one-core host) */
@@ -121,6 +127,7 @@ static int soak_parse(int argc, char **argv, soak_opts_t *o)
         case 'L': o->label = optarg; break;
         case 1: o->json_path = optarg; break;
         case 'h': soak_usage(stdout); exit(0);
+        case TC_TOOL_OPT_VERSION: exit(tc_tool_version(&soak_tool));
         default: return tc_tool_bad_opt(&soak_tool, c, argv);
         }
         if (rc != 0) {

@@ -109,9 +109,11 @@ static void run_usage(FILE *out)
             "    --u32 A,B,...    uint32 values\n"
             "    --u64 N          one uint64\n"
             "    --text STRING    the bytes of STRING\n"
-            "  -h          this help\n"
+            "  -h, --help  this help\n"
+            "  --version   the tool's revision and UCX's version\n"
             "Runs the jam once on a peer in this process and prints result=<int64> and\n"
-            "the receiver-side effect.\n");
+            "the receiver-side effect.\n"
+            TC_TOOL_EXIT_HELP);
 }
 
 
@@ -192,6 +194,7 @@ int main(int argc, char **argv)
         {"u64", required_argument, NULL, 3},  {"text", required_argument, NULL, 4},
         {"wx", no_argument, NULL, 5},         {"help", no_argument, NULL, 'h'},
         {"list", no_argument, NULL, 6},
+        {"version", no_argument, NULL, TC_TOOL_OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
     static uint8_t payload[RUN_MAX_PAYLOAD];
@@ -209,7 +212,10 @@ int main(int argc, char **argv)
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":P:j:m:h", long_opts, NULL)) != -1) {
-        rc = 0;
+        rc = tc_tool_check_value(&run_tool, argc, argv);
+        if (rc != 0) {
+            return rc;
+        }
         if ((c >= 1) && (c <= 4)) {
             /* one payload: a second would silently replace the first */
             if (payload_opt != NULL) {
@@ -251,6 +257,7 @@ int main(int argc, char **argv)
         case 5: wx = 1; break;
         case 6: list = 1; break;
         case 'h': run_usage(stdout); return 0;
+        case TC_TOOL_OPT_VERSION: return tc_tool_version(&run_tool);
         default: return tc_tool_bad_opt(&run_tool, c, argv);
         }
         if (rc != 0) {

@@ -2,6 +2,7 @@
 #include "tool.h"
 #include "log.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -13,6 +14,10 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef TC_GIT_REV
+#define TC_GIT_REV "unknown"
+#endif
 
 int tc_tool_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *val_p)
 {
@@ -69,9 +74,50 @@ int tc_tool_bad(const tc_tool_t *tool, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
-    tool->usage(stderr);
-    return 2;
+    fprintf(stderr, "\ntry '%s --help'\n", tool->name);
+    return TC_TOOL_EXIT_USAGE;
+}
+
+int tc_tool_unsupported(const tc_tool_t *tool, const char *fmt, ...)
+{
+    static const char prefix[] = "unsupported: ";
+    char why[512], *at;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    /* "wait wfe: unsupported: not aarch64": the reason once, after ours */
+    at = strstr(why, prefix);
+    if (at != NULL) {
+        memmove(at, at + strlen(prefix), strlen(at + strlen(prefix)) + 1);
+    }
+    fprintf(stderr, "%s: %s%s\n", tool->name, prefix, why);
+    return TC_TOOL_EXIT_UNSUPPORTED;
+}
+
+int tc_tool_version(const tc_tool_t *tool)
+{
+    printf("%s (Two-Chains) rev %s, UCX %s\n", tool->name, TC_GIT_REV, tc_ucx_version());
+    return 0;
+}
+
+int tc_tool_check_value(const tc_tool_t *tool, int argc, char **argv)
+{
+    const char *opt, *val;
+
+    /* detached: optarg is the whole argument after the option's own */
+    if ((optarg == NULL) || (optind < 2) || (optind > argc) || (optarg != argv[optind - 1])) {
+        return 0;
+    }
+    val = optarg;
+    opt = argv[optind - 2];
+    if ((val[0] != '-') || (val[1] == '\0') || isdigit((unsigned char)val[1]) ||
+        (val[1] == '.')) {
+        return 0;
+    }
+    return tc_tool_bad(tool, "%s takes a value, and '%s' is an option (%s=%s if that is meant)",
+                       opt, val, opt, val);
 }
 
 int tc_tool_bad_opt(const tc_tool_t *tool, int c, char **argv)
@@ -268,39 +314,60 @@ int tc_tool_check_cpus(const tc_tool_t *tool, const int *cpus, unsigned n)
     return 0;
 }
 
-int tc_tool_opt_cpus(const tc_tool_t *tool, const char *arg, unsigned n_min, unsigned n_max,
-                     const char *bad_fmt, int *cpus, unsigned *n_p)
+int tc_tool_opt_cpus(const tc_tool_t *tool, const char *opt, const char *arg, unsigned n_min,
+                     unsigned n_max, const char *roles, int *cpus, unsigned *n_p)
 {
-    char *copy = strdup(arg), *item, *comma;
-    unsigned n = 0;
+    char *copy, *item, *comma, here[256], takes[64];
+    unsigned n = 0, items = 1;
+    const char *c;
+    cpu_set_t set;
     int got[64];
     uint64_t v;
-    int bad = 0;
+    int rc = 0;
 
+    here[0] = '\0';
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        tc_tool_cpu_set_str(&set, here, sizeof(here));
+    }
+    if (n_min == n_max) {
+        snprintf(takes, sizeof(takes), "%u", n_min);
+    } else {
+        snprintf(takes, sizeof(takes), "%u %s %u", n_min, (n_max == n_min + 1) ? "or" : "to",
+                 n_max);
+    }
+    for (c = arg; *c != '\0'; ++c) {
+        items += (*c == ',');
+    }
+    if (tc_tool_list_has_empty(arg)) {
+        return tc_tool_bad(tool, "%s %s: an empty item; %s takes %s core%s (%s); cores here: %s",
+                           opt, arg, opt, takes, (n_max > 1) ? "s" : "", roles, here);
+    }
+    if ((items < n_min) || (items > n_max) || (items > TC_ARRAY_SIZE(got))) {
+        return tc_tool_bad(tool, "%s %s: %u core%s; %s takes %s (%s); cores here: %s", opt, arg,
+                           items, (items > 1) ? "s" : "", opt, takes, roles, here);
+    }
+    copy = strdup(arg);
     if (copy == NULL) {
         return tc_tool_bad(tool, "out of memory parsing '%s'", arg);
     }
-    for (item = copy; !bad; item = comma + 1) {
-        comma = strchr(item, ','); /* every item counts: "1,,2" and "1," are bad */
+    for (item = copy; (item != NULL) && (rc == 0); item = (comma != NULL) ? comma + 1 : NULL) {
+        comma = strchr(item, ',');
         if (comma != NULL) {
             *comma = '\0';
         }
-        bad = (n == n_max) || (n == TC_ARRAY_SIZE(got)) ||
-              tc_tool_parse_u64(item, 0, 4095, &v);
-        if (!bad) {
+        if (tc_tool_parse_u64(item, 0, 4095, &v)) {
+            rc = tc_tool_bad(tool, "%s %s: '%s' is not a core number (0..4095); cores here: %s",
+                             opt, arg, item, here);
+        } else {
             got[n++] = (int)v;
-        }
-        if (comma == NULL) {
-            break;
         }
     }
     free(copy);
-    if (bad || (n < n_min)) {
-        return tc_tool_bad(tool, bad_fmt, arg);
+    if (rc == 0) {
+        memcpy(cpus, got, n * sizeof(*cpus));
+        *n_p = n;
     }
-    memcpy(cpus, got, n * sizeof(*cpus));
-    *n_p = n;
-    return 0;
+    return rc;
 }
 
 int tc_tool_opt_name(const tc_tool_t *tool, const tc_names_t *names, uint32_t allowed,
@@ -400,6 +467,55 @@ void tc_tool_drop_output(const char *path, int created)
     if (created && (stat(path, &st) == 0) && (st.st_size == 0)) {
         (void)unlink(path);
     }
+}
+
+static int tc_tool_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    return !strcmp(a, b) || ((stat(a, &sa) == 0) && (stat(b, &sb) == 0) &&
+                             (sa.st_dev == sb.st_dev) && (sa.st_ino == sb.st_ino));
+}
+
+int tc_tool_check_outputs(const tc_tool_t *tool, const char *const *opts,
+                          const char *const *paths, unsigned n, int *created)
+{
+    unsigned i, j;
+    int stdout_at = -1, rc = 0;
+
+    for (i = 0; i < n; ++i) {
+        created[i] = 0;
+    }
+    for (i = 0; (i < n) && (rc == 0); ++i) {
+        if (paths[i] == NULL) {
+            continue;
+        }
+        if (!strcmp(paths[i], "-")) {
+            if (stdout_at >= 0) {
+                rc = tc_tool_bad(tool, "%s - and %s -: only one output can go to stdout",
+                                 opts[stdout_at], opts[i]);
+            }
+            stdout_at = (int)i;
+            continue;
+        }
+        rc = tc_tool_check_output(tool, opts[i], paths[i], &created[i]);
+        /* each checked one exists now: ./r.csv and r.csv are one file too */
+        for (j = 0; (j < i) && (rc == 0); ++j) {
+            if ((paths[j] != NULL) && strcmp(paths[j], "-") &&
+                tc_tool_same_file(paths[i], paths[j])) {
+                rc = tc_tool_bad(tool, "%s %s and %s %s are one file: two outputs to one path "
+                                 "(the second would overwrite the first)", opts[j], paths[j],
+                                 opts[i], paths[i]);
+            }
+        }
+    }
+    if (rc != 0) {
+        for (i = 0; i < n; ++i) {
+            tc_tool_drop_output(paths[i], created[i]);
+            created[i] = 0;
+        }
+    }
+    return rc;
 }
 
 void tc_tool_iso_time(time_t t, char *buf, size_t len)

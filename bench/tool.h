@@ -3,9 +3,14 @@
  * common/shared.c), and pinning the calling thread to a core.
  *
  * Every tc_tool_opt_* parser reads one option argument; on a bad one it
- * prints "<tool>: <what was wrong>" and the tool's usage to stderr and
- * returns 2 (the tools' exit code for a bad command line), else 0. Its
- * output is written only on success. */
+ * prints "<tool>: <what was wrong>" and "try '<tool> --help'" to stderr
+ * (the usage itself would scroll that line away) and returns 2, else 0. Its
+ * output is written only on success.
+ *
+ * Exit codes, the same in every tool: 0 done, 1 the run failed, 2 a bad
+ * command line, 77 something this host, build or transport cannot do
+ * ("<tool>: unsupported: <why>"; automake's and ctest's "skipped"), 130
+ * interrupted (SIGINT). */
 #ifndef TC_TOOL_H
 #define TC_TOOL_H
 
@@ -16,9 +21,21 @@
 #include <stdio.h>
 #include <time.h>
 
+#define TC_TOOL_EXIT_FAILED      1
+#define TC_TOOL_EXIT_USAGE       2
+#define TC_TOOL_EXIT_UNSUPPORTED 77
+#define TC_TOOL_EXIT_INTERRUPTED 130
+
+/* getopt_long's value for --version, above every short option's */
+#define TC_TOOL_OPT_VERSION 0x100
+/* The exit codes as the tools' --help says them (after the options). */
+#define TC_TOOL_EXIT_HELP \
+    "exit status: 0 done, 1 failed, 2 bad command line, 77 unsupported here (a wait,\n" \
+    "placement or control this host, build or transport lacks: \"unsupported: why\")\n"
+
 typedef struct tc_tool {
     const char *name;               /* "tc-perf": prefix of every error */
-    void      (*usage)(FILE *out);  /* printed to stderr after an error */
+    void      (*usage)(FILE *out);  /* --help */
 } tc_tool_t;
 
 /* Digits only, no overflow, within [min, max]: 0, else -1. */
@@ -26,9 +43,24 @@ int         tc_tool_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_
 /* Pin the calling thread to cpu with hwloc (cpu < 0: leave it). */
 tc_status_t tc_tool_pin(int cpu);
 
-/* "<tool>: " fmt "\n", then the usage, to stderr; returns 2. */
+/* "<tool>: " fmt "\n" and "try '<tool> --help'" to stderr; returns 2. */
 int tc_tool_bad(const tc_tool_t *tool, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* "<tool>: unsupported: " fmt "\n" to stderr; returns 77. A reason that
+ * already starts with "unsupported: " (the platform report's) is not said
+ * twice. */
+int tc_tool_unsupported(const tc_tool_t *tool, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* --version: "<tool> (Two-Chains) rev <git revision>, UCX <version>" on
+ * stdout; returns 0. */
+int tc_tool_version(const tc_tool_t *tool);
+/* An option's value that is the next argument and looks like an option
+ * ("--csv -q": getopt_long takes -q as the file) is refused: "<tool>: OPT
+ * takes a value, and '-q' is an option (OPT=-q if that is meant)"; 2. A
+ * lone "-" (stdout, where an option says so) and negative numbers pass, as
+ * does any value written OPT=VALUE or attached (-c-1). Call it right after
+ * getopt_long returned an option with a value. */
+int tc_tool_check_value(const tc_tool_t *tool, int argc, char **argv);
 /* What getopt_long returned for an option it did not take (':' a missing
  * value, anything else unknown) as tc_tool_bad. */
 int tc_tool_bad_opt(const tc_tool_t *tool, int c, char **argv);
@@ -68,6 +100,14 @@ int  tc_tool_check_output(const tc_tool_t *tool, const char *opt, const char *pa
 /* A file tc_tool_check_output created and the run left empty is removed. */
 void tc_tool_drop_output(const char *path, int created);
 
+/* A tool's output files, checked together before anything runs: at most
+ * one is "-" (stdout), no two are one file (the second would overwrite the
+ * first: compared by name and, where both exist, by device and inode), and
+ * each is writable (tc_tool_check_output). opts[i] names paths[i] (NULL:
+ * not asked for); created[i] as tc_tool_check_output's. 0, or 2 said. */
+int tc_tool_check_outputs(const tc_tool_t *tool, const char *const *opts,
+                          const char *const *paths, unsigned n, int *created);
+
 /* ISO 8601 in UTC ("2026-12-01T10:00:00Z"): the tools' CSV timestamp. */
 void tc_tool_iso_time(time_t t, char *buf, size_t len);
 
@@ -91,10 +131,13 @@ int tc_tool_opt_list(const tc_tool_t *tool, const char *arg, const tc_tool_list_
  * N is not available here (allowed: 0-1)" and the usage; 2. */
 int tc_tool_check_cpus(const tc_tool_t *tool, const int *cpus, unsigned n);
 
-/* -c: n_min..n_max cores "A[,B...]", each 0..4095, no empty item; bad:
- * bad_fmt with the argument. Writes cpus[0..n-1]. */
-int tc_tool_opt_cpus(const tc_tool_t *tool, const char *arg, unsigned n_min, unsigned n_max,
-                     const char *bad_fmt, int *cpus, unsigned *n_p);
+/* -c: n_min..n_max cores "A[,B...]", each 0..4095, no empty item; roles
+ * says what they are ("CPU, or CLIENT,SERVER"). Bad: the line says which
+ * item is wrong or how many were given, what opt takes and which cores this
+ * process may use ("-c 0,1,2: 3 cores; -c takes 1 or 2 (CPU, or
+ * CLIENT,SERVER); cores here: 0-1"). Writes cpus[0..n-1]. */
+int tc_tool_opt_cpus(const tc_tool_t *tool, const char *opt, const char *arg, unsigned n_min,
+                     unsigned n_max, const char *roles, int *cpus, unsigned *n_p);
 
 /* One name of a table (names.h), among those whose bit is set in allowed
  * (TC_TOOL_NAMES_ALL: any); bad: bad_fmt with the argument (e.g. "bad frame

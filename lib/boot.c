@@ -26,6 +26,7 @@ typedef struct tc_boot_tx {
     int          idx;   /* first piece not fully sent */
     size_t       done;
     size_t       total;
+    int         *state; /* an exchange's tx_state, idle again once all is sent */
 } tc_boot_tx_t;
 
 /* What is left to receive: a fixed-size header and, for a frame, the blob
@@ -36,6 +37,7 @@ typedef struct tc_boot_rx {
     size_t   hdr_off;
     int      framed;   /* hdr is a blob length: a blob follows */
     int      hello;    /* hdr is a hello: check the magic as it arrives */
+    int      bye;      /* hdr announced the peer's bye: blob is its reason */
     uint8_t *blob;
     size_t   blob_len;
     size_t   blob_off;
@@ -258,7 +260,10 @@ static tc_status_t tc_boot_rx_step(tc_boot_fd_t *boot, tc_boot_rx_t *rx,
     }
 
     blob_len = tc_boot_get_le(rx->hdr, TC_BOOT_LEN_HDR);
-    if (blob_len > TC_BOOT_MAX_BLOB) {
+    if ((blob_len & ~(uint64_t)TC_BOOT_BYE_MAX) == TC_BOOT_BYE_MARK) {
+        rx->bye  = 1; /* its reason follows, sent with it */
+        blob_len &= TC_BOOT_BYE_MAX;
+    } else if (blob_len > TC_BOOT_MAX_BLOB) {
         tc_error("bootstrap %s: peer %s announced a %llu-byte blob, over the "
                  "%llu MiB limit (garbage on the bootstrap socket?)", what,
                  boot->super.peer_name, (unsigned long long)blob_len,
@@ -334,11 +339,22 @@ static tc_status_t tc_boot_fd_xfer(tc_boot_fd_t *boot, tc_boot_tx_t *tx,
             if (status != TC_OK) {
                 return status;
             }
+            if (rx->bye) {
+                /* the peer is leaving: ours would meet a closed socket */
+                if (tc_boot_rx_done(rx)) {
+                    return TC_ERR_CLOSED;
+                }
+                continue;
+            }
         }
         if (want_tx && (pfd.revents & (POLLOUT | POLLHUP | POLLERR))) {
             status = tc_boot_tx_step(boot, tx, what);
             if (status != TC_OK) {
-                return status;
+                return status; /* tx->state stays: a bye would follow half a blob */
+            }
+            if ((tx->idx == tx->iovcnt) && (tx->state != NULL)) {
+                __atomic_store_n(tx->state, TC_BOOT_TX_IDLE, __ATOMIC_RELEASE);
+                tx->state = NULL;
             }
         }
     }
@@ -444,6 +460,10 @@ tc_status_t tc_boot_fd_exchange(tc_boot_t *boot, const void *buf, size_t len,
         return fd_boot->failed;
     }
 
+    if (fd_boot->bye_seen) {
+        return TC_ERR_CLOSED; /* the peer left and said why: nothing to add */
+    }
+
     memset(&tx, 0, sizeof(tx));
     memset(&rx, 0, sizeof(rx));
     tc_boot_put_le(len_hdr, len, sizeof(len_hdr));
@@ -451,8 +471,20 @@ tc_status_t tc_boot_fd_exchange(tc_boot_t *boot, const void *buf, size_t len,
     tc_boot_tx_add(&tx, buf, len);
     rx.hdr_len = TC_BOOT_LEN_HDR;
     rx.framed  = 1;
+    {
+        int idle = TC_BOOT_TX_IDLE;
+        if (!__atomic_compare_exchange_n(&fd_boot->tx_state, &idle, TC_BOOT_TX_BLOB, 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            return TC_ERR_CLOSED; /* this side said its bye: it is leaving */
+        }
+        tx.state = &fd_boot->tx_state;
+    }
 
     status = tc_boot_fd_xfer(fd_boot, &tx, &rx, "exchange");
+    if ((status == TC_ERR_CLOSED) && rx.bye) {
+        tc_log_text((const char *)rx.blob, rx.blob_len, fd_boot->bye, sizeof(fd_boot->bye));
+        fd_boot->bye_seen = 1;
+    }
     if (status != TC_OK) {
         free(rx.blob);
         fd_boot->failed = status;
@@ -464,6 +496,75 @@ tc_status_t tc_boot_fd_exchange(tc_boot_t *boot, const void *buf, size_t len,
     return TC_OK;
 }
 
+/* Whether what the peer sent and this side has not read yet holds its bye
+ * (after at most a few whole blobs: a barrier it sent before leaving); if
+ * so, its reason is kept. Reads nothing off the stream. */
+static int tc_boot_fd_peek_bye(tc_boot_fd_t *boot)
+{
+    uint8_t buf[1024];
+    uint64_t len;
+    size_t pos = 0;
+    ssize_t got;
+
+    got = recv(boot->fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT);
+    while ((got > 0) && (pos + TC_BOOT_LEN_HDR <= (size_t)got)) {
+        len = tc_boot_get_le(buf + pos, TC_BOOT_LEN_HDR);
+        pos += TC_BOOT_LEN_HDR;
+        if ((len & ~(uint64_t)TC_BOOT_BYE_MAX) == TC_BOOT_BYE_MARK) {
+            len &= TC_BOOT_BYE_MAX;
+            if (pos + len > (size_t)got) {
+                return 0; /* the rest of it is still on its way */
+            }
+            tc_log_text((const char *)buf + pos, len, boot->bye, sizeof(boot->bye));
+            boot->bye_seen = 1;
+            return 1;
+        }
+        if (len > (size_t)got - pos) {
+            return 0;
+        }
+        pos += len;
+    }
+    return 0;
+}
+
+tc_status_t tc_boot_say_bye(tc_boot_t *boot, const char *reason)
+{
+    tc_boot_fd_t *fd_boot = (tc_boot_fd_t*)boot;
+    uint8_t msg[TC_BOOT_LEN_HDR + TC_BOOT_BYE_MAX];
+    size_t n = strlen(reason);
+    int idle = TC_BOOT_TX_IDLE;
+
+    if ((boot == NULL) || (boot->ops->check_peer != tc_boot_fd_check_peer) ||
+        (fd_boot->fd < 0)) {
+        return TC_ERR_UNSUPPORTED;
+    }
+    if (!__atomic_compare_exchange_n(&fd_boot->tx_state, &idle, TC_BOOT_TX_BYE, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        return TC_ERR_BUSY; /* a blob is partway out, or the bye already went */
+    }
+    n = (n > TC_BOOT_BYE_MAX) ? TC_BOOT_BYE_MAX : n;
+    tc_boot_put_le(msg, TC_BOOT_BYE_MARK | n, TC_BOOT_LEN_HDR);
+    memcpy(msg + TC_BOOT_LEN_HDR, reason, n);
+    /* one small send into an idle socket's buffer: whole, or the peer
+     * reads a closed connection as before */
+    return (send(fd_boot->fd, msg, TC_BOOT_LEN_HDR + n, MSG_NOSIGNAL | MSG_DONTWAIT) ==
+            (ssize_t)(TC_BOOT_LEN_HDR + n)) ? TC_OK : TC_ERR_IO;
+}
+
+const char *tc_boot_peer_bye(tc_boot_t *boot)
+{
+    tc_boot_fd_t *fd_boot = (tc_boot_fd_t*)boot;
+
+    if ((boot == NULL) || (boot->ops->check_peer != tc_boot_fd_check_peer) ||
+        (fd_boot->fd < 0)) {
+        return NULL;
+    }
+    if (!fd_boot->bye_seen && !fd_boot->failed) {
+        (void)tc_boot_fd_peek_bye(fd_boot);
+    }
+    return fd_boot->bye_seen ? fd_boot->bye : NULL;
+}
+
 tc_status_t tc_boot_fd_check_peer(tc_boot_t *boot)
 {
     tc_boot_fd_t *fd_boot = (tc_boot_fd_t*)boot;
@@ -473,12 +574,18 @@ tc_status_t tc_boot_fd_check_peer(tc_boot_t *boot)
     int err;
     char c;
 
+    if (fd_boot->bye_seen) {
+        return TC_ERR_CLOSED;
+    }
     pfd.fd      = fd_boot->fd;
     pfd.events  = POLLIN | POLLRDHUP;
     pfd.revents = 0;
     if (poll(&pfd, 1, 0) <= 0) {
         /* Nothing pending (or EINTR): no sign that the peer is gone. */
         return TC_OK;
+    }
+    if ((fd_boot->failed == TC_OK) && tc_boot_fd_peek_bye(fd_boot)) {
+        return TC_ERR_CLOSED; /* it left and said why: not a failure */
     }
 
     if (pfd.revents & POLLNVAL) {

@@ -6,6 +6,10 @@
  *       8 bytes magic "TCHAINS\0", uint32 version, uint32 flags (0, ignored)
  *   every exchange, each side:
  *       uint64 length (at most TC_BOOT_MAX_BLOB), then length bytes
+ *   a bye, the last thing a side sends when it leaves without closing its
+ *   peer (tc_boot_say_bye: tc-perf's client on Ctrl-C), in place of a blob:
+ *       uint64 TC_BOOT_BYE_MARK | n, then n bytes of reason (n <= 255);
+ *       no blob is that long, so a receiver tells the two apart
  *
  * Both sides send and receive at once, interleaved with poll(), so two large
  * blobs sent in both directions cannot deadlock on full socket buffers.
@@ -27,11 +31,33 @@
  * TC_PROTO_VERSION, so tests can provoke a mismatch. Read only there. */
 #define TC_BOOT_FAKE_VERSION_ENV "TC_BOOT_FAKE_VERSION"
 
+#define TC_BOOT_BYE_MARK 0xb7e0000000000000ull
+#define TC_BOOT_BYE_MAX  255
+
 typedef struct tc_boot_fd {
     tc_boot_t   super;  /* first: the ops cast tc_boot_t * back to this */
     int         fd;     /* connected stream socket, O_NONBLOCK, FD_CLOEXEC */
     tc_status_t failed; /* error that left the stream mid-message, or TC_OK */
+    int         tx_state; /* __atomic: TC_BOOT_TX_* (a bye never splits a blob) */
+    int         bye_seen; /* the peer's bye arrived: its reason in bye */
+    char        bye[TC_BOOT_BYE_MAX + 1];
 } tc_boot_fd_t;
+
+/* tx_state: nothing being sent, an exchange's blob partway out, bye sent */
+enum { TC_BOOT_TX_IDLE, TC_BOOT_TX_BLOB, TC_BOOT_TX_BYE };
+
+/* Tell the peer why this side leaves (reason: printable, cut to 255 bytes)
+ * when it is about to exit without closing it: sent at once unless an
+ * exchange on another thread is partway through sending a blob, whose
+ * bytes it would split (then nothing is sent: TC_ERR_BUSY). The peer's
+ * tc_boot_fd_check_peer and exchanges then end in TC_ERR_CLOSED, logging
+ * nothing, and tc_boot_peer_bye gives the reason. Only the fd backends
+ * (tcp, loopback) carry one: TC_ERR_UNSUPPORTED elsewhere. No exchange may
+ * follow a bye. */
+tc_status_t tc_boot_say_bye(tc_boot_t *boot, const char *reason);
+/* The reason in the peer's bye (escaped, printable), or NULL if none came:
+ * one read already, or one waiting unread on the stream. Logs nothing. */
+const char *tc_boot_peer_bye(tc_boot_t *boot);
 
 /* Allocate an end with no socket yet (fd = -1), so that errors during
  * connection setup can already name the peer. */

@@ -6,6 +6,7 @@
  * (frame size, wait strategy) and the goodbye in control.
  */
 #include "runtime.h"
+#include "boot.h"
 #include "clock.h"
 #include "credits.h"
 #include "log.h"
@@ -32,12 +33,23 @@ tc_status_t tc_peer_check_alive(tc_peer_t *peer)
     if (tc_peer_rx_peek(peer)) {
         return TC_OK;
     }
+    /* a peer that left saying why on the bootstrap (tc_boot_say_bye: its
+     * process ends without a goodbye) closed, as after a goodbye: its
+     * endpoint's failure is that exit, and nothing is logged */
+    if ((peer->ep_error != UCS_OK) && (tc_boot_peer_bye(peer->boot) != NULL)) {
+        peer->failed = TC_ERR_CLOSED;
+        return peer->failed;
+    }
     if (peer->ep_error != UCS_OK) {
         tc_error("%s: endpoint failed: %s", peer->name, ucs_status_string(peer->ep_error));
         peer->failed = TC_ERR_PEER_FAILED;
         return peer->failed;
     }
     status = peer->boot->ops->check_peer(peer->boot);
+    if (status == TC_ERR_CLOSED) {
+        peer->failed = TC_ERR_CLOSED;
+        return peer->failed;
+    }
     if (status != TC_OK) {
         tc_error("%s: the peer closed its bootstrap connection (process gone?)",
                  peer->name);

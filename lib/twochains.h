@@ -107,7 +107,9 @@ typedef struct tc_boot_ops {
     /* Send buf, receive the peer's blob (malloc'd, caller frees). */
     tc_status_t (*exchange)(tc_boot_t *boot, const void *buf, size_t len,
                             void **peer_buf_p, size_t *peer_len_p);
-    /* TC_OK while the peer's end is open; TC_ERR_PEER_FAILED once it closed. */
+    /* TC_OK while the peer's end is open; TC_ERR_PEER_FAILED once it closed
+     * (TC_ERR_CLOSED: it closed after saying why, which the tcp and
+     * loopback backends carry; logs nothing). */
     tc_status_t (*check_peer)(tc_boot_t *boot);
     void        (*close)(tc_boot_t *boot);
 } tc_boot_ops_t;

@@ -1,7 +1,8 @@
 /*
  * Bootstrap tests: loopback pair, TCP server/client, and every failure the
  * bootstrap reports (peer not found, port busy, timeout, version mismatch,
- * peer gone mid-exchange, non-twochains peer, strays ahead of the client).
+ * peer gone mid-exchange, non-twochains peer, strays ahead of the client),
+ * and a peer that leaves saying why (its bye).
  * Loopback addresses only.
  *
  * cmocka asserts longjmp, so helper threads only record results and the
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "twochains.h"
+#include "boot.h"
 
 #define TEST_TIMEOUT_MS  5000
 #define TEST_SHORT_MS    300
@@ -647,6 +649,74 @@ static void test_check_peer(void **state)
     tc_boot_close(rank0);
 }
 
+static void test_count_errors(tc_log_level_t level, const char *msg, void *arg)
+{
+    (void)msg;
+    *(int *)arg += (level == TC_LOG_ERROR);
+}
+
+typedef struct bye_xchg {
+    tc_boot_t  *boot;
+    tc_status_t status;
+} bye_xchg_t;
+
+static void *test_bye_exchange(void *arg)
+{
+    bye_xchg_t *x = arg;
+    size_t len;
+    void *buf = NULL;
+
+    x->status = tc_boot_exchange(x->boot, "x", 1, &buf, &len);
+    free(buf);
+    return NULL;
+}
+
+/* A peer that leaves saying why (tc-perf's client on Ctrl-C): this side's
+ * check_peer and an exchange it is in end in TC_ERR_CLOSED, log nothing,
+ * and the reason comes escaped (it is the peer's text); the side that said
+ * it exchanges nothing more and says it once. */
+static void test_bye(void **state)
+{
+    tc_boot_t *rank0 = NULL, *rank1 = NULL;
+    bye_xchg_t x;
+    pthread_t thread;
+    void *buf;
+    size_t len;
+    int errors = 0;
+
+    (void)state;
+    assert_int_equal(tc_boot_loopback_pair(TEST_TIMEOUT_MS, &rank0, &rank1), TC_OK);
+    assert_null(tc_boot_peer_bye(rank0));
+    tc_log_set_handler(test_count_errors, &errors);
+
+    /* rank0 waits in an exchange when rank1 leaves */
+    x.boot = rank0;
+    assert_int_equal(pthread_create(&thread, NULL, test_bye_exchange, &x), 0);
+    assert_int_equal(tc_boot_say_bye(rank1, "interrupted\ntwochains: error: \x1b[31mforged"),
+                     TC_OK);
+    assert_int_equal(tc_boot_say_bye(rank1, "again"), TC_ERR_BUSY);
+    assert_int_equal(tc_boot_exchange(rank1, "y", 1, &buf, &len), TC_ERR_CLOSED);
+    tc_boot_close(rank1);
+    pthread_join(thread, NULL);
+    assert_int_equal(x.status, TC_ERR_CLOSED);
+    assert_string_equal(tc_boot_peer_bye(rank0),
+                        "interrupted\\ntwochains: error: \\x1b[31mforged");
+    assert_int_equal(rank0->ops->check_peer(rank0), TC_ERR_CLOSED);
+    tc_boot_close(rank0);
+
+    /* the bye waits unread behind nothing: check_peer finds it */
+    assert_int_equal(tc_boot_loopback_pair(TEST_TIMEOUT_MS, &rank0, &rank1), TC_OK);
+    assert_int_equal(tc_boot_say_bye(rank1, "interrupted"), TC_OK);
+    tc_boot_close(rank1);
+    assert_int_equal(rank0->ops->check_peer(rank0), TC_ERR_CLOSED);
+    assert_string_equal(tc_boot_peer_bye(rank0), "interrupted");
+    assert_int_equal(tc_boot_exchange(rank0, "x", 1, &buf, &len), TC_ERR_CLOSED);
+    tc_boot_close(rank0);
+
+    tc_log_set_handler(NULL, NULL);
+    assert_int_equal(errors, 0);
+}
+
 /* Something that is not a twochains client connects and talks, and no
  * client follows: the server drops it at once (its socket sees the close)
  * and keeps listening until its deadline, which it then reports. */
@@ -736,6 +806,7 @@ int main(void)
         cmocka_unit_test(test_peer_closes_mid_exchange),
         cmocka_unit_test(test_oversized_blob),
         cmocka_unit_test(test_check_peer),
+        cmocka_unit_test(test_bye),
         cmocka_unit_test(test_junk_client),
         cmocka_unit_test(test_strays_before_client),
     };

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Every bad command line: one-line error naming what was wrong, usage, exit 2.
+# Every bad command line: one line naming what was wrong, then "try 'tc-perf
+# --help'" (the usage would scroll it away), exit 2. What this host lacks:
+# "unsupported: why", exit 77.
 . "$(dirname "$0")/lib.sh"
 check() { # expected-substring args...
     local want=$1; shift
     "$TC_PERF" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?
     [ "$rc" = 2 ] || fail "tc-perf $* exited $rc, expected 2"
     head -1 "$TMP/err" | grep -q -- "$want" || fail "tc-perf $*: first line '$(head -1 "$TMP/err")' lacks '$want'"
-    grep -q "^usage: tc-perf" "$TMP/err" || fail "tc-perf $*: no usage"
+    [ "$(tail -n +2 "$TMP/err")" = "try 'tc-perf --help'" ] || fail "tc-perf $*: not one line and the hint: $(head -c 300 "$TMP/err")"
 }
 check "unknown option '--bogus'" --bogus
 check "unknown option '-x'" -x
@@ -47,19 +49,20 @@ check "--blocks 8 needs at least as many iterations (-n 4)" -n 4 --blocks 8
 check "package 'bench' has no jam 'no_such_jam' (its jams: " -l -j no_such_jam -n 10 -w 0
 "$TC_PERF" -h >"$TMP/out" 2>"$TMP/err" || fail "-h exited non-zero: $(cat "$TMP/err")"
 grep -q "^usage: tc-perf" "$TMP/out" || fail "-h prints no usage"
-# a strategy this host lacks: the reason and what it has, nothing run
+"$TC_PERF" -h | grep -q "77 unsupported here" || fail "-h does not say exit 77"
+# a strategy this host lacks: the reason and what it has, nothing run, 77
 if ! "$TC_PERF" --platform | grep -q "^wait.wfe: supported"; then
     "$TC_PERF" -l -W wfe -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
-    [ "$rc" != 0 ] || fail "-W wfe ran on a host without WFE"
-    grep -q "wait strategy wfe: unsupported" "$TMP/err" || fail "-W wfe: $(cat "$TMP/err")"
+    [ "$rc" = 77 ] || fail "-W wfe: exit $rc on a host without WFE, expected 77"
+    grep -q "^tc-perf: unsupported: -W wfe: " "$TMP/err" || fail "-W wfe: $(cat "$TMP/err")"
     grep -q "this host has: poll" "$TMP/err" || fail "-W wfe: no list of what the host has"
 fi
-# a placement this host lacks: the reason and what it has, nothing run
+# a placement this host lacks: the reason and what it has, nothing run, 77
 for p in llc dram; do
     if ! "$TC_PERF" --platform | grep -q "^placement.$p: supported"; then
         "$TC_PERF" -l --placement default,$p -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
-        [ "$rc" = 1 ] || fail "--placement $p ran on a host without it (rc $rc)"
-        grep -q -- "--placement $p: unsupported: " "$TMP/err" || fail "--placement $p: $(cat "$TMP/err")"
+        [ "$rc" = 77 ] || fail "--placement $p on a host without it: exit $rc, expected 77"
+        grep -q -- "^tc-perf: unsupported: --placement $p: " "$TMP/err" || fail "--placement $p: $(cat "$TMP/err")"
         grep -q "this host has: default" "$TMP/err" || fail "--placement $p: no list of what the host has"
         [ ! -s "$TMP/out" ] || fail "--placement $p: something ran: $(cat "$TMP/out")"
     fi
@@ -70,8 +73,8 @@ for c in hw-prefetch stash; do
     key=$( [ $c = stash ] && echo stash || echo hw_prefetch )
     if "$TC_PERF" --platform | grep -q "^control.$key: unsupported"; then
         "$TC_PERF" -l --$c off -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
-        [ "$rc" = 1 ] || fail "--$c off ran although the control is unsupported (rc $rc)"
-        grep -q -- "--$c off: unsupported: " "$TMP/err" || fail "--$c: $(cat "$TMP/err")"
+        [ "$rc" = 77 ] || fail "--$c off with the control unsupported: exit $rc, expected 77"
+        grep -q -- "^tc-perf: unsupported: --$c off: " "$TMP/err" || fail "--$c: $(cat "$TMP/err")"
         [ ! -s "$TMP/out" ] || fail "--$c: something ran"
     fi
 done

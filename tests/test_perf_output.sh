@@ -3,8 +3,10 @@
 # rate of every row counts every message, units said in the header, a header
 # box that lines up, --csv/--json - on stdout alone, host and timestamp
 # columns at the end of the CSV, outputs opened before the run, progress
-# lines within a long point (and none with --report final), the default
-# warm-up clamped to -n, and SIGINT writing the rows already measured.
+# lines within a long point counting what -n and -w asked for (and none
+# with --report final), the default warm-up clamped to -n, SIGINT writing
+# the rows already measured and the server saying once that its client
+# stopped, and a table under 100 columns (169 with --wide).
 . "$(dirname "$0")/lib.sh"
 set -m # background jobs in their own group: SIGINT not ignored
 
@@ -70,13 +72,19 @@ if ! "$TC_PERF" --platform | grep -q "^placement.dram: supported"; then
 fi
 
 # 5. progress within a point: a line per interval (TC_PERF_REPORT_MS shortens
-# the 2 s); --report final prints none
+# the 2 s), counting -n's iterations, the warm-up apart (it said "of 200010"
+# for -n 200000 -w 10); --report final prints none
 TC_PERF_REPORT_MS=1 "$TC_PERF" -l -t jam_lat,jam_rate -s 8 -n 200000 -w 10 -q \
     >"$TMP/out" 2>"$TMP/err" || fail "periodic: $(cat "$TMP/err")"
-grep -Eq "^tc-perf: jam_lat local 8 B: [0-9]+ of 200010 iterations, [0-9.]+ s in this point$" "$TMP/err" \
+grep -Eq "^tc-perf: jam_lat local 8 B: [0-9]+ of 200000 iterations, [0-9.]+ s in this point$" "$TMP/err" \
     || fail "no jam_lat progress line: $(head -3 "$TMP/err")"
+! grep -q "of 200010" "$TMP/err" || fail "progress counts the warm-up into -n: $(grep -m1 "of 200010" "$TMP/err")"
 grep -Eq "^tc-perf: jam_rate local 8 B: [0-9]+ of 200000 iterations" "$TMP/err" \
     || fail "no jam_rate progress line: $(head -3 "$TMP/err")"
+TC_PERF_REPORT_MS=1 "$TC_PERF" -l -t jam_lat -s 8 -n 10 -w 400000 -q >"$TMP/out" 2>"$TMP/err" ||
+    fail "long warm-up: $(cat "$TMP/err")"
+grep -Eq "^tc-perf: jam_lat local 8 B: warm-up, [0-9]+ of 400000 iterations, [0-9.]+ s in this point$" "$TMP/err" \
+    || fail "no warm-up progress line: $(head -3 "$TMP/err")"
 TC_PERF_REPORT_MS=1 "$TC_PERF" -l -t jam_lat,jam_rate -s 8 -n 200000 -w 10 -q --report final \
     >"$TMP/out" 2>"$TMP/err" || fail "final: $(cat "$TMP/err")"
 ! grep -q "iterations, .* in this point" "$TMP/err" || fail "--report final printed progress"
@@ -112,4 +120,39 @@ assert 1 <= len(rows) < 12, len(rows)
 assert d["interrupted"] is True and len(d["results"]) == len(rows), d["interrupted"]
 assert [r["payload_bytes"] for r in rows] == [str(s) for s in [0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024][:len(rows)]], rows
 PY
+
+# 8. a client's Ctrl-C reaches its server as one line, "client HOST:PORT
+# stopped (interrupted)", and the server exits 0 (it printed three error
+# lines about a closed connection and exited 1)
+port=$(free_port)
+"$TC_PERF" -p "$port" -T 5000 >"$TMP/s.out" 2>"$TMP/s.err" &
+srv=$!
+wait_listening "$port" 30 || fail "server not listening: $(cat "$TMP/s.err")"
+TC_PERF_REPORT_MS=20 "$TC_PERF" 127.0.0.1 -p "$port" -T 5000 -t jam_lat -n 1000000000 \
+    >"$TMP/c.out" 2>"$TMP/c.err" &
+cli=$!
+for _ in $(seq 1200); do grep -q " iterations, " "$TMP/c.err" && break; sleep 0.1; done
+grep -q " iterations, " "$TMP/c.err" || fail "client: no progress in 120 s: $(head -3 "$TMP/c.err")"
+kill -INT $cli
+wait $cli; rc=$?
+[ "$rc" = 130 ] || fail "client: exit $rc after SIGINT, expected 130: $(cat "$TMP/c.err")"
+wait $srv; rc=$?
+[ "$rc" = 0 ] || fail "server: exit $rc after its client's Ctrl-C, expected 0: $(cat "$TMP/s.err")"
+tail -n +2 "$TMP/s.err" | grep -Eqx "tc-perf: client 127\.0\.0\.1:[0-9]+ stopped \(interrupted\)" &&
+    [ "$(wc -l <"$TMP/s.err")" = 2 ] || fail "server after its client's Ctrl-C: $(cat "$TMP/s.err")"
+
+# 9. the table: under 100 columns by default (test, mode, wait, placement,
+# payload, p50, p99, rate, MB/s); --wide has every column (169)
+"$TC_PERF" -l -t jam_lat,jam_rate -m local,injected -s 8,4096 -n 2000 -w 10 >"$TMP/t.out" 2>"$TMP/err" ||
+    fail "table: $(cat "$TMP/err")"
+head_line=$(grep "^test " "$TMP/t.out")
+[ "$(echo "$head_line" | tr -s ' |' ' ')" = "test mode wait place payload p50 us p99 us rate msg/s MB/s" ] ||
+    fail "compact table head: $head_line"
+w=$(grep -E "^(test|jam_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -nu | tail -1)
+[ "$w" -le 100 ] || fail "compact table: $w columns: $(grep -E "^(test|jam_)" "$TMP/t.out")"
+[ "$(grep -c "^jam_" "$TMP/t.out")" = 8 ] || fail "compact table: not 8 rows: $(cat "$TMP/t.out")"
+"$TC_PERF" -l -t jam_lat -s 8 -n 2000 -w 10 --wide >"$TMP/t.out" 2>"$TMP/err" || fail "--wide: $(cat "$TMP/err")"
+grep "^test " "$TMP/t.out" | grep -q "p99.9 us .*cpu ns/msg" || fail "--wide head: $(grep "^test " "$TMP/t.out")"
+[ "$(grep -E "^(test|jam_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -n | tail -1)" = 169 ] ||
+    fail "--wide: not 169 columns: $(grep -E "^(test|jam_)" "$TMP/t.out")"
 echo ok

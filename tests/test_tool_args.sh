@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Bad inputs to the tools get one line naming what was wrong and exit 2,
-# with nothing run: unknown options, unknown jams and unwritable outputs in
-# every tool, a second tc-run payload, empty list items, cores that are not there, options that
-# would be ignored, a stress class stress-ng lacks; and what the tools offer
-# instead: size ranges, tc-run --list and the payload a jam needs.
+# Bad inputs to the tools get one line naming what was wrong, then "try
+# 'TOOL --help'" (not the usage, which would scroll that line away), and
+# exit 2, with nothing run: unknown options, unknown jams and unwritable
+# outputs in every tool, a second tc-run payload, empty list items, cores
+# that are not there, options that would be ignored, an option's value that
+# is an option, two outputs to one file, a stress class stress-ng lacks.
+# --help (the usage, exit 0) and --version (revision and UCX version) in
+# every tool; what this host lacks exits 77 ("unsupported: why"). And what
+# the tools offer instead: size ranges, tc-run --list and the payload a jam
+# needs.
 . "$(dirname "$0")/lib.sh"
 SOAK="$TC_BUILD/bin/tc-soak" MCAST="$TC_BUILD/bin/tc-mcast" RUN="$TC_BUILD/bin/tc-run"
 COST="$TC_BUILD/bin/tc-cost" PKG="$TC_BUILD/bin/tc-pkg"
@@ -13,18 +18,31 @@ bad() { # tool expected-first-line-substring args...
     "$tool" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?
     [ "$rc" = 2 ] || fail "$(basename "$tool") $*: exit $rc, expected 2: $(head -1 "$TMP/err")"
     head -1 "$TMP/err" | grep -qF -- "$want" || fail "$(basename "$tool") $*: first line '$(head -1 "$TMP/err")' lacks '$want'"
-    grep -q "^usage: " "$TMP/err" || fail "$(basename "$tool") $*: no usage"
+    [ "$(sed -n 2p "$TMP/err")" = "try '$(basename "$tool") --help'" ] && [ "$(wc -l <"$TMP/err")" = 2 ] ||
+        fail "$(basename "$tool") $*: not one line and \"try '$(basename "$tool") --help'\": $(head -c 300 "$TMP/err")"
     [ ! -s "$TMP/out" ] || fail "$(basename "$tool") $*: something ran: $(head -3 "$TMP/out")"
-    [ "$(grep -c "^$(basename "$tool"): " "$TMP/err")" = 1 ] ||
-        fail "$(basename "$tool") $*: not one error line: $(cat "$TMP/err")"
 }
 
 # every tool: a usage error exits 2 (an unknown option here)
 for t in "$TC_PERF" "$SOAK" "$MCAST" "$RUN" "$COST"; do
     bad "$t" "unknown option '--bogus'" --bogus
 done
-"$PKG" --bogus >"$TMP/out" 2>"$TMP/err"; rc=$?
-[ "$rc" = 2 ] || fail "tc-pkg --bogus: exit $rc, expected 2"
+bad "$PKG" "unknown command '--bogus'" --bogus
+bad "$PKG" "unknown option '--bogus'" build jams --bogus
+
+# --help: the usage on stdout, exit 0, with the exit codes; --version: the
+# tool, the git revision the Makefile passed and UCX's version, exit 0
+rev=$(cat "$TC_BUILD/git-rev" 2>/dev/null || echo unknown)
+ucx=$("$TC_PERF" --platform --json - | python3 -c 'import json,sys; print(json.load(sys.stdin)["network"]["ucx_version"])')
+for t in "$TC_PERF" "$SOAK" "$MCAST" "$RUN" "$COST" "$PKG"; do
+    n=$(basename "$t")
+    "$t" --help >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 0 ] && grep -q "^usage: $n" "$TMP/out" && [ ! -s "$TMP/err" ] || fail "$n --help: exit $rc: $(head -2 "$TMP/out" "$TMP/err")"
+    [ "$n" = tc-pkg ] || grep -q "77 unsupported here" "$TMP/out" || fail "$n --help does not say exit 77"
+    "$t" --version >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 0 ] && [ "$(cat "$TMP/out")" = "$n (Two-Chains) rev $rev, UCX $ucx" ] && [ ! -s "$TMP/err" ] ||
+        fail "$n --version: exit $rc: '$(cat "$TMP/out" "$TMP/err")', expected '$n (Two-Chains) rev $rev, UCX $ucx'"
+done
 # and the Python tools of scripts/ (argparse's 2; tc-floor-table's own)
 for t in tc-claims tc-compare tc-experiments tc-platforms tc-plot tc-floor-table; do
     python3 "$(dirname "$0")/../scripts/$t" --bogus >"$TMP/out" 2>"$TMP/err"; rc=$?
@@ -90,13 +108,68 @@ if command -v stress-ng >/dev/null; then
     grep -q "bogus" "$TMP/err" && ! grep -q "died" "$TMP/err" || fail "--stress bogus: $(cat "$TMP/err")"
 fi
 
-# a wait strategy this host lacks: said once, before anything runs
-if ! "$TC_PERF" --platform | grep -q "^wait.wfe: supported"; then
-    "$TC_PERF" -l -W wfe -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
-    [ "$rc" = 1 ] || fail "-W wfe: exit $rc"
-    [ "$(grep -c "wait strategy wfe" "$TMP/err")" = 1 ] || fail "-W wfe said $(grep -c "wait strategy wfe" "$TMP/err") times: $(cat "$TMP/err")"
-    [ ! -s "$TMP/out" ] || fail "-W wfe: something ran: $(head -3 "$TMP/out")"
+# a wait strategy this host lacks: "unsupported: why", said once, before
+# anything runs, exit 77 (automake's and ctest's "skipped")
+for w in wfe umwait mwaitx; do
+    "$TC_PERF" --platform | grep -q "^wait.$w: supported" && continue
+    "$TC_PERF" -l -W poll,$w -n 10 -w 0 >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 77 ] || fail "-W $w: exit $rc, expected 77: $(cat "$TMP/err")"
+    [ "$(cat "$TMP/err")" = "tc-perf: unsupported: -W $w: $("$TC_PERF" --platform | sed -n "s/^wait.$w: unsupported: //p") (this host has: $("$TC_PERF" --platform | sed -n 's/^wait.\([a-z]*\): supported$/\1/p' | paste -sd,))" ] ||
+        fail "-W $w: $(cat "$TMP/err")"
+    [ ! -s "$TMP/out" ] || fail "-W $w: something ran: $(head -3 "$TMP/out")"
+done
+# a placement the transport cannot do (tcp maps no peer memory): 77 too,
+# before any point is measured
+if "$TC_PERF" --platform | grep -q "^placement.llc: supported"; then
+    UCX_TLS=tcp "$TC_PERF" -l --placement default,llc -n 10 -w 0 -q --csv "$TMP/p.csv" >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 77 ] || fail "--placement llc over tcp: exit $rc, expected 77: $(cat "$TMP/err")"
+    grep -q "placement llc: unsupported: ucp_rkey_ptr cannot map the peer's mailbox" "$TMP/err" ||
+        fail "--placement llc over tcp: $(cat "$TMP/err")"
+    [ ! -e "$TMP/p.csv" ] || fail "--placement llc over tcp measured something: $(cat "$TMP/p.csv")"
 fi
+
+# --boot pmix with no launcher (or no PMIx in this build): 77 as well
+for t in "$TC_PERF" "$MCAST"; do
+    env -u PMIX_NAMESPACE -u PMIX_RANK "$t" --boot pmix -n 10 >"$TMP/out" 2>"$TMP/err"; rc=$?
+    [ "$rc" = 77 ] && grep -q "unsupported: " "$TMP/err" ||
+        fail "$(basename "$t") --boot pmix without a launcher: exit $rc: $(cat "$TMP/err")"
+done
+
+# -c says how many cores it takes, which item is wrong and the cores here
+here=$(python3 -c 'import os; s=sorted(os.sched_getaffinity(0)); r=[]
+for c in s:
+    if r and r[-1][1] == c - 1: r[-1][1] = c
+    else: r.append([c, c])
+print(",".join(str(a) if a == b else "%d-%d" % (a, b) for a, b in r))')
+bad "$TC_PERF" "-c 0,1,2: 3 cores; -c takes 1 or 2 (CPU; with -l or --boot pmix CLIENT,SERVER); cores here: $here" -l -c 0,1,2
+bad "$TC_PERF" "-c 0,x: 'x' is not a core number (0..4095); cores here: $here" -l -c 0,x
+bad "$SOAK" "-c 0: 1 core; -c takes 2 (SENDER,RECEIVER); cores here: $here" -c 0
+
+# an option's value that is another option is refused ("--csv -q" wrote a
+# file named -q); a lone - (stdout) and negative numbers pass
+( cd "$TMP" && bad "$TC_PERF" "--csv takes a value, and '-q' is an option (--csv=-q if that is meant)" -l --csv -q ) || exit 1
+[ ! -e "$TMP/-q" ] || fail "--csv -q wrote a file named -q"
+bad "$TC_PERF" "-P takes a value, and '--wx' is an option" -l -P --wx
+bad "$SOAK" "--json takes a value, and '-n' is an option" --json -n 10
+bad "$COST" "--csv takes a value, and '-q' is an option" --csv -q
+bad "$MCAST" "--csv takes a value, and '-q' is an option" --csv -q
+bad "$RUN" "-j takes a value, and '--list' is an option" -j --list
+bad "$PKG" "--out takes a value, and '-q' is an option" build jams --name x --out -q
+"$RUN" -j server_sum --ints -5,3 >"$TMP/out" 2>"$TMP/err" && grep -q "^result=-2$" "$TMP/out" ||
+    fail "tc-run --ints -5,3: $(cat "$TMP/out" "$TMP/err")"
+
+# two outputs to one file: refused, whatever the spelling, and nothing left
+bad "$TC_PERF" "--csv $TMP/one and --json $TMP/one are one file: two outputs to one path" \
+    -l -n 10 -w 0 --csv "$TMP/one" --json "$TMP/one"
+bad "$TC_PERF" "--csv $TMP/one and --dist $TMP/../$(basename "$TMP")/one are one file" \
+    -l -n 10 -w 0 --csv "$TMP/one" --dist "$TMP/../$(basename "$TMP")/one"
+[ ! -e "$TMP/one" ] || fail "a refused run left $TMP/one"
+
+# --platform --json FILE writes FILE (it wrote stdout), nothing on stdout
+"$TC_PERF" --platform --json "$TMP/plat.json" >"$TMP/out" 2>"$TMP/err" || fail "--platform --json FILE: $(cat "$TMP/err")"
+[ ! -s "$TMP/out" ] || fail "--platform --json FILE wrote stdout: $(head -c 200 "$TMP/out")"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["arch"]' "$TMP/plat.json" ||
+    fail "--platform --json FILE: not the JSON report: $(head -c 200 "$TMP/plat.json")"
 
 # -T also bounds how long a server waits for its client: said in -h and when
 # it starts

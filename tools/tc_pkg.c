@@ -7,7 +7,8 @@
  *   tc-pkg inspect INSTALL_DIR
  *
  * Exit status: 0 done, 1 the build failed or the package is bad (inspect:
- * anything tc_pkg_open would refuse, named on stderr), 2 bad usage.
+ * anything tc_pkg_open would refuse, named on stderr), 2 bad usage (one
+ * line and "try 'tc-pkg --help'", as the other tools).
  */
 #define _GNU_SOURCE
 #include "tc_pkg.h"
@@ -20,13 +21,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef TC_GIT_REV
+#define TC_GIT_REV "unknown"
+#endif
+
 static void tc_pkg_synopsis(FILE *f)
 {
     fprintf(f,
             "usage: tc-pkg build SRC_DIR --name PKG --out INSTALL_DIR [--arch x86_64|aarch64]\n"
             "                    [--cc CC] [--cflags FLAGS] [--lib-cflags FLAGS]\n"
             "                    [--ldflags FLAGS] [--include DIR]... [--keep-tmp]\n"
-            "       tc-pkg inspect INSTALL_DIR\n");
+            "       tc-pkg inspect INSTALL_DIR\n"
+            "       tc-pkg --help | --version\n");
 }
 
 static void tc_pkg_usage(FILE *f)
@@ -51,10 +57,12 @@ static void tc_pkg_usage(FILE *f)
             "        and returns (TC_JAM_DESCRIBE); runs every check loading the package\n"
             "        runs (blobs against the manifest, the library against both: on a\n"
             "        host of the package's arch) and exits 1 naming the first it fails\n"
+            "--version prints the revision and the UCX version of the libtwochains.so\n"
+            "        installed beside tc-pkg (tc-pkg itself links no UCX)\n"
             "exit status: 0 done, 1 the build failed or the package is bad, 2 bad usage\n");
 }
 
-/* One line saying what is wrong, then the usage: exit status 2. */
+/* One line saying what is wrong and where the usage is: exit status 2. */
 static int tc_pkg_bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int tc_pkg_bad_usage(const char *fmt, ...)
@@ -65,10 +73,32 @@ static int tc_pkg_bad_usage(const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
-    tc_pkg_synopsis(stderr);
-    fprintf(stderr, "       tc-pkg --help\n");
+    fprintf(stderr, "\ntry 'tc-pkg --help'\n");
     return 2;
+}
+
+/* --version: tc-pkg links no UCX; the version is that of the library
+ * beside it, which the packages it builds are loaded with. */
+static int tc_pkg_version(void)
+{
+    char bin[TC_PKG_PATH_MAX], lib[TC_PKG_PATH_MAX + 32];
+    const char *(*ucx_version)(void) = NULL;
+    const char *ucx = "unknown (no libtwochains.so beside tc-pkg)";
+    void *api = NULL;
+
+    if ((tc_pkg_exe_dir(bin, sizeof(bin)) == TC_OK) &&
+        ((size_t)snprintf(lib, sizeof(lib), "%s/../lib/libtwochains.so", bin) < sizeof(lib))) {
+        api = dlopen(lib, RTLD_LAZY | RTLD_LOCAL);
+    }
+    if (api != NULL) {
+        *(void **)&ucx_version = dlsym(api, "tc_ucx_version");
+        ucx = (ucx_version != NULL) ? ucx_version() : ucx;
+    }
+    printf("tc-pkg (Two-Chains) rev %s, UCX %s\n", TC_GIT_REV, ucx);
+    if (api != NULL) {
+        dlclose(api);
+    }
+    return 0;
 }
 
 /* Header directories when none are given: next to a build tree binary
@@ -148,6 +178,13 @@ static int tc_pkg_cmd_build(int argc, char **argv)
             val = key + klen + 1;
         } else if (i + 1 < argc) {
             val = argv[++i];
+            if ((val[0] == '-') && (val[1] != '\0') && ((k < 4) || (k == 7))) {
+                /* "--out --name": the next option taken as the value (the
+                 * flags options take flags: "--cflags -O2") */
+                rc = tc_pkg_bad_usage("%.*s takes a value, and '%s' is an option (%.*s=%s if "
+                                      "that is meant)", (int)klen, key, val, (int)klen, key, val);
+                goto out;
+            }
         } else {
             rc = tc_pkg_bad_usage("option '%s' needs a value", key);
             goto out;
@@ -352,6 +389,9 @@ int main(int argc, char **argv)
         (strcmp(argv[1], "help") == 0)) {
         tc_pkg_usage(stdout);
         return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        return tc_pkg_version();
     }
     if (strcmp(argv[1], "build") == 0) {
         return tc_pkg_cmd_build(argc - 2, argv + 2);
