@@ -202,18 +202,20 @@ bench:
 # platform's baseline, results/baseline/<platform-id>/, by scripts/tc-compare
 # with BENCH_CI_FLAGS (default: fail when a jam's p50 or rate, each relative
 # to its run's raw put, is 10% worse with its rounds apart from the
-# baseline's). Where no baseline exists for this platform the sweep is
-# recorded as one and nothing is compared. .ci/run passes --report-only (never
-# fails on the figures). bench-ci-baseline re-records this platform's baseline
+# baseline's). Exit status 0 no regression, 1 regression, 2 nothing compared:
+# where no baseline exists for this platform nothing is compared or recorded
+# (one line says so); RECORD=1 records the sweep as one (refused while the
+# machine is busy). bench-ci-baseline re-records this platform's baseline
 # (refused while the machine is busy).
 BENCH_CI_OUT   ?= $(BUILD)/bench-ci
 BENCH_CI_FLAGS ?= --threshold 10
 BASELINES      ?= results/baseline
+RECORD         ?=
 bench-ci:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
 	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o $(BENCH_CI_OUT) --against $(BASELINES) \
-	    --compare-flags "$(BENCH_CI_FLAGS)"
+	    --compare-flags "$(BENCH_CI_FLAGS)" $(if $(RECORD),--record)
 
 bench-ci-baseline:
 	@scripts/deps.sh
