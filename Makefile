@@ -71,7 +71,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py bench bench-ci bench-ci-baseline soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py bench bench-ci bench-ci-baseline bench-ab history soak deps install clean fuzz fuzz-mcast fuzz-rx fuzz-wire
 .SECONDARY:
 all: lib pkg tools
 
@@ -211,11 +211,29 @@ BENCH_CI_OUT   ?= $(BUILD)/bench-ci
 BENCH_CI_FLAGS ?= --threshold 10
 BASELINES      ?= results/baseline
 RECORD         ?=
+SLOW_JAM       ?=
 bench-ci:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
 	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o $(BENCH_CI_OUT) --against $(BASELINES) \
-	    --compare-flags "$(BENCH_CI_FLAGS)" $(if $(RECORD),--record)
+	    --compare-flags "$(BENCH_CI_FLAGS)" $(if $(RECORD),--record) $(if $(SLOW_JAM),--slow-jam $(SLOW_JAM))
+
+# Same-job A/B for time (scripts/tc-ab, docs/REGRESSION.md): BASE (default the
+# merge-base with main, HEAD~1 on main) built in a worktree under build/ab/,
+# this tree's build, their bench-ci rounds alternating block by block
+# (AB_ROUNDS each, AB_ITERS iterations a point) into build/bench-ab/, judged
+# by a Mann-Whitney U test over the rounds. SLOW_JAM=N slows this tree's
+# indirect_put (the detection limit); AB_FLAGS: --report-only, --alpha,
+# --min-effect, --json FILE, --junit FILE. Exit 0 / 1 regression / 2 nothing compared.
+BASE      ?=
+AB_ROUNDS ?= 10
+AB_ITERS  ?= 100000
+AB_FLAGS  ?=
+bench-ab:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	TC_BUILD=$(abspath $(BUILD)) scripts/tc-ab $(if $(BASE),--base $(BASE)) -r $(AB_ROUNDS) -n $(AB_ITERS) \
+	    -o $(BUILD)/bench-ab $(if $(SLOW_JAM),--slow-jam $(SLOW_JAM)) $(AB_FLAGS)
 
 bench-ci-baseline:
 	@scripts/deps.sh
