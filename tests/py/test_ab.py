@@ -101,7 +101,7 @@ class AB(Case):
     def test_too_few_rounds_is_nothing_compared(self):
         rc, text, _ = self.analyse(self.blocks("few", 3, lat_b=2))
         self.assertEqual(rc, 2)
-        self.assertEqual(text.strip(), "# tc-ab: tc-ab: nothing compared: 3 and 3 rounds: the smallest p the test "
+        self.assertEqual(text.strip(), "tc-ab: nothing compared: 3 and 3 rounds: the smallest p the test "
                                        "can give, 0.05, is not below the per-point alpha 0.0025 "
                                        "(make bench-ab AB_ROUNDS=6, at least)")
         # a looser alpha decides with them
