@@ -240,6 +240,18 @@ bench-ci-baseline:
 	@$(MAKE) --no-print-directory all
 	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh --baseline -o $(BASELINES)/$$(scripts/platform-id.sh)
 
+# History of the deterministic counts (scripts/tc-history, docs/REGRESSION.md):
+# the last N commits (first-parent line) each built in a worktree under
+# build/history/ and counted (scripts/bench-cost.sh over bench-ci's points),
+# appended to results/history/<key>/history.csv (tc-key: arch-compiler-libc-ucx;
+# commits already there are skipped); the steps named by commit, a plot per
+# metric beside it. HISTORY_FLAGS: --rev REV, --report, --step-pct, --json, --junit.
+N             ?= 50
+HISTORY_FLAGS ?=
+history:
+	@scripts/deps.sh
+	scripts/tc-history -N $(N) $(HISTORY_FLAGS)
+
 # The paper's figures as data (scripts/experiments/*.json): tc-experiments runs
 # every experiment with PRESET (quick: about 8 minutes on 2 cores; paper:
 # 10,000 warm-up + 10^6 iterations, hours) into results/<platform>/, then

@@ -3,6 +3,7 @@ tc-bisect: a detached git worktree under build/, checked out clean and built
 from scratch for each revision (no object of another revision reused), and
 removed after."""
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -71,20 +72,20 @@ class Worktree:
     w: ... checks rev out; w.checkout(other) moves it, clean; left, it is
     removed (keep=True: left in place)."""
 
-    def __init__(self, path, rev, keep=False):
-        self.path, self.rev, self.keep = os.path.abspath(path), rev, keep
+    def __init__(self, path, rev, keep=False, repo=paths.TOP):
+        self.path, self.rev, self.keep, self.repo = os.path.abspath(path), rev, keep, repo
 
     def remove(self):
         if os.path.exists(self.path):
-            subprocess.run(["git", "worktree", "remove", "--force", self.path], cwd=paths.TOP,
+            subprocess.run(["git", "worktree", "remove", "--force", self.path], cwd=self.repo,
                            capture_output=True)
         shutil.rmtree(self.path, ignore_errors=True)
-        subprocess.run(["git", "worktree", "prune"], cwd=paths.TOP, capture_output=True)
+        subprocess.run(["git", "worktree", "prune"], cwd=self.repo, capture_output=True)
 
     def __enter__(self):
         self.remove()       # one left by a run that was killed
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        git("worktree", "add", "--detach", "--force", self.path, self.rev)
+        git("worktree", "add", "--detach", "--force", self.path, self.rev, cwd=self.repo)
         return self
 
     def checkout(self, rev):
@@ -116,6 +117,14 @@ def build(src, targets, log_path, timeout=1800, jobs=None):
     secs = time.time() - t0
     if rc == 0:
         return True, secs, ""
+    return False, secs, ("timed out after %d s" % timeout) if rc is None else why_failed(log_path)
+
+
+def why_failed(log_path):
+    """the line of a build log that says why: the compiler's first error,
+    else the last line that is not make changing directory"""
     with open(log_path, errors="replace") as f:
-        last = [line.strip() for line in f if line.strip()][-1:] or [""]
-    return False, secs, ("timed out after %d s" % timeout) if rc is None else last[0][:200]
+        lines = [x.strip() for x in f if x.strip() and not re.match(r"make(\[\d+\])?: (Entering|Leaving) directory",
+                                                                     x.strip())]
+    errs = [x for x in lines if ": error:" in x or ": fatal error:" in x]
+    return ((errs or lines[-1:] or [""])[0])[:200]
