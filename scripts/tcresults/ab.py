@@ -29,13 +29,16 @@ for the exact test to reach that p at all (10 a build gives 1/184756).
 Instructions per message (bench-cost.sh, once a build, in the first round)
 are listed beside, not gated here (make bench-ci gates on them).
 
---analyse OUT judges the blocks a run left in OUT again (other --alpha,
+The report goes to stdout and OUT/ab.md. --analyse OUT judges the blocks a
+run left in OUT again (other --alpha,
 --min-effect), without running anything.
 
 Exit status: 0 no regression, 1 regression (0 with --report-only), 2 nothing
 compared (BASE does not build, no block, too few rounds for ALPHA), with one
 line saying why and what to run.
 """
+import contextlib
+import io
 import json
 import math
 import os
@@ -319,6 +322,11 @@ def main(argv=None):
             v.write(a.json, a.junit)
             return v.status()
     v, lines = analyse(a.out, a.alpha, a.min_effect, a.report_only)
-    report(a, v, lines, a.out)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        report(a, v, lines, a.out)
+    sys.stdout.write(buf.getvalue())
+    if os.path.isdir(a.out):
+        cli.write_whole(os.path.join(a.out, "ab.md"), buf.getvalue())
     v.write(a.json, a.junit)
     return v.status()

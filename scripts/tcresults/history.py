@@ -14,7 +14,8 @@ every other count cost.csv carries (simulated cycles, send and receive
 paths apart) and the frame size. A commit that does not build, or whose
 tc-cost cannot count, is recorded as such (and not tried again). <key> is
 tc-key's: arch-compiler-libc-ucx; the counts hold on every host of a key.
---report: record nothing, report what history.csv holds.
+The report goes to stdout and, where it recorded, to history.md beside
+history.csv. --report: record nothing, report what history.csv holds.
 
 A step: a count that moves between two consecutive counted commits by more
 than --step-pct PCT percent (default 0.5) and --step-abs X (default 1, in
@@ -32,8 +33,10 @@ count above its predecessor's by a step (a regression at the tip), 0 when
 not, 2 when fewer than two commits have counts (nothing compared), with one
 line saying why and what to run.
 """
+import contextlib
 import csv
 import hashlib
+import io
 import os
 import statistics
 import subprocess
@@ -383,6 +386,11 @@ def main(argv=None):
     if not a.no_plot and v.status() != verdict.NOTHING:
         for metric in sorted({m for _, m in ser}):
             made += plot(os.path.dirname(path), metric, order, ser, stp, key)
-    report(a, order, ser, status, stp, v, done, made, key, path)
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        report(a, order, ser, status, stp, v, done, made, key, path)
+    sys.stdout.write(buf.getvalue())
+    if v.status() != verdict.NOTHING and not a.report:
+        cli.write_whole(os.path.join(os.path.dirname(path), "history.md"), buf.getvalue())
     v.write(a.json, a.junit)
     return v.status()

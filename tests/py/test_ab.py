@@ -67,6 +67,8 @@ class AB(Case):
         self.assertIn("- time jam_lat noop local 8 B: p50 +20.0%", lines)
         self.assertIn("- time jam_rate noop local 64 B: rate -16.7%", lines)
         self.assertEqual(lines[-1], lines[0][len("# tc-ab: "):])
+        with open(os.path.join(out, "ab.md")) as f:
+            self.assertEqual(f.read(), text)           # the report kept beside the blocks
         # the exact p of ten rounds apart from ten: 1 / C(20, 10)
         self.assertIn("| 100 | 5.4e-06 | REGRESSION: p50 +20.0% |", text)
         rc, text, _ = self.analyse(out, "--report-only")
