@@ -129,6 +129,28 @@ class AB(Case):
         self.assertEqual(len(cases), 4)
         self.assertEqual(sum(1 for c in cases if c.find("failure") is not None), 2)
 
+    def test_run_refuses_before_building(self):
+        # no tc-perf in B's build, BASE naming no commit: nothing compared,
+        # before any worktree is made
+        old = os.environ.get("TC_BUILD")
+        try:
+            os.environ["TC_BUILD"] = self.path("nobuild")
+            rc, out, _ = self.run_main(ab.main, ["-o", self.path("o")])
+            self.assertEqual(rc, 2)
+            self.assertIn("tc-ab: nothing compared: no tc-perf in %s" % self.path("nobuild"), out)
+            os.makedirs(self.path("fake", "bin"))
+            perf = self.write("fake/bin/tc-perf", "")
+            os.chmod(perf, 0o755)
+            os.environ["TC_BUILD"] = self.path("fake")
+            rc, out, _ = self.run_main(ab.main, ["--base", "no-such-rev", "-o", self.path("o")])
+            self.assertEqual(rc, 2)
+            self.assertIn("BASE no-such-rev names no commit", out)
+        finally:
+            if old is None:
+                os.environ.pop("TC_BUILD", None)
+            else:
+                os.environ["TC_BUILD"] = old
+
     def test_bad_flags(self):
         for argv in (["-r", "0"], ["--alpha", "1"], ["--min-effect", "-1"], ["--slow-jam", "-2"]):
             rc, _, err = self.run_main(ab.main, argv)

@@ -273,6 +273,27 @@ class Bisect(Case):
         self.assertEqual(self.run_main(bisect.main, ["instructions_per_msg", "5", good])[0], 2)
 
 
+    def test_git_bisect_run_on_recorded_counts(self):
+        # every commit of HEAD~4..HEAD recorded (no build): git bisect run in
+        # a worktree, its steps deciding from history.csv, names the first
+        # commit past the threshold, and leaves no worktree behind
+        shas = history.commits("HEAD", 5)
+        root = self.path("root")
+        p = history.history_path(root, buildkey.key())
+        for sha, v in zip(shas, [100, 100, 101, 110, 111]):
+            history.append(p, rows(sha, counter=history.counter_id(), instructions_per_msg__a_l_8=v))
+        rc, out, _ = self.run_main(bisect.main, ["instructions_per_msg", "5", shas[0], shas[-1], "--root", root,
+                                                 "--first-parent"])
+        self.assertEqual(rc, 0, out)
+        self.assertIn("tc-bisect: first commit past +5%% of %s on instructions_per_msg: %s " % (
+            shas[0][:7], shas[3][:7]), out)
+        self.assertIn("tc-bisect: a l 8 B instructions_per_msg 100 -> 110 (+10.0%)", out)
+        self.assertIn("tc-bisect: %s: bad: " % shas[3][:7], out)
+        self.assertNotIn("bisect", gitwork.git("worktree", "list"))
+        # the history is all it read: nothing was built or recorded again
+        self.assertEqual(len(history.load(p)), 5)
+
+
 class Git(Case):
     def repo(self):
         r = self.path("repo")
