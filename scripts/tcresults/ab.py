@@ -42,6 +42,7 @@ import io
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -269,7 +270,7 @@ def run(a):
                                         if gitwork.dirty() else "")]
     os.makedirs(a.out, exist_ok=True)
     for s in SIDES:
-        subprocess.run(["rm", "-rf", os.path.join(a.out, s)])
+        shutil.rmtree(os.path.join(a.out, s), ignore_errors=True)
     print("tc-ab: A = %s\ntc-ab: B = %s" % tuple(labels), file=sys.stderr, flush=True)
     wt = gitwork.Worktree(os.path.join(paths.TOP, "build", "ab", "base"), sha, keep=a.keep)
     with wt:
