@@ -71,7 +71,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline soak deps install uninstall clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline bench-ab history soak deps install uninstall clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
 .SECONDARY:
 all: lib pkg tools
 
@@ -226,23 +226,55 @@ bench:
 # platform's baseline, results/baseline/<platform-id>/, by scripts/tc-compare
 # with BENCH_CI_FLAGS (default: fail when a jam's p50 or rate, each relative
 # to its run's raw put, is 10% worse with its rounds apart from the
-# baseline's). Where no baseline exists for this platform the sweep is
-# recorded as one and nothing is compared. .ci/run passes --report-only (never
-# fails on the figures). bench-ci-baseline re-records this platform's baseline
+# baseline's). Exit status 0 no regression, 1 regression, 2 nothing compared:
+# where no baseline exists for this platform nothing is compared or recorded
+# (one line says so); RECORD=1 records the sweep as one (refused while the
+# machine is busy). bench-ci-baseline re-records this platform's baseline
 # (refused while the machine is busy).
 BENCH_CI_OUT   ?= $(BUILD)/bench-ci
 BENCH_CI_FLAGS ?= --threshold 10
 BASELINES      ?= results/baseline
+RECORD         ?=
+SLOW_JAM       ?=
 bench-ci:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
 	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o $(BENCH_CI_OUT) --against $(BASELINES) \
-	    --compare-flags "$(BENCH_CI_FLAGS)"
+	    --compare-flags "$(BENCH_CI_FLAGS)" $(if $(RECORD),--record) $(if $(SLOW_JAM),--slow-jam $(SLOW_JAM))
+
+# Same-job A/B for time (scripts/tc-ab, docs/REGRESSION.md): BASE (default the
+# merge-base with main, HEAD~1 on main) built in a worktree under build/ab/,
+# this tree's build, their bench-ci rounds alternating block by block
+# (AB_ROUNDS each, AB_ITERS iterations a point) into build/bench-ab/, judged
+# by a Mann-Whitney U test over the rounds. SLOW_JAM=N slows this tree's
+# indirect_put (the detection limit); AB_FLAGS: --report-only, --alpha,
+# --min-effect, --json FILE, --junit FILE. Exit 0 / 1 regression / 2 nothing compared.
+BASE      ?=
+AB_ROUNDS ?= 10
+AB_ITERS  ?= 100000
+AB_FLAGS  ?=
+bench-ab:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	TC_BUILD=$(abspath $(BUILD)) scripts/tc-ab $(if $(BASE),--base $(BASE)) -r $(AB_ROUNDS) -n $(AB_ITERS) \
+	    -o $(BUILD)/bench-ab $(if $(SLOW_JAM),--slow-jam $(SLOW_JAM)) $(AB_FLAGS)
 
 bench-ci-baseline:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
 	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh --baseline -o $(BASELINES)/$$(scripts/platform-id.sh)
+
+# History of the deterministic counts (scripts/tc-history, docs/REGRESSION.md):
+# the last N commits (first-parent line) each built in a worktree under
+# build/history/ and counted (scripts/bench-cost.sh over bench-ci's points),
+# appended to results/history/<key>/history.csv (tc-key: arch-compiler-libc-ucx;
+# commits already there are skipped); the steps named by commit, a plot per
+# metric beside it. HISTORY_FLAGS: --rev REV, --report, --step-pct, --json, --junit.
+N             ?= 50
+HISTORY_FLAGS ?=
+history:
+	@scripts/deps.sh
+	scripts/tc-history -N $(N) $(HISTORY_FLAGS)
 
 # The paper's figures as data (scripts/experiments/*.json): tc-experiments runs
 # every experiment with PRESET (quick: minutes, README.md says how many; paper:

@@ -4,8 +4,8 @@
 # docs/REGRESSION.md), for scripts/tc-compare to hold against this platform's
 # baseline, results/baseline/<platform-id>/.
 #
-# usage: scripts/bench-ci.sh [-o OUT_DIR] [-r ROUNDS] [-n ITERS] [--slow-jam N]
-#                            [--against ROOT [--compare-flags "FLAGS"]] [--baseline]
+# usage: scripts/bench-ci.sh [-o OUT_DIR] [-r ROUNDS] [-n ITERS] [--slow-jam N] [--no-cost]
+#                            [--against ROOT [--compare-flags "FLAGS"] [--record]] [--baseline]
 #   -o OUT_DIR    where ci.csv and meta.json go (default build/bench-ci)
 #   -r ROUNDS     invocations per jam (default 3; tc-compare takes the median
 #                 over rounds of each point's reference-normalised value)
@@ -13,13 +13,18 @@
 #   --slow-jam N  gate self-check: build a copy of the bench package whose
 #                 indirect_put jam spins N extra loop iterations per message
 #                 (a real, slower jam) and measure with it. Never for a baseline.
+#   --no-cost     no instruction counts (tc-ab's blocks: their time only)
 #   --against ROOT  then compare with ROOT/<platform-id>/ (scripts/tc-compare
-#                 OUT_DIR-as-NEW, with --compare-flags); where ROOT has no
-#                 baseline for this platform, the sweep is recorded there as one
-#                 (say so, exit 0): commit it to gate later runs on this machine
+#                 OUT_DIR-as-NEW, with --compare-flags; its exit status: 0 no
+#                 regression, 1 regression, 2 nothing compared). Where ROOT has
+#                 no baseline for this platform nothing is compared: one line
+#                 says so and what to run, exit 2, and nothing is recorded
+#                 unless --record asks for it (then the sweep is recorded
+#                 there, refused on a busy machine as --baseline is, exit 2)
 #   --baseline    the sweep is meant as a baseline: refuse to start while the
 #                 machine is busy (1-minute load average above half its cores;
-#                 TC_BASELINE_ANY_LOAD=1 overrides), since a baseline taken
+#                 TC_BASELINE_ANY_LOAD=1 overrides; TC_LOADAVG=X judges X
+#                 instead of /proc/loadavg), since a baseline taken
 #                 beside another job carries that job's noise into every verdict
 #
 # One tc-perf process per (round, jam), both sides in it (-l), pinned to cores
@@ -32,7 +37,7 @@
 # the machine's speed at that moment.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$top/build/bench-ci rounds=3 iters=200000 slow= against= compare_flags= baseline=
+out=$top/build/bench-ci rounds=3 iters=200000 slow= against= compare_flags= baseline= record= cost=1
 while [ $# -gt 0 ]; do
     case $1 in
         -o) out=$2; shift 2 ;;
@@ -42,7 +47,9 @@ while [ $# -gt 0 ]; do
         --against) against=$2; shift 2 ;;
         --compare-flags) compare_flags=$2; shift 2 ;;
         --baseline) baseline=1; shift ;;
-        -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --record) record=1; shift ;;
+        --no-cost) cost=; shift ;;
+        -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-ci.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -51,17 +58,34 @@ perf=$bin/tc-perf
 [ -x "$perf" ] || { echo "bench-ci.sh: $perf missing: build first (make)" >&2; exit 1; }
 [ -n "$slow" ] && [ -n "$baseline" ] && { echo "bench-ci.sh: --slow-jam never makes a baseline" >&2; exit 2; }
 platform_id=${TC_PLATFORM_ID:-$("$top/scripts/platform-id.sh")}
-if [ -n "$slow" ] && [ -n "$against" ] && [ ! -f "$against/$platform_id/ci.csv" ]; then
-    echo "bench-ci.sh: no baseline for platform $platform_id in $against/ to hold the slow jam against" >&2
-    exit 1
-fi
-if [ -n "$baseline" ] && [ "${TC_BASELINE_ANY_LOAD:-}" != 1 ]; then
-    read -r l1 _ </proc/loadavg
+# why a baseline may not be taken now (empty: it may): the machine is busy
+busy() {
+    [ "${TC_BASELINE_ANY_LOAD:-}" != 1 ] || return 0
+    local l1
+    if [ -n "${TC_LOADAVG:-}" ]; then l1=$TC_LOADAVG; else read -r l1 _ </proc/loadavg; fi
     if awk -v l="$l1" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
-        echo "bench-ci.sh: load average $l1 on $(nproc) cores: a baseline must be taken on an idle machine" \
-             "(stop the other work, or TC_BASELINE_ANY_LOAD=1)" >&2
-        exit 1
+        echo "load average $l1 on $(nproc) cores: a baseline must be taken on an idle machine" \
+             "(stop the other work, or TC_BASELINE_ANY_LOAD=1)"
     fi
+}
+# nothing compared (exit 2): one line, why and what to run
+nothing() { echo "bench-ci: nothing compared: $*" >&2; exit 2; }
+mine= known=
+if [ -n "$against" ]; then
+    mine=$against/$platform_id
+    known=$(cd "$against" 2>/dev/null && ls -d -- */ 2>/dev/null | tr -d / | tr '\n' ' ') || known=""
+fi
+no_baseline="no baseline for platform $platform_id (scripts/platform-id.sh, or TC_PLATFORM_ID) in $against/ (it has: ${known:-none})"
+if [ -n "$mine" ] && [ ! -f "$mine/ci.csv" ]; then
+    [ -z "$slow" ] || nothing "$no_baseline to hold the slow jam against (make bench-ci-baseline on an idle machine first)"
+    [ -n "$record" ] || nothing "$no_baseline; record one on an idle machine (make bench-ci-baseline, or make bench-ci RECORD=1)" \
+        "or name a platform that has one (TC_PLATFORM_ID=ID)"
+    why=$(busy)
+    [ -z "$why" ] || nothing "$no_baseline, and --record refused: $why"
+fi
+if [ -n "$baseline" ]; then
+    why=$(busy)
+    [ -z "$why" ] || { echo "bench-ci.sh: $why" >&2; exit 1; }
 fi
 
 jams="indirect_put server_sum"
@@ -121,9 +145,14 @@ cost_note=
 rm -f "$out/cost.csv"
 cost_rc=0
 cost_start=$(date +%s.%N)
-TC_PKG=${pkgopt[1]:+${pkgopt[1]}/libtc_bench.so} TC_BUILD=${TC_BUILD:-$top/build} \
-    "$top/scripts/bench-cost.sh" -o "$tmp/cost" -N 0 -n 2000 \
-    -j "${jams// /,}" -m "$modes" -s "$sizes" >"$tmp/cost.log" 2>&1 || cost_rc=$?
+if [ -z "$cost" ]; then
+    cost_rc=77
+    echo "bench-cost.sh: unsupported: not asked for (--no-cost)" >"$tmp/cost.log"
+else
+    TC_PKG=${pkgopt[1]:+${pkgopt[1]}/libtc_bench.so} TC_BUILD=${TC_BUILD:-$top/build} \
+        "$top/scripts/bench-cost.sh" -o "$tmp/cost" -N 0 -n 2000 \
+        -j "${jams// /,}" -m "$modes" -s "$sizes" >"$tmp/cost.log" 2>&1 || cost_rc=$?
+fi
 cost_end=$(date +%s.%N)
 if [ "$cost_rc" = 0 ]; then
     cp "$tmp/cost/cost.csv" "$out/cost.csv"
@@ -192,16 +221,13 @@ print("bench-ci: %d points, %d rows in %.1f s -> %s/ci.csv" % (npoints, len(rows
 PY
 
 [ -n "$against" ] || exit 0
-mine=$against/$platform_id
 if [ -f "$mine/ci.csv" ]; then
     # shellcheck disable=SC2086 # FLAGS are tc-compare options, split on purpose
     exec "$top/scripts/tc-compare" "$mine" "$out" $compare_flags
 fi
-# (none at all: an empty or missing ROOT is no error)
-known=$(cd "$against" 2>/dev/null && ls -d -- */ 2>/dev/null | tr -d / | tr '\n' ' ') || known=""
+# --record (checked above): this sweep becomes the platform's baseline
 mkdir -p "$mine"
 cp "$out/ci.csv" "$out/meta.json" "$mine/"
 [ ! -f "$out/cost.csv" ] || cp "$out/cost.csv" "$mine/"
-echo "bench-ci: no baseline for platform $platform_id in $against/ (it has: ${known:-none});" \
-     "recorded this sweep as $mine/ (load average $load0 -> $load1), nothing compared." \
-     "Commit it to gate later runs on this machine, or re-record it idle with make bench-ci-baseline."
+nothing "$no_baseline; recorded this sweep as $mine/ (--record, load average $load0 -> $load1)." \
+        "Commit it to gate later runs on this machine, or re-record it idle with make bench-ci-baseline"

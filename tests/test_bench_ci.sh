@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # scripts/bench-ci.sh --against ROOT (what make bench-ci runs): baselines are
-# per platform; with none for this platform the sweep is recorded as one and
-# nothing is compared (exit 0, said so); the next sweep is compared with it;
-# another platform's baseline is never used; --slow-jam never records one;
-# instruction counts are recorded and compared with the sweep where they can be.
+# per platform; with none for this platform nothing is compared and nothing
+# recorded (exit 2, one line naming the platform and what to run); --record
+# records the sweep as one (refused on a busy machine, still exit 2: nothing
+# was compared); the next sweep is compared with it; another platform's
+# baseline is never used; --slow-jam never records one; instruction counts are
+# recorded and compared with the sweep where they can be.
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 command -v python3 >/dev/null || skip "python3 missing"
@@ -17,10 +19,23 @@ sweep() { # out extra-args...
         --against "$root" "$@" >"$TMP/log" 2>&1
 }
 
-sweep "$TMP/run1" --compare-flags --report-only || { cat "$TMP/log"; fail "first sweep failed"; }
-grep -q "no baseline for platform test-platform-1 in $root/ (it has: some-other-platform )" "$TMP/log" \
-    || { cat "$TMP/log"; fail "first sweep: did not say it found no baseline for this platform"; }
-grep -q "recorded this sweep as $root/test-platform-1/" "$TMP/log" || { cat "$TMP/log"; fail "first sweep: not recorded"; }
+# no baseline: nothing compared, nothing recorded, exit 2 and one line
+sweep "$TMP/run0" --compare-flags --report-only; rc=$?
+[ "$rc" = 2 ] || { cat "$TMP/log"; fail "no baseline: exit $rc, expected 2 (nothing compared)"; }
+grep -q "^bench-ci: nothing compared: no baseline for platform test-platform-1 .*TC_PLATFORM_ID.* in $root/ (it has: some-other-platform ); record one on an idle machine (make bench-ci-baseline, or make bench-ci RECORD=1)" "$TMP/log" \
+    || { cat "$TMP/log"; fail "no baseline: no line saying why and what to run"; }
+[ ! -e "$root/test-platform-1" ] || fail "no baseline: a sweep was recorded without --record"
+# --record on a busy machine: refused before the sweep
+TC_LOADAVG=99 sweep "$TMP/run0" --record; rc=$?
+[ "$rc" = 2 ] || { cat "$TMP/log"; fail "--record on a busy machine: exit $rc, expected 2"; }
+grep -q "and --record refused: load average 99 on" "$TMP/log" || { cat "$TMP/log"; fail "--record busy: no reason"; }
+[ ! -e "$root/test-platform-1" ] || fail "--record on a busy machine recorded a sweep"
+[ ! -e "$TMP/run0/ci.csv" ] || fail "--record on a busy machine ran the sweep"
+
+# --record: recorded, said so, still nothing compared (2)
+TC_BASELINE_ANY_LOAD=1 sweep "$TMP/run1" --compare-flags --report-only --record; rc=$?
+[ "$rc" = 2 ] || { cat "$TMP/log"; fail "--record: exit $rc, expected 2"; }
+grep -q "recorded this sweep as $root/test-platform-1/ (--record" "$TMP/log" || { cat "$TMP/log"; fail "first sweep: not recorded"; }
 [ -s "$root/test-platform-1/ci.csv" ] && [ -s "$root/test-platform-1/meta.json" ] || fail "baseline files missing"
 grep -q tc-compare "$TMP/log" && fail "first sweep: compared although there was no baseline"
 grep -q '"platform_id": "test-platform-1"' "$root/test-platform-1/meta.json" || fail "baseline meta names another platform"
@@ -46,9 +61,15 @@ else
         { cat "$TMP/log"; fail "server_sum (not slowed): instructions moved"; }
 fi
 
+# --no-cost: the time alone
+sweep "$TMP/nocost" --no-cost --compare-flags --report-only || { cat "$TMP/log"; fail "--no-cost sweep failed"; }
+[ ! -e "$TMP/nocost/cost.csv" ] || fail "--no-cost: cost.csv written"
+grep -q '"skipped": "not asked for (--no-cost)"' "$TMP/nocost/meta.json" || fail "--no-cost: meta.json does not say why"
+
 # a slow jam with no baseline for its platform records nothing
 rm -rf "$root/test-platform-1"
-sweep "$TMP/slow" --slow-jam 10 && { cat "$TMP/log"; fail "slow jam without a baseline: exit 0"; }
+sweep "$TMP/slow" --slow-jam 10 --record; rc=$?
+[ "$rc" = 2 ] || { cat "$TMP/log"; fail "slow jam without a baseline: exit $rc, expected 2"; }
 grep -q "to hold the slow jam against" "$TMP/log" || { cat "$TMP/log"; fail "slow jam: no reason given"; }
 [ -e "$root/test-platform-1" ] && fail "slow jam recorded a baseline"
 echo ok

@@ -3,7 +3,8 @@
 # the committed real bench-ci result (tests/data/compare/base) and on small
 # files whose rounds are known: a regression with the rounds apart fails (1),
 # the same move within the rounds' spread is noise (0), --gate median and
-# --report-only change that, bad input is 2. The scenarios (normalisation by
+# --report-only change that, nothing compared (bad input, no such
+# folder, no common rows) is 2. The scenarios (normalisation by
 # the put reference, thresholds, tails, rates, tc-mcast files, cost.csv) are
 # unit tests: tests/py/test_compare.py.
 . "$(dirname "$0")/lib.sh"
@@ -43,10 +44,15 @@ run 0 "$TMP/rb" "$TMP/rn"
 grep -q "noise: p50 +31% (rounds overlap)" "$TMP/out" || fail "overlapping rounds: not shown as noise"
 run 1 "$TMP/rb" "$TMP/rn" --gate median
 run 0 "$TMP/rb" "$TMP/rs" --report-only
-grep -q "^PASS (report only: 1 regression(s) not gating)$" "$TMP/out" || fail "report-only: $(tail -1 "$TMP/out")"
+grep -q "^PASS (report only: 1 point(s) regressed past the 10% threshold, not gating)$" "$TMP/out" ||
+    fail "report-only: $(tail -1 "$TMP/out")"
 run 1 "$TMP/rb" "$TMP/rs" --report-only --fail-factor 1.1
 
 mkdir -p "$TMP/empty"
 run 2 "$base" "$TMP/empty"
+grep -q "^tc-compare: nothing compared: no common rows" "$TMP/out" || fail "no common rows: $(tail -1 "$TMP/out")"
+run 2 "$base" /no/such/folder --report-only
+[ "$(wc -l <"$TMP/out")" = 1 ] && grep -q "nothing compared: NEW /no/such/folder: no such folder or file" "$TMP/out" ||
+    fail "no such folder: $(cat "$TMP/out")"
 run 2 "$base" "$base" --threshold
 echo ok

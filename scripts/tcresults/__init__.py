@@ -5,15 +5,21 @@ Shared by every tool:
                number parser, rows by invocation (point, round)
   reduce       one reduction: a value divided by its own invocation's
                reference, a point's median over its rounds
-  stats        the 95% interval over rounds
+  stats        the 95% interval over rounds; the Mann-Whitney U test
   gnuplot      palette and quoting for the figures
   paths        where the repository's parts are
+  verdict      the gating tools' exit status, summary, JSON and JUnit XML
+  gitwork      revisions built apart, in git worktrees under build/
+  buildkey     the key of the deterministic counts (tc-key)
 
 One module (or package) per tool, each behind a thin scripts/tc-* command:
   experiments  tc-experiments (the runner)
   plot         tc-plot (the paper's figures)
   claims       tc-claims (claims.md)
   compare      tc-compare (regressions against a baseline)
+  ab           tc-ab (make bench-ab: two builds alternating, a rank test)
+  history      tc-history (make history: counts per commit, steps, plots)
+  bisect       tc-bisect (the first commit past a threshold, git bisect run)
   platforms    tc-platforms (platforms side by side)
   floor_table  tc-floor-table (bench-floor.sh's tables)
   readme       tc-readme (README.md's and docs/' blocks generated from results)

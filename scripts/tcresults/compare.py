@@ -43,10 +43,17 @@ NEW/BASE ratio is listed, and a point with more than --ir-threshold PCT
 with the machine's speed or placement: what moves them is the code (or the
 compiler, or the C library's choice of routine for the CPU).
 
+Output: markdown that leads with the verdict and the regressions, one line
+each (a pull-request comment's first lines), then the header, the tables and
+the closing lines. --json FILE and --junit FILE write the verdicts (one case a
+gated point and a counted point; JUnit: a failure for a regression).
+
 Exit status: 1 when any gated point regresses, 0 otherwise; with
---report-only 0 whatever the figures show, unless --fail-factor F is given
-(then 1 when a gated point is worse by more than F: latency ratio > F or rate
-ratio < 1/F). 2 on bad input (nothing comparable).
+--report-only 0 whatever the figures show (the closing line counts the same
+regressions), unless --fail-factor F is given (then 1 when a gated point is
+worse by more than F: latency ratio > F or rate ratio < 1/F). 2 when nothing
+is compared (no such folder, a folder against a file, no common rows), with
+one line saying why and what to run.
 """
 import glob
 import math
@@ -54,7 +61,7 @@ import os
 import statistics
 import sys
 
-from . import cli, schema
+from . import cli, schema, verdict
 from .reduce import Point, References
 from .schema import num
 
@@ -153,12 +160,24 @@ def reduce_file(path, extra_key, meta=None, rate_from="window"):
     return "perf", reduce_perf(t.rows, keycols, rate_from), keycols
 
 
+# what to run to have something to compare, in the nothing-compared line
+RUN_HINT = "make bench-ci, or scripts/bench-ci.sh -o DIR for a result folder"
+
+
+def missing(base, new):
+    """why BASE and NEW cannot be compared as files or folders; None when they can"""
+    for label, p in (("BASE", base), ("NEW", new)):
+        if not os.path.exists(p):
+            return "%s %s: no such folder or file" % (label, p)
+    if os.path.isfile(base) != os.path.isfile(new):
+        return "BASE and NEW must both be folders or both CSV files (%s, %s)" % (base, new)
+    return None
+
+
 def pairs(base, new, only):
     """[(BASE csv, NEW csv)] to compare; what one side lacks is said"""
     if os.path.isfile(base) and os.path.isfile(new):
         return [(base, new)]
-    if not (os.path.isdir(base) and os.path.isdir(new)):
-        sys.exit("tc-compare: BASE and NEW must both be folders or both CSV files")
 
     def wanted(name):
         return not name.endswith(".dist.csv") and name != COST_FILE and (not only or name[:-4] in only)
@@ -179,44 +198,44 @@ def pairs(base, new, only):
     return out
 
 
+COST_KEY = ("jam", "mode", "payload_bytes")
+
+
+def cost_rows(path):
+    """{(jam, mode, payload): instructions per message} of a cost.csv"""
+    return {tuple(r[k] for k in COST_KEY): float(r["instructions_per_msg"])
+            for r in schema.read(path).rows if num(r.get("instructions_per_msg")) is not None}
+
+
 def compare_cost(base, new, threshold):
     """The instruction counts of BASE and NEW (cost.csv in both folders):
-    printed as a table; returns the points with more than threshold percent
-    more instructions in NEW, or None when there is nothing to compare."""
+    (the table's markdown lines, [(key, base, new, ratio, verdict)]); the
+    lines say why where one side has none; ([], []) where neither has"""
     paths = [os.path.join(d, COST_FILE) if os.path.isdir(d) else "" for d in (base, new)]
     have = [bool(p) and os.path.exists(p) for p in paths]
     if not any(have):
-        return None
+        return [], []
     if not all(have):
-        print("\n## instructions per message\n\n%s only in %s: not compared\n"
-              % (COST_FILE, "BASE" if have[0] else "NEW"))
-        return None
-    key = ("jam", "mode", "payload_bytes")
-    side = []
-    for p in paths:
-        rows = schema.read(p).rows
-        side.append({tuple(r[k] for k in key): float(r["instructions_per_msg"])
-                     for r in rows if num(r.get("instructions_per_msg")) is not None})
+        return ["", "## instructions per message", "",
+                "%s only in %s: not compared" % (COST_FILE, "BASE" if have[0] else "NEW"), ""], []
+    side = [cost_rows(p) for p in paths]
     lim = 1 + threshold / 100.0
-    worse = []
-    print("\n## instructions per message\n")
-    print("tc-cost under callgrind (scripts/bench-cost.sh): a send and the run of it, per message; "
-          "more than %g%% more instructions is a regression (--ir-threshold)\n" % threshold)
-    print("| jam | mode | payload_bytes | base | new | ratio | verdict |")
-    print("|---|---|---:|---:|---:|---:|---|")
+    lines = ["", "## instructions per message", "",
+             "tc-cost under callgrind (scripts/bench-cost.sh): a send and the run of it, per message; "
+             "more than %g%% more instructions is a regression (--ir-threshold)" % threshold, "",
+             "| jam | mode | payload_bytes | base | new | ratio | verdict |", "|---|---|---:|---:|---:|---:|---|"]
+    points = []
     for k in sorted(set(side[0]) | set(side[1]), key=lambda k: (k[0], k[1], int(k[2]))):
         if k not in side[0] or k not in side[1]:
-            print("| %s | %s | %s | %s | %s | - | only in %s |" % (
+            lines.append("| %s | %s | %s | %s | %s | - | only in %s |" % (
                 k + (side[0].get(k, "-"), side[1].get(k, "-"), "BASE" if k in side[0] else "NEW")))
             continue
         b, n = side[0][k], side[1][k]
         r = n / b if b > 0 else None
-        verdict = "ok" if r is None or r <= lim else "REGRESSION: instructions %+.1f%%" % ((r - 1) * 100)
-        if verdict != "ok":
-            worse.append((COST_FILE[:-4], dict(zip(key, k)), [verdict]))
-        print("| %s | %s | %s | %.1f | %.1f | %s | %s |" % (k + (b, n, fmt_ratio(r), verdict)))
-    print()
-    return worse
+        v = "ok" if r is None or r <= lim else "REGRESSION: instructions %+.1f%%" % ((r - 1) * 100)
+        points.append((k, b, n, r, v))
+        lines.append("| %s | %s | %s | %.1f | %.1f | %s | %s |" % (k + (b, n, fmt_ratio(r), v)))
+    return lines + [""], points
 
 
 def separation(bspan, nspan, higher_is_better):
@@ -270,6 +289,7 @@ def parse_args(argv=None):
     ap.add_argument("--ir-threshold", type=float, default=3.0, metavar="PCT",
                     help="instructions per message (cost.csv) more than PCT%% above BASE regress (default 3)")
     ap.add_argument("--all", action="store_true", help="list every point, not only gated ones and regressions")
+    verdict.add_args(ap)
     a = ap.parse_args(argv)
     if a.threshold < 0 or (a.fail_factor is not None and a.fail_factor <= 1):
         ap.error("--threshold must be >= 0 and --fail-factor > 1")
@@ -279,7 +299,6 @@ def parse_args(argv=None):
 
 
 def print_header(a, bm, nm):
-    print("# tc-compare\n")
     for label, path, m in (("base", a.base, bm), ("new", a.new, nm)):
         la = m.get("loadavg") or {}
         print("- %s: `%s` (platform %s, preset %s, rev %s, %s%s)" % (
@@ -420,40 +439,87 @@ def print_drift(results, unmatched):
         print("- ... %d more unmatched points" % (len(unmatched) - 20))
 
 
-def verdict(a, results, regress, hard, noisy):
-    """the closing lines; -> exit status"""
+def point_name(key, shown):
+    """a gated point in a line: 'jam_lat indirect_put local 8 B' and the
+    values of its other shown key columns (those that vary), name=value"""
+    words = [key.get(k, "") for k in ("test", "jam", "mode") if key.get(k)]
+    if key.get("payload_bytes"):
+        words.append("%s B" % key["payload_bytes"])
+    named = {"experiment", "test", "jam", "mode", "payload_bytes"}
+    words += ["%s=%s" % (k, key[k]) for k in shown if k not in named and key.get(k)]
+    return " ".join(words)
+
+
+def varying(results, exp):
+    """the key columns whose values differ between the rows of exp, less
+    frame_bytes (it follows the payload and the mode)"""
+    keys = [r[1] for r in results if r[0] == exp]
+    return [k for k in keys[0] if k != "frame_bytes" and len({key.get(k, "") for key in keys}) > 1]
+
+
+def make_verdict(a, results, cost_points, hard):
+    """the Verdict: a case per gated point and per counted point"""
+    v = verdict.Verdict("tc-compare", gating=not a.report_only)
+    v.threshold = " past the %g%% threshold" % a.threshold
+    shown = {exp: varying(results, exp) for exp in {r[0] for r in results}}
+    for exp, key, role, _, met in results:
+        if role != "gate":
+            continue
+        word = met["_verdict"]
+        status = ("regression" if word.startswith("REGRESSION") else "noise" if word.startswith("noise")
+                  else "ok")
+        v.add(exp, point_name(key, shown[exp]), status, word.split(": ", 1)[1] if status != "ok" else "")
+    for k, b, n, r, word in cost_points:
+        v.add(COST_FILE[:-4], "%s %s %s B" % k, "regression" if word != "ok" else "ok",
+              "%s (%.1f -> %.1f instructions a message)" % (word.split(": ", 1)[1], b, n) if word != "ok" else "")
+    if a.report_only and hard:
+        v.forced = (verdict.REGRESSION, "FAIL: %d gated metric(s) worse than %.2fx (report-only limit)"
+                    % (len(hard), a.fail_factor))
+    return v
+
+
+def closing(a, v, results, noisy, hard):
+    """the closing lines: the counts, then the verdict's headline"""
     ngate = sum(1 for r in results if r[2] == "gate")
     flim = a.fail_factor
     print("\n%d points compared (%d gated), %d regressed past %g%%, %d moved past it within the rounds' "
-          "spread (noise)%s" % (len(results), ngate, len(regress), a.threshold, len(noisy),
+          "spread (noise)%s" % (len(results), ngate, len(v.regressions()), a.threshold, len(noisy),
                                 ", %d worse than %.2fx" % (len(hard), flim) if flim else ""))
-    if a.report_only:
-        if hard:
-            print("FAIL: %d gated metric(s) worse than %.2fx (report-only limit)" % (len(hard), flim))
-            return 1
-        print("PASS (report only%s)" % (": %d regression(s) not gating" % len(regress) if regress else ""))
-        return 0
-    if regress:
-        print("FAIL: %d point(s) regressed past the %g%% threshold" % (len(regress), a.threshold))
-        return 1
-    print("PASS")
-    return 0
+    print(v.headline())
+
+
+def nothing(a, why):
+    v = verdict.Verdict("tc-compare", gating=not a.report_only)
+    v.nothing(why, RUN_HINT)
+    print(v.headline())
+    v.write(a.json, a.junit)
+    return v.status()
 
 
 def main(argv=None):
     a = parse_args(argv)
+    why = missing(a.base, a.new)
+    if why:
+        return nothing(a, why)
     bm, nm = schema.load_meta(a.base), schema.load_meta(a.new)
-    print_header(a, bm, nm)
     results, unmatched = [], []
     for bpath, npath in pairs(a.base, a.new, set(a.experiment)):
         res, un = match_file(bpath, npath, a, bm, nm)
         results += res
         unmatched += un
     if not results:
-        print("tc-compare: nothing comparable between %s and %s" % (a.base, a.new))
-        return 2
+        return nothing(a, "no common rows between %s and %s" % (a.base, a.new))
     regress, hard, noisy = judge(results, a)
+    cost_lines, cost_points = compare_cost(a.base, a.new, a.ir_threshold)
+    v = make_verdict(a, results, cost_points, hard)
+    print("# tc-compare: %s\n" % v.headline())
+    if v.regressions():
+        print("\n".join(v.summary()[2:]) + "\n")
+    print_header(a, bm, nm)
     print_tables(results, a.all)
     print_drift(results, unmatched)
-    regress.extend(compare_cost(a.base, a.new, a.ir_threshold) or [])
-    return verdict(a, results, regress, hard, noisy)
+    if cost_lines:
+        print("\n".join(cost_lines))
+    closing(a, v, results, noisy, hard)
+    v.write(a.json, a.junit)
+    return v.status()

@@ -3,8 +3,9 @@
 hand-made files whose rounds are known."""
 import json
 import os
+import xml.etree.ElementTree as ET
 
-from helpers import DATA, Case, csv_text, edit_rows
+from helpers import DATA, RESULTS, Case, csv_text, edit_rows
 
 from tcresults import compare
 
@@ -119,7 +120,7 @@ class Compare(Case):
         rc, out, _ = self.cmp(BASE, slow15, "--report-only")
         self.assertEqual(rc, 0)
         self.assertIn("REGRESSION", out)
-        self.assertRegex(out, r"\nPASS \(report only: [0-9]+ regression")
+        self.assertRegex(out, r"\nPASS \(report only: [0-9]+ point\(s\) regressed past the 10% threshold, not gating\)\n")
         slow25 = self.scaled("s25", ("jam_lat",), ("p50_us",), 2.5)
         self.assertEqual(self.cmp(BASE, slow25, "--report-only")[0], 0)
         rc, out, _ = self.cmp(BASE, slow25, "--report-only", "--fail-factor", "2")
@@ -183,13 +184,84 @@ class Compare(Case):
         os.makedirs(empty)
         rc, out, _ = self.cmp(BASE, empty)
         self.assertEqual(rc, 2)
-        self.assertIn("nothing comparable", out)
+        self.assertIn("nothing compared: no common rows", out)
         self.assertIn("ci.csv only in BASE", out)
         self.assertEqual(self.cmp(BASE, BASE, "--threshold")[0], 2)
         self.assertEqual(self.cmp(BASE, BASE, "--fail-factor", "0.5")[0], 2)
-        rc, _, err = self.cmp(BASE, os.path.join(BASE, "ci.csv"))
+        # a folder against a file: nothing compared (2), not a regression (1)
+        rc, out, _ = self.cmp(BASE, os.path.join(BASE, "ci.csv"))
+        self.assertEqual(rc, 2)
+        self.assertIn("both be folders or both CSV files", out)
+
+    def test_no_such_folder_is_nothing_compared(self):
+        # REGRESSION.md's promise: 2 when nothing is comparable, one line
+        # saying why and what to run (it was 1, the regression status)
+        for argv in ([BASE, "/no/such/folder", "--report-only"], ["/no/such/folder", BASE]):
+            rc, out, _ = self.cmp(*argv)
+            self.assertEqual(rc, 2, argv)
+            lines = out.strip().splitlines()
+            self.assertEqual(len(lines), 1, out)
+            self.assertIn("nothing compared: ", lines[0])
+            self.assertIn("/no/such/folder: no such folder or file", lines[0])
+            self.assertIn("scripts/bench-ci.sh -o", lines[0])
+
+    def test_report_and_gate_count_alike(self):
+        # the committed baseline against its own repeat: the gate and report
+        # mode count the same regressions, in the same words
+        b = os.path.join(RESULTS, "baseline", "x86_64-amd-epyc-2c-7f13995f")
+        rc, out, _ = self.cmp(b, os.path.join(b, "repeat"))
+        rcr, outr, _ = self.cmp(b, os.path.join(b, "repeat"), "--report-only")
+        self.assertEqual((rc, rcr), (1, 0))
+        n = out.count("| REGRESSION: ")
+        self.assertGreater(n, 0)
+        self.assertEqual(n, outr.count("| REGRESSION: "))
+        counted = "%d point(s) regressed past the 10%% threshold" % n
+        self.assertEqual(out.strip().splitlines()[-1], "FAIL: " + counted)
+        self.assertEqual(outr.strip().splitlines()[-1], "PASS (report only: %s, not gating)" % counted)
+
+    def test_summary_leads_with_regressions(self):
+        slow = self.scaled("slow2", ("jam_lat",), ("p50_us",), 2)
+        rc, out, _ = self.cmp(BASE, slow)
         self.assertEqual(rc, 1)
-        self.assertIn("both be folders or both CSV files", err)
+        lines = out.splitlines()
+        self.assertEqual(lines[0], "# tc-compare: FAIL: 8 point(s) regressed past the 10% threshold")
+        head = lines[1:lines.index("## ci")]
+        regs = [line for line in head if line.startswith("- ci ")]
+        self.assertEqual(len(regs), 8)
+        self.assertIn("- ci jam_lat indirect_put local 8 B: p50 +100%", regs)
+        self.assertTrue(all(line.endswith(": p50 +100%") for line in regs), regs)
+        self.assertLess(head.index(regs[-1]), [i for i, line in enumerate(head) if line.startswith("- base:")][0])
+        rc, out, _ = self.cmp(BASE, BASE)
+        self.assertEqual(out.splitlines()[0], "# tc-compare: PASS")
+
+    def test_json_and_junit(self):
+        slow = self.scaled("slow2", ("jam_lat",), ("p50_us",), 2)
+        j, x = self.path("v.json"), self.path("v.xml")
+        rc, out, _ = self.cmp(BASE, slow, "--json", j, "--junit", x)
+        self.assertEqual(rc, 1)
+        with open(j) as f:
+            v = json.load(f)
+        self.assertEqual((v["exit"], v["status"], v["regressions"]), (1, "regression", 8))
+        self.assertEqual(v["headline"], out.strip().splitlines()[-1])
+        gated = [c for c in v["cases"] if c["suite"] == "ci"]
+        self.assertEqual(len(gated), 16)      # every gated point a case: jam_lat and jam_rate, 2 jams, 2 modes, 2 sizes
+        root = ET.parse(x).getroot()
+        self.assertEqual(root.tag, "testsuites")
+        cases = root.findall("./testsuite/testcase")
+        self.assertEqual(len(cases), len(v["cases"]))
+        failed = [c for c in cases if c.find("failure") is not None]
+        self.assertEqual(len(failed), 8)
+        self.assertEqual(failed[0].find("failure").get("message"), "p50 +100%")
+        # report only: the same cases, no failure elements
+        rc, _, _ = self.cmp(BASE, slow, "--report-only", "--junit", x)
+        self.assertEqual(rc, 0)
+        self.assertEqual(ET.parse(x).getroot().findall(".//failure"), [])
+        # nothing compared: said in both files
+        rc, _, _ = self.cmp(BASE, "/no/such/folder", "--json", j, "--junit", x)
+        self.assertEqual(rc, 2)
+        with open(j) as f:
+            self.assertEqual(json.load(f)["status"], "nothing-compared")
+        self.assertIsNotNone(ET.parse(x).getroot().find(".//skipped"))
 
     def test_platforms_and_load_said(self):
         other = self.copy(BASE, "other")

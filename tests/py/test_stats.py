@@ -56,3 +56,59 @@ class Interval(Case):
         self.assertEqual(med, 1.2)
         self.assertLess(lo, med)
         self.assertGreater(hi, med)
+
+
+class MannWhitney(Case):
+    # scipy.stats.mannwhitneyu's documented example (Conover's ages):
+    # U1 = 17, exact two-sided p = 0.1111, asymptotic 0.11134688653314041
+    MALES = [19, 22, 16, 29, 24]
+    FEMALES = [20, 11, 17, 12]
+
+    def test_ranks_with_ties(self):
+        self.assertEqual(stats.ranks([3, 1, 2, 2]), [4.0, 1.0, 2.5, 2.5])
+        self.assertEqual(stats.ranks([]), [])
+
+    def test_u(self):
+        self.assertEqual(stats.u_statistic(self.MALES, self.FEMALES), 17)
+        self.assertEqual(stats.u_statistic(self.FEMALES, self.MALES), 3)      # n m - U1
+        self.assertEqual(stats.u_statistic([1, 2], [2, 3]), 0.5)             # the tie counts half
+
+    def test_exact_null_distribution(self):
+        # n = 5, m = 4: 126 orders; counted by hand from the recurrence
+        c = stats.u_counts(5, 4)
+        self.assertEqual(len(c), 21)
+        self.assertEqual(sum(c), math.comb(9, 4))
+        self.assertEqual(c, c[::-1])                                          # symmetric
+        self.assertEqual(c[:5], [1, 1, 2, 3, 5])
+        self.assertEqual(stats.u_counts(3, 3), [1, 1, 2, 3, 3, 3, 3, 2, 1, 1])
+
+    def test_scipy_example(self):
+        u, p = stats.mann_whitney(self.MALES, self.FEMALES, "two-sided", "exact")
+        self.assertEqual(u, 17)
+        self.assertAlmostEqual(p, 14 / 126)                                   # 0.1111
+        self.assertAlmostEqual(stats.mann_whitney(self.MALES, self.FEMALES, "two-sided")[1], 14 / 126)  # auto: exact
+        u, p = stats.mann_whitney(self.MALES, self.FEMALES, "two-sided", "asymptotic")
+        self.assertAlmostEqual(p, 0.11134688653314041, places=12)
+        self.assertAlmostEqual(stats.mann_whitney(self.MALES, self.FEMALES, "greater", "exact")[1], 7 / 126)
+        self.assertAlmostEqual(stats.mann_whitney(self.MALES, self.FEMALES, "less", "exact")[1], 1 - 4 / 126)
+
+    def test_separated(self):
+        # every x above every y: one order of C(6, 3) = 20
+        self.assertEqual(stats.mann_whitney([4, 5, 6], [1, 2, 3]), (9, 0.05))
+        self.assertEqual(stats.mann_whitney([1, 2, 3], [4, 5, 6], "less"), (0, 0.05))
+        self.assertEqual(stats.mann_whitney([1, 2, 3], [4, 5, 6]), (0, 1.0))
+        self.assertAlmostEqual(stats.min_p(10, 10), 1 / 184756)
+
+    def test_ties_take_the_normal_approximation(self):
+        # [1,2,2,3] against [2,3,4,4]: ranks 1, 3, 3, 5.5 -> U 2.5; tie term
+        # 24 + 6 + 6; sigma^2 = 16/12 (9 - 36/56); z = (2.5 - 8 - 0.5) / sigma
+        u, p = stats.mann_whitney([1, 2, 2, 3], [2, 3, 4, 4])
+        self.assertEqual(u, 2.5)
+        z = (2.5 - 8 - 0.5) / math.sqrt(16 / 12 * (9 - 36 / 56))
+        self.assertAlmostEqual(p, 0.5 * math.erfc(z / math.sqrt(2)))
+        self.assertAlmostEqual(p, 0.963867, places=5)
+        with self.assertRaises(ValueError):
+            stats.mann_whitney([1, 2], [2, 3], method="exact")
+        with self.assertRaises(ValueError):
+            stats.mann_whitney([], [1])
+        self.assertEqual(stats.mann_whitney([1, 1], [1, 1]), (2.0, 1.0))    # no spread at all
