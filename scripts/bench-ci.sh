@@ -188,7 +188,8 @@ if [ -f "$mine/ci.csv" ]; then
     exec "$top/scripts/tc-compare" "$mine" "$out" $compare_flags
 fi
 # (none at all: an empty or missing ROOT is no error)
-known=$(cd "$against" 2>/dev/null && ls -d -- */ 2>/dev/null | tr -d / | tr '\n' ' ') || known=""
+# (cost/ holds the deterministic counts' baselines, by key, not a platform)
+known=$(cd "$against" 2>/dev/null && ls -d -- */ 2>/dev/null | tr -d / | grep -vx cost | tr '\n' ' ') || known=""
 mkdir -p "$mine"
 cp "$out/ci.csv" "$out/meta.json" "$mine/"
 [ ! -f "$out/cost.csv" ] || cp "$out/cost.csv" "$out/cost-meta.json" "$mine/"

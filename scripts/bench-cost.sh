@@ -93,10 +93,9 @@ mkdir -p "$out"
 # The C library picks string routines by the CPU it sees (under valgrind:
 # valgrind's model of the host, which follows the host's features): masking
 # everything above the architecture's baseline makes it pick the baseline
-# routines on every host, and the cache sizes it sizes copies by are fixed.
-# A caller's own glibc.cpu.hwcaps masks are kept ahead of these (they can
-# only remove features, which the pin removes anyway); its other tunables
-# are dropped.
+# routines on every host (a host that lacks a feature ends in the same
+# state), and the cache sizes it sizes copies by are fixed. The caller's
+# GLIBC_TUNABLES do not reach the run.
 case $(uname -m) in
     x86_64)
         hwcaps="-AVX,-AVX2,-AVX512F,-AVX512CD,-AVX512BW,-AVX512DQ,-AVX512VL,-AVX512ER,-AVX512PF"
@@ -105,8 +104,7 @@ case $(uname -m) in
         hwcaps+=",-Fast_Unaligned_Copy,-Prefer_PMINUB_for_stringop,-Slow_SSE4_2"
         hwcaps+=",-AVX_Fast_Unaligned_Load,-Prefer_No_VZEROUPPER,-Prefer_ERMS,-Prefer_FSRM"
         hwcaps+=",-Prefer_No_AVX512,-MathVec_Prefer_No_AVX512"
-        caller=$(tr ':' '\n' <<<"${GLIBC_TUNABLES:-}" | sed -n 's/^glibc\.cpu\.hwcaps=//p' | tail -1)
-        tunables="glibc.cpu.hwcaps=${caller:+$caller,}$hwcaps"
+        tunables="glibc.cpu.hwcaps=$hwcaps"
         tunables+=":glibc.cpu.x86_data_cache_size=32768:glibc.cpu.x86_shared_cache_size=1048576"
         tunables+=":glibc.cpu.x86_non_temporal_threshold=786432"
         tunables+=":glibc.cpu.x86_rep_movsb_threshold=2048:glibc.cpu.x86_rep_stosb_threshold=2048"
@@ -115,10 +113,11 @@ case $(uname -m) in
 esac
 # TC_CPU_TUNE=generic: the library's vendor-tuned thresholds (lib/place.h)
 # as for a CPU not measured, whatever vendor the CPU (or valgrind) reports.
-# UCX: shared memory through posix only, whatever devices the host has; no
-# adaptive progress and no memory hooks, whose work in UCX's own thread
-# would otherwise land at a different moment on every run.
-pins=(LC_ALL=C "GLIBC_TUNABLES=$tunables" TC_CPU_TUNE=generic UCX_TLS=posix
+# UCX: shared memory through posix only, whatever devices the host has, and
+# none of the loadable modules a host may or may not have (ib, rdmacm, cma,
+# cuda, ...); no adaptive progress and no memory hooks, whose work in UCX's
+# own thread would otherwise land at a different moment on every run.
+pins=(LC_ALL=C "GLIBC_TUNABLES=$tunables" TC_CPU_TUNE=generic UCX_TLS=posix "UCX_MODULES=^*"
       UCX_ADAPTIVE_PROGRESS=n UCX_MEM_EVENTS=n)
 
 # A fixed cache and branch model (not the host's, which callgrind would
@@ -139,10 +138,22 @@ cp -r "$(dirname "$pkg")" "$stage/pkg"
 # Pinned, the client's environment is the pins alone (and a fixed PATH):
 # nothing of the runner's (its UCX_*, its GLIBC_TUNABLES, the length of
 # its variables) reaches what is counted.
+# And it runs in a network namespace of its own where it may (unshare,
+# user namespaces): UCX lists the host's network devices whatever it uses,
+# and how many there are moves its allocations, hence where the library's
+# land (the instructions do not move; the simulated misses do).
 vg=$(command -v valgrind) sa=$(command -v setarch)
-env_cmd=(env)
+env_cmd=(env) netns=""
 if [ -n "$pinned" ]; then
     env_cmd=(env -i PATH=/usr/bin:/bin ${VALGRIND_LIB:+"VALGRIND_LIB=$VALGRIND_LIB"} "${pins[@]}")
+    if unshare --net --map-root-user true 2>/dev/null; then
+        env_cmd=(unshare --net --map-root-user "${env_cmd[@]}") netns=1
+    elif unshare --net true 2>/dev/null; then
+        env_cmd=(unshare --net "${env_cmd[@]}") netns=1
+    else
+        echo "bench-cost.sh: warning: no network namespace of its own here (unshare refused):" \
+             "simulated cycles may carry this host's network devices; instructions do not" >&2
+    fi
 fi
 
 # Each point runs instrumented from an empty simulated cache (tc-cost's
@@ -166,12 +177,12 @@ fi
 python3 - "$stage" "$out" "$platform_id" \
     "$(git -C "$top" describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)" \
     "$iters" "$native" "$key" "$cc_full" "$libc_full" "${ucx_ver:-unknown}" \
-    "$(valgrind --version 2>/dev/null)" "${pinned:+1}" "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')" \
+    "$(valgrind --version 2>/dev/null)" "${pinned:+1}" "$netns" "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')" \
     "${vg_args[*]}" "${pins[@]}" <<'EOF'
 import csv, glob, json, os, re, sys
 (stage, out, platform, rev, iters, native, key, cc_full, libc_full, ucx, vg_version,
- pinned, elapsed, vg_args) = sys.argv[1:15]
-pins = sys.argv[15:] if pinned else []
+ pinned, netns, elapsed, vg_args) = sys.argv[1:16]
+pins = sys.argv[16:] if pinned else []
 
 # Simulated cycles: KCachegrind's cycle estimation (CEst), the usual reading
 # of callgrind's counts: an instruction 1, an L1 miss 10, a last-level miss
@@ -274,7 +285,8 @@ formula = "Ir + 10*(I1mr + D1mr + D1mw) + 100*(ILmr + DLmr + DLmw) + 10*(Bcm + B
 meta = {
     "key": key, "arch": key.split("-")[0], "compiler": cc_full, "libc": libc_full,
     "ucx": ucx, "valgrind": vg_version, "platform_id": platform, "git_rev": rev,
-    "pinned": bool(pinned), "pins": pins, "valgrind_args": vg_args.split(),
+    "pinned": bool(pinned), "pins": pins, "own_netns": bool(netns),
+    "valgrind_args": vg_args.split(),
     "cycles_formula": formula, "round_trips_per_point": int(iters),
     "callgrind_s": float(elapsed),
 }
