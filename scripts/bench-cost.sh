@@ -184,9 +184,9 @@ import csv, glob, json, os, re, sys
  pinned, netns, elapsed, vg_args) = sys.argv[1:16]
 pins = sys.argv[16:] if pinned else []
 
-# Simulated cycles: KCachegrind's cycle estimation (CEst), the usual reading
-# of callgrind's counts: an instruction 1, an L1 miss 10, a last-level miss
-# 100, a mispredicted branch 10.
+# Simulated cycles, with the weights of KCachegrind's cycle estimate: an
+# instruction 1, an L1 miss 10, a last-level miss 100, a mispredicted branch
+# 10 (docs/REGRESSION.md says why these).
 def cycles(e):
     g = lambda k: e.get(k, 0)
     return (g("Ir") + 10 * (g("I1mr") + g("D1mr") + g("D1mw"))
@@ -300,9 +300,10 @@ with open(os.path.join(out, "cost.md"), "w") as f:
             "under callgrind (%s round trips a point, the loop alone collected, from an empty "
             "simulated cache: 32 KiB 8-way L1s, 8 MiB 16-way LL, 64 B lines, branch "
             "prediction): instructions and simulated cycles (`%s`) per message, all and the "
-            "send and receive paths apart; natively (%s round trips, core 0) the nanoseconds "
-            "of the same loop.\n\n" % (key, platform, rev, "" if pinned else " (NOT pinned)",
-                                       iters, formula, native))
+            "send and receive paths apart; %s.\n\n" % (
+                key, platform, rev, "" if pinned else " (NOT pinned)", iters, formula,
+                "natively (%s round trips, core 0) the nanoseconds of the same loop" % native
+                if int(native) > 0 else "no native run"))
     f.write("| jam | payload B | mode | frame B | instr / msg | cycles / msg | send instr | "
             "send cycles | recv instr | recv cycles | ns / msg |\n")
     f.write("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
