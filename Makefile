@@ -71,7 +71,7 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline bench-ab history soak deps install uninstall clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
+.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline bench-ab history cost-host cost-baseline soak deps install uninstall clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
 .SECONDARY:
 all: lib pkg tools
 
@@ -275,6 +275,24 @@ HISTORY_FLAGS ?=
 history:
 	@scripts/deps.sh
 	scripts/tc-history -N $(N) $(HISTORY_FLAGS)
+
+# The deterministic counts of the bench-ci points (scripts/bench-cost.sh,
+# pinned: instructions and simulated cycles per message, send and receive
+# apart), which hold for every host of a key (architecture, compiler, C
+# library, UCX). cost-host records this host's under
+# results/cost-hosts/<platform-id>/ and holds them against the committed
+# baseline of its key, results/baseline/cost/<key>/ (exit 1 naming each point
+# that differs, 2 where the key has no baseline); cost-baseline records that
+# baseline (commit it, saying why the counts moved).
+COST_FLAGS ?= -N 0 -n 2000 -j indirect_put,server_sum -m local,injected -s 8,64,1024,4096
+cost-host: all
+	TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh $(COST_FLAGS) \
+	    -o results/cost-hosts/$$(scripts/platform-id.sh) \
+	    --same-as $(BASELINES)/cost/$$(TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh --key)
+
+cost-baseline: all
+	TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh $(COST_FLAGS) \
+	    -o $(BASELINES)/cost/$$(TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh --key)
 
 # The paper's figures as data (scripts/experiments/*.json): tc-experiments runs
 # every experiment with PRESET (quick: minutes, README.md says how many; paper:

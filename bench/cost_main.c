@@ -5,10 +5,13 @@
  * it is measured: what is left is the send and receive paths' own work,
  * which on a fast host is most of a small jam's distance from the floor.
  *
- * The figure that holds from run to run is the instruction count: under
- * callgrind (scripts/bench-cost.sh) each point's loop, and nothing else, is
- * collected and dumped with the point's label, whatever the host's speed or
- * placement; no PMU is needed. The nanoseconds it prints natively are a
+ * The figures that hold from run to run are callgrind's (scripts/bench-cost.sh,
+ * --instr-atstart=no): each point's warm-up and loop run instrumented, from
+ * a cleared cache simulation (CALLGRIND_START_INSTRUMENTATION), the loop
+ * alone is collected and dumped with the point's label, whatever the host's
+ * speed or placement; no PMU is needed. So that the simulated cache sees the
+ * same layout on every run, the two contexts are created one after the
+ * other and the two connects take turns (a bootstrap pair in lockstep). The nanoseconds it prints natively are a
  * single core's and include a stall no two-process run has: the sender
  * stores through its mapping of the peer's ring and the receiver loads the
  * same bytes through its own, which the core cannot forward from store to
@@ -23,6 +26,7 @@
 #include "log.h"
 #include "tool.h"
 #include "harness/pkg_path.h"
+#include "boot.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -163,25 +167,60 @@ static int cost_parse(int argc, char **argv, cost_opts_t *o)
     return rc;
 }
 
-/* Each side connects in its own thread (the bootstrap meets in the middle);
- * after that the measuring thread drives both. */
-static void *cost_side_open(void *arg)
+/* A side's context, its package loaded (both in the measuring thread). */
+static void cost_side_create(cost_side_t *side)
 {
-    cost_side_t *side = arg;
     tc_context_params_t params;
 
     tc_context_params_init(&params);
-    params.slots      = 64;
-    params.slot_size  = side->slot_size;
-    params.rank       = (uint32_t)side->boot->rank;
-    side->status      = tc_context_create(&params, &side->ctx);
+    params.slots     = 64;
+    params.slot_size = side->slot_size;
+    params.frames    = TC_FRAMES_FIXED; /* sized per point (cost_set_frames): the counts before
+                                          * the library's default became variable frames */
+    params.rank      = (uint32_t)side->boot->rank;
+    side->status     = tc_context_create(&params, &side->ctx);
     if (side->status == TC_OK) {
         side->status = tc_context_add_pkg(side->ctx, side->pkg);
     }
+}
+
+/* Each side connects in its own thread (the bootstrap meets in the
+ * middle), the two taking turns; after that the measuring thread drives
+ * both. */
+static void *cost_side_connect(void *arg)
+{
+    cost_side_t *side = arg;
+
+    side->status = tc_boot_turn_wait(side->boot);
     if (side->status == TC_OK) {
         side->status = tc_peer_connect(side->ctx, side->boot, NULL, &side->peer);
     }
+    tc_boot_turn_pass(side->boot);
     return NULL;
+}
+
+static tc_status_t cost_open(cost_side_t *side)
+{
+    tc_status_t status = TC_OK;
+    pthread_t thread;
+    int i;
+
+    for (i = 0; (i < 2) && (status == TC_OK); ++i) {
+        cost_side_create(&side[i]);
+        status = side[i].status;
+    }
+    if (status == TC_OK) {
+        status = tc_boot_loopback_lockstep(side[0].boot, side[1].boot);
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    if (pthread_create(&thread, NULL, cost_side_connect, &side[1]) != 0) {
+        return TC_ERR_NO_RESOURCE;
+    }
+    cost_side_connect(&side[0]);
+    pthread_join(thread, NULL);
+    return (side[0].status != TC_OK) ? side[0].status : side[1].status;
 }
 
 /* Both sides' frames are frame bytes, each having read the other's config
@@ -264,7 +303,9 @@ cost_loop(cost_side_t *side, const tc_jam_t *jam, const void *src, uint32_t payl
 
 /* One point: warm-up, then the measured round trips between a callgrind
  * toggle pair and a dump named after the point; each side must have run
- * exactly what was sent to it. */
+ * exactly what was sent to it. Under callgrind with --instr-atstart=no the
+ * point runs instrumented from an empty simulated cache, so its counts do
+ * not depend on what ran before it (the setup, the other points). */
 static tc_status_t cost_point(cost_side_t *side, const tc_jam_t *jam, const char *name,
                               tc_mode_t mode, uint32_t payload, uint32_t frame,
                               const cost_opts_t *o, const tc_clock_t *clock, FILE *csv)
@@ -277,6 +318,7 @@ static tc_status_t cost_point(cost_side_t *side, const tc_jam_t *jam, const char
     double ns;
     int i;
 
+    CALLGRIND_START_INSTRUMENTATION;
     status = cost_loop(side, jam, src, payload, mode, warm);
     for (i = 0; i < 2; ++i) {
         tc_peer_stats(side[i].peer, &before[i]);
@@ -291,6 +333,7 @@ static tc_status_t cost_point(cost_side_t *side, const tc_jam_t *jam, const char
     CALLGRIND_TOGGLE_COLLECT;
     t1 = tc_clock_ticks();
     CALLGRIND_DUMP_STATS_AT(label);
+    CALLGRIND_STOP_INSTRUMENTATION;
     if (status != TC_OK) {
         tc_error("%s: %s", label, tc_status_str(status));
         return status;
@@ -389,7 +432,6 @@ int main(int argc, char **argv)
     tc_status_t status;
     cost_opts_t opts;
     tc_clock_t clock;
-    pthread_t thread;
     unsigned j, m;
     FILE *csv = NULL;
     int rc, i, created;
@@ -430,10 +472,7 @@ int main(int argc, char **argv)
         status = tc_boot_loopback_pair(10000, &side[0].boot, &side[1].boot);
     }
     if (status == TC_OK) {
-        pthread_create(&thread, NULL, cost_side_open, &side[1]);
-        cost_side_open(&side[0]);
-        pthread_join(thread, NULL);
-        status = (side[0].status != TC_OK) ? side[0].status : side[1].status;
+        status = cost_open(side);
     }
     if ((status == TC_OK) && (opts.csv_path != NULL)) {
         csv = (strcmp(opts.csv_path, "-") == 0) ? stdout : fopen(opts.csv_path, "w");

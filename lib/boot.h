@@ -34,13 +34,17 @@
 #define TC_BOOT_BYE_MARK 0xb7e0000000000000ull
 #define TC_BOOT_BYE_MAX  255
 
+typedef struct tc_boot_turn tc_boot_turn_t;
+
 typedef struct tc_boot_fd {
-    tc_boot_t   super;  /* first: the ops cast tc_boot_t * back to this */
-    int         fd;     /* connected stream socket, O_NONBLOCK, FD_CLOEXEC */
-    tc_status_t failed; /* error that left the stream mid-message, or TC_OK */
-    int         tx_state; /* __atomic: TC_BOOT_TX_* (a bye never splits a blob) */
-    int         bye_seen; /* the peer's bye arrived: its reason in bye */
-    char        bye[TC_BOOT_BYE_MAX + 1];
+    tc_boot_t       super;  /* first: the ops cast tc_boot_t * back to this */
+    int             fd;     /* connected stream socket, O_NONBLOCK, FD_CLOEXEC */
+    tc_status_t     failed; /* error that left the stream mid-message, or TC_OK */
+    int             tx_state; /* __atomic: TC_BOOT_TX_* (a bye never splits a blob) */
+    int             bye_seen; /* the peer's bye arrived: its reason in bye */
+    char            bye[TC_BOOT_BYE_MAX + 1];
+    tc_boot_turn_t *turn;   /* a loopback pair in lockstep: the turn both ends
+                             * share (lib/boot_turn.c); NULL otherwise */
 } tc_boot_fd_t;
 
 /* tx_state: nothing being sent, an exchange's blob partway out, bye sent */
@@ -58,6 +62,26 @@ tc_status_t tc_boot_say_bye(tc_boot_t *boot, const char *reason);
 /* The reason in the peer's bye (escaped, printable), or NULL if none came:
  * one read already, or one waiting unread on the stream. Logs nothing. */
 const char *tc_boot_peer_bye(tc_boot_t *boot);
+
+/* Lockstep (lib/boot_turn.c): from here on the two ends of one fresh
+ * loopback pair take turns, so that their threads' setup runs in the same
+ * order on every run (tc-cost's simulated cache counts depend on where
+ * each side's memory lands). Rank 0 holds the first turn; an exchange
+ * hands the turn to the peer and returns holding it again with the peer's
+ * blob; closing an end hands it over for good. A thread takes its end's
+ * turn before it starts (tc_boot_turn_wait) and gives it when it is done
+ * with the bootstrap (tc_boot_turn_pass). Not for TCP ends. */
+tc_status_t tc_boot_loopback_lockstep(tc_boot_t *rank0, tc_boot_t *rank1);
+tc_status_t tc_boot_turn_wait(tc_boot_t *boot);
+void        tc_boot_turn_pass(tc_boot_t *boot);
+
+/* The turn itself, for lib/boot_loop.c. */
+tc_status_t tc_boot_turn_create(tc_boot_turn_t **turn_p);
+tc_status_t tc_boot_turn_take(tc_boot_turn_t *turn, const tc_boot_t *boot);
+void        tc_boot_turn_give(tc_boot_turn_t *turn, const tc_boot_t *boot);
+tc_status_t tc_boot_turn_exchange(tc_boot_turn_t *turn, const tc_boot_t *boot, const void *buf,
+                                  size_t len, void **peer_buf_p, size_t *peer_len_p);
+void        tc_boot_turn_close(tc_boot_turn_t *turn, const tc_boot_t *boot);
 
 /* Allocate an end with no socket yet (fd = -1), so that errors during
  * connection setup can already name the peer. */

@@ -6,7 +6,8 @@
  * socketpair always buffers, so the one calling thread never waits on
  * itself, and the two ends come back fully checked and independent: each can
  * then be handed to its own thread (exchange needs both ends to run at once,
- * as with TCP).
+ * as with TCP). In lockstep (tc_boot_loopback_lockstep) the two threads take
+ * turns instead and the blobs pass in memory (lib/boot_turn.c).
  */
 #define _GNU_SOURCE /* SOCK_CLOEXEC, SOCK_NONBLOCK */
 
@@ -18,12 +19,101 @@
 #include <string.h>
 #include <sys/socket.h>
 
+static tc_status_t tc_boot_loop_exchange(tc_boot_t *boot, const void *buf, size_t len,
+                                         void **peer_buf_p, size_t *peer_len_p);
+static void        tc_boot_loop_close(tc_boot_t *boot);
+
 static const tc_boot_ops_t tc_boot_loop_ops = {
     .name       = "loopback",
-    .exchange   = tc_boot_fd_exchange,
+    .exchange   = tc_boot_loop_exchange,
     .check_peer = tc_boot_fd_check_peer,
-    .close      = tc_boot_fd_close,
+    .close      = tc_boot_loop_close,
 };
+
+/* In lockstep the blobs pass through the turn, in memory; else the socket. */
+static tc_status_t tc_boot_loop_exchange(tc_boot_t *boot, const void *buf, size_t len,
+                                         void **peer_buf_p, size_t *peer_len_p)
+{
+    tc_boot_fd_t *fd_boot = (tc_boot_fd_t *)boot;
+
+    if (fd_boot->turn == NULL) {
+        return tc_boot_fd_exchange(boot, buf, len, peer_buf_p, peer_len_p);
+    }
+    if (((buf == NULL) && (len > 0)) || (peer_buf_p == NULL) || (peer_len_p == NULL)) {
+        tc_error("bootstrap exchange with %s: NULL buffer", boot->peer_name);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (len > TC_BOOT_MAX_BLOB) {
+        tc_error("bootstrap exchange with %s: a %zu-byte blob is over the %llu MiB limit",
+                 boot->peer_name, len, TC_BOOT_MAX_BLOB >> 20);
+        return TC_ERR_INVALID_PARAM;
+    }
+    return tc_boot_turn_exchange(fd_boot->turn, boot, buf, len, peer_buf_p, peer_len_p);
+}
+
+static void tc_boot_loop_close(tc_boot_t *boot)
+{
+    tc_boot_fd_t *fd_boot = (tc_boot_fd_t *)boot;
+
+    if (fd_boot->turn != NULL) {
+        tc_boot_turn_close(fd_boot->turn, boot);
+    }
+    tc_boot_fd_close(boot);
+}
+
+/* A loopback end's state, or NULL (with the error logged) for another. */
+static tc_boot_fd_t *tc_boot_loop_end(tc_boot_t *boot, const char *what)
+{
+    if ((boot == NULL) || !tc_boot_in_process(boot)) {
+        tc_error("bootstrap %s: %s is not an end of a loopback pair", what,
+                 (boot == NULL) ? "NULL" : boot->peer_name);
+        return NULL;
+    }
+    return (tc_boot_fd_t *)boot;
+}
+
+tc_status_t tc_boot_loopback_lockstep(tc_boot_t *rank0, tc_boot_t *rank1)
+{
+    tc_boot_fd_t *end0 = tc_boot_loop_end(rank0, "lockstep");
+    tc_boot_fd_t *end1 = tc_boot_loop_end(rank1, "lockstep");
+    tc_boot_turn_t *turn;
+    tc_status_t status;
+
+    if ((end0 == NULL) || (end1 == NULL)) {
+        return TC_ERR_INVALID_PARAM;
+    }
+    if ((rank0->rank != 0) || (rank1->rank != 1) || (end0->turn != NULL) ||
+        (end1->turn != NULL)) {
+        tc_error("bootstrap lockstep: needs rank 0 and rank 1 of one pair, not in lockstep "
+                 "yet");
+        return TC_ERR_INVALID_PARAM;
+    }
+    status = tc_boot_turn_create(&turn);
+    if (status == TC_OK) {
+        end0->turn = turn;
+        end1->turn = turn;
+    }
+    return status;
+}
+
+tc_status_t tc_boot_turn_wait(tc_boot_t *boot)
+{
+    tc_boot_fd_t *end = tc_boot_loop_end(boot, "turn");
+
+    if ((end == NULL) || (end->turn == NULL)) {
+        return TC_ERR_INVALID_PARAM;
+    }
+    return tc_boot_turn_take(end->turn, boot);
+}
+
+void tc_boot_turn_pass(tc_boot_t *boot)
+{
+    tc_boot_fd_t *end = tc_boot_loop_end(boot, "turn");
+
+    if ((end != NULL) && (end->turn != NULL)) {
+        tc_boot_turn_give(end->turn, boot);
+    }
+}
 
 int tc_boot_in_process(const tc_boot_t *boot)
 {

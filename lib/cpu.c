@@ -7,8 +7,11 @@
 #define _GNU_SOURCE
 
 #include "cpu.h"
+#include "log.h"
 
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,6 +115,30 @@ void tc_cpu_ident(tc_cpu_ident_t *id)
         }
     }
 #endif
+}
+
+void tc_cpu_tune_ident(tc_cpu_ident_t *id)
+{
+    static int warned;
+    const char *tune = getenv(TC_CPU_TUNE_ENV);
+    char shown[48];
+    const char *vendor;
+
+    tc_cpu_ident(id);
+    if ((tune == NULL) || (*tune == '\0') || (strcmp(tune, "auto") == 0)) {
+        return;
+    }
+    vendor = (strcmp(tune, "generic") == 0) ? "" :
+             (strcmp(tune, "intel") == 0)   ? "GenuineIntel" :
+             (strcmp(tune, "amd") == 0)     ? "AuthenticAMD" : NULL;
+    if (vendor == NULL) {
+        if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED)) {
+            tc_warn("%s='%s' is not auto, generic, intel or amd: tuning for this CPU",
+                    TC_CPU_TUNE_ENV, tc_log_text(tune, SIZE_MAX, shown, sizeof(shown)));
+        }
+        return;
+    }
+    snprintf(id->vendor, sizeof(id->vendor), "%s", vendor);
 }
 
 int tc_cpu_is_intel(const tc_cpu_ident_t *id)

@@ -64,6 +64,16 @@ typedef struct tc_cpu_features {
 
 /* CPUID of the running CPU (all zero but vendor "" off x86). */
 void tc_cpu_ident(tc_cpu_ident_t *ident_p);
+
+/* The CPU the library's vendor-tuned thresholds (lib/place.h: line-wise
+ * copies, packing in place) are chosen for: the running one, unless
+ * TC_CPU_TUNE names another: "generic" (no vendor: the defaults a CPU not
+ * measured gets), "intel" or "amd"; "auto" or unset: the running CPU. So a
+ * deterministic count (scripts/bench-cost.sh) takes one path on every host
+ * of an architecture, and one host can try the other vendor's choice.
+ * Another value is warned about once and means auto. */
+#define TC_CPU_TUNE_ENV "TC_CPU_TUNE"
+void tc_cpu_tune_ident(tc_cpu_ident_t *ident_p);
 int  tc_cpu_is_intel(const tc_cpu_ident_t *ident);
 int  tc_cpu_is_amd(const tc_cpu_ident_t *ident);
 

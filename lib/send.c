@@ -261,7 +261,7 @@ void tc_send_select(tc_peer_t *peer)
 {
     tc_cpu_ident_t cpu;
 
-    tc_cpu_ident(&cpu);
+    tc_cpu_tune_ident(&cpu);
     peer->tx_linewise_max = tc_place_linewise_max(&cpu);
     /* A frame the CPU copies is out of its staging slot when the send
      * returns: with signalling store (fixed at connect, so no put of ours

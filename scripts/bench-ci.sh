@@ -30,8 +30,10 @@
 # One tc-perf process per (round, jam), both sides in it (-l), pinned to cores
 # 0 and 1: jam_lat, put_lat, jam_rate, put_rate for indirect_put and
 # server_sum, local and injected, payloads 8, 64, 1024 and 4096 bytes; then
-# the same points' instructions per message (scripts/bench-cost.sh, OUT/cost.csv)
-# where valgrind runs this build.
+# the same points' deterministic counts where valgrind runs this build:
+# instructions and simulated cycles per message, send and receive apart
+# (scripts/bench-cost.sh, pinned: OUT/cost.csv and OUT/cost-meta.json, whose
+# key names the architecture, compiler, C library and UCX they hold for).
 # TC_BUILD: the build folder (default build/). Each invocation
 # carries its own raw-put reference rows, so every point can be normalised by
 # the machine's speed at that moment.
@@ -103,21 +105,7 @@ pkgopt=()
 if [ -n "$slow" ]; then
     # A real slowdown for checking the gate: the same jam source with N
     # iterations of an empty volatile loop after its work, in its own package.
-    cp -r "$top/jams" "$tmp/jams"
-    python3 - "$tmp/jams/jam_indirect_put.amc" <<'PY'
-import sys
-p = sys.argv[1]
-s = open(p).read()
-anchor = "    st->calls++;\n"
-if anchor not in s:
-    sys.exit("bench-ci.sh --slow-jam: jam_indirect_put.amc changed; cannot place the spin loop")
-s = s.replace(anchor, anchor + "    for (volatile int k = 0; k < TC_CI_SLOW; ++k) {\n    }\n", 1)
-open(p, "w").write(s)
-PY
-    "$bin/tc-pkg" build "$tmp/jams" --name bench --out "$tmp/pkg" --cc "${CC:-gcc}" \
-        --include "$top/lib" --include "$tmp/jams" \
-        --cflags "-g -Wall -Wextra -Werror -DTC_CI_SLOW=$slow" >"$tmp/pkg.log" 2>&1 \
-        || { cat "$tmp/pkg.log" >&2; exit 1; }
+    TC_BUILD=${TC_BUILD:-$top/build} "$top/scripts/slow-jam-pkg.sh" "$slow" "$tmp/pkg"
     pkgopt=(-P "$tmp/pkg")
     echo "bench-ci: indirect_put slowed by $slow spin iterations per message (package $tmp/pkg)" >&2
 fi
@@ -138,11 +126,12 @@ done
 end=$(date +%s.%N)
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "")
 
-# The same jams' own instructions per message (tc-cost under callgrind):
-# the one figure of the sweep no placement or neighbour moves, so a change
-# of the data path shows in it even where the latencies drift more than it.
+# The same jams' own instructions and simulated cycles per message (tc-cost
+# under callgrind, pinned): the figures of the sweep no placement, neighbour
+# or host of the key moves, so a change of the data path shows in them even
+# where the latencies drift more than it.
 cost_note=
-rm -f "$out/cost.csv"
+rm -f "$out/cost.csv" "$out/cost-meta.json"
 cost_rc=0
 cost_start=$(date +%s.%N)
 if [ -z "$cost" ]; then
@@ -155,8 +144,10 @@ else
 fi
 cost_end=$(date +%s.%N)
 if [ "$cost_rc" = 0 ]; then
-    cp "$tmp/cost/cost.csv" "$out/cost.csv"
-    echo "bench-ci: instructions per message (tc-cost under callgrind) -> $out/cost.csv" >&2
+    cp "$tmp/cost/cost.csv" "$tmp/cost/cost-meta.json" "$out/"
+    cost_key=$(sed -n 's/^ *"key": *"\([^"]*\)".*/\1/p' "$out/cost-meta.json")
+    echo "bench-ci: instructions and simulated cycles per message (tc-cost under callgrind," \
+         "key $cost_key) -> $out/cost.csv" >&2
 elif [ "$cost_rc" = 77 ]; then
     cost_note=$(sed -n 's/^bench-cost.sh: unsupported: //p' "$tmp/cost.log" | head -1)
 else
@@ -204,9 +195,12 @@ meta = {
                            "elapsed_s": round(float(end) - float(start), 1)}},
     # the host's load average (1, 5, 15 min) before and after: a busy machine explains noise
     "loadavg": {"start": load0, "end": load1},
-    # cost.csv: instructions per message of the same jams, or why not
-    # (and how long counting them took: README.md quotes the sweep's time)
-    "cost": dict({"file": "cost.csv"} if not cost_note else {"skipped": cost_note},
+    # cost.csv: instructions and simulated cycles per message of the same
+    # jams and the key they hold for (cost-meta.json), or why not, and how
+    # long counting them took (README.md quotes the sweep's time)
+    "cost": dict({"file": "cost.csv", "meta": "cost-meta.json",
+                  "key": json.load(open(os.path.join(out, "cost-meta.json")))["key"]}
+                 if not cost_note else {"skipped": cost_note},
                  elapsed_s=round(float(cost1) - float(cost0), 1)),
 }
 if slow:
@@ -228,6 +222,6 @@ fi
 # --record (checked above): this sweep becomes the platform's baseline
 mkdir -p "$mine"
 cp "$out/ci.csv" "$out/meta.json" "$mine/"
-[ ! -f "$out/cost.csv" ] || cp "$out/cost.csv" "$mine/"
+[ ! -f "$out/cost.csv" ] || cp "$out/cost.csv" "$out/cost-meta.json" "$mine/"
 nothing "$no_baseline; recorded this sweep as $mine/ (--record, load average $load0 -> $load1)." \
         "Commit it to gate later runs on this machine, or re-record it idle with make bench-ci-baseline"

@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
 # The framework's own work per message (tc-cost: one thread drives both
-# ends of a loopback pair, so no line moves between cores): instructions per
-# message under callgrind, which hold from run to run and host to host of
-# one architecture (no PMU needed, no placement to drift), beside the
-# native nanoseconds of the same loop on one core.
-# Writes OUT/cost.csv (one row per jam, mode and payload) and OUT/cost.md.
+# ends of a loopback pair, so no line moves between cores), counted under
+# callgrind with a fixed cache and branch model: instructions and simulated
+# cycles per message, all and for the send and the receive path apart. The
+# counts repeat from run to run and, pinned (below), from host to host of
+# one key: architecture, compiler, C library, UCX (docs/REGRESSION.md,
+# "Deterministic counts"). Beside them, the native nanoseconds of the same
+# loop on one core (not pinned: the host's own choices).
+# Writes OUT/cost.csv (one row per jam, mode and payload), OUT/cost.md and
+# OUT/cost-meta.json (the key, the versions, the pins, the cycle formula).
 #
 # usage: scripts/bench-cost.sh [-o OUT] [-n ITERS] [-N ITERS] [-j JAMS] [-m MODES] [-s SIZES]
+#                              [--unpinned] [--same-as DIR] [--key]
 #   -o OUT    default results/<platform>/cost
 #   -n ITERS  round trips per point under callgrind (default 20000)
 #   -N ITERS  round trips per point natively (default 1000000; 0: skip)
 #   -j, -m, -s  tc-cost's (default noop,server_sum; local,injected,cached; 8,64,1024)
+#   --unpinned  keep the caller's environment and this host's choices (C
+#             library routines, CPU vendor, UCX transports): to show what the
+#             pins remove. Never for a baseline.
+#   --same-as DIR  then hold the counts against DIR/cost.csv: exit 1 naming
+#             every point whose counts differ, 2 where DIR has none
+#   --key     print this build's key (e.g. x86_64-gcc12-glibc2.36-ucx1.13.1), exit
 # Nothing else should run on the machine meanwhile (for the nanoseconds).
 # Exit 77 with "unsupported: why" where callgrind cannot count this build
-# (no valgrind, a cross build, a sanitizer build).
+# (no valgrind, a cross build, a sanitizer build, no setarch -R).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out="" iters=20000 native=1000000 jams=noop,server_sum modes=local,injected,cached sizes=8,64,1024
+pinned=1 same_as="" print_key=""
 while [ $# -gt 0 ]; do
     case $1 in
         -o) out=$2; shift 2 ;;
@@ -25,12 +37,42 @@ while [ $# -gt 0 ]; do
         -j) jams=$2; shift 2 ;;
         -m) modes=$2; shift 2 ;;
         -s) sizes=$2; shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --unpinned) pinned=""; shift ;;
+        --same-as) same_as=$2; shift 2 ;;
+        --key) print_key=1; shift ;;
+        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-cost.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
-cost=${TC_BUILD:-$top/build}/bin/tc-cost
+bin=${TC_BUILD:-$top/build}/bin
+cost=$bin/tc-cost
 [ -x "$cost" ] || { echo "bench-cost.sh: $cost missing: build first (make)" >&2; exit 1; }
+
+# --- the key: what the counts depend on besides the code ------------------
+# The compiler is the build's own (its .comment: clang's where both are, as
+# clang links gcc's start files); the C library and UCX are the ones it runs
+# on (UCX as the library reports it, tc-perf --platform).
+cc_full=$(readelf -p .comment "$cost" 2>/dev/null | sed -n 's/^ *\[ *[0-9a-f]*\] *//p' |
+          grep -m1 -i 'clang version' || true)
+[ -n "$cc_full" ] || cc_full=$(readelf -p .comment "$cost" 2>/dev/null |
+                               sed -n 's/^ *\[ *[0-9a-f]*\] *//p' | grep -m1 '^GCC:' || true)
+case $cc_full in
+    *clang\ version*) cc_key=clang$(sed -n 's/.*clang version \([0-9]*\).*/\1/p' <<<"$cc_full") ;;
+    GCC:*) cc_key=gcc$(sed -n 's/.* \([0-9][0-9]*\)\.[0-9.]*$/\1/p' <<<"$cc_full") ;;
+    *) cc_key=cc-unknown ;;
+esac
+libc_full=$(getconf GNU_LIBC_VERSION 2>/dev/null || echo "")
+libc_key=$(sed -n 's/^glibc \([0-9]*\.[0-9]*\).*/glibc\1/p' <<<"$libc_full")
+libc_key=${libc_key:-libc-unknown}
+ucx_ver=$("$bin/tc-perf" --platform --json - 2>/dev/null |
+          sed -n 's/.*"ucx_version": *"\([^"]*\)".*/\1/p' | head -1 || true)
+[ -n "$ucx_ver" ] || ucx_ver=$(ucx_info -v 2>/dev/null | sed -n 's/^# Version //p' | head -1 || true)
+key="$(uname -m)-${cc_key}-${libc_key}-ucx${ucx_ver:-unknown}"
+if [ -n "$print_key" ]; then
+    echo "$key"
+    exit 0
+fi
+
 # Where callgrind cannot count this build: one line "unsupported: why", exit 77
 # (bench-ci and the tests skip on it)
 unsupported() { echo "bench-cost.sh: unsupported: $*" >&2; exit 77; }
@@ -41,66 +83,262 @@ case "$(uname -m):$machine" in
     *) unsupported "tc-cost is built for ${machine:-an unknown machine}: callgrind runs this host's code only" ;;
 esac
 ! ldd "$cost" 2>/dev/null | grep -q libasan || unsupported "sanitizer build: callgrind does not run under ASan"
-[ -n "$out" ] || out=$top/results/$("$top/scripts/platform-id.sh")/cost
+setarch "$(uname -m)" -R true 2>/dev/null ||
+    unsupported "setarch -R (address randomisation off) is refused here: the simulated cache would see other addresses on every run"
+platform_id=$("$top/scripts/platform-id.sh")
+[ -n "$out" ] || out=$top/results/$platform_id/cost
 mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+
+# --- the pins -------------------------------------------------------------
+# The C library picks string routines by the CPU it sees (under valgrind:
+# valgrind's model of the host, which follows the host's features): masking
+# everything above the architecture's baseline makes it pick the baseline
+# routines on every host (a host that lacks a feature ends in the same
+# state), and the cache sizes it sizes copies by are fixed. The caller's
+# GLIBC_TUNABLES do not reach the run.
+case $(uname -m) in
+    x86_64)
+        hwcaps="-AVX,-AVX2,-AVX512F,-AVX512CD,-AVX512BW,-AVX512DQ,-AVX512VL,-AVX512ER,-AVX512PF"
+        hwcaps+=",-FMA,-FMA4,-BMI1,-BMI2,-LZCNT,-MOVBE,-SSSE3,-SSE4_1,-SSE4_2,-POPCNT,-ERMS,-RTM"
+        hwcaps+=",-Fast_Rep_String,-Fast_Copy_Backward,-Slow_BSF,-Fast_Unaligned_Load"
+        hwcaps+=",-Fast_Unaligned_Copy,-Prefer_PMINUB_for_stringop,-Slow_SSE4_2"
+        hwcaps+=",-AVX_Fast_Unaligned_Load,-Prefer_No_VZEROUPPER,-Prefer_ERMS,-Prefer_FSRM"
+        hwcaps+=",-Prefer_No_AVX512,-MathVec_Prefer_No_AVX512"
+        tunables="glibc.cpu.hwcaps=$hwcaps"
+        tunables+=":glibc.cpu.x86_data_cache_size=32768:glibc.cpu.x86_shared_cache_size=1048576"
+        tunables+=":glibc.cpu.x86_non_temporal_threshold=786432"
+        tunables+=":glibc.cpu.x86_rep_movsb_threshold=2048:glibc.cpu.x86_rep_stosb_threshold=2048"
+        ;;
+    *) tunables="glibc.cpu.name=generic" ;;
+esac
+# TC_CPU_TUNE=generic: the library's vendor-tuned thresholds (lib/place.h)
+# as for a CPU not measured, whatever vendor the CPU (or valgrind) reports.
+# UCX: shared memory through posix only, whatever devices the host has, and
+# none of the loadable modules a host may or may not have (ib, rdmacm, cma,
+# cuda, ...); no adaptive progress and no memory hooks, whose work in UCX's
+# own thread would otherwise land at a different moment on every run.
+pins=(LC_ALL=C "GLIBC_TUNABLES=$tunables" TC_CPU_TUNE=generic UCX_TLS=posix "UCX_MODULES=^*"
+      UCX_ADAPTIVE_PROGRESS=n UCX_MEM_EVENTS=n)
+
+# A fixed cache and branch model (not the host's, which callgrind would
+# read from CPUID): 32 KiB 8-way L1s, an 8 MiB 16-way last level, 64 B lines.
+vg_args=(--tool=callgrind --instr-atstart=no --collect-atstart=no --cache-sim=yes
+         --branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64)
 args=(-j "$jams" -m "$modes" -s "$sizes")
 
-# Each point's loop is collected alone and dumped with its label
-# (CALLGRIND_DUMP_STATS_AT): one file per point, its totals the loop's.
-valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$tmp/cg.out" \
-    "$cost" "${args[@]}" -n "$iters" > "$tmp/cg.log" 2>&1 ||
-    { cat "$tmp/cg.log" >&2; echo "bench-cost.sh: tc-cost failed under callgrind" >&2; exit 1; }
-for f in "$tmp"/cg.out.*; do
-    awk '/^desc: Trigger: Client Request: tc-cost /{
-             for (i = 1; i <= NF; ++i) if (split($i, kv, "=") == 2) v[kv[1]] = kv[2]
-         }
-         /^(summary|totals):/{ ir = $2 }
-         END { if (v["jam"] != "") printf "%s,%s,%s,%s,%s,%s\n", v["jam"], v["mode"],
-                   v["payload"], v["frame"], v["messages"], ir }' "$f"
-done > "$tmp/ir.csv"
-[ -s "$tmp/ir.csv" ] || { echo "bench-cost.sh: callgrind wrote no point" >&2; exit 1; }
-
-if [ "$native" -gt 0 ]; then
-    "$cost" "${args[@]}" -n "$native" -c 0 --csv "$tmp/ns.csv" > "$tmp/ns.log" 2>&1 ||
-        { cat "$tmp/ns.log" >&2; echo "bench-cost.sh: tc-cost failed" >&2; exit 1; }
-else
-    echo "jam,mode,payload_bytes,frame_bytes,messages,ns_per_msg" > "$tmp/ns.csv"
+# The binary and the package run from one fresh folder of a fixed-length
+# name: the client's stack holds its path and environment, and the heap
+# the package's path, so their lengths would shift what the cache sees.
+stage=$(mktemp -d /tmp/tc-cost.XXXXXXXXXX)
+trap 'rm -rf "$stage"' EXIT
+pkg=${TC_PKG:-$(dirname "$bin")/pkg/bench/libtc_bench.so}
+[ -f "$pkg" ] || { echo "bench-cost.sh: no bench package at $pkg (make)" >&2; exit 1; }
+cp "$cost" "$stage/tc-cost"
+cp -r "$(dirname "$pkg")" "$stage/pkg"
+# Pinned, the client's environment is the pins alone (and a fixed PATH):
+# nothing of the runner's (its UCX_*, its GLIBC_TUNABLES, the length of
+# its variables) reaches what is counted.
+# And it runs in a network namespace of its own where it may (unshare,
+# user namespaces): UCX lists the host's network devices whatever it uses,
+# and how many there are moves its allocations, hence where the library's
+# land (the instructions do not move; the simulated misses do).
+vg=$(command -v valgrind) sa=$(command -v setarch)
+env_cmd=(env) netns=""
+if [ -n "$pinned" ]; then
+    env_cmd=(env -i PATH=/usr/bin:/bin ${VALGRIND_LIB:+"VALGRIND_LIB=$VALGRIND_LIB"} "${pins[@]}")
+    if unshare --net --map-root-user true 2>/dev/null; then
+        env_cmd=(unshare --net --map-root-user "${env_cmd[@]}") netns=1
+    elif unshare --net true 2>/dev/null; then
+        env_cmd=(unshare --net "${env_cmd[@]}") netns=1
+    else
+        echo "bench-cost.sh: warning: no network namespace of its own here (unshare refused):" \
+             "simulated cycles may carry this host's network devices; instructions do not" >&2
+    fi
 fi
 
-python3 - "$tmp/ir.csv" "$tmp/ns.csv" "$out" "$("$top/scripts/platform-id.sh")" \
+# Each point runs instrumented from an empty simulated cache (tc-cost's
+# CALLGRIND_START_INSTRUMENTATION), its loop alone collected and dumped
+# with its label (CALLGRIND_DUMP_STATS_AT): one file per point.
+start=$(date +%s.%N)
+(cd "$stage" && "${env_cmd[@]}" TC_PKG="$stage/pkg/$(basename "$pkg")" \
+    "$sa" "$(uname -m)" -R "$vg" "${vg_args[@]}" --callgrind-out-file="$stage/cg.out" \
+    ./tc-cost "${args[@]}" -n "$iters") > "$stage/cg.log" 2>&1 ||
+    { cat "$stage/cg.log" >&2; echo "bench-cost.sh: tc-cost failed under callgrind" >&2; exit 1; }
+end=$(date +%s.%N)
+ls "$stage"/cg.out.* >/dev/null 2>&1 || { echo "bench-cost.sh: callgrind wrote no point" >&2; exit 1; }
+
+if [ "$native" -gt 0 ]; then
+    "$cost" "${args[@]}" -n "$native" -c 0 --csv "$stage/ns.csv" > "$stage/ns.log" 2>&1 ||
+        { cat "$stage/ns.log" >&2; echo "bench-cost.sh: tc-cost failed" >&2; exit 1; }
+else
+    echo "jam,mode,payload_bytes,frame_bytes,messages,ns_per_msg" > "$stage/ns.csv"
+fi
+
+python3 - "$stage" "$out" "$platform_id" \
     "$(git -C "$top" describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)" \
-    "$iters" "$native" <<'EOF'
-import csv, sys
-ir_path, ns_path, out, platform, rev, iters, native = sys.argv[1:]
+    "$iters" "$native" "$key" "$cc_full" "$libc_full" "${ucx_ver:-unknown}" \
+    "$(valgrind --version 2>/dev/null)" "${pinned:+1}" "$netns" "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')" \
+    "${vg_args[*]}" "${pins[@]}" <<'EOF'
+import csv, glob, json, os, re, sys
+(stage, out, platform, rev, iters, native, key, cc_full, libc_full, ucx, vg_version,
+ pinned, netns, elapsed, vg_args) = sys.argv[1:16]
+pins = sys.argv[16:] if pinned else []
+
+# Simulated cycles, with the weights of KCachegrind's cycle estimate: an
+# instruction 1, an L1 miss 10, a last-level miss 100, a mispredicted branch
+# 10 (docs/REGRESSION.md says why these).
+def cycles(e):
+    g = lambda k: e.get(k, 0)
+    return (g("Ir") + 10 * (g("I1mr") + g("D1mr") + g("D1mw"))
+            + 100 * (g("ILmr") + g("DLmr") + g("DLmw")) + 10 * (g("Bcm") + g("Bim")))
+
+def parse(path):
+    """A point's dump: its label, its totals, and the inclusive costs of the
+    calls the measured loop (cost_loop) made: tc_jam_send is the send path,
+    tc_peer_wait the receive path (finding the frame, checking it, running
+    the jam, the credits)."""
+    names, label, events, totals = {}, {}, [], None
+    fn = cfn = None
+    pending = False
+    calls = {}
+    def name(spec):
+        m = re.match(r"\((\d+)\)(?: (.*))?$", spec)
+        if not m:
+            return spec
+        if m.group(2) is not None:
+            names[m.group(1)] = m.group(2)
+        return names.get(m.group(1), "?")
+    for line in open(path):
+        line = line.rstrip("\n")
+        if pending:
+            pending = False
+            acc = calls.setdefault(cfn, [0] * len(events))
+            for i, x in enumerate(line.split()[1:]):
+                acc[i] += int(x)
+        elif line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("desc: Trigger: Client Request: tc-cost "):
+            label = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+        elif line.startswith("totals:"):
+            totals = [int(x) for x in line.split()[1:]]
+        elif line.startswith("fn="):
+            fn, cfn = name(line[3:]), None
+        elif line.startswith("cfn="):
+            cfn = name(line[4:])
+        elif line.startswith("calls=") and fn and fn.startswith("cost_loop"):
+            pending = True
+    if not label or totals is None:
+        return None
+    ev = lambda v: dict(zip(events, v + [0] * (len(events) - len(v))))
+    send, recv = calls.get("tc_jam_send"), calls.get("tc_peer_wait")
+    if send is None or recv is None:
+        sys.exit("bench-cost.sh: %s: no call to tc_jam_send or tc_peer_wait from the measured "
+                 "loop (inlined?): the send and receive paths cannot be told apart" % path)
+    return label, ev(totals), ev(send), ev(recv)
+
 ns = {}
-for r in csv.DictReader(open(ns_path)):
+for r in csv.DictReader(open(os.path.join(stage, "ns.csv"))):
     ns[(r["jam"], r["mode"], r["payload_bytes"])] = float(r["ns_per_msg"])
 rows = []
-for line in open(ir_path):
-    jam, mode, payload, frame, msgs, ir = line.strip().split(",")
-    rows.append((jam, mode, int(payload), int(frame), int(msgs), int(ir) / int(msgs),
-                 ns.get((jam, mode, payload))))
+for p in glob.glob(os.path.join(stage, "cg.out.*")):
+    got = parse(p)
+    if got is None:
+        continue
+    label, tot, send, recv = got
+    n = int(label["messages"])
+    per = lambda x: x / n
+    rows.append({
+        "jam": label["jam"], "mode": label["mode"], "payload_bytes": int(label["payload"]),
+        "frame_bytes": int(label["frame"]), "messages": n,
+        "instructions_per_msg": per(tot["Ir"]),
+        "ns_per_msg": ns.get((label["jam"], label["mode"], label["payload"])),
+        "cycles_per_msg": per(cycles(tot)),
+        "send_instructions_per_msg": per(send["Ir"]), "send_cycles_per_msg": per(cycles(send)),
+        "recv_instructions_per_msg": per(recv["Ir"]), "recv_cycles_per_msg": per(cycles(recv)),
+        "l1_misses_per_msg": per(tot.get("I1mr", 0) + tot.get("D1mr", 0) + tot.get("D1mw", 0)),
+        "ll_misses_per_msg": per(tot.get("ILmr", 0) + tot.get("DLmr", 0) + tot.get("DLmw", 0)),
+        "branch_misses_per_msg": per(tot.get("Bcm", 0) + tot.get("Bim", 0)),
+    })
+if not rows:
+    sys.exit("bench-cost.sh: callgrind wrote no point")
 order = {"local": 0, "injected": 1, "cached": 2}
-rows.sort(key=lambda r: (r[0], r[2], order.get(r[1], 9)))
-with open(out + "/cost.csv", "w") as f:
-    f.write("jam,mode,payload_bytes,frame_bytes,messages,instructions_per_msg,ns_per_msg\n")
+rows.sort(key=lambda r: (r["jam"], r["payload_bytes"], order.get(r["mode"], 9)))
+# the first seven columns as before (old readers), the rest after them
+cols = ["jam", "mode", "payload_bytes", "frame_bytes", "messages", "instructions_per_msg",
+        "ns_per_msg", "cycles_per_msg", "send_instructions_per_msg", "send_cycles_per_msg",
+        "recv_instructions_per_msg", "recv_cycles_per_msg", "l1_misses_per_msg",
+        "ll_misses_per_msg", "branch_misses_per_msg"]
+def fmt(c, v):
+    if v is None:
+        return ""
+    if isinstance(v, str):
+        return v
+    if c in ("payload_bytes", "frame_bytes", "messages"):
+        return "%d" % v
+    return "%.1f" % v if c == "instructions_per_msg" else "%.2f" % v
+with open(os.path.join(out, "cost.csv"), "w") as f:
+    f.write(",".join(cols) + "\n")
     for r in rows:
-        f.write("%s,%s,%d,%d,%d,%.1f,%s\n" % (r[0], r[1], r[2], r[3], r[4], r[5],
-                                             "" if r[6] is None else "%.2f" % r[6]))
-with open(out + "/cost.md", "w") as f:
+        f.write(",".join(fmt(c, r[c]) for c in cols) + "\n")
+
+formula = "Ir + 10*(I1mr + D1mr + D1mw) + 100*(ILmr + DLmr + DLmw) + 10*(Bcm + Bim)"
+meta = {
+    "key": key, "arch": key.split("-")[0], "compiler": cc_full, "libc": libc_full,
+    "ucx": ucx, "valgrind": vg_version, "platform_id": platform, "git_rev": rev,
+    "pinned": bool(pinned), "pins": pins, "own_netns": bool(netns),
+    "valgrind_args": vg_args.split(),
+    "cycles_formula": formula, "round_trips_per_point": int(iters),
+    "callgrind_s": float(elapsed),
+}
+with open(os.path.join(out, "cost-meta.json"), "w") as f:
+    json.dump(meta, f, indent=1)
+    f.write("\n")
+with open(os.path.join(out, "cost.md"), "w") as f:
     f.write("# The framework's own work per message\n\n")
-    f.write("Platform `%s`, tree %s. `scripts/bench-cost.sh`: tc-cost, one thread driving both "
-            "ends of a loopback pair (a message is one send and the run of it), instructions "
-            "per message under callgrind (%s round trips a point, the loop alone collected), "
-            "and natively (%s round trips, core 0) the nanoseconds of the same loop, which "
-            "include the store-to-load stall of one core writing through one mapping and "
-            "reading through another.\n\n" % (platform, rev, iters, native))
-    f.write("| jam | payload B | mode | frame B | instructions / msg | ns / msg |\n")
-    f.write("|---|---:|---|---:|---:|---:|\n")
+    f.write("Key `%s`, platform `%s`, tree %s%s. `scripts/bench-cost.sh`: tc-cost, one thread "
+            "driving both ends of a loopback pair (a message is one send and the run of it), "
+            "under callgrind (%s round trips a point, the loop alone collected, from an empty "
+            "simulated cache: 32 KiB 8-way L1s, 8 MiB 16-way LL, 64 B lines, branch "
+            "prediction): instructions and simulated cycles (`%s`) per message, all and the "
+            "send and receive paths apart; %s.\n\n" % (
+                key, platform, rev, "" if pinned else " (NOT pinned)", iters, formula,
+                "natively (%s round trips, core 0) the nanoseconds of the same loop" % native
+                if int(native) > 0 else "no native run"))
+    f.write("| jam | payload B | mode | frame B | instr / msg | cycles / msg | send instr | "
+            "send cycles | recv instr | recv cycles | ns / msg |\n")
+    f.write("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     for r in rows:
-        f.write("| %s | %d | %s | %d | %.1f | %s |\n" % (r[0], r[2], r[1], r[3], r[5],
-                                                      "" if r[6] is None else "%.2f" % r[6]))
+        f.write("| %s | %d | %s | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n" % (
+            r["jam"], r["payload_bytes"], r["mode"], r["frame_bytes"], r["instructions_per_msg"],
+            r["cycles_per_msg"], r["send_instructions_per_msg"], r["send_cycles_per_msg"],
+            r["recv_instructions_per_msg"], r["recv_cycles_per_msg"],
+            "" if r["ns_per_msg"] is None else "%.2f" % r["ns_per_msg"]))
 EOF
-echo "bench-cost: $out/cost.md"
+echo "bench-cost: $out/cost.md (key $key, callgrind $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }') s)"
+
+[ -n "$same_as" ] || exit 0
+# The counts (every column but the nanoseconds) of each point, against DIR's
+[ -f "$same_as/cost.csv" ] ||
+    { echo "bench-cost.sh: no cost.csv in $same_as to hold the counts against" >&2; exit 2; }
+python3 - "$same_as/cost.csv" "$out/cost.csv" <<'EOF'
+import csv, sys
+key = ("jam", "mode", "payload_bytes")
+def load(p):
+    return {tuple(r[k] for k in key): r for r in csv.DictReader(open(p))}
+base, new = load(sys.argv[1]), load(sys.argv[2])
+common = sorted(set(base) & set(new))
+if not common:
+    print("bench-cost.sh: no point in common with %s" % sys.argv[1], file=sys.stderr)
+    sys.exit(2)
+differ = []
+for k in common:
+    cols = [c for c in base[k] if c != "ns_per_msg" and c in new[k]]
+    d = ["%s %s -> %s" % (c, base[k][c], new[k][c]) for c in cols if base[k][c] != new[k][c]]
+    if d:
+        differ.append("%s %s %s B: %s" % (k + ("; ".join(d),)))
+for line in differ:
+    print("bench-cost: differs: " + line, file=sys.stderr)
+print("bench-cost: %d of %d points identical to %s" % (len(common) - len(differ), len(common),
+                                                      sys.argv[1]), file=sys.stderr)
+sys.exit(1 if differ else 0)
+EOF

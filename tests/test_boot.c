@@ -2,7 +2,8 @@
  * Bootstrap tests: loopback pair, TCP server/client, and every failure the
  * bootstrap reports (peer not found, port busy, timeout, version mismatch,
  * peer gone mid-exchange, non-twochains peer, strays ahead of the client),
- * and a peer that leaves saying why (its bye).
+ * a peer that leaves saying why (its bye), and a loopback pair in lockstep
+ * (its two threads take turns).
  * Loopback addresses only.
  *
  * cmocka asserts longjmp, so helper threads only record results and the
@@ -793,6 +794,121 @@ static void test_strays_before_client(void **state)
     port_box_destroy(&box);
 }
 
+
+/* ------------------------------------------------------------ lockstep */
+
+/* A lockstep pair's two threads each log their steps; only one may run at
+ * a time, so the log comes out in one order however the threads are
+ * scheduled. */
+typedef struct lock_log {
+    tc_boot_t  *boot;
+    char       *log;     /* shared: one letter per step */
+    int        *n;
+    int         delay;   /* rank 0 dawdles first: a rank 1 that ran before
+                          * its turn would log ahead of it */
+    tc_status_t status[3];
+    char        got[2][8];
+} lock_log_t;
+
+static void lock_log_step(lock_log_t *l, char c)
+{
+    int i = __atomic_fetch_add(l->n, 1, __ATOMIC_SEQ_CST);
+
+    l->log[i] = c;
+}
+
+static void *lock_log_run(void *arg)
+{
+    lock_log_t *l = arg;
+    char mine[8];
+    void *buf;
+    size_t len;
+    int round;
+
+    l->status[0] = (l->boot->rank == 0) ? TC_OK : tc_boot_turn_wait(l->boot);
+    if (l->delay) {
+        poll(NULL, 0, l->delay);
+    }
+    lock_log_step(l, (char)('a' + l->boot->rank));
+    for (round = 0; (round < 2) && (l->status[0] == TC_OK); ++round) {
+        snprintf(mine, sizeof(mine), "r%d-%d", l->boot->rank, round);
+        buf = NULL;
+        len = 0;
+        l->status[1 + round] = tc_boot_exchange(l->boot, mine, strlen(mine) + 1, &buf, &len);
+        if (l->status[1 + round] == TC_OK) {
+            snprintf(l->got[round], sizeof(l->got[round]), "%s", (char *)buf);
+        }
+        free(buf);
+        lock_log_step(l, (char)('A' + 2 * round + l->boot->rank));
+    }
+    tc_boot_turn_pass(l->boot);
+    return NULL;
+}
+
+static void test_loopback_lockstep(void **state)
+{
+    tc_boot_t *rank0 = NULL, *rank1 = NULL;
+    char log[8] = "";
+    int n = 0;
+    lock_log_t l[2];
+    pthread_t thread;
+
+    (void)state;
+    assert_int_equal(tc_boot_loopback_pair(TEST_TIMEOUT_MS, &rank0, &rank1), TC_OK);
+    assert_int_equal(tc_boot_loopback_lockstep(rank0, rank1), TC_OK);
+    /* twice into lockstep, or a TCP-less NULL end: refused */
+    assert_int_equal(tc_boot_loopback_lockstep(rank0, rank1), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_boot_loopback_lockstep(NULL, rank1), TC_ERR_INVALID_PARAM);
+    memset(l, 0, sizeof(l));
+    l[0] = (lock_log_t){.boot = rank0, .log = log, .n = &n, .delay = 50};
+    l[1] = (lock_log_t){.boot = rank1, .log = log, .n = &n};
+    assert_int_equal(pthread_create(&thread, NULL, lock_log_run, &l[1]), 0);
+    lock_log_run(&l[0]);
+    pthread_join(thread, NULL);
+    /* a, then b; each exchange hands the turn over: A B C D */
+    assert_string_equal(log, "abABCD");
+    assert_int_equal(l[0].status[1], TC_OK);
+    assert_int_equal(l[1].status[2], TC_OK);
+    assert_string_equal(l[0].got[0], "r1-0");
+    assert_string_equal(l[0].got[1], "r1-1");
+    assert_string_equal(l[1].got[0], "r0-0");
+    assert_string_equal(l[1].got[1], "r0-1");
+    tc_boot_close(rank0);
+    tc_boot_close(rank1);
+}
+
+/* In lockstep a peer that closes without its exchange, or never takes
+ * part, is reported, not waited for forever; a TCP end is refused. */
+static void test_lockstep_peer_gone(void **state)
+{
+    tc_boot_t *rank0 = NULL, *rank1 = NULL;
+    void *buf = NULL;
+    size_t len = 0;
+    uint64_t start, elapsed;
+
+    (void)state;
+    assert_int_equal(tc_boot_loopback_pair(TEST_SHORT_MS, &rank0, &rank1), TC_OK);
+    assert_int_equal(tc_boot_loopback_lockstep(rank0, rank1), TC_OK);
+    /* rank 1 never runs: its turn never comes back to rank 0 */
+    start   = test_now_ms();
+    assert_int_equal(tc_boot_exchange(rank0, "x", 1, &buf, &len), TC_ERR_TIMEOUT);
+    elapsed = test_now_ms() - start;
+    assert_null(buf);
+    assert_true(elapsed >= TEST_SHORT_MS - 10);
+    /* rank 1 (holding the turn now) closes without sending */
+    tc_boot_close(rank1);
+    assert_int_equal(tc_boot_turn_wait(rank0), TC_OK);
+    assert_int_equal(tc_boot_exchange(rank0, "y", 1, &buf, &len), TC_ERR_PROTOCOL);
+    tc_boot_close(rank0);
+
+    assert_int_equal(tc_boot_loopback_pair(TEST_SHORT_MS, &rank0, &rank1), TC_OK);
+    assert_int_equal(tc_boot_loopback_lockstep(rank0, rank1), TC_OK);
+    tc_boot_close(rank1);
+    assert_int_equal(tc_boot_exchange(rank0, "z", 1, &buf, &len), TC_ERR_PEER_FAILED);
+    assert_null(buf);
+    tc_boot_close(rank0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -809,6 +925,8 @@ int main(void)
         cmocka_unit_test(test_bye),
         cmocka_unit_test(test_junk_client),
         cmocka_unit_test(test_strays_before_client),
+        cmocka_unit_test(test_loopback_lockstep),
+        cmocka_unit_test(test_lockstep_peer_gone),
     };
 
     return cmocka_run_group_tests_name("boot", tests, NULL, NULL);

@@ -637,6 +637,44 @@ static void test_place_cpu_choices(void **state)
     assert_true(TC_PACK_DIRECT_MIN_AMD + TC_FRAME_HDR_SIZE + TC_FRAME_SIG_SIZE > 3 * 64u);
 }
 
+/* TC_CPU_TUNE picks the CPU those choices are made for (tc_cpu_tune_ident,
+ * what a connect uses): generic (no vendor: the defaults), intel or amd
+ * whatever this CPU is; auto, unset or anything else: this CPU. */
+static void test_cpu_tune(void **state)
+{
+    static const struct {
+        const char *tune, *vendor;
+        uint32_t    linewise_max;
+    } tunes[] = {
+        {"generic", "", TC_PLACE_LINEWISE_INTEL},
+        {"amd", "AuthenticAMD", TC_PLACE_LINEWISE_AMD},
+        {"intel", "GenuineIntel", TC_PLACE_LINEWISE_INTEL},
+    };
+    tc_cpu_ident_t id, host;
+    unsigned t;
+
+    (void)state;
+    tc_cpu_ident(&host);
+    for (t = 0; t < TEST_ARRAY_SIZE(tunes); ++t) {
+        setenv(TC_CPU_TUNE_ENV, tunes[t].tune, 1);
+        tc_cpu_tune_ident(&id);
+        assert_string_equal(id.vendor, tunes[t].vendor);
+        assert_int_equal(tc_place_linewise_max(&id), tunes[t].linewise_max);
+        /* only the vendor is overridden */
+        assert_int_equal(id.family, host.family);
+        assert_int_equal(id.l7_ebx, host.l7_ebx);
+    }
+    setenv(TC_CPU_TUNE_ENV, "auto", 1);
+    tc_cpu_tune_ident(&id);
+    assert_string_equal(id.vendor, host.vendor);
+    setenv(TC_CPU_TUNE_ENV, "zen\n5", 1);
+    tc_cpu_tune_ident(&id);
+    assert_string_equal(id.vendor, host.vendor);
+    unsetenv(TC_CPU_TUNE_ENV);
+    tc_cpu_tune_ident(&id);
+    assert_string_equal(id.vendor, host.vendor);
+}
+
 /* The fast path's shape (tc_frame_same_shape): a later frame of the
  * shape of one the validator passed matches with any seq, ack, result and
  * payload length the frame holds; a change to anything else does not; and
@@ -1613,6 +1651,7 @@ int main(void)
         cmocka_unit_test(test_place_store_hdr),
         cmocka_unit_test(test_place_seal),
         cmocka_unit_test(test_place_cpu_choices),
+        cmocka_unit_test(test_cpu_tune),
         cmocka_unit_test(test_sig_values),
         cmocka_unit_test(test_valid_frames),
         cmocka_unit_test(test_valid_frame_guarded),
