@@ -135,6 +135,18 @@ class Markdown(Case):
         self.assertIn("<pre>&lt;raw&gt;</pre>", html)
         self.assertIn("<em>[gone: nope.png not here]</em>", html)
 
+    def test_folded_table(self):
+        # tc-platforms folds its long tables; the page shows them folded,
+        # the summary's words escaped, nothing else of the line passed raw
+        text = ("<details><summary>Jam / put per **payload** <b></summary>\n\n"
+                "| a | b |\n|---|---|\n| 1 | 2 |\n\n</details>\n<details>\n")
+        html, _ = markdown.to_html(text, self.tmp)
+        self.assertIn("<details><summary>Jam / put per <strong>payload</strong> &lt;b&gt;</summary>",
+                      html)
+        self.assertIn("</table>\n</details>", html)
+        self.assertNotIn("&lt;details&gt;&lt;summary&gt;", html)
+        self.assertIn("<p>&lt;details&gt;</p>", html)  # a bare tag is text
+
     def test_escapes(self):
         self.assertEqual(page.esc('<a href="x">'), "&lt;a href=&quot;x&quot;&gt;")
         self.assertIn('<span class="unsupported">unsupported: no</span>', page.nested({"k": "unsupported: no"}))

@@ -1,5 +1,6 @@
 """The markdown the tools write (tc-platforms' comparison pages, claims.md),
-as HTML: headings, paragraphs, bullet lists, tables, fenced code, and inline
+as HTML: headings, paragraphs, bullet lists, tables, fenced code, folded
+sections (a `<details><summary>TEXT</summary>` line, `</details>`), and inline
 code, bold, links and images; an image is inlined (a data: URI) where its
 file is there, else its text. Only that subset: it renders what the tools
 write, not every markdown."""
@@ -65,6 +66,14 @@ def to_html(text, base):
                 j += 1
             out.append("<pre>%s</pre>" % esc("\n".join(lines[i + 1:j])))
             i = j + 1
+            continue
+        fold = re.match(r"^<details><summary>(.*)</summary>\s*$", ln)
+        if fold or ln.strip() == "</details>":
+            flush()
+            # the tools fold long tables: the summary's text is markdown, escaped
+            out.append("<details><summary>%s</summary>" % inline(fold.group(1), base, used)
+                       if fold else "</details>")
+            i += 1
             continue
         m = re.match(r"^(#{1,6}) +(.*)$", ln)
         if m:
