@@ -43,7 +43,8 @@ static int tc_maps_parse_line(const char *line, tc_map_range_t *r)
     return 1;
 }
 
-tc_status_t tc_maps_parse(const char *text, tc_maps_t *maps)
+/* Parse text; a line that is not one is logged only where quiet is 0. */
+static tc_status_t tc_maps_parse_text(const char *text, int quiet, tc_maps_t *maps)
 {
     size_t count = 0, cap = 0;
     tc_map_range_t *ranges = NULL, *grown;
@@ -71,7 +72,10 @@ tc_status_t tc_maps_parse(const char *text, tc_maps_t *maps)
                  line);
         if (!tc_maps_parse_line(buf, &ranges[count]) ||
             ((count > 0) && (ranges[count].start < ranges[count - 1].end))) {
-            tc_error("memory map: cannot read the line '%.80s' (or it is out of order)", buf);
+            if (!quiet) {
+                tc_error("memory map: cannot read the line '%.80s' (or it is out of order)",
+                         buf);
+            }
             free(ranges);
             return TC_ERR_BAD_FRAME;
         }
@@ -82,7 +86,13 @@ tc_status_t tc_maps_parse(const char *text, tc_maps_t *maps)
     return TC_OK;
 }
 
-tc_status_t tc_maps_read(tc_maps_t *maps)
+tc_status_t tc_maps_parse(const char *text, tc_maps_t *maps)
+{
+    return tc_maps_parse_text(text, 0, maps);
+}
+
+/* One read of /proc/self/maps, start to end, parsed; quiet as above. */
+static tc_status_t tc_maps_read_once(int quiet, tc_maps_t *maps)
 {
     size_t len = 0, cap = 1 << 16;
     char *text = malloc(cap), *grown;
@@ -121,7 +131,7 @@ tc_status_t tc_maps_read(tc_maps_t *maps)
         }
     }
     text[len] = '\0';
-    status    = tc_maps_parse(text, maps);
+    status    = tc_maps_parse_text(text, quiet, maps);
 out:
     close(fd);
     free(text);
@@ -174,4 +184,18 @@ int tc_maps_has_object(const tc_maps_t *maps, uint32_t dev, uint64_t inode)
         }
     }
     return 0;
+}
+
+tc_status_t tc_maps_read(tc_maps_t *maps)
+{
+    tc_status_t status = TC_ERR_BAD_FRAME;
+    int attempt;
+
+    /* the kernel writes the file a piece per read(): a thread mapping or
+     * unmapping meanwhile can leave two pieces out of order, so a view that
+     * does not parse is read again (the last try says why) */
+    for (attempt = 0; (attempt < 8) && (status == TC_ERR_BAD_FRAME); ++attempt) {
+        status = tc_maps_read_once(attempt < 7, maps);
+    }
+    return status;
 }
