@@ -138,17 +138,21 @@ static ucp_err_handling_mode_t tc_peer_err_mode(void)
 
 /* --------------------------------------------------------------- connect */
 
-/* The packages this side loaded, for the peer (the blob is zeroed). */
-static void tc_wireup_pkgs_out(const tc_context_t *ctx, tc_wire_pkg_t *out)
+/* The packages this side loaded, for the peer, at out (any alignment: the
+ * blob is bytes; out is zeroed). */
+static void tc_wireup_pkgs_out(const tc_context_t *ctx, char *out)
 {
+    tc_wire_pkg_t pkg;
     unsigned i;
 
     for (i = 0; i < ctx->n_pkgs; ++i) {
         const tc_pkg_desc_t *desc = ctx->pkgs[i].pkg->desc;
 
-        out[i].id         = desc->id;
-        out[i].n_elements = desc->n_elements;
-        snprintf(out[i].name, sizeof(out[i].name), "%s", desc->name);
+        memset(&pkg, 0, sizeof(pkg));
+        pkg.id         = desc->id;
+        pkg.n_elements = desc->n_elements;
+        snprintf(pkg.name, sizeof(pkg.name), "%s", desc->name);
+        memcpy(out + (size_t)i * sizeof(pkg), &pkg, sizeof(pkg));
     }
 }
 
@@ -238,8 +242,7 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot, char *wh
     memcpy(blob, &wire, sizeof(wire));
     memcpy((char *)blob + sizeof(wire), worker_addr, worker_addr_len);
     memcpy((char *)blob + sizeof(wire) + worker_addr_len, rkey_buf, rkey_len);
-    tc_wireup_pkgs_out(peer->ctx, (tc_wire_pkg_t *)((char *)blob + sizeof(wire) +
-                                                    worker_addr_len + rkey_len));
+    tc_wireup_pkgs_out(peer->ctx, (char *)blob + sizeof(wire) + worker_addr_len + rkey_len);
     status = tc_boot_exchange(boot, blob, blob_len, &peer_blob, &peer_blob_len);
     free(blob);
     if (status != TC_OK) {

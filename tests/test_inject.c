@@ -558,7 +558,9 @@ static void put_request(pair_t *pair, uint8_t kind, uint32_t pkg_id, uint16_t el
     memset(frame, 0, sizeof(frame));
     tc_frame_write_hdr(frame, &off, &layout, kind, 0, pkg_id, element, tx->tx_seq);
     ((tc_frame_hdr_t *)frame)->ack = tx->rx_seq;
-    memcpy(frame + off.args_off, args, args_len);
+    if (args_len > 0) {
+        memcpy(frame + off.args_off, args, args_len);
+    }
     tc_frame_seal(frame);
     assert_int_equal(tc_peer_send_raw_frame(tx, frame, off.frame_size), TC_OK);
 }

@@ -161,11 +161,18 @@ class Launchers(Case):
     def test_ssh(self):
         os.environ["UCX_TLS"] = "tcp"
         self.addCleanup(os.environ.pop, "UCX_TLS")
+        # the launcher forwards TC_TEST_QUICK too (a sanitizer build's make
+        # check exports it): this test names exactly what it forwards
+        quick = os.environ.pop("TC_TEST_QUICK", None)
+        if quick is not None:
+            self.addCleanup(os.environ.__setitem__, "TC_TEST_QUICK", quick)
         ln = launch.Launcher(["a=10.0.0.1", "b"], "ssh", rsh="sh -c")
         bg, cli, env = ln.perf(["tc-perf"], ["-t", "jam_lat"], 500, self.tmp)
         self.assertIsNone(env)
         self.assertEqual(bg[0][:3], ["sh", "-c", "b"])
-        self.assertIn("env UCX_TLS=tcp tc-perf --boot tcp -p", bg[0][3])
+        # env carries UCX_TLS (and whatever else the run exports, e.g.
+        # TC_TEST_QUICK under a sanitizer build)
+        self.assertRegex(bg[0][3], r"^env (\S+=\S+ )*UCX_TLS=tcp (\S+=\S+ )*tc-perf --boot tcp -p")
         self.assertIn("tc-perf b --boot tcp", cli[3])
         self.assertTrue(cli[3].endswith("-T 500 -t jam_lat"))
         ranks, r0, _ = ln.mcast(["tc-mcast"], ["-n", "3"], self.tmp)
