@@ -234,9 +234,11 @@ static tc_status_t forge_once(liar_t *l, forge_fn fn, char *why, long *rss_kb_p)
     return h.status;
 }
 
-/* An honest pair on the same transport connects and runs a frame both ways
- * (the liar's blob unforged is taken too). */
-static void honest_connects(liar_t *l)
+/* An honest pair on the same transport connects and runs a frame both ways;
+ * where the mailbox is mapped here, the liar's blob unforged is taken too
+ * (over tcp, which stands in where cma is missing, as under qemu-user, UCX
+ * asserts when the liar's worker goes with our wireup to it still pending). */
+static void honest_connects(liar_t *l, int mapped)
 {
     tc_context_params_t params;
     char why[TC_WIRE_WHY_MAX];
@@ -247,7 +249,9 @@ static void honest_connects(liar_t *l)
     pair_open(&pair, &params);
     assert_int_equal(tc_peer_check_alive(pair.s[0].peer), TC_OK);
     pair_close(&pair);
-    assert_int_equal(forge_once(l, unforged, why, &rss), TC_OK);
+    if (mapped) {
+        assert_int_equal(forge_once(l, unforged, why, &rss), TC_OK);
+    }
 }
 
 static void test_forged_blob_refused(void **unused)
@@ -281,7 +285,7 @@ static void test_forged_blob_refused(void **unused)
             assert_true(strlen(why) > 0);
             assert_true(rss < 64 * 1024); /* nothing near the 1 GiB ring was allocated */
         }
-        honest_connects(&liar);
+        honest_connects(&liar, mapped);
         liar_close(&liar);
     }
     print_message("forged blobs: %u tried, %u refused at connect\n", tried, refused);
