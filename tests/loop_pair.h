@@ -96,7 +96,7 @@ static __attribute__((unused)) void pair_open(pair_t *pair, const tc_context_par
     pair_open_with(pair, params, NULL, NULL);
 }
 
-static void pair_close(pair_t *pair)
+static __attribute__((unused)) void pair_close(pair_t *pair)
 {
     int i;
 
