@@ -284,7 +284,7 @@ history:
 # baseline of its key, results/baseline/cost/<key>/ (exit 1 naming each point
 # that differs, 2 where the key has no baseline); cost-baseline records that
 # baseline (commit it, saying why the counts moved).
-COST_FLAGS ?= -N 0 -n 2000 -j indirect_put,server_sum -m local,injected -s 8,64,1024,4096
+COST_FLAGS ?= --sweep ci
 cost-host: all
 	TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh $(COST_FLAGS) \
 	    -o results/cost-hosts/$$(scripts/platform-id.sh) \

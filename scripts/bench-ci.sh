@@ -14,13 +14,16 @@
 #                 indirect_put jam spins N extra loop iterations per message
 #                 (a real, slower jam) and measure with it. Never for a baseline.
 #   --no-cost     no instruction counts (tc-ab's blocks: their time only)
-#   --against ROOT  then compare with ROOT/<platform-id>/ (scripts/tc-compare
-#                 OUT_DIR-as-NEW, with --compare-flags; its exit status: 0 no
-#                 regression, 1 regression, 2 nothing compared). Where ROOT has
-#                 no baseline for this platform nothing is compared: one line
-#                 says so and what to run, exit 2, and nothing is recorded
-#                 unless --record asks for it (then the sweep is recorded
-#                 there, refused on a busy machine as --baseline is, exit 2)
+#   --against ROOT  then compare (scripts/tc-compare, with --compare-flags;
+#                 its exit status: 0 no regression, 1 regression, 2 nothing
+#                 compared): the counts with ROOT/cost/<key>/cost.csv, the
+#                 committed baseline of this build's key, which serves every
+#                 host (they gate even with --report-only, which is for the
+#                 timings), and the timings with ROOT/<platform-id>/ where this
+#                 platform has one. Where ROOT has neither nothing is compared:
+#                 one line says so and what to run, exit 2. A missing timing
+#                 baseline is recorded only where --record asks for it (refused
+#                 on a busy machine as --baseline is)
 #   --baseline    the sweep is meant as a baseline: refuse to start while the
 #                 machine is busy (1-minute load average above half its cores;
 #                 TC_BASELINE_ANY_LOAD=1 overrides; TC_LOADAVG=X judges X
@@ -51,7 +54,7 @@ while [ $# -gt 0 ]; do
         --baseline) baseline=1; shift ;;
         --record) record=1; shift ;;
         --no-cost) cost=; shift ;;
-        -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-ci.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -72,16 +75,26 @@ busy() {
 }
 # nothing compared (exit 2): one line, why and what to run
 nothing() { echo "bench-ci: nothing compared: $*" >&2; exit 2; }
-mine= known=
+mine= known= cost_base=
 if [ -n "$against" ]; then
     mine=$against/$platform_id
-    known=$(cd "$against" 2>/dev/null && ls -d -- */ 2>/dev/null | tr -d / | tr '\n' ' ') || known=""
+    known=$(cd "$against" 2>/dev/null && ls -d -- */ 2>/dev/null | grep -vx 'cost/' | tr -d / | tr '\n' ' ') || known=""
+    # the counts' baseline: one per key (architecture, compiler, C library,
+    # UCX), whatever the host
+    if [ -n "$cost" ]; then
+        cost_key=$(TC_BUILD=${TC_BUILD:-$top/build} "$top/scripts/bench-cost.sh" --key 2>/dev/null || true)
+        [ -z "$cost_key" ] || cost_base=$against/cost/$cost_key
+    fi
 fi
 no_baseline="no baseline for platform $platform_id (scripts/platform-id.sh, or TC_PLATFORM_ID) in $against/ (it has: ${known:-none})"
-if [ -n "$mine" ] && [ ! -f "$mine/ci.csv" ]; then
-    [ -z "$slow" ] || nothing "$no_baseline to hold the slow jam against (make bench-ci-baseline on an idle machine first)"
-    [ -n "$record" ] || nothing "$no_baseline; record one on an idle machine (make bench-ci-baseline, or make bench-ci RECORD=1)" \
-        "or name a platform that has one (TC_PLATFORM_ID=ID)"
+have_counts_base() { [ -n "$cost_base" ] && [ -f "$cost_base/cost.csv" ]; }
+if [ -n "$mine" ] && [ ! -f "$mine/ci.csv" ] && ! have_counts_base; then
+    no_counts="nor counts for key ${cost_key:-unknown} in ${cost_base:-$against/cost/KEY}/ (make cost-baseline)"
+    [ -z "$slow" ] || nothing "$no_baseline, $no_counts, to hold the slow jam against"
+    [ -n "$record" ] || nothing "$no_baseline, $no_counts; record one on an idle machine (make bench-ci-baseline," \
+        "or make bench-ci RECORD=1) or name a platform that has one (TC_PLATFORM_ID=ID)"
+fi
+if [ -n "$record" ] && [ -n "$mine" ] && [ ! -f "$mine/ci.csv" ]; then
     why=$(busy)
     [ -z "$why" ] || nothing "$no_baseline, and --record refused: $why"
 fi
@@ -126,10 +139,11 @@ done
 end=$(date +%s.%N)
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "")
 
-# The same jams' own instructions and simulated cycles per message (tc-cost
-# under callgrind, pinned): the figures of the sweep no placement, neighbour
-# or host of the key moves, so a change of the data path shows in them even
-# where the latencies drift more than it.
+# The framework's own instructions and simulated cycles per message (tc-cost
+# under callgrind, pinned; bench-cost.sh's CI sweep: these jams and noop,
+# local, injected and cached): the figures no placement, neighbour or host
+# of the key moves, so a change of the data path shows in them even where
+# the latencies drift more than it.
 cost_note=
 rm -f "$out/cost.csv" "$out/cost-meta.json"
 cost_rc=0
@@ -139,8 +153,7 @@ if [ -z "$cost" ]; then
     echo "bench-cost.sh: unsupported: not asked for (--no-cost)" >"$tmp/cost.log"
 else
     TC_PKG=${pkgopt[1]:+${pkgopt[1]}/libtc_bench.so} TC_BUILD=${TC_BUILD:-$top/build} \
-        "$top/scripts/bench-cost.sh" -o "$tmp/cost" -N 0 -n 2000 \
-        -j "${jams// /,}" -m "$modes" -s "$sizes" >"$tmp/cost.log" 2>&1 || cost_rc=$?
+        "$top/scripts/bench-cost.sh" -o "$tmp/cost" --sweep ci >"$tmp/cost.log" 2>&1 || cost_rc=$?
 fi
 cost_end=$(date +%s.%N)
 if [ "$cost_rc" = 0 ]; then
@@ -215,9 +228,30 @@ print("bench-ci: %d points, %d rows in %.1f s -> %s/ci.csv" % (npoints, len(rows
 PY
 
 [ -n "$against" ] || exit 0
-if [ -f "$mine/ci.csv" ]; then
+# The counts against the key's committed baseline (they gate wherever
+# they were counted), the timings against this platform's (where it has
+# one); tc-compare gives the one verdict.
+cost_args=()
+if [ -f "$out/cost.csv" ] && have_counts_base; then
+    cost_args=(--cost-base "$cost_base")
+elif have_counts_base; then
+    echo "bench-ci: the counts were not compared with $cost_base/: ${cost_note:-none counted}" >&2
+fi
+if [ ! -f "$mine/ci.csv" ] && [ ${#cost_args[@]} -gt 0 ] && [ -z "$record" ]; then
+    echo "bench-ci: timings not compared: $no_baseline (make bench-ci-baseline on an idle machine gates them" \
+         "here); the counts decide, against $cost_base/" >&2
+fi
+if [ -f "$mine/ci.csv" ] || [ ${#cost_args[@]} -gt 0 ]; then
+    rc=0
     # shellcheck disable=SC2086 # FLAGS are tc-compare options, split on purpose
-    exec "$top/scripts/tc-compare" "$mine" "$out" $compare_flags
+    "$top/scripts/tc-compare" "$mine" "$out" "${cost_args[@]}" $compare_flags || rc=$?
+    [ -z "$record" ] || [ -f "$mine/ci.csv" ] || {
+        mkdir -p "$mine"
+        cp "$out/ci.csv" "$out/meta.json" "$mine/"
+        echo "bench-ci: recorded this sweep as $mine/ (--record, load average $load0 -> $load1): commit it" \
+             "to gate later timings on this machine" >&2
+    }
+    exit "$rc"
 fi
 # --record (checked above): this sweep becomes the platform's baseline
 mkdir -p "$mine"

@@ -11,11 +11,15 @@
 # OUT/cost-meta.json (the key, the versions, the pins, the cycle formula).
 #
 # usage: scripts/bench-cost.sh [-o OUT] [-n ITERS] [-N ITERS] [-j JAMS] [-m MODES] [-s SIZES]
-#                              [--unpinned] [--same-as DIR] [--key]
+#                              [--sweep ci] [--unpinned] [--same-as DIR] [--key]
 #   -o OUT    default results/<platform>/cost
 #   -n ITERS  round trips per point under callgrind (default 20000)
 #   -N ITERS  round trips per point natively (default 1000000; 0: skip)
 #   -j, -m, -s  tc-cost's (default noop,server_sum; local,injected,cached; 8,64,1024)
+#   --sweep ci  the points CI holds (make bench-ci, make cost-baseline,
+#             make cost-host, make history): noop, indirect_put and
+#             server_sum; local, injected and cached; 8, 64, 1024 and 4096
+#             bytes; 2000 round trips, no native run
 #   --unpinned  keep the caller's environment and this host's choices (C
 #             library routines, CPU vendor, UCX transports): to show what the
 #             pins remove. Never for a baseline.
@@ -40,7 +44,11 @@ while [ $# -gt 0 ]; do
         --unpinned) pinned=""; shift ;;
         --same-as) same_as=$2; shift 2 ;;
         --key) print_key=1; shift ;;
-        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --sweep)
+            [ "$2" = ci ] || { echo "bench-cost.sh: unknown sweep $2 (ci)" >&2; exit 2; }
+            jams=noop,indirect_put,server_sum modes=local,injected,cached sizes=8,64,1024,4096
+            iters=2000 native=0; shift 2 ;;
+        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-cost.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done

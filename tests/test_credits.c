@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "twochains.h"
@@ -50,6 +51,21 @@ static void test_million_in_order_small_ring(void **unused)
     pair_close(&pair);
 }
 
+typedef struct blocked_send {
+    tc_peer_t  *peer;
+    tc_jam_t   *jam;
+    uint64_t    value;
+    tc_status_t status;
+} blocked_send_t;
+
+static void *blocked_send_thread(void *arg)
+{
+    blocked_send_t *b = arg;
+
+    b->status = tc_jam_send(b->peer, b->jam, &b->value, sizeof(b->value), NULL);
+    return NULL;
+}
+
 /* A full ring blocks the sender until the receiver frees slots; nothing is
  * overwritten (the seq jam would count a skipped frame). */
 static void test_full_ring_blocks_sender(void **unused)
@@ -58,8 +74,9 @@ static void test_full_ring_blocks_sender(void **unused)
     tc_context_params_t params;
     tc_peer_stats_t stats;
     tc_bench_state_t *st;
+    blocked_send_t blocked;
     server_arg_t server;
-    pthread_t thread;
+    pthread_t thread, sender;
     tc_jam_t jam;
     pair_t pair;
     uint64_t i;
@@ -80,12 +97,21 @@ static void test_full_ring_blocks_sender(void **unused)
     assert_int_equal(tc_jam_try_send(pair.s[1].peer, &jam, &i, sizeof(i), NULL),
                      TC_ERR_NO_RESOURCE);
 
-    /* the next send waits for the receiver: it returns once a slot came back */
+    /* the next send waits for the receiver: it is made before anyone serves
+     * (so it must find the ring full, however the threads are scheduled),
+     * and returns once the receiver started and a slot came back */
+    blocked = (blocked_send_t){pair.s[1].peer, &jam, i, TC_ERR_PROTOCOL};
+    assert_int_equal(pthread_create(&sender, NULL, blocked_send_thread, &blocked), 0);
+    do {
+        sched_yield();
+        tc_peer_stats(pair.s[1].peer, &stats);
+    } while (stats.credit_waits == 0);
     server = (server_arg_t){&pair.s[0], n, 0, TC_OK};
     assert_int_equal(pthread_create(&thread, NULL, server_thread, &server), 0);
-    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), NULL), TC_OK);
+    pthread_join(sender, NULL);
+    assert_int_equal(blocked.status, TC_OK);
     tc_peer_stats(pair.s[1].peer, &stats);
-    assert_true(stats.credit_waits >= 1);
+    assert_int_equal(stats.credit_waits, 1);
     assert_true(pair.s[1].peer->tx_acked >= 1); /* the receiver consumed one first */
     for (++i; i < n; ++i) {
         assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, &i, sizeof(i), NULL), TC_OK);

@@ -76,6 +76,10 @@ assert any(p.startswith("GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX,-AVX2") for p in m
 assert meta["key"].startswith(meta["arch"] + "-") and "-ucx" in meta["key"], meta["key"]
 assert "--cache-sim=yes" in meta["valgrind_args"] and "--D1=32768,8,64" in meta["valgrind_args"]
 PY
+# one key, whichever tool names it: bench-cost.sh from the build (the
+# baseline's folder), tc-key for make history and tc-bisect
+k1=$(TC_BUILD=$TC_BUILD "$top/scripts/bench-cost.sh" --key) k2=$("$top/scripts/tc-key")
+[ "$k1" = "$k2" ] || fail "bench-cost.sh --key says $k1, scripts/tc-key $k2"
 # the same numbers twice, even where the caller's environment asks for
 # another vendor's thresholds, a C library without AVX2 and TCP
 hostile=(TC_CPU_TUNE=amd GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2 UCX_TLS=sysv)

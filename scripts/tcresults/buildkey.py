@@ -1,5 +1,7 @@
 """The key of a deterministic count: the architecture, compiler, C library
-and UCX it was counted with, e.g. x86_64-gcc12.2.0-glibc2.36-ucx1.13.1.
+and UCX it was counted with, e.g. x86_64-gcc12-glibc2.36-ucx1.13.1 (the
+compiler by its major version, as scripts/bench-cost.sh --key names it from
+the build's own .comment: the two must agree, tests/test_tc_cost.sh holds them).
 
 Instruction and cycle counts under callgrind do not depend on the host's
 speed or neighbours, only on the code run: the tree, and what builds and
@@ -29,13 +31,13 @@ def arch():
 
 
 def compiler(cc=None):
-    """the compiler's name and full version (gcc12.2.0, clang14.0.6): $CC, the
+    """the compiler's name and major version (gcc12, clang14): $CC, the
     Makefile's default gcc"""
     cc = (cc or os.environ.get("CC") or "gcc").split()[0]
     ver = run([cc, "-dumpfullversion"]).strip() or run([cc, "-dumpversion"]).strip()
     name = "clang" if "clang" in os.path.basename(cc) else os.path.basename(cc)
     name = re.sub(r"^.*-(gcc|clang)$", r"\1", re.sub(r"-[0-9.]+$", "", name))
-    return "%s%s" % (name, ver or "-unknown")
+    return "%s%s" % (name, ver.split(".")[0] if ver else "-unknown")
 
 
 def libc():

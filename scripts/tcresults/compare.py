@@ -199,18 +199,45 @@ def pairs(base, new, only):
 
 
 COST_KEY = ("jam", "mode", "payload_bytes")
+# The counts held, each against the threshold on its own: a change that
+# moves work from the send to the receive path, or that keeps the
+# instructions and misses the cache, shows in one of them.
+COST_METRICS = [("instructions", "instructions_per_msg"), ("send instructions", "send_instructions_per_msg"),
+                ("recv instructions", "recv_instructions_per_msg"), ("cycles", "cycles_per_msg")]
 
 
 def cost_rows(path):
-    """{(jam, mode, payload): instructions per message} of a cost.csv"""
-    return {tuple(r[k] for k in COST_KEY): float(r["instructions_per_msg"])
-            for r in schema.read(path).rows if num(r.get("instructions_per_msg")) is not None}
+    """{(jam, mode, payload): {metric: count per message}} of a cost.csv
+    (a point without its instructions is left out)"""
+    out = {}
+    for r in schema.read(path).rows:
+        vals = {m: num(r.get(col)) for m, col in COST_METRICS}
+        if vals["instructions"] is not None:
+            out[tuple(r[k] for k in COST_KEY)] = vals
+    return out
+
+
+def cost_verdict(b, n, threshold):
+    """(instructions ratio, 'ok' or 'REGRESSION: instructions +5.0%, ...')
+    of one point's counts"""
+    lim = 1 + threshold / 100.0
+    worse = []
+    for m, _ in COST_METRICS:
+        if b.get(m) and n.get(m) is not None and n[m] / b[m] > lim:
+            worse.append("%s %+.1f%%" % (m, (n[m] / b[m] - 1) * 100))
+    r = n["instructions"] / b["instructions"] if b["instructions"] > 0 else None
+    return r, ("REGRESSION: " + ", ".join(worse)) if worse else "ok"
+
+
+def cost_ratio(b, n, m):
+    return fmt_ratio(n[m] / b[m] if b.get(m) and n.get(m) is not None else None)
 
 
 def compare_cost(base, new, threshold):
-    """The instruction counts of BASE and NEW (cost.csv in both folders):
-    (the table's markdown lines, [(key, base, new, ratio, verdict)]); the
-    lines say why where one side has none; ([], []) where neither has"""
+    """The counts of BASE and NEW (cost.csv in both folders): (the table's
+    markdown lines, [(key, base instructions, new instructions, ratio,
+    verdict)]); the lines say why where one side has none; ([], []) where
+    neither has"""
     paths = [os.path.join(d, COST_FILE) if os.path.isdir(d) else "" for d in (base, new)]
     have = [bool(p) and os.path.exists(p) for p in paths]
     if not any(have):
@@ -219,22 +246,26 @@ def compare_cost(base, new, threshold):
         return ["", "## instructions per message", "",
                 "%s only in %s: not compared" % (COST_FILE, "BASE" if have[0] else "NEW"), ""], []
     side = [cost_rows(p) for p in paths]
-    lim = 1 + threshold / 100.0
     lines = ["", "## instructions per message", "",
-             "tc-cost under callgrind (scripts/bench-cost.sh): a send and the run of it, per message; "
-             "more than %g%% more instructions is a regression (--ir-threshold)" % threshold, "",
-             "| jam | mode | payload_bytes | base | new | ratio | verdict |", "|---|---|---:|---:|---:|---:|---|"]
+             "tc-cost under callgrind (scripts/bench-cost.sh): a send and the run of it, per message, "
+             "against %s; a point whose instructions, send or receive instructions or simulated "
+             "cycles are more than %g%% above it regresses (--ir-threshold)" % (paths[0], threshold), "",
+             "| jam | mode | payload_bytes | base | new | ratio | send | recv | cycles | verdict |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     points = []
     for k in sorted(set(side[0]) | set(side[1]), key=lambda k: (k[0], k[1], int(k[2]))):
         if k not in side[0] or k not in side[1]:
-            lines.append("| %s | %s | %s | %s | %s | - | only in %s |" % (
-                k + (side[0].get(k, "-"), side[1].get(k, "-"), "BASE" if k in side[0] else "NEW")))
+            only = side[0].get(k) or side[1].get(k)
+            lines.append("| %s | %s | %s | %s | %s | - | - | - | - | only in %s |" % (
+                k + (("%.1f" % only["instructions"]) if k in side[0] else "-",
+                     ("%.1f" % only["instructions"]) if k in side[1] else "-", "BASE" if k in side[0] else "NEW")))
             continue
         b, n = side[0][k], side[1][k]
-        r = n / b if b > 0 else None
-        v = "ok" if r is None or r <= lim else "REGRESSION: instructions %+.1f%%" % ((r - 1) * 100)
-        points.append((k, b, n, r, v))
-        lines.append("| %s | %s | %s | %.1f | %.1f | %s | %s |" % (k + (b, n, fmt_ratio(r), v)))
+        r, v = cost_verdict(b, n, threshold)
+        points.append((k, b["instructions"], n["instructions"], r, v))
+        lines.append("| %s | %s | %s | %.1f | %.1f | %s | %s | %s | %s | %s |" % (
+            k + (b["instructions"], n["instructions"], fmt_ratio(r), cost_ratio(b, n, "send instructions"),
+                 cost_ratio(b, n, "recv instructions"), cost_ratio(b, n, "cycles"), v)))
     return lines + [""], points
 
 
@@ -272,7 +303,14 @@ def parse_args(argv=None):
     ap.add_argument("--threshold", type=float, default=10.0, metavar="PCT",
                     help="regression threshold in percent (default 10)")
     ap.add_argument("--report-only", action="store_true",
-                    help="print the table and exit 0 whatever it shows (unless --fail-factor)")
+                    help="the timings: print the table and exit 0 whatever it shows (unless --fail-factor); "
+                         "the counts (cost.csv) still gate")
+    ap.add_argument("--counts-report-only", action="store_true",
+                    help="the counts too: list them, never fail on them")
+    ap.add_argument("--cost-base", metavar="DIR",
+                    help="hold NEW's cost.csv against DIR/cost.csv (default BASE's): the committed baseline of "
+                         "the build's key, results/baseline/cost/KEY/; where BASE has no timings to compare, "
+                         "the counts alone decide")
     ap.add_argument("--fail-factor", type=float, default=None, metavar="F",
                     help="with --report-only: still fail when a gated point is worse by more than F")
     ap.add_argument("--gate", choices=["interval", "median"], default="interval",
@@ -287,7 +325,8 @@ def parse_args(argv=None):
     ap.add_argument("--experiment", action="append", default=[], metavar="NAME",
                     help="compare only this experiment (repeatable)")
     ap.add_argument("--ir-threshold", type=float, default=3.0, metavar="PCT",
-                    help="instructions per message (cost.csv) more than PCT%% above BASE regress (default 3)")
+                    help="counts per message (cost.csv: instructions, send and receive instructions, simulated "
+                         "cycles) more than PCT%% above BASE's regress (default 3)")
     ap.add_argument("--all", action="store_true", help="list every point, not only gated ones and regressions")
     verdict.add_args(ap)
     a = ap.parse_args(argv)
@@ -469,9 +508,11 @@ def make_verdict(a, results, cost_points, hard):
         status = ("regression" if word.startswith("REGRESSION") else "noise" if word.startswith("noise")
                   else "ok")
         v.add(exp, point_name(key, shown[exp]), status, word.split(": ", 1)[1] if status != "ok" else "")
+    v.thresholds[COST_FILE[:-4]] = " past the %g%% threshold on the counts" % a.ir_threshold
     for k, b, n, r, word in cost_points:
         v.add(COST_FILE[:-4], "%s %s %s B" % k, "regression" if word != "ok" else "ok",
-              "%s (%.1f -> %.1f instructions a message)" % (word.split(": ", 1)[1], b, n) if word != "ok" else "")
+              "%s (%.1f -> %.1f instructions a message)" % (word.split(": ", 1)[1], b, n) if word != "ok" else "",
+              gates=not a.counts_report_only)
     if a.report_only and hard:
         v.forced = (verdict.REGRESSION, "FAIL: %d gated metric(s) worse than %.2fx (report-only limit)"
                     % (len(hard), a.fail_factor))
@@ -479,12 +520,21 @@ def make_verdict(a, results, cost_points, hard):
 
 
 def closing(a, v, results, noisy, hard):
-    """the closing lines: the counts, then the verdict's headline"""
+    """the closing lines: what was compared, then the verdict's headline"""
     ngate = sum(1 for r in results if r[2] == "gate")
     flim = a.fail_factor
-    print("\n%d points compared (%d gated), %d regressed past %g%%, %d moved past it within the rounds' "
-          "spread (noise)%s" % (len(results), ngate, len(v.regressions()), a.threshold, len(noisy),
-                                ", %d worse than %.2fx" % (len(hard), flim) if flim else ""))
+    timed = [c for c in v.regressions() if c["suite"] != COST_FILE[:-4]]
+    counted = [c for c in v.cases if c["suite"] == COST_FILE[:-4]]
+    print("")
+    if results:
+        print("%d points compared (%d gated), %d regressed past %g%%, %d moved past it within the rounds' "
+              "spread (noise)%s%s" % (len(results), ngate, len(timed), a.threshold, len(noisy),
+                                      ", %d worse than %.2fx" % (len(hard), flim) if flim else "",
+                                      " (timings: report only)" if a.report_only else ""))
+    if counted:
+        print("%d points counted, %d regressed past %g%% on the counts%s" % (
+            len(counted), sum(1 for c in counted if c["status"] == "regression"), a.ir_threshold,
+            " (report only)" if a.counts_report_only else ""))
     print(v.headline())
 
 
@@ -498,26 +548,32 @@ def nothing(a, why):
 
 def main(argv=None):
     a = parse_args(argv)
+    cost_lines, cost_points = compare_cost(a.cost_base or a.base, a.new, a.ir_threshold)
+    if a.cost_base and not os.path.exists(os.path.join(a.cost_base, COST_FILE)):
+        return nothing(a, "no %s in %s (--cost-base)" % (COST_FILE, a.cost_base))
     why = missing(a.base, a.new)
-    if why:
-        return nothing(a, why)
-    bm, nm = schema.load_meta(a.base), schema.load_meta(a.new)
     results, unmatched = [], []
-    for bpath, npath in pairs(a.base, a.new, set(a.experiment)):
-        res, un = match_file(bpath, npath, a, bm, nm)
-        results += res
-        unmatched += un
-    if not results:
-        return nothing(a, "no common rows between %s and %s" % (a.base, a.new))
-    regress, hard, noisy = judge(results, a)
-    cost_lines, cost_points = compare_cost(a.base, a.new, a.ir_threshold)
+    if not why:
+        bm, nm = schema.load_meta(a.base), schema.load_meta(a.new)
+        for bpath, npath in pairs(a.base, a.new, set(a.experiment)):
+            res, un = match_file(bpath, npath, a, bm, nm)
+            results += res
+            unmatched += un
+        if not results:
+            why = "no common rows between %s and %s" % (a.base, a.new)
+    if why and not (a.cost_base and cost_points):
+        return nothing(a, why)
+    regress, hard, noisy = judge(results, a) if results else ([], [], [])
     v = make_verdict(a, results, cost_points, hard)
     print("# tc-compare: %s\n" % v.headline())
     if v.regressions():
         print("\n".join(v.summary()[2:]) + "\n")
-    print_header(a, bm, nm)
-    print_tables(results, a.all)
-    print_drift(results, unmatched)
+    if why:
+        print("timings: not compared: %s (the counts alone decide)" % why)
+    else:
+        print_header(a, bm, nm)
+        print_tables(results, a.all)
+        print_drift(results, unmatched)
     if cost_lines:
         print("\n".join(cost_lines))
     closing(a, v, results, noisy, hard)

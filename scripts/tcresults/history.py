@@ -8,8 +8,8 @@ Each of the last N commits up to REV (default HEAD; its first-parent line,
 as the branch was merged, unless --all-parents) that results/history/<key>/
 history.csv does not hold yet is checked out in a worktree under build/,
 built from scratch (tc-cost and the bench package) and counted by
-scripts/bench-cost.sh -N 0 over bench-ci's points (indirect_put and
-server_sum, local and injected, 8 B - 4 KiB): instructions per message, and
+scripts/bench-cost.sh --sweep ci, bench-ci's points (noop, indirect_put and
+server_sum; local, injected and cached; 8 B - 4 KiB): instructions per message, and
 every other count cost.csv carries (simulated cycles, send and receive
 paths apart) and the frame size. A commit that does not build, or whose
 tc-cost cannot count, is recorded as such (and not tried again). <key> is
@@ -47,9 +47,9 @@ import time
 from . import buildkey, cli, gitwork, gnuplot, paths, verdict
 from .schema import num
 
-# bench-ci's cost points (scripts/bench-ci.sh): the counts the gate and the
-# history hold
-JAMS, MODES, SIZES, ITERS = "indirect_put,server_sum", "local,injected", "8,64,1024,4096", 2000
+# bench-cost.sh's CI sweep (--sweep ci, as make bench-ci counts): the counts
+# the gate and the history hold
+SWEEP = "ci"
 # cost.csv columns that name the point, and those that are no count
 POINT_COLS = ("jam", "mode", "payload_bytes")
 NOT_COUNTS = {"messages", "ns_per_msg"}
@@ -69,7 +69,7 @@ def counter_id():
     h = hashlib.sha1()
     with open(os.path.join(paths.SCRIPTS, "bench-cost.sh"), "rb") as f:
         h.update(f.read())
-    h.update(("%s|%s|%s|%d" % (JAMS, MODES, SIZES, ITERS)).encode())
+    h.update(("sweep %s" % SWEEP).encode())
     return h.hexdigest()[:10]
 
 
@@ -134,8 +134,7 @@ def count(build_dir, log):
         env = dict(gitwork.clean_env(), TC_BUILD=build_dir)
         env.pop("TC_PKG", None)
         with open(log, "a") as f:
-            r = subprocess.run([os.path.join(paths.SCRIPTS, "bench-cost.sh"), "-o", tmp, "-N", "0",
-                                "-n", str(ITERS), "-j", JAMS, "-m", MODES, "-s", SIZES],
+            r = subprocess.run([os.path.join(paths.SCRIPTS, "bench-cost.sh"), "-o", tmp, "--sweep", SWEEP],
                                stdout=f, stderr=subprocess.STDOUT, env=env)
         p = os.path.join(tmp, "cost.csv")
         if r.returncode != 0 or not os.path.exists(p):

@@ -23,16 +23,20 @@ class Verdict:
     def __init__(self, tool, gating=True):
         self.tool = tool
         self.gating = gating        # False: report only, a regression does not fail
-        self.cases = []             # {"suite", "name", "status", "message"}
+        self.cases = []             # {"suite", "name", "status", "message", "gates"}
         self.reason = None          # nothing compared: why, and what to run
         self.forced = None          # (status, line): e.g. past --fail-factor in report mode
         self.what = "point(s)"      # what a case is, for the headline
         self.threshold = ""         # e.g. " past the 10% threshold", for the headline
+        self.thresholds = {}        # suite: its own threshold text, where it has one
 
-    def add(self, suite, name, status, message=""):
+    def add(self, suite, name, status, message="", gates=None):
+        """gates: whether this case's regression fails the run (None: as the
+        verdict's gating; True: even in report-only mode, as the counts do)"""
         if status not in STATUSES:
             raise ValueError("verdict: unknown status %r" % status)
-        self.cases.append({"suite": suite, "name": name, "status": status, "message": message})
+        self.cases.append({"suite": suite, "name": name, "status": status, "message": message,
+                           "gates": self.gating if gates is None else bool(gates)})
 
     def nothing(self, why, run):
         """nothing was compared: why, and the command that gives something to compare"""
@@ -41,27 +45,42 @@ class Verdict:
     def regressions(self):
         return [c for c in self.cases if c["status"] == "regression"]
 
+    def gating_regressions(self):
+        """the regressions that fail the run"""
+        return [c for c in self.regressions() if c["gates"]]
+
     def status(self):
         if self.reason is not None or not self.cases:
             return NOTHING
         if self.forced is not None:
             return self.forced[0]
-        return REGRESSION if self.gating and self.regressions() else OK
+        return REGRESSION if self.gating_regressions() else OK
+
+    def counted(self, cases):
+        """'2 point(s) regressed past the 10% threshold', per threshold"""
+        by = {}
+        for c in cases:
+            t = self.thresholds.get(c["suite"], self.threshold)
+            by[t] = by.get(t, 0) + 1
+        return ", ".join("%d %s regressed%s" % (n, self.what, t) for t, n in by.items())
 
     def headline(self):
         """one line: the verdict and what it counted, the same count in
         either mode ('FAIL: 2 point(s) regressed past the 10% threshold',
         'PASS (report only: 2 point(s) regressed past the 10% threshold, not
-        gating)')"""
+        gating'); where some cases gate and others report (the counts and
+        the timings of tc-compare --report-only), both are said"""
         if self.status() == NOTHING:
             return self.reason or "%s: nothing compared" % self.tool
         if self.forced is not None:
             return self.forced[1]
-        n = len(self.regressions())
-        counted = "%d %s regressed%s" % (n, self.what, self.threshold)
-        if not self.gating:
-            return "PASS (report only%s)" % (": %s, not gating" % counted if n else "")
-        return "FAIL: %s" % counted if n else "PASS"
+        gate = self.gating_regressions()
+        report = [c for c in self.regressions() if not c["gates"]]
+        more = (" (report only: %s, not gating)" % self.counted(report) if report
+                else " (report only)" if not self.gating and not gate else "")
+        if gate:
+            return "FAIL: %s%s" % (self.counted(gate), more)
+        return "PASS%s" % more
 
     def summary(self):
         """the markdown lines a pull-request comment starts with: the
@@ -77,14 +96,14 @@ class Verdict:
         st = self.status()
         return {"tool": self.tool, "status": ["pass", "regression", "nothing-compared"][st], "exit": st,
                 "gating": self.gating, "headline": self.headline(), "reason": self.reason,
-                "regressions": len(self.regressions()), "cases": self.cases}
+                "regressions": len(self.regressions()),
+                "gating_regressions": len(self.gating_regressions()), "cases": self.cases}
 
     def junit(self):
         """JUnit XML: a testsuite per suite, a testcase per point, a failure
-        for a regression (a skipped testcase, why, when nothing was compared)"""
-        regs = self.regressions()
+        for a regression that gates (a skipped testcase, why, when nothing was compared)"""
         top = ET.Element("testsuites", name=self.tool, tests=str(max(1, len(self.cases))),
-                         failures=str(len(regs) if self.gating else 0))
+                         failures=str(len(self.gating_regressions())))
         if self.status() == NOTHING:
             s = ET.SubElement(top, "testsuite", name=self.tool, tests="1", failures="0", skipped="1")
             tc = ET.SubElement(s, "testcase", classname=self.tool, name="comparison")
@@ -95,15 +114,15 @@ class Verdict:
                 suites.append(c["suite"])
         for name in suites:
             cs = [c for c in self.cases if c["suite"] == name]
-            nf = sum(1 for c in cs if c["status"] == "regression") if self.gating else 0
+            nf = sum(1 for c in cs if c["status"] == "regression" and c["gates"])
             s = ET.SubElement(top, "testsuite", name="%s.%s" % (self.tool, name), tests=str(len(cs)),
                               failures=str(nf), skipped="0")
             for c in cs:
                 tc = ET.SubElement(s, "testcase", classname="%s.%s" % (self.tool, name), name=c["name"])
                 if c["status"] == "regression":
-                    ET.SubElement(tc, "failure" if self.gating else "system-out",
-                                  **({"message": c["message"], "type": "regression"} if self.gating else {})
-                                  ).text = c["message"] + ("" if self.gating else " (report only)")
+                    ET.SubElement(tc, "failure" if c["gates"] else "system-out",
+                                  **({"message": c["message"], "type": "regression"} if c["gates"] else {})
+                                  ).text = c["message"] + ("" if c["gates"] else " (report only)")
                 elif c["message"]:
                     ET.SubElement(tc, "system-out").text = "%s: %s" % (c["status"], c["message"])
         ET.indent(top)

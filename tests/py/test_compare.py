@@ -284,13 +284,63 @@ class Compare(Case):
         self.write("b/ci.csv", open(os.path.join(BASE, "ci.csv")).read())
         rc, out, _ = self.cmp(a, b)
         self.assertEqual(rc, 1)
-        self.assertIn("| noop | local | 64 | 200.0 | 210.0 | 1.050 | REGRESSION: instructions +5.0% |", out)
+        self.assertIn("| noop | local | 64 | 200.0 | 210.0 | 1.050 | - | - | - | REGRESSION: instructions +5.0% |", out)
         self.assertIn("only in BASE |", out)
         self.assertEqual(self.cmp(a, b, "--ir-threshold", "6")[0], 0)
+        # the timings' report mode leaves the counts gating
+        rc, out, _ = self.cmp(a, b, "--report-only")
+        self.assertEqual(rc, 1)
+        self.assertIn("\nFAIL: 1 point(s) regressed past the 3% threshold on the counts\n", out)
+        rc, out, _ = self.cmp(a, b, "--report-only", "--counts-report-only")
+        self.assertEqual(rc, 0)
+        self.assertIn("PASS (report only: 1 point(s) regressed past the 3% threshold on the counts, not gating)", out)
         os.remove(os.path.join(b, "cost.csv"))
         rc, out, _ = self.cmp(a, b)
         self.assertEqual(rc, 0)
         self.assertIn("cost.csv only in BASE: not compared", out)
+
+    def test_cost_send_recv_and_cycles_each_gate(self):
+        head = ("jam,mode,payload_bytes,instructions_per_msg,send_instructions_per_msg,"
+                "recv_instructions_per_msg,cycles_per_msg")
+        a = os.path.dirname(self.write("ca/cost.csv", csv_text(head, "noop,local,8,300,150,150,500")))
+        # the same total, work moved from send to receive: the receive path regresses
+        moved = os.path.dirname(self.write("cm/cost.csv", csv_text(head, "noop,local,8,300,100,200,500")))
+        rc, out, _ = self.cmp(a, moved, "--cost-base", a)
+        self.assertEqual(rc, 1)
+        self.assertIn("REGRESSION: recv instructions +33.3%", out)
+        self.assertNotIn("send instructions +", out)
+        # the same instructions, the cache missed: the simulated cycles regress
+        missed = os.path.dirname(self.write("cc/cost.csv", csv_text(head, "noop,local,8,300,150,150,520")))
+        rc, out, _ = self.cmp(a, missed, "--cost-base", a)
+        self.assertEqual(rc, 1)
+        self.assertIn("| noop | local | 8 | 300.0 | 300.0 | 1.000 | 1.000 | 1.000 | 1.040 | REGRESSION: cycles +4.0% |",
+                      out)
+        # under the threshold: passes
+        near = os.path.dirname(self.write("cn/cost.csv", csv_text(head, "noop,local,8,308,154,154,514")))
+        self.assertEqual(self.cmp(a, near, "--cost-base", a)[0], 0)
+
+    def test_cost_base_alone_decides_where_no_timings(self):
+        # a runner with no timing baseline: the key's committed counts decide
+        cost = csv_text("jam,mode,payload_bytes,instructions_per_msg", "noop,local,8,100")
+        key = os.path.dirname(self.write("key/cost.csv", cost))
+        new = self.copy(BASE, "new")
+        self.write("new/cost.csv", cost)
+        rc, out, _ = self.cmp(self.path("no-such-platform"), new, "--cost-base", key, "--report-only")
+        self.assertEqual(rc, 0)
+        self.assertIn("timings: not compared: BASE", out)
+        self.assertIn("1 points counted, 0 regressed past 3% on the counts", out)
+        self.write("new/cost.csv", cost.replace(",100", ",150"))
+        rc, out, _ = self.cmp(self.path("no-such-platform"), new, "--cost-base", key, "--report-only",
+                              "--json", self.path("v.json"))
+        self.assertEqual(rc, 1)
+        v = json.load(open(self.path("v.json")))
+        self.assertEqual((v["exit"], v["gating"], v["gating_regressions"]), (1, False, 1))
+        # the key has no baseline: nothing compared, exit 2, saying where it looked
+        rc, out, _ = self.cmp(self.path("no-such-platform"), new, "--cost-base", self.path("nokey"))
+        self.assertEqual(rc, 2)
+        self.assertIn("no cost.csv in %s (--cost-base)" % self.path("nokey"), out)
+        # and without --cost-base a missing BASE is still nothing compared
+        self.assertEqual(self.cmp(self.path("no-such-platform"), new)[0], 2)
 
     def test_axis_columns_on_one_side(self):
         # NEW's meta.json adds an axis (stash) BASE lacks: matched on the common columns

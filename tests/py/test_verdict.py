@@ -44,6 +44,24 @@ class Verdict(Case):
         self.assertEqual(v.headline(), "tc-x: nothing compared: no baseline for platform p in results/baseline/ "
                                        "(make bench-ci-baseline)")
 
+    def test_cases_that_gate_in_report_mode(self):
+        # tc-compare --report-only: the timings report, the counts still gate
+        v = verdict.Verdict("tc-x", gating=False)
+        v.threshold = " past the 10% threshold"
+        v.thresholds["cost"] = " past the 3% threshold on the counts"
+        v.add("ci", "jam_lat noop local 8 B", "regression", "p50 +20%")
+        self.assertEqual(v.status(), verdict.OK)
+        v.add("cost", "noop local 8 B", "ok", gates=True)
+        self.assertEqual(v.status(), verdict.OK)
+        v.add("cost", "noop injected 8 B", "regression", "instructions +5.0%", gates=True)
+        self.assertEqual(v.status(), verdict.REGRESSION)
+        self.assertEqual(v.headline(), "FAIL: 1 point(s) regressed past the 3% threshold on the counts "
+                                       "(report only: 1 point(s) regressed past the 10% threshold, not gating)")
+        top = ET.fromstring(v.junit())
+        self.assertEqual(top.get("failures"), "1")
+        self.assertEqual(len(top.findall(".//failure")), 1)
+        self.assertEqual(json.loads(json.dumps(v.as_dict()))["gating_regressions"], 1)
+
     def test_summary_leads_with_the_regressions(self):
         self.assertEqual(self.made().summary(), ["**FAIL: 1 point(s) regressed past the 3% threshold**", "",
                                                  "- cost noop injected 8 B: instructions +5.0%"])
