@@ -15,9 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef TC_GIT_REV
-#define TC_GIT_REV "unknown"
-#endif
+#include "build_rev.h"
 #ifndef TC_CFLAGS
 #define TC_CFLAGS "unknown"
 #endif
@@ -130,7 +128,7 @@ void perf_print_header(const perf_run_t *run)
     snprintf(sig, sizeof(sig), "%s%s", tc_signal_str(tc_peer_signal(run->peer)),
              (o->signal == TC_SIGNAL_AUTO) ? " (auto)" : "");
     perf_box_rule(out);
-    perf_box(out, "tc-perf  host %-30s  rev %-10s  UCX %s", host, TC_GIT_REV, tc_ucx_version());
+    perf_box(out, "tc-perf  host %-30s  rev %-10s  UCX %s", host, tc_build_rev, tc_ucx_version());
     perf_box(out, "cpu        %s", cpu);
     perf_box(out, "topology   %s", topo);
     perf_box(out, "cores      %-20s  peer %s", cores, tc_peer_name(run->peer));
@@ -559,7 +557,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
             tc_frames_str((tc_frame_mode_t)o->frames),
             tc_progress_str((tc_progress_mode_t)o->progress), o->wx ? "true" : "false",
             tc_exec_str((tc_exec_policy_t)o->exec),
-            o->in_place ? "true" : "false", TC_GIT_REV);
+            o->in_place ? "true" : "false", tc_build_rev);
     perf_json_str(f, TC_CFLAGS);
     fprintf(f, ",\n  \"clock\": {\"source\": \"%s\", \"ns_per_tick\": %.6f, "
                "\"resolution_ns\": %.3f},\n",

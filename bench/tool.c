@@ -15,9 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef TC_GIT_REV
-#define TC_GIT_REV "unknown"
-#endif
+#include "build_rev.h"
 
 int tc_tool_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *val_p)
 {
@@ -98,7 +96,7 @@ int tc_tool_unsupported(const tc_tool_t *tool, const char *fmt, ...)
 
 int tc_tool_version(const tc_tool_t *tool)
 {
-    printf("%s (Two-Chains) rev %s, UCX %s\n", tool->name, TC_GIT_REV, tc_ucx_version());
+    printf("%s (Two-Chains) rev %s, UCX %s\n", tool->name, tc_build_rev, tc_ucx_version());
     return 0;
 }
 

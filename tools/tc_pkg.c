@@ -21,9 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifndef TC_GIT_REV
-#define TC_GIT_REV "unknown"
-#endif
+#include "build_rev.h"
 
 static void tc_pkg_synopsis(FILE *f)
 {
@@ -94,7 +92,7 @@ static int tc_pkg_version(void)
         *(void **)&ucx_version = dlsym(api, "tc_ucx_version");
         ucx = (ucx_version != NULL) ? ucx_version() : ucx;
     }
-    printf("tc-pkg (Two-Chains) rev %s, UCX %s\n", TC_GIT_REV, ucx);
+    printf("tc-pkg (Two-Chains) rev %s, UCX %s\n", tc_build_rev, ucx);
     /* api stays loaded until exit: UCX's constructors keep what they
      * allocate, which a sanitizer build reports as leaked once unloaded */
     return 0;
