@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# scripts/bench-ci.sh --against ROOT (what make bench-ci runs): baselines are
-# per platform; with none for this platform nothing is compared and nothing
-# recorded (exit 2, one line naming the platform and what to run); --record
-# records the sweep as one (refused on a busy machine, still exit 2: nothing
-# was compared); the next sweep is compared with it; another platform's
-# baseline is never used; --slow-jam never records one; instruction counts are
-# recorded and compared with the sweep where they can be.
+# scripts/bench-ci.sh --against ROOT (what make bench-ci runs): timing
+# baselines are per platform; with none for this platform, and no counts for
+# the build's key, nothing is compared and nothing recorded (exit 2, one line
+# naming what is missing and what to run); --record records the sweep as one
+# (refused on a busy machine, still exit 2: nothing was compared); the next
+# sweep is compared with it; another platform's baseline is never used;
+# --slow-jam never records one; instruction counts are recorded and compared
+# with the sweep where they can be, and gate even with --report-only; the
+# key's counts (ROOT/cost/<key>/) are compared on a platform with no timing
+# baseline, and decide.
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 command -v python3 >/dev/null || skip "python3 missing"
@@ -22,7 +25,7 @@ sweep() { # out extra-args...
 # no baseline: nothing compared, nothing recorded, exit 2 and one line
 sweep "$TMP/run0" --compare-flags --report-only; rc=$?
 [ "$rc" = 2 ] || { cat "$TMP/log"; fail "no baseline: exit $rc, expected 2 (nothing compared)"; }
-grep -q "^bench-ci: nothing compared: no baseline for platform test-platform-1 .*TC_PLATFORM_ID.* in $root/ (it has: some-other-platform ); record one on an idle machine (make bench-ci-baseline, or make bench-ci RECORD=1)" "$TMP/log" \
+grep -q "^bench-ci: nothing compared: no baseline for platform test-platform-1 .*TC_PLATFORM_ID.* in $root/ (it has: some-other-platform ), nor counts for key .* in $root/cost/.*/ (make cost-baseline); record one on an idle machine (make bench-ci-baseline, or make bench-ci RECORD=1)" "$TMP/log" \
     || { cat "$TMP/log"; fail "no baseline: no line saying why and what to run"; }
 [ ! -e "$root/test-platform-1" ] || fail "no baseline: a sweep was recorded without --record"
 # --record on a busy machine: refused before the sweep
@@ -54,11 +57,33 @@ if grep -q "bench-ci: no instruction counts: " "$TMP/log"; then
 else
     [ -s "$root/test-platform-1/cost.csv" ] || { cat "$TMP/log"; fail "baseline has no cost.csv and no reason"; }
     grep -q "^## instructions per message" "$TMP/log" || { cat "$TMP/log"; fail "instructions not compared"; }
-    sweep "$TMP/slow1" --slow-jam 50 --compare-flags --report-only || { cat "$TMP/log"; fail "slow sweep failed"; }
+    # the counts gate even where the timings only report
+    sweep "$TMP/slow1" --slow-jam 50 --compare-flags --report-only; rc=$?
+    [ "$rc" = 1 ] || { cat "$TMP/log"; fail "slowed jam, --report-only: exit $rc, expected 1 (the counts gate)"; }
     grep -Eq "^\| indirect_put \| local \| 8 \| .*REGRESSION: instructions \+" "$TMP/log" ||
         { cat "$TMP/log"; fail "slowed jam: no instruction regression"; }
     grep -Eq "^\| server_sum \| local \| 8 \| .* \| ok \|$" "$TMP/log" ||
         { cat "$TMP/log"; fail "server_sum (not slowed): instructions moved"; }
+    grep -q "^FAIL: [0-9]* point(s) regressed past the 3% threshold on the counts" "$TMP/log" ||
+        { cat "$TMP/log"; fail "slowed jam: no FAIL headline on the counts"; }
+
+    # another platform, no timing baseline, the key's counts committed: the
+    # counts decide (0 for this tree, 1 for the slowed jam), nothing recorded
+    key=$(TC_BUILD=$TC_BUILD "$top/scripts/bench-cost.sh" --key)
+    mkdir -p "$root/cost/$key"
+    cp "$root/test-platform-1/cost.csv" "$root/test-platform-1/cost-meta.json" "$root/cost/$key/"
+    TC_PLATFORM_ID=test-platform-2 "$top/scripts/bench-ci.sh" -o "$TMP/run3" -r 1 -n 2000 \
+        --against "$root" --compare-flags --report-only >"$TMP/log" 2>&1; rc=$?
+    [ "$rc" = 0 ] || { cat "$TMP/log"; fail "key baseline only: exit $rc, expected 0"; }
+    grep -q "timings not compared: no baseline for platform test-platform-2 .*the counts decide" "$TMP/log" ||
+        { cat "$TMP/log"; fail "key baseline only: no line saying the timings were not compared"; }
+    grep -q "^36 points counted, 0 regressed past 3% on the counts\|^[0-9]* points counted, 0 regressed" "$TMP/log" ||
+        { cat "$TMP/log"; fail "key baseline only: the counts were not compared"; }
+    [ ! -e "$root/test-platform-2" ] || fail "key baseline only: a timing baseline was recorded without --record"
+    TC_PLATFORM_ID=test-platform-2 "$top/scripts/bench-ci.sh" -o "$TMP/run4" -r 1 -n 2000 --slow-jam 50 \
+        --against "$root" --compare-flags --report-only >"$TMP/log" 2>&1; rc=$?
+    [ "$rc" = 1 ] || { cat "$TMP/log"; fail "key baseline only, slowed jam: exit $rc, expected 1"; }
+    rm -rf "$root/cost"
 fi
 
 # --no-cost: the time alone
