@@ -73,20 +73,61 @@ typedef struct tc_ctx_ried {
     char             name[TC_RIED_NAME_MAX];
 } tc_ctx_ried_t;
 
+/* Frames a peer owes the other once frames ran (tc_peer_t.owed): one word,
+ * so that the fast path asks once whether anything is owed. The reply is
+ * the send path's own; each other bit is sent by the step its module
+ * registered (tc_rx_register_owed), in the order of the bits. */
+enum {
+    TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (tc_peer_send_reply) */
+    TC_OWED_SYNC  = 1u << 1, /* answers to injected syncs (lib/inject.c) */
+    TC_OWED_RIED  = 1u << 2, /* a ried's answer (lib/ried.c) */
+    TC_OWED_NACK  = 1u << 3, /* a rejected frame's nack (lib/control.c) */
+    TC_OWED_STEPS = 4        /* bits */
+};
+
+/* The receive path's table (lib/dispatch.c reads it, as UCX's ucp_am_handlers):
+ * every frame kind that is not a jam is taken by the handler its module
+ * registered (tc_rx_register), once the validator passed the frame's header.
+ * The handler returns NULL, or why it refuses the frame and in *status_p
+ * what the NACK says (dispatch rejects it: counted, logged, NACKed). It
+ * runs inside tc_peer_progress: it never waits; what it owes the peer it
+ * marks in peer->owed. */
+typedef const char *(*tc_rx_kind_fn)(void *arg, tc_peer_t *peer, const char *frame,
+                                     const tc_frame_hdr_t *hdr, tc_status_t *status_p);
+typedef tc_status_t (*tc_owed_fn)(tc_peer_t *peer);
+
+typedef struct tc_rx_kind {
+    tc_rx_kind_fn cb;    /* NULL: nothing takes the kind here (refused) */
+    void         *arg;
+    unsigned      flags; /* TC_RX_KIND_F_* */
+} tc_rx_kind_t;
+
+/* A frame no call waits for (config, goodbye): a wait goes on past it. */
+#define TC_RX_KIND_F_QUIET 1u
+
+/* One kind as a module declares it (a static table per module, as
+ * UCP_DEFINE_AM declares UCX's), registered with tc_rx_register_kinds. */
+typedef struct tc_rx_kind_def {
+    uint8_t       kind;
+    tc_rx_kind_fn cb;
+    unsigned      flags;
+} tc_rx_kind_def_t;
+
 struct tc_context {
     tc_context_params_t params;
-    tc_ctx_ried_t       rieds[TC_MAX_RIEDS];
+    tc_ctx_ried_t       rieds[TC_MAX_RIEDS];  /* lib/ried_store.c */
     ucp_context_h       ucp;
     ucp_worker_h        worker;
     tc_ctx_pkg_t        pkgs[TC_MAX_PKGS];
     unsigned            n_pkgs;
     int                 efd;             /* the worker's wake-up fd (events), else -1 */
     uint64_t            next_peer_serial; /* names peers for what they own (rieds) */
-    /* multicast (lib/mcast_queue.c): MCAST and MCAST_ACK frames go here; the
-     * handler only queues them (it runs inside tc_peer_progress) */
-    void              (*mcast_rx)(void *arg, tc_peer_t *peer, const tc_frame_hdr_t *hdr,
-                                  const char *frame);
-    void               *mcast_arg;
+    /* the receive path's table: control, inject, ried and send register
+     * theirs when a peer connects (lib/wireup.c), multicast with its engine
+     * (lib/mcast_setup.c: its handler only queues, it runs outside
+     * tc_peer_progress) */
+    tc_rx_kind_t        rx_kinds[TC_KIND_LAST];
+    tc_owed_fn          owed_steps[TC_OWED_STEPS];
 };
 
 #define TC_MAX_INJ 64
@@ -143,15 +184,6 @@ typedef struct tc_code_area {
  * placement). */
 typedef tc_status_t (*tc_deliver_fn)(tc_peer_t *peer, char *frame, uint32_t size,
                                      uint64_t raddr);
-
-/* Frames a peer owes the other once frames ran (tc_peer_t.owed): one word,
- * so that the fast path asks once whether anything is owed. */
-enum {
-    TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (tc_peer_send_reply) */
-    TC_OWED_SYNC  = 1u << 1, /* answers to injected syncs (tc_inj_send_replies) */
-    TC_OWED_RIED  = 1u << 2, /* a ried's answer (tc_ried_send_answer) */
-    TC_OWED_NACK  = 1u << 3  /* a rejected frame's nack (tc_ctrl_send_nack) */
-};
 
 struct tc_peer {
     /* --- the send path (first cache line) */
@@ -338,6 +370,9 @@ struct tc_peer {
     uint32_t          bad_ack;      /* the last ack refused (tc_peer_ack_refused) */
     uint8_t           goodbye_seen;
     uint8_t           goodbye_sent;
+    uint32_t          rx_resize;    /* a config frame's new frame size, which dispatch
+                                     * gives the mailbox once that frame is consumed
+                                     * (0: none) */
     tc_status_t       known_status; /* why the validator's lookup said no */
     ucs_status_t      ep_error;     /* the endpoint's failure, reported once the ring
                                      * holds nothing more (it may hold a goodbye) */
@@ -367,10 +402,37 @@ _Static_assert(offsetof(struct tc_peer, ctx) == 128, "receive path: one cache li
  * TC_ERR_NOT_FOUND, logged naming what the peer loaded and what jam is in. */
 tc_status_t tc_peer_check_pkg(const tc_peer_t *peer, const tc_jam_t *jam);
 
-/* inject.c */
+/* context.c: the receive path's table (tc_context_t.rx_kinds, which
+ * lib/dispatch.c reads). A module
+ * registers the handler of a kind it owns (not a jam's: those are
+ * dispatch's); TC_ERR_BUSY where another handler or arg holds the kind
+ * (the same again is TC_OK), TC_ERR_INVALID_PARAM for a jam's kind or one
+ * out of range. */
+tc_status_t tc_rx_register(tc_context_t *ctx, uint8_t kind, tc_rx_kind_fn cb, void *arg,
+                           unsigned flags);
+void        tc_rx_unregister(tc_context_t *ctx, uint8_t kind);
+/* The step that sends what owed (one TC_OWED_* bit, not the reply) marks;
+ * TC_ERR_INVALID_PARAM for anything else. */
+tc_status_t tc_rx_register_owed(tc_context_t *ctx, unsigned owed, tc_owed_fn step);
+/* A module's kinds (n of defs, each with arg) and, where owed is not 0, its
+ * owed step: all of them, or none and the first refusal's status. */
+tc_status_t tc_rx_register_kinds(tc_context_t *ctx, const tc_rx_kind_def_t *defs, unsigned n,
+                                 void *arg, unsigned owed, tc_owed_fn step);
+
+/* Each module's kinds and owed steps, registered (lib/wireup.c, at connect). */
+tc_status_t tc_send_rx_register(tc_context_t *ctx);  /* send.c: reply, nop */
+tc_status_t tc_inj_rx_register(tc_context_t *ctx);   /* inject.c: the namespace sync */
+tc_status_t tc_ried_rx_register(tc_context_t *ctx);  /* ried.c: ried chunks and answers */
+tc_status_t tc_ctrl_rx_register(tc_context_t *ctx);  /* control.c: config, nack, goodbye */
+
+/* inj_table.c: the peer's injected jams (NULL: not there; tc_inj_get makes
+ * one for a jam with a blob here, NULL when it has none or the table is
+ * full) */
 tc_inj_t   *tc_inj_find(tc_peer_t *peer, uint32_t pkg_id, uint16_t element);
 tc_inj_t   *tc_inj_get(tc_peer_t *peer, const tc_jam_t *jam);
 void        tc_inj_cleanup(tc_peer_t *peer);
+
+/* inject.c: the namespace sync */
 /* Receiver: resolve the slot names of inj's jam for the peer; returns
  * TC_SYNC_OK or -(slot + 1) for the first name that did not resolve. */
 int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
@@ -378,15 +440,8 @@ int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
 tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode, uint32_t payload_len);
 /* The same, payload 0, filled in place (the send path). */
 void              tc_jam_layout_into(const tc_blob_t *blob, tc_mode_t mode, tc_frame_layout_t *layout);
-/* Receiver: a sync request (code: the CODE section, when asked to cache):
- * NULL, its answer owed, or why it is refused (TC_ERR_OUT_OF_RANGE: our
- * frames to the peer cannot hold the answer). */
-const char *tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
-                              const uint8_t *code);
-/* Sender: the answer to our sync request; why not, or NULL. */
-const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *payload);
 /* Receiver: answer the peer's namespace syncs (never waits; what finds no
- * free slot goes later). */
+ * free slot goes later). The step of TC_OWED_SYNC. */
 tc_status_t tc_inj_send_replies(tc_peer_t *peer);
 
 /* exec.c: the execution rule (what the receiver runs, and from where).
@@ -413,10 +468,7 @@ void          tc_exec_cleanup(tc_peer_t *peer);
 /* pkg.c: a whole file in memory (malloc'd; NULL if unreadable). */
 void       *tc_read_file(const char *path, size_t *len_p);
 
-/* ried.c */
-/* Receiver: a ried frame from the peer (a chunk, or an unload). */
-void        tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data,
-                       uint32_t len);
+/* ried_store.c: the rieds peers shipped that the context holds */
 /* Receiver: the rieds peers shipped, searched when slot names resolve; the
  * address and, in *index_p, which ried it is in. */
 void       *tc_ried_lookup(const tc_context_t *ctx, const char *name, unsigned *index_p);
@@ -426,12 +478,12 @@ void        tc_ried_unpin(tc_context_t *ctx, uint32_t pins);
 /* The peer is going: its rieds go, or stay until their last pin. */
 void        tc_ried_release(tc_context_t *ctx, const tc_peer_t *peer);
 void        tc_ried_unload_all(tc_context_t *ctx);
-/* Sender: a ried frame from the peer (an answer to our ship or unload), or
- * a chunk for us (handed to tc_ried_rx). NULL, or why it is refused
- * (*status_p: what the NACK says). */
-const char *tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr,
-                             tc_status_t *status_p);
-/* Receiver: the answer to the peer's ried frame, when a slot is free. */
+/* Unload one entry (its fini, dlclose, its memfd) and free it. */
+void        tc_ried_unload_slot(tc_ctx_ried_t *slot);
+
+/* ried.c: rieds over the wire */
+/* Receiver: the answer to the peer's ried frame, when a slot is free. The
+ * step of TC_OWED_RIED. */
 tc_status_t tc_ried_send_answer(tc_peer_t *peer);
 
 /* Tests only: put len bytes of frame, as they are (no stamping, no seal),
@@ -452,7 +504,7 @@ tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, ui
  * rings it after credits it returned, since its senders block for them. */
 tc_status_t tc_peer_ring(tc_peer_t *peer);
 
-/* control.c: frames one side tells the other in the stream */
+/* reject.c: rejections (nothing sends) */
 /* Record why the frame in the next slot was rejected (and log the first
  * few); the peer is told with a NACK carrying status (an error: any other
  * goes as TC_ERR_PROTOCOL) and reason. */
@@ -462,12 +514,11 @@ void        tc_peer_note_reject(tc_peer_t *peer, const char *reason);
 /* Tell the peer its frame seq was refused (status, reason), once no other
  * NACK is owed: the first of a burst goes. */
 void        tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, const char *reason);
+
+/* control.c: frames one side tells the other in the stream */
+/* The NACK owed (never waits: without a free slot it goes later). The step
+ * of TC_OWED_NACK. */
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer);
-/* A config frame: why not, or NULL and the new frame size (0: unchanged),
- * which the mailbox takes once the frame is consumed. */
-const char *tc_ctrl_rx_config(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32_t *resize_p);
-const char *tc_ctrl_rx_nack(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr);
-void        tc_ctrl_rx_goodbye(tc_peer_t *peer);
 /* A NACK for one of our frames first..last that no call returned yet: its
  * status (logged, naming what), else TC_OK. */
 tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, const char *what);
