@@ -185,8 +185,13 @@ typedef struct tc_code_area {
 typedef tc_status_t (*tc_deliver_fn)(tc_peer_t *peer, char *frame, uint32_t size,
                                      uint64_t raddr);
 
+/* One peer. The first three groups are laid out for the paths every frame
+ * takes (their lines, not their owners, decide the order: the fast paths'
+ * loads stay within them); the cold rest is grouped by the module that owns
+ * (writes) the fields. */
 struct tc_peer {
-    /* --- the send path (first cache line) */
+    /* --- the send path (first cache line): send.c, jam.c; wireup sets the
+     * geometry, credits tx_acked */
     char             *tx_ring;       /* staging: one frame per remote slot */
     uint64_t          remote_ring;
     ucp_ep_h          ep;
@@ -202,7 +207,8 @@ struct tc_peer {
     uint8_t           doorbell;      /* the peer blocks: ring it after each frame */
     uint8_t           progress;      /* wait loops progress the worker */
 
-    /* --- the receive path (second cache line) */
+    /* --- the receive path (second cache line): dispatch; wireup sets the
+     * geometry, control the frame size */
     char             *rx_ring __attribute__((aligned(64)));
     /* the fast path (fixed frames): the shape of the last LOCAL or CACHED
      * frame the validator passed, and what it ran; a frame of that shape
@@ -216,7 +222,11 @@ struct tc_peer {
     uint32_t          rx_slot_size;
     uint32_t          rx_frame_size; /* fixed frames: the size of the peer's (it announces it) */
 
-    /* --- both paths, less often (third cache line) */
+    /* --- both paths, less often (third cache line): mailbox (rx_stale,
+     * rx_held), credits (rx_reported, credit_batch, credit_src), dispatch
+     * (rx_prefetch, disp_*, idle_polls, ran_*, owed, in_progress), peer
+     * (sw_prefetch, failed), send (place, tx_stage_mask, tx_direct_*,
+     * tx_linewise_max, tx_slots_frame, remote_base) */
     tc_context_t     *ctx __attribute__((aligned(64)));
     uint64_t         *rx_stale;      /* per slot: what the last frame left behind */
     uint8_t           sw_prefetch;   /* prefetch a frame once its arrival is seen */
@@ -263,36 +273,50 @@ struct tc_peer {
 
     tc_peer_stats_t   stats;
 
-    /* --- cold: set up at connect, used by setup and slow paths */
-    tc_mbox_ctrl_t   *ctrl;
-    /* dispatch: filled by the validator's lookup, kept for the next frame
-     * (a stream of one jam looks its element up once) */
-    const tc_pkg_element_t *disp_elem;
-    void                   *disp_state;
-    struct tc_inj          *disp_cached;  /* the last cached jam run */
-    tc_boot_t        *boot;
-    uint32_t          peer_rank;
-    tc_wait_t         wait;          /* how this side waits for the peer's frames */
-    tc_wait_ops_t     wait_ops;      /* this mailbox and worker as lib/wait sees them */
-    const char       *progress_why;
-    tc_jam_run_fn     rx_last_run;   /* what the latest frame ran (checked by the
-                                      * receive-path fuzzer's invariant) */
+    /* --- cold: set up at connect, used by setup and slow paths; one group
+     * per module that owns (writes) the fields, in the order of the layers */
 
-    /* our mailbox for the peer's frames */
+    /* wireup (lib/wireup.c): the connection as connect made it */
+    tc_boot_t        *boot;
+    uint64_t          serial;       /* unique in the context, never reused */
+    uint32_t          peer_rank;
+    tc_signal_mode_t  signal;          /* how our frames are signalled: resolved at
+                                        * connect (never AUTO) */
+    const char       *progress_why;
+    ucp_mem_h         tx_memh;
+    uint64_t          remote_raw;
+    char             *remote_ring_ptr; /* the peer's mailbox: ucp_rkey_ptr mapping, NULL
+                                        * if none */
+    uint64_t         *remote_consumed_ptr; /* its ctrl line's credit word, mapped */
+    /* one tcp lane carries our puts (a put lane, or the AM lane UCX
+     * emulates them on): the peer lands each put of ours itself,
+     * in stream order, inside the ucp_worker_progress of the thread that
+     * then reads the slot (signalling single-put is correct; see
+     * docs/ARCHITECTURE.md, "Signalling modes") */
+    int               put_landed_by_peer;
+    char              name[128];
+    char              transports[128];
+    /* the packages the peer loaded, as it announced them at connect */
+    uint32_t          n_peer_pkgs;
+    tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
+
+    /* peer (lib/peer.c): liveness */
+    ucs_status_t      ep_error;     /* the endpoint's failure (wireup's handler sets it),
+                                     * reported once the ring holds nothing more (it may
+                                     * hold a goodbye) */
+
+    /* mailbox (lib/mailbox.c): our ring for the peer's frames */
+    tc_mbox_ctrl_t   *ctrl;
     ucp_mem_h         mbox_memh;
     char             *mbox;
     size_t            mbox_len;
     char             *raw;
     int               mbox_exec;     /* the mailbox could be made executable */
 
-    /* the peer's mailbox */
-    char             *remote_ring_ptr; /* ucp_rkey_ptr mapping, NULL if none */
-    uint64_t         *remote_consumed_ptr; /* its ctrl line's credit word, mapped */
-    /* per staging slot: the injected jam whose code it still holds from
-     * the last frame written there (NULL: something else, or written over;
-     * tc_peer_tx_frame clears it); a stream of one jam then writes its code
-     * into staging once per slot, not per frame */
-    const struct tc_inj **tx_code_in;
+    /* credits (lib/credits.c) */
+    uint32_t          bad_ack;      /* the last ack refused (tc_peer_ack_refused) */
+
+    /* send (lib/send.c): what our frames left in the peer's ring */
     /* per slot of the peer's ring: the size of our last frame there, whose
      * signal word is then an earlier seq's; 0 where not known (none yet, a
      * raw frame). A frame of another size may find its signal in that word
@@ -303,17 +327,13 @@ struct tc_peer {
     uint32_t          tx_run_frame;
     uint32_t          tx_run_start;
     uint64_t         *zero_src;        /* a registered word that stays 0: the clear's put */
-    /* the last injected jam run under the allow-list, the shape of its
-     * frame (tc_frame_shape_of, at frame size disp_inj_frame_size) and where
-     * its GOTP is: the next frame of that shape takes the fast path */
-    struct tc_inj    *disp_injected;
-    tc_frame_shape_t  disp_inj_shape;
-    uint32_t          disp_inj_frame_size;
-    uint16_t          disp_inj_got_off;
-    tc_signal_mode_t  signal;          /* how our frames are signalled: resolved at
-                                        * connect (never AUTO) */
-    uint64_t          remote_raw;
-    ucp_mem_h         tx_memh;
+
+    /* jam (lib/jam.c): what the send path lays out once and copies after */
+    /* per staging slot: the injected jam whose code it still holds from
+     * the last frame written there (NULL: something else, or written over;
+     * tc_peer_tx_frame clears it); a stream of one jam then writes its code
+     * into staging once per slot, not per frame */
+    const struct tc_inj **tx_code_in;
 
     /* header of the last jam frame sent: the next one of the same jam, size
      * and flags copies it instead of laying the frame out again */
@@ -332,12 +352,61 @@ struct tc_peer {
     uint64_t                tx_itmpl_key;
     uint32_t                tx_itmpl_size;
 
-    /* injection: per (package, jam) sync and cache state */
+    /* peer_wait (lib/peer_wait.c) */
+    tc_wait_t         wait;          /* how this side waits for the peer's frames
+                                      * (control changes it) */
+    tc_wait_ops_t     wait_ops;      /* this mailbox and worker as lib/wait sees them */
+
+    /* dispatch (lib/dispatch.c): what the validated path keeps for the
+     * next frame */
+    /* filled by the validator's lookup, kept for the next frame (a stream
+     * of one jam looks its element up once) */
+    const tc_pkg_element_t *disp_elem;
+    void                   *disp_state;
+    struct tc_inj          *disp_cached;  /* the last cached jam run */
+    /* the last injected jam run under the allow-list, the shape of its
+     * frame (tc_frame_shape_of, at frame size disp_inj_frame_size) and where
+     * its GOTP is: the next frame of that shape takes the fast path */
+    struct tc_inj    *disp_injected;
+    tc_frame_shape_t  disp_inj_shape;
+    uint32_t          disp_inj_frame_size;
+    uint16_t          disp_inj_got_off;
+    tc_status_t       known_status; /* why the validator's lookup said no */
+    tc_jam_run_fn     rx_last_run;   /* what the latest frame ran (checked by the
+                                      * receive-path fuzzer's invariant) */
+    char              rx_why[160];  /* a refusal's reason, formatted by the receive
+                                     * handler that refuses (tc_peer_reject copies it) */
+
+    /* reject (lib/reject.c): the latest rejection, and the NACK owed for
+     * the first of a burst (TC_OWED_NACK; control sends it) */
+    char              last_reject[192];
+    struct {
+        uint32_t    seq;
+        tc_status_t status;
+        char        reason[160];
+    } nack_tx;
+
+    /* control (lib/control.c): the latest NACK the peer told us, the
+     * goodbye both ways, a config frame's new size */
+    tc_nack_t         nack_rx;
+    uint8_t           nack_unseen;  /* no call has returned it yet */
+    uint8_t           goodbye_seen;
+    uint8_t           goodbye_sent; /* (lib/wireup.c says it) */
+    uint32_t          rx_resize;    /* a config frame's new frame size, which dispatch
+                                     * gives the mailbox once that frame is consumed
+                                     * (0: none) */
+
+    /* exec (lib/exec.c): the peer's executable memory */
+    tc_code_area_t    code;
+
+    /* inj_table, inject (lib/inj_table.c, lib/inject.c): per (package,
+     * jam) sync and cache state */
     tc_inj_t          inj[TC_MAX_INJ];
     unsigned          n_inj;
     tc_inj_t         *inj_last;     /* the last entry looked up */
 
-    /* rieds: the one being received, and the answer the sender waits for */
+    /* ried (lib/ried.c): the ried being received, and the answer the
+     * sender waits for */
     struct {
         uint32_t id, total, received;
         uint8_t *buf;
@@ -354,43 +423,6 @@ struct tc_peer {
         int32_t  status;
         char     text[1024];
     } ried_tx;
-
-    tc_code_area_t    code;
-    uint64_t          serial;       /* unique in the context, never reused */
-
-    /* control (lib/control.c): the rejection to tell the peer, the latest
-     * the peer told us, the goodbye */
-    struct { /* owed: TC_OWED_NACK */
-        uint32_t    seq;
-        tc_status_t status;
-        char        reason[160];
-    } nack_tx;
-    tc_nack_t         nack_rx;
-    uint8_t           nack_unseen;  /* no call has returned it yet */
-    uint32_t          bad_ack;      /* the last ack refused (tc_peer_ack_refused) */
-    uint8_t           goodbye_seen;
-    uint8_t           goodbye_sent;
-    uint32_t          rx_resize;    /* a config frame's new frame size, which dispatch
-                                     * gives the mailbox once that frame is consumed
-                                     * (0: none) */
-    tc_status_t       known_status; /* why the validator's lookup said no */
-    ucs_status_t      ep_error;     /* the endpoint's failure, reported once the ring
-                                     * holds nothing more (it may hold a goodbye) */
-
-    char              last_reject[192];
-    char              rx_why[160];  /* a refusal's reason, formatted by the receive
-                                     * handler that refuses (tc_peer_reject copies it) */
-    char              name[128];
-    char              transports[128];
-    /* one tcp lane carries our puts (a put lane, or the AM lane UCX
-     * emulates them on): the peer lands each put of ours itself,
-     * in stream order, inside the ucp_worker_progress of the thread that
-     * then reads the slot (signalling single-put is correct; see
-     * docs/ARCHITECTURE.md, "Signalling modes") */
-    int               put_landed_by_peer;
-    /* the packages the peer loaded, as it announced them at connect */
-    uint32_t          n_peer_pkgs;
-    tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
 };
 
 _Static_assert(TC_WIRE_PKGS_MAX == TC_MAX_PKGS, "a connect announces every package");
