@@ -1,4 +1,8 @@
-/* UCX context and worker, and the packages loaded into them. */
+/* UCX context and worker, the packages loaded into them, and the receive
+ * path's table: the handlers the modules register for the frame kinds that
+ * are not jams, and the steps for what frames leave owed (lib/dispatch.c
+ * reads it; registering is the context's, so that no module above the
+ * data path calls into dispatch to register). */
 #include "runtime.h"
 #include "cpu.h"
 #include "log.h"
@@ -317,4 +321,76 @@ void *tc_context_pkg_state(const tc_context_t *ctx, const tc_pkg_t *pkg)
 const char *tc_ucx_version(void)
 {
     return ucp_get_version_string();
+}
+
+/* ------------------------------------- the receive path's table (dispatch reads it) */
+
+tc_status_t tc_rx_register(tc_context_t *ctx, uint8_t kind, tc_rx_kind_fn cb, void *arg,
+                           unsigned flags)
+{
+    tc_rx_kind_t *entry;
+
+    if ((kind == 0) || (kind >= TC_KIND_LAST) || (kind == TC_KIND_LOCAL) ||
+        (kind == TC_KIND_INJECTED) || (kind == TC_KIND_CACHED) || (cb == NULL)) {
+        tc_error("frame kind %u (%s): a handler registers only for a kind that is not a jam's",
+                 kind, tc_frame_kind_str(kind));
+        return TC_ERR_INVALID_PARAM;
+    }
+    entry = &ctx->rx_kinds[kind];
+    if ((entry->cb != NULL) && ((entry->cb != cb) || (entry->arg != arg))) {
+        tc_error("frame kind %s: another handler takes it already", tc_frame_kind_str(kind));
+        return TC_ERR_BUSY;
+    }
+    entry->cb    = cb;
+    entry->arg   = arg;
+    entry->flags = flags;
+    return TC_OK;
+}
+
+void tc_rx_unregister(tc_context_t *ctx, uint8_t kind)
+{
+    if (kind < TC_KIND_LAST) {
+        memset(&ctx->rx_kinds[kind], 0, sizeof(ctx->rx_kinds[kind]));
+    }
+}
+
+tc_status_t tc_rx_register_kinds(tc_context_t *ctx, const tc_rx_kind_def_t *defs, unsigned n,
+                                 void *arg, unsigned owed, tc_owed_fn step)
+{
+    tc_status_t status = TC_OK;
+    unsigned done;
+
+    for (done = 0; done < n; ++done) {
+        status = tc_rx_register(ctx, defs[done].kind, defs[done].cb, arg, defs[done].flags);
+        if (status != TC_OK) {
+            goto err_unregister;
+        }
+    }
+    if (owed != 0) {
+        status = tc_rx_register_owed(ctx, owed, step);
+        if (status != TC_OK) {
+            goto err_unregister;
+        }
+    }
+    return TC_OK;
+
+err_unregister:
+    while (done-- > 0) {
+        tc_rx_unregister(ctx, defs[done].kind);
+    }
+    return status;
+}
+
+tc_status_t tc_rx_register_owed(tc_context_t *ctx, unsigned owed, tc_owed_fn step)
+{
+    unsigned bit = (owed != 0) ? (unsigned)__builtin_ctz(owed) : 0;
+
+    /* one bit, not the reply's (the send path's own) */
+    if ((bit == 0) || (bit >= TC_OWED_STEPS) || (owed != (1u << bit)) || (step == NULL)) {
+        tc_error("owed work 0x%x: a step registers for one bit of TC_OWED_* but the reply",
+                 owed);
+        return TC_ERR_INVALID_PARAM;
+    }
+    ctx->owed_steps[bit] = step;
+    return TC_OK;
 }

@@ -4,6 +4,8 @@
  * frame of the peer's was rejected and why (nack), it is closing (goodbye).
  * In the stream, so nothing has to be set by hand on both sides and a
  * sender is told at once instead of waiting for a reply that cannot come.
+ * The three kinds and the NACK owed are registered with dispatch
+ * (tc_ctrl_rx_register); recording a rejection is lib/reject.c's.
  */
 #include "runtime.h"
 #include "credits.h"
@@ -66,9 +68,16 @@ tc_status_t tc_peer_set_wait(tc_peer_t *peer, tc_wait_t mine)
     return status;
 }
 
-const char *tc_ctrl_rx_config(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32_t *resize_p)
+/* A config frame: why not, or NULL and the new frame size noted
+ * (peer->rx_resize), which the mailbox takes once the frame is consumed. */
+static const char *tc_ctrl_rx_config(void *arg, tc_peer_t *peer, const char *frame,
+                                     const tc_frame_hdr_t *hdr, tc_status_t *status_p)
 {
     unsigned flags = hdr->element & 0xffu, wait = hdr->element >> 8;
+
+    (void)arg;
+    (void)frame;
+    *status_p = TC_ERR_BAD_FRAME;
 
     if (flags & ~(TC_CONFIG_F_FRAME_SIZE | TC_CONFIG_F_WAIT)) {
         return "config frame with unknown flags";
@@ -84,43 +93,11 @@ const char *tc_ctrl_rx_config(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32
     if (flags & TC_CONFIG_F_WAIT) {
         peer->doorbell = (wait == TC_WAIT_EVENT) || (wait == TC_WAIT_ADAPTIVE);
     }
-    *resize_p = (flags & TC_CONFIG_F_FRAME_SIZE) ? hdr->pkg_id : 0;
+    peer->rx_resize = (flags & TC_CONFIG_F_FRAME_SIZE) ? hdr->pkg_id : 0;
     return NULL;
 }
 
 /* -------------------------------------------------------------------- nack */
-
-void tc_peer_note_reject(tc_peer_t *peer, const char *reason)
-{
-    snprintf(peer->last_reject, sizeof(peer->last_reject), "%s", reason);
-    if (peer->stats.rx_rejected++ < TC_REJECT_LOG_MAX) {
-        tc_warn("%s: rejected frame in slot %u (expected seq %u): %s", peer->name,
-                peer->rx_seq & (peer->rx_slots - 1), peer->rx_seq, reason);
-    }
-}
-
-void tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, const char *reason)
-{
-    /* a NACK always carries an error (the peer refuses one without, and
-     * NACKs back): a caller with nothing to say calls tc_peer_note_reject */
-    if ((status >= 0) || (status <= TC_ERR_LAST)) {
-        status = TC_ERR_PROTOCOL;
-    }
-    /* one answer pending at a time: the first rejection of a burst; none
-     * once the peer said goodbye (it reads nothing more) */
-    if (!(peer->owed & TC_OWED_NACK) && !peer->goodbye_seen) {
-        peer->owed |= TC_OWED_NACK;
-        peer->nack_tx.seq     = seq;
-        peer->nack_tx.status  = status;
-        snprintf(peer->nack_tx.reason, sizeof(peer->nack_tx.reason), "%s", reason);
-    }
-}
-
-void tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason)
-{
-    tc_peer_note_reject(peer, reason);
-    tc_peer_nack(peer, peer->rx_seq, status, reason);
-}
 
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
 {
@@ -145,10 +122,13 @@ tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
     return (status == TC_ERR_NO_RESOURCE) ? TC_OK : status;
 }
 
-const char *tc_ctrl_rx_nack(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr)
+static const char *tc_ctrl_rx_nack(void *arg, tc_peer_t *peer, const char *frame,
+                                   const tc_frame_hdr_t *hdr, tc_status_t *status_p)
 {
     int status = -(int)hdr->element;
 
+    (void)arg;
+    *status_p = TC_ERR_BAD_FRAME;
     if ((status >= 0) || (status <= TC_ERR_LAST)) {
         return "nack frame without an error status";
     }
@@ -213,11 +193,32 @@ tc_status_t tc_peer_last_nack(const tc_peer_t *peer, tc_nack_t *nack_p)
 
 /* ----------------------------------------------------------------- goodbye */
 
-void tc_ctrl_rx_goodbye(tc_peer_t *peer)
+static const char *tc_ctrl_rx_goodbye(void *arg, tc_peer_t *peer, const char *frame,
+                                      const tc_frame_hdr_t *hdr, tc_status_t *status_p)
 {
+    (void)arg;
+    (void)frame;
+    (void)hdr;
+    (void)status_p;
     peer->goodbye_seen = 1;
     if (peer->failed == TC_OK) {
         peer->failed = TC_ERR_CLOSED; /* its calls return this, and nothing is logged */
     }
+    return NULL;
+}
+
+/* ---------------------------------------------------------- registration */
+
+/* config and goodbye are nothing a call waits for: a wait goes on */
+static const tc_rx_kind_def_t tc_ctrl_rx_kinds[] = {
+    {TC_KIND_CONFIG, tc_ctrl_rx_config, TC_RX_KIND_F_QUIET},
+    {TC_KIND_NACK, tc_ctrl_rx_nack, 0},
+    {TC_KIND_GOODBYE, tc_ctrl_rx_goodbye, TC_RX_KIND_F_QUIET},
+};
+
+tc_status_t tc_ctrl_rx_register(tc_context_t *ctx)
+{
+    return tc_rx_register_kinds(ctx, tc_ctrl_rx_kinds, TC_ARRAY_SIZE(tc_ctrl_rx_kinds), NULL,
+                                TC_OWED_NACK, tc_ctrl_send_nack);
 }
 

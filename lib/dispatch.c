@@ -3,7 +3,11 @@
  * reject it and say why), then give its slot back. The common frame - of
  * the shape of the last local or cached frame the validator passed, fixed
  * size - takes six word compares, inline (lib/dispatch.h, which the wait
- * loop calls too); everything else goes through the validator.
+ * loop calls too); everything else goes through the validator. Jams
+ * (local, injected, cached) are dispatch's own; every other kind goes to
+ * the handler its module registered in the context's table (tc_rx_register,
+ * as UCX's ucp_am_handlers), and what a progress call leaves owed to the
+ * peer to the steps they registered (tc_rx_register_owed).
  */
 #include "dispatch.h"
 #include "exec.h"
@@ -45,10 +49,9 @@ static int tc_peer_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t k
     return 1;
 }
 
-/* Frames that carry or name code: check them against the manifest and the
- * namespace sync; return why not (and, in *status_p, what the sender's NACK
- * says), or NULL and what to run (NULL for sync traffic, which runs
- * nothing). */
+/* Frames that carry or name code (injected, cached): check them against the
+ * manifest and the namespace sync; return why not (and, in *status_p, what
+ * the sender's NACK says), or NULL and what to run. */
 static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
                                    tc_jam_run_fn *run_p, void **state_p, tc_status_t *status_p)
 {
@@ -61,11 +64,6 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
     *run_p    = NULL;
     *status_p = TC_ERR_REFUSED;
     (void)tc_frame_layout(&layout, UINT32_MAX, &off); /* the validator checked it */
-    if (hdr->kind == TC_KIND_SYNC_REP) {
-        *status_p = TC_ERR_PROTOCOL;
-        return tc_inj_rx_reply(peer, hdr, frame + off.payload_off);
-    }
-
     inj = tc_inj_find(peer, hdr->pkg_id, hdr->element);
     if (inj == NULL) {
         tc_jam_t jam = {NULL, NULL, hdr->pkg_id, hdr->element};
@@ -78,9 +76,6 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
     *state_p = inj->state;
 
     switch (hdr->kind) {
-    case TC_KIND_SYNC_REQ:
-        *status_p = TC_ERR_OUT_OF_RANGE; /* the only refusal: no frame of ours holds the answer */
-        return tc_inj_rx_request(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
     case TC_KIND_INJECTED:
         why = tc_exec_injected(peer, inj, hdr, (uint8_t *)frame + off.got_off, run_p);
         if ((why == NULL) && (peer->frames == TC_FRAMES_FIXED) && (*run_p == inj->own_run) &&
@@ -142,12 +137,33 @@ static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam
     peer->fast_state = state;
 }
 
+/* A frame of a kind a module registered: its handler decides. One that
+ * nothing here took (multicast without its engine set up, say) is
+ * refused. 0 or -1 as tc_rx_route. */
+static int tc_rx_kind(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr)
+{
+    const tc_rx_kind_t *entry = &peer->ctx->rx_kinds[hdr->kind]; /* validated: < TC_KIND_LAST */
+    tc_status_t status = TC_ERR_BAD_FRAME;
+    const char *why;
+
+    if (TC_UNLIKELY(entry->cb == NULL)) {
+        snprintf(peer->rx_why, sizeof(peer->rx_why), "%s frame, but nothing on this side "
+                 "takes it (not set up here)", tc_frame_kind_str(hdr->kind));
+        tc_peer_reject(peer, TC_ERR_UNSUPPORTED, peer->rx_why);
+        return -1;
+    }
+    why = entry->cb(entry->arg, peer, frame, hdr, &status);
+    if (why != NULL) {
+        tc_peer_reject(peer, status, why);
+        return -1;
+    }
+    return 0;
+}
+
 /* A frame whose header the validator passed, by kind: 0 once handled (its
  * result and credits then count), or -1 when refused (only its credits
- * count: else both sides would wait for each other). *resize_p: a config
- * frame's new frame size. */
-static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
-                       uint32_t *resize_p)
+ * count: else both sides would wait for each other). */
+static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr)
 {
     tc_jam_run_fn run_fn = NULL;
     tc_status_t status;
@@ -160,67 +176,34 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
         tc_rx_fast_record(peer, hdr, peer->disp_elem->run, peer->disp_state);
         tc_rx_note_hints(peer, hdr);
         return 0;
-    case TC_KIND_RIED:
-    case TC_KIND_RIED_REP:
-        why = tc_ried_rx_frame(peer, frame, hdr, &status);
-        if (why != NULL) {
-            tc_peer_reject(peer, status, why);
-            return -1;
-        }
-        return 0;
-    case TC_KIND_MCAST:
-    case TC_KIND_MCAST_ACK:
-        /* multicast: queued by lib/mcast_queue.c, run outside this loop */
-        if (peer->ctx->mcast_rx == NULL) {
-            tc_peer_reject(peer, TC_ERR_UNSUPPORTED,
-                           "multicast frame, but no multicast set up here");
-            return -1;
-        }
-        peer->ctx->mcast_rx(peer->ctx->mcast_arg, peer, hdr, frame);
-        return 0;
     case TC_KIND_INJECTED:
     case TC_KIND_CACHED:
-    case TC_KIND_SYNC_REQ:
-    case TC_KIND_SYNC_REP:
         why = tc_peer_rx_code(peer, frame, hdr, &run_fn, &state, &status);
         if (why != NULL) {
             tc_peer_reject(peer, status, why);
             return -1;
         }
-        if (run_fn != NULL) { /* sync traffic runs nothing */
-            tc_rx_run(peer, frame, hdr, run_fn, state);
-            if (hdr->kind == TC_KIND_CACHED) {
-                tc_rx_fast_record(peer, hdr, run_fn, state);
-            }
-            tc_rx_note_hints(peer, hdr);
+        tc_rx_run(peer, frame, hdr, run_fn, state);
+        if (hdr->kind == TC_KIND_CACHED) {
+            tc_rx_fast_record(peer, hdr, run_fn, state);
         }
-        return 0;
-    case TC_KIND_CONFIG:
-    case TC_KIND_NACK:
-        why = (hdr->kind == TC_KIND_CONFIG) ? tc_ctrl_rx_config(peer, hdr, resize_p) :
-                                              tc_ctrl_rx_nack(peer, frame, hdr);
-        if (why != NULL) {
-            tc_peer_reject(peer, TC_ERR_BAD_FRAME, why);
-        }
-        return 0;
-    case TC_KIND_GOODBYE:
-        tc_ctrl_rx_goodbye(peer);
+        tc_rx_note_hints(peer, hdr);
         return 0;
     default:
-        return 0; /* a reply: only its result and credits matter */
+        return tc_rx_kind(peer, frame, hdr);
     }
 }
 
 /* Everything the fast path does not take: validate the header (nothing in
- * the frame is trusted before), then route it. Returns 0 for a config or
- * goodbye (what a caller waits for is never one), else 1; a nack counts, so
- * that the caller's wait ends and its call sees it. */
+ * the frame is trusted before), then route it. Returns 0 for a kind
+ * registered quiet (config, goodbye: what a caller waits for is never one),
+ * else 1; a nack counts, so that the caller's wait ends and its call sees
+ * it. */
 static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *frame,
                                                     const tc_frame_hdr_t *hdr,
                            uint64_t seen)
 {
     tc_frame_expect_t expect;
-    uint32_t resize = 0;
     char reason[160];
 
     /* whatever this frame is, the next one of the old shape is looked at
@@ -248,19 +231,20 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
         tc_rx_consumed(peer, seen);
         return 1;
     }
-    if (tc_rx_route(peer, frame, hdr, &resize) == 0) {
+    if (tc_rx_route(peer, frame, hdr) == 0) {
         tc_rx_note(peer, hdr);
     } else {
         tc_peer_note_ack(peer, hdr->ack);
     }
     tc_rx_consumed(peer, seen);
-    if (resize != 0) {
-        /* the peer's next frames are of the new size: its slots' signal
-         * words move */
-        tc_mbox_resize(peer, resize);
-        peer->rx_frame_size = resize;
+    if (TC_UNLIKELY(peer->rx_resize != 0)) {
+        /* a config frame: the peer's next frames are of the new size, its
+         * slots' signal words move */
+        tc_mbox_resize(peer, peer->rx_resize);
+        peer->rx_frame_size = peer->rx_resize;
+        peer->rx_resize     = 0;
     }
-    return (hdr->kind != TC_KIND_CONFIG) && (hdr->kind != TC_KIND_GOODBYE);
+    return !(peer->ctx->rx_kinds[hdr->kind].flags & TC_RX_KIND_F_QUIET);
 }
 
 /* The next frame of the injected jam that ran last under the allow-list:
@@ -323,6 +307,27 @@ static int tc_rx_slow(tc_peer_t *peer)
     return tc_rx_handle(peer, frame, seen);
 }
 
+/* What else frames left owed than a reply (sync answers, a ried's answer,
+ * a NACK), each by the step its module registered, in the order of the
+ * bits. None of them waits: what finds no free slot stays owed. */
+static __attribute__((noinline)) tc_status_t tc_rx_owed_steps(tc_peer_t *peer)
+{
+    tc_status_t status = TC_OK;
+    unsigned bit;
+
+    for (bit = 1; (bit < TC_OWED_STEPS) && (status == TC_OK); ++bit) {
+        if (!(peer->owed & (1u << bit))) {
+            continue;
+        }
+        if (peer->ctx->owed_steps[bit] == NULL) {
+            peer->owed &= ~(1u << bit); /* nothing here could ever send it */
+            continue;
+        }
+        status = peer->ctx->owed_steps[bit](peer);
+    }
+    return status;
+}
+
 tc_status_t tc_peer_send_owed(tc_peer_t *peer)
 {
     tc_status_t status = TC_OK;
@@ -333,14 +338,8 @@ tc_status_t tc_peer_send_owed(tc_peer_t *peer)
     if (peer->owed & TC_OWED_REPLY) {
         status = tc_peer_send_reply(peer);
     }
-    if ((status == TC_OK) && (peer->owed & TC_OWED_SYNC)) {
-        status = tc_inj_send_replies(peer);
-    }
-    if ((status == TC_OK) && (peer->owed & TC_OWED_RIED)) {
-        status = tc_ried_send_answer(peer);
-    }
-    if ((status == TC_OK) && (peer->owed & TC_OWED_NACK)) {
-        status = tc_ctrl_send_nack(peer);
+    if ((status == TC_OK) && (peer->owed & ~TC_OWED_REPLY)) {
+        status = tc_rx_owed_steps(peer);
     }
     if ((status == TC_OK) && (peer->rx_seq - peer->rx_reported >= peer->credit_batch)) {
         status = tc_credits_return(peer);

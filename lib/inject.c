@@ -1,8 +1,10 @@
 /*
- * Injected Function: namespace sync bookkeeping per (peer, jam) and the
- * receiver's resolution of GOT slot names. What runs, and from where, is
- * lib/exec.c's. Both sides of the sync: tc_jam_prepare asks, the receiver
- * answers (tc_inj_send_replies).
+ * Injected Function: the namespace sync, both sides - tc_jam_prepare asks,
+ * the receiver resolves the GOT slot names of the jam (tc_inj_resolve) and
+ * answers (tc_inj_send_replies) - and the frame sizes of a jam. The sync's
+ * frame kinds and its owed answers are registered with dispatch
+ * (tc_inj_rx_register). The table of jams per peer is lib/inj_table.c's;
+ * what runs, and from where, is lib/exec.c's.
  */
 #define _GNU_SOURCE
 #include "runtime.h"
@@ -14,71 +16,6 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
-
-tc_inj_t *tc_inj_find(tc_peer_t *peer, uint32_t pkg_id, uint16_t element)
-{
-    unsigned i;
-
-    if ((peer->inj_last != NULL) && (peer->inj_last->pkg_id == pkg_id) &&
-        (peer->inj_last->element == element)) {
-        return peer->inj_last;
-    }
-    for (i = 0; i < peer->n_inj; ++i) {
-        if ((peer->inj[i].pkg_id == pkg_id) && (peer->inj[i].element == element)) {
-            peer->inj_last = &peer->inj[i];
-            return peer->inj_last;
-        }
-    }
-    return NULL;
-}
-
-/* The entry for a jam of a package loaded in this context; created on
- * first use. NULL if the jam has no blob here or the table is full. */
-static tc_inj_t *tc_inj_create(tc_peer_t *peer, uint32_t pkg_id, uint16_t element)
-{
-    const tc_ctx_pkg_t *cp = tc_context_find_pkg(peer->ctx, pkg_id);
-    const tc_blob_t *blob;
-    tc_inj_t *inj;
-
-    if ((cp == NULL) || ((blob = tc_pkg_blob(cp->pkg, element)) == NULL)) {
-        return NULL;
-    }
-    if (peer->n_inj == TC_MAX_INJ) {
-        tc_error("%s: more than %d injected jams", peer->name, TC_MAX_INJ);
-        return NULL;
-    }
-    inj = &peer->inj[peer->n_inj++];
-    memset(inj, 0, sizeof(*inj));
-    inj->pkg_id  = pkg_id;
-    inj->element = element;
-    inj->blob    = blob;
-    inj->state   = cp->state;
-    inj->lib     = cp->pkg->handle;
-    inj->writable = ((cp->pkg->manifest != NULL) && (element < cp->pkg->manifest->n_elements)) ?
-                        cp->pkg->manifest->elements[element].writable_bytes : 0;
-    peer->inj_last = inj;
-    return inj;
-}
-
-tc_inj_t *tc_inj_get(tc_peer_t *peer, const tc_jam_t *jam)
-{
-    tc_inj_t *inj = tc_inj_find(peer, jam->pkg_id, jam->element);
-
-    return (inj != NULL) ? inj : tc_inj_create(peer, jam->pkg_id, jam->element);
-}
-
-void tc_inj_cleanup(tc_peer_t *peer)
-{
-    unsigned i;
-
-    for (i = 0; i < peer->n_inj; ++i) {
-        free(peer->inj[i].tx_gotp);
-        free(peer->inj[i].rx_gotp);
-        tc_ried_unpin(peer->ctx, peer->inj[i].ried_pins);
-    }
-    peer->n_inj    = 0;
-    peer->inj_last = NULL;
-}
 
 int64_t tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj)
 {
@@ -253,8 +190,8 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
  * keep its code when asked to cache it; the answer goes at the end of the
  * progress call (tc_inj_send_replies). One our frames cannot hold is
  * refused now, before anything is resolved or kept. */
-const char *tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
-                              const uint8_t *code)
+static const char *tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj,
+                                     const tc_frame_hdr_t *hdr, const uint8_t *code)
 {
     const char *why;
 
@@ -283,7 +220,8 @@ const char *tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr
 
 /* The answer to our sync request: status, then the peer's addresses for the
  * slots. Why not, or NULL. */
-const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *payload)
+static const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr,
+                                   const char *payload)
 {
     tc_inj_t *inj = tc_inj_find(peer, hdr->pkg_id, hdr->element);
     int64_t status;
@@ -315,4 +253,57 @@ const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const ch
     inj->tx_synced      = 1;
     inj->tx_cached      = (status == TC_SYNC_CACHED) || inj->tx_cached;
     return NULL;
+}
+
+/* ------------------------------------------------------ the sync's frames */
+
+/* Where a sync frame's sections are (the validator checked its layout). */
+static void tc_inj_rx_offsets(const tc_frame_hdr_t *hdr, tc_frame_offsets_t *off)
+{
+    tc_frame_layout_t layout = {hdr->args_len, hdr->got_count, hdr->code_len,
+                                hdr->payload_len};
+
+    (void)tc_frame_layout(&layout, UINT32_MAX, off);
+}
+
+/* A sync request (its CODE section: the code to keep, when asked to cache). */
+static const char *tc_inj_rx_sync_req(void *arg, tc_peer_t *peer, const char *frame,
+                                      const tc_frame_hdr_t *hdr, tc_status_t *status_p)
+{
+    tc_jam_t jam = {NULL, NULL, hdr->pkg_id, hdr->element};
+    tc_frame_offsets_t off;
+    tc_inj_t *inj;
+
+    (void)arg;
+    /* the validator checked the package and the jam's blob: NULL is a full table */
+    inj = tc_inj_get(peer, &jam);
+    if (inj == NULL) {
+        *status_p = TC_ERR_NO_RESOURCE;
+        return "no room for another injected jam";
+    }
+    tc_inj_rx_offsets(hdr, &off);
+    *status_p = TC_ERR_OUT_OF_RANGE; /* the only refusal: no frame of ours holds the answer */
+    return tc_inj_rx_request(peer, inj, hdr, (const uint8_t *)frame + off.code_off);
+}
+
+static const char *tc_inj_rx_sync_rep(void *arg, tc_peer_t *peer, const char *frame,
+                                      const tc_frame_hdr_t *hdr, tc_status_t *status_p)
+{
+    tc_frame_offsets_t off;
+
+    (void)arg;
+    tc_inj_rx_offsets(hdr, &off);
+    *status_p = TC_ERR_PROTOCOL;
+    return tc_inj_rx_reply(peer, hdr, frame + off.payload_off);
+}
+
+static const tc_rx_kind_def_t tc_inj_rx_kinds[] = {
+    {TC_KIND_SYNC_REQ, tc_inj_rx_sync_req, 0},
+    {TC_KIND_SYNC_REP, tc_inj_rx_sync_rep, 0},
+};
+
+tc_status_t tc_inj_rx_register(tc_context_t *ctx)
+{
+    return tc_rx_register_kinds(ctx, tc_inj_rx_kinds, TC_ARRAY_SIZE(tc_inj_rx_kinds), NULL,
+                                TC_OWED_SYNC, tc_inj_send_replies);
 }

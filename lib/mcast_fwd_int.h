@@ -76,7 +76,10 @@ struct tc_mcast {
 };
 
 /* mcast_queue.c: the receive queue */
-void        tc_mcast_rx(void *arg, tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *frame);
+/* The handler of MCAST and MCAST_ACK frames in dispatch's table (arg: the
+ * engine): queues them, refuses none. */
+const char *tc_mcast_rx(void *arg, tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr,
+                        tc_status_t *status_p);
 size_t      tc_mcast_item_bytes(const tc_mcast_item_t *item);
 tc_status_t tc_mcast_poll_peers(tc_mcast_t *mc, uint32_t only, unsigned *n_p);
 

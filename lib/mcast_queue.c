@@ -17,21 +17,25 @@
 
 /* ------------------------------------------------------------- receiving */
 
-/* Inside tc_peer_progress: copy the frame out (its slot goes back at once)
- * and queue it. Nothing here sends. */
-void tc_mcast_rx(void *arg, tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *frame)
+/* Inside tc_peer_progress (dispatch's handler of both kinds, registered by
+ * tc_mcast_create): copy the frame out (its slot goes back at once) and
+ * queue it. Nothing here sends; what it cannot queue it counts and drops
+ * (the ack tree's timeouts see it), never refuses. */
+const char *tc_mcast_rx(void *arg, tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr,
+                        tc_status_t *status_p)
 {
     tc_mcast_t *mc = arg;
     size_t args_room = TC_ALIGN_UP((size_t)hdr->args_len, 8);
     tc_mcast_item_t *item;
 
+    (void)status_p;
     item = malloc(sizeof(*item) + args_room + hdr->payload_len);
     if (item == NULL) {
         if (mc->stats.rejected++ < TC_MCAST_LOG_MAX) {
             tc_error("mcast: no memory to queue a %u-byte frame from rank %u; dropped",
                      hdr->frame_size, peer->peer_rank);
         }
-        return;
+        return NULL;
     }
     item->next        = NULL;
     item->kind        = hdr->kind;
@@ -50,6 +54,7 @@ void tc_mcast_rx(void *arg, tc_peer_t *peer, const tc_frame_hdr_t *hdr, const ch
     mc->tail = item;
     mc->stats.queued++;
     mc->queued_bytes += sizeof(*item) + args_room + hdr->payload_len;
+    return NULL;
 }
 
 size_t tc_mcast_item_bytes(const tc_mcast_item_t *item)

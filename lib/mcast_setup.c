@@ -9,6 +9,11 @@
 
 /* ------------------------------------------------------------ lifecycle */
 
+static const tc_rx_kind_def_t tc_mcast_rx_kinds[] = {
+    {TC_KIND_MCAST, tc_mcast_rx, 0},
+    {TC_KIND_MCAST_ACK, tc_mcast_rx, 0},
+};
+
 tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32_t radix,
                             tc_wait_t wait, tc_mcast_t **mc_p)
 {
@@ -17,7 +22,7 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
     tc_mcast_t *mc;
     uint32_t r;
 
-    if ((ops == NULL) || (radix == 0) || (ctx->mcast_rx != NULL)) {
+    if ((ops == NULL) || (radix == 0) || (ctx->rx_kinds[TC_KIND_MCAST].cb != NULL)) {
         tc_error("mcast: needs ops, a radix >= 1 and a context without multicast yet");
         return TC_ERR_INVALID_PARAM;
     }
@@ -66,11 +71,15 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
             status = tc_peer_set_wait(peer, wait);
         }
     }
+    /* dispatch hands this engine both kinds (it queues them: they run
+     * outside every peer's receive loop) */
+    if (status == TC_OK) {
+        status = tc_rx_register_kinds(ctx, tc_mcast_rx_kinds, TC_ARRAY_SIZE(tc_mcast_rx_kinds),
+                                      mc, 0, NULL);
+    }
     if (status != TC_OK) {
         goto err_free;
     }
-    ctx->mcast_rx  = tc_mcast_rx;
-    ctx->mcast_arg = mc;
     *mc_p = mc;
     return TC_OK;
 
@@ -91,8 +100,8 @@ void tc_mcast_destroy(tc_mcast_t *mc)
     if (mc == NULL) {
         return;
     }
-    mc->ctx->mcast_rx  = NULL;
-    mc->ctx->mcast_arg = NULL;
+    tc_rx_unregister(mc->ctx, TC_KIND_MCAST);
+    tc_rx_unregister(mc->ctx, TC_KIND_MCAST_ACK);
     while ((item = mc->head) != NULL) {
         mc->head = item->next;
         free(item);

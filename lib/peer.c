@@ -1,20 +1,18 @@
 /*
- * A peer: the connection to one other process once wireup made it - what
- * can be changed on it locally (placement, prefetch) and what can be asked
- * of it. The data path is in mailbox, credits, send, dispatch and
+ * A peer: the connection to one other process once wireup made it - its
+ * liveness, the checks of a wait that drags on, what can be set on it
+ * locally (prefetch) and what can be asked of it. Nothing here sends: the
+ * wait loops call it. The data path is in mailbox, credits, send (which
+ * also sets the placement its delivery depends on), dispatch and
  * peer_wait; connect and teardown in wireup; what changes on both sides
  * (frame size, wait strategy) and the goodbye in control.
  */
 #include "runtime.h"
 #include "boot.h"
 #include "clock.h"
-#include "credits.h"
 #include "log.h"
 #include "mailbox.h"
 #include "peer_wait.h"
-#include "place.h"
-#include "cpu.h"
-#include "send.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -56,26 +54,6 @@ tc_status_t tc_peer_check_alive(tc_peer_t *peer)
         peer->failed = TC_ERR_PEER_FAILED;
     }
     return peer->failed;
-}
-
-tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place)
-{
-    char why[TC_CPU_STATUS_LEN];
-    tc_status_t status = tc_place_check(place, why, sizeof(why));
-
-    if (status != TC_OK) {
-        tc_error("%s: placement %s: %s", peer->name, tc_place_str(place), why);
-        return status;
-    }
-    if ((place != TC_PLACE_DEFAULT) && (peer->remote_ring_ptr == NULL)) {
-        tc_error("%s: placement %s: unsupported: ucp_rkey_ptr cannot map the peer's mailbox "
-                 "over %s (needs same-host shared memory: posix or sysv)",
-                 peer->name, tc_place_str(place), tc_peer_transports(peer));
-        return TC_ERR_UNSUPPORTED;
-    }
-    peer->place = place;
-    tc_send_select(peer);
-    return TC_OK;
 }
 
 void tc_peer_set_sw_prefetch(tc_peer_t *peer, int on)

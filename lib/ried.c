@@ -2,7 +2,9 @@
  * Rieds over the wire, receiver side: chunks of a shared library arrive in
  * ried frames; the whole library is written to a memfd, dlopen'ed from
  * /proc/self/fd, initialised, and its exports listed for the answer; and
- * the sending side (tc_ried_ship, tc_ried_unload).
+ * the sending side (tc_ried_ship, tc_ried_unload). Both frame kinds and the
+ * answer owed are registered with dispatch (tc_ried_rx_register); the
+ * rieds a context holds are lib/ried_store.c's.
  */
 #define _GNU_SOURCE
 #include "runtime.h"
@@ -233,17 +235,9 @@ static void tc_ried_load(tc_peer_t *peer)
     peer->owed |= TC_OWED_RIED;
 }
 
-static void tc_ried_unload_slot(tc_ctx_ried_t *slot)
-{
-    if (slot->fini != NULL) {
-        slot->fini(slot->state);
-    }
-    dlclose(slot->handle);
-    close(slot->fd);
-    memset(slot, 0, sizeof(*slot));
-}
-
-void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data, uint32_t len)
+/* Receiver: a ried frame from the peer (a chunk, or an unload). */
+static void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data,
+                       uint32_t len)
 {
     tc_context_t *ctx = peer->ctx;
     unsigned i;
@@ -308,64 +302,6 @@ void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data
     }
 }
 
-void *tc_ried_lookup(const tc_context_t *ctx, const char *name, unsigned *index_p)
-{
-    unsigned i;
-    void *addr;
-
-    for (i = 0; i < TC_MAX_RIEDS; ++i) {
-        if ((ctx->rieds[i].handle != NULL) &&
-            ((addr = dlsym(ctx->rieds[i].handle, name)) != NULL)) {
-            *index_p = i;
-            return addr;
-        }
-    }
-    return NULL;
-}
-
-void tc_ried_unpin(tc_context_t *ctx, uint32_t pins)
-{
-    unsigned i;
-
-    for (i = 0; i < TC_MAX_RIEDS; ++i) {
-        tc_ctx_ried_t *slot = &ctx->rieds[i];
-        if (!(pins & (1u << i)) || (slot->handle == NULL) || (slot->pins == 0)) {
-            continue;
-        }
-        if ((--slot->pins == 0) && (slot->owner == 0)) {
-            tc_ried_unload_slot(slot);
-        }
-    }
-}
-
-void tc_ried_release(tc_context_t *ctx, const tc_peer_t *peer)
-{
-    unsigned i;
-
-    for (i = 0; i < TC_MAX_RIEDS; ++i) {
-        tc_ctx_ried_t *slot = &ctx->rieds[i];
-        if ((slot->handle == NULL) || (slot->owner != peer->serial)) {
-            continue;
-        }
-        if (slot->pins == 0) {
-            tc_ried_unload_slot(slot);
-        } else {
-            slot->owner = 0; /* orphaned: another peer's jams still call into it */
-        }
-    }
-}
-
-void tc_ried_unload_all(tc_context_t *ctx)
-{
-    unsigned i;
-
-    for (i = 0; i < TC_MAX_RIEDS; ++i) {
-        if (ctx->rieds[i].handle != NULL) {
-            tc_ried_unload_slot(&ctx->rieds[i]);
-        }
-    }
-}
-
 /* ------------------------------------------------------ the sending side */
 
 /* The smallest frame that carries a ried frame's ARGS and len payload bytes. */
@@ -377,13 +313,17 @@ static uint32_t tc_ried_frame_size(uint32_t len)
     return (tc_frame_layout(&layout, UINT32_MAX, &off) == TC_OK) ? off.frame_size : UINT32_MAX;
 }
 
-const char *tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr,
-                             tc_status_t *status_p)
+/* A ried frame from the peer: an answer to our ship or unload, or a chunk
+ * for us (handed to tc_ried_rx). NULL, or why it is refused (*status_p:
+ * what the NACK says). Both kinds, registered with dispatch. */
+static const char *tc_ried_rx_frame(void *arg, tc_peer_t *peer, const char *frame,
+                                    const tc_frame_hdr_t *hdr, tc_status_t *status_p)
 {
     tc_ried_args_t args;
     const char *why;
     uint32_t n;
 
+    (void)arg;
     memcpy(&args, frame + TC_FRAME_HDR_SIZE, sizeof(args)); /* args_len checked */
     if ((args.op != TC_RIED_OP_CHUNK) && (args.op != TC_RIED_OP_UNLOAD)) {
         snprintf(peer->rx_why, sizeof(peer->rx_why), "%s frame with unknown op %u",
@@ -629,4 +569,15 @@ tc_status_t tc_ried_send_answer(tc_peer_t *peer)
                                (uint32_t)strlen(peer->ried_rx.reply_text), 1);
     peer->owed &= ~TC_OWED_RIED;
     return status;
+}
+
+static const tc_rx_kind_def_t tc_ried_rx_kinds[] = {
+    {TC_KIND_RIED, tc_ried_rx_frame, 0},
+    {TC_KIND_RIED_REP, tc_ried_rx_frame, 0},
+};
+
+tc_status_t tc_ried_rx_register(tc_context_t *ctx)
+{
+    return tc_rx_register_kinds(ctx, tc_ried_rx_kinds, TC_ARRAY_SIZE(tc_ried_rx_kinds), NULL,
+                                TC_OWED_RIED, tc_ried_send_answer);
 }

@@ -73,20 +73,61 @@ typedef struct tc_ctx_ried {
     char             name[TC_RIED_NAME_MAX];
 } tc_ctx_ried_t;
 
+/* Frames a peer owes the other once frames ran (tc_peer_t.owed): one word,
+ * so that the fast path asks once whether anything is owed. The reply is
+ * the send path's own; each other bit is sent by the step its module
+ * registered (tc_rx_register_owed), in the order of the bits. */
+enum {
+    TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (tc_peer_send_reply) */
+    TC_OWED_SYNC  = 1u << 1, /* answers to injected syncs (lib/inject.c) */
+    TC_OWED_RIED  = 1u << 2, /* a ried's answer (lib/ried.c) */
+    TC_OWED_NACK  = 1u << 3, /* a rejected frame's nack (lib/control.c) */
+    TC_OWED_STEPS = 4        /* bits */
+};
+
+/* The receive path's table (lib/dispatch.c reads it, as UCX's ucp_am_handlers):
+ * every frame kind that is not a jam is taken by the handler its module
+ * registered (tc_rx_register), once the validator passed the frame's header.
+ * The handler returns NULL, or why it refuses the frame and in *status_p
+ * what the NACK says (dispatch rejects it: counted, logged, NACKed). It
+ * runs inside tc_peer_progress: it never waits; what it owes the peer it
+ * marks in peer->owed. */
+typedef const char *(*tc_rx_kind_fn)(void *arg, tc_peer_t *peer, const char *frame,
+                                     const tc_frame_hdr_t *hdr, tc_status_t *status_p);
+typedef tc_status_t (*tc_owed_fn)(tc_peer_t *peer);
+
+typedef struct tc_rx_kind {
+    tc_rx_kind_fn cb;    /* NULL: nothing takes the kind here (refused) */
+    void         *arg;
+    unsigned      flags; /* TC_RX_KIND_F_* */
+} tc_rx_kind_t;
+
+/* A frame no call waits for (config, goodbye): a wait goes on past it. */
+#define TC_RX_KIND_F_QUIET 1u
+
+/* One kind as a module declares it (a static table per module, as
+ * UCP_DEFINE_AM declares UCX's), registered with tc_rx_register_kinds. */
+typedef struct tc_rx_kind_def {
+    uint8_t       kind;
+    tc_rx_kind_fn cb;
+    unsigned      flags;
+} tc_rx_kind_def_t;
+
 struct tc_context {
     tc_context_params_t params;
-    tc_ctx_ried_t       rieds[TC_MAX_RIEDS];
+    tc_ctx_ried_t       rieds[TC_MAX_RIEDS];  /* lib/ried_store.c */
     ucp_context_h       ucp;
     ucp_worker_h        worker;
     tc_ctx_pkg_t        pkgs[TC_MAX_PKGS];
     unsigned            n_pkgs;
     int                 efd;             /* the worker's wake-up fd (events), else -1 */
     uint64_t            next_peer_serial; /* names peers for what they own (rieds) */
-    /* multicast (lib/mcast_queue.c): MCAST and MCAST_ACK frames go here; the
-     * handler only queues them (it runs inside tc_peer_progress) */
-    void              (*mcast_rx)(void *arg, tc_peer_t *peer, const tc_frame_hdr_t *hdr,
-                                  const char *frame);
-    void               *mcast_arg;
+    /* the receive path's table: control, inject, ried and send register
+     * theirs when a peer connects (lib/wireup.c), multicast with its engine
+     * (lib/mcast_setup.c: its handler only queues, it runs outside
+     * tc_peer_progress) */
+    tc_rx_kind_t        rx_kinds[TC_KIND_LAST];
+    tc_owed_fn          owed_steps[TC_OWED_STEPS];
 };
 
 #define TC_MAX_INJ 64
@@ -144,17 +185,13 @@ typedef struct tc_code_area {
 typedef tc_status_t (*tc_deliver_fn)(tc_peer_t *peer, char *frame, uint32_t size,
                                      uint64_t raddr);
 
-/* Frames a peer owes the other once frames ran (tc_peer_t.owed): one word,
- * so that the fast path asks once whether anything is owed. */
-enum {
-    TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (tc_peer_send_reply) */
-    TC_OWED_SYNC  = 1u << 1, /* answers to injected syncs (tc_inj_send_replies) */
-    TC_OWED_RIED  = 1u << 2, /* a ried's answer (tc_ried_send_answer) */
-    TC_OWED_NACK  = 1u << 3  /* a rejected frame's nack (tc_ctrl_send_nack) */
-};
-
+/* One peer. The first three groups are laid out for the paths every frame
+ * takes (their lines, not their owners, decide the order: the fast paths'
+ * loads stay within them); the cold rest is grouped by the module that owns
+ * (writes) the fields. */
 struct tc_peer {
-    /* --- the send path (first cache line) */
+    /* --- the send path (first cache line): send.c, jam.c; wireup sets the
+     * geometry, credits tx_acked */
     char             *tx_ring;       /* staging: one frame per remote slot */
     uint64_t          remote_ring;
     ucp_ep_h          ep;
@@ -170,7 +207,8 @@ struct tc_peer {
     uint8_t           doorbell;      /* the peer blocks: ring it after each frame */
     uint8_t           progress;      /* wait loops progress the worker */
 
-    /* --- the receive path (second cache line) */
+    /* --- the receive path (second cache line): dispatch; wireup sets the
+     * geometry, control the frame size */
     char             *rx_ring __attribute__((aligned(64)));
     /* the fast path (fixed frames): the shape of the last LOCAL or CACHED
      * frame the validator passed, and what it ran; a frame of that shape
@@ -184,7 +222,11 @@ struct tc_peer {
     uint32_t          rx_slot_size;
     uint32_t          rx_frame_size; /* fixed frames: the size of the peer's (it announces it) */
 
-    /* --- both paths, less often (third cache line) */
+    /* --- both paths, less often (third cache line): mailbox (rx_stale,
+     * rx_held), credits (rx_reported, credit_batch, credit_src), dispatch
+     * (rx_prefetch, disp_*, idle_polls, ran_*, owed, in_progress), peer
+     * (sw_prefetch, failed), send (place, tx_stage_mask, tx_direct_*,
+     * tx_linewise_max, tx_slots_frame, remote_base) */
     tc_context_t     *ctx __attribute__((aligned(64)));
     uint64_t         *rx_stale;      /* per slot: what the last frame left behind */
     uint8_t           sw_prefetch;   /* prefetch a frame once its arrival is seen */
@@ -231,36 +273,50 @@ struct tc_peer {
 
     tc_peer_stats_t   stats;
 
-    /* --- cold: set up at connect, used by setup and slow paths */
-    tc_mbox_ctrl_t   *ctrl;
-    /* dispatch: filled by the validator's lookup, kept for the next frame
-     * (a stream of one jam looks its element up once) */
-    const tc_pkg_element_t *disp_elem;
-    void                   *disp_state;
-    struct tc_inj          *disp_cached;  /* the last cached jam run */
-    tc_boot_t        *boot;
-    uint32_t          peer_rank;
-    tc_wait_t         wait;          /* how this side waits for the peer's frames */
-    tc_wait_ops_t     wait_ops;      /* this mailbox and worker as lib/wait sees them */
-    const char       *progress_why;
-    tc_jam_run_fn     rx_last_run;   /* what the latest frame ran (checked by the
-                                      * receive-path fuzzer's invariant) */
+    /* --- cold: set up at connect, used by setup and slow paths; one group
+     * per module that owns (writes) the fields, in the order of the layers */
 
-    /* our mailbox for the peer's frames */
+    /* wireup (lib/wireup.c): the connection as connect made it */
+    tc_boot_t        *boot;
+    uint64_t          serial;       /* unique in the context, never reused */
+    uint32_t          peer_rank;
+    tc_signal_mode_t  signal;          /* how our frames are signalled: resolved at
+                                        * connect (never AUTO) */
+    const char       *progress_why;
+    ucp_mem_h         tx_memh;
+    uint64_t          remote_raw;
+    char             *remote_ring_ptr; /* the peer's mailbox: ucp_rkey_ptr mapping, NULL
+                                        * if none */
+    uint64_t         *remote_consumed_ptr; /* its ctrl line's credit word, mapped */
+    /* one tcp lane carries our puts (a put lane, or the AM lane UCX
+     * emulates them on): the peer lands each put of ours itself,
+     * in stream order, inside the ucp_worker_progress of the thread that
+     * then reads the slot (signalling single-put is correct; see
+     * docs/ARCHITECTURE.md, "Signalling modes") */
+    int               put_landed_by_peer;
+    char              name[128];
+    char              transports[128];
+    /* the packages the peer loaded, as it announced them at connect */
+    uint32_t          n_peer_pkgs;
+    tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
+
+    /* peer (lib/peer.c): liveness */
+    ucs_status_t      ep_error;     /* the endpoint's failure (wireup's handler sets it),
+                                     * reported once the ring holds nothing more (it may
+                                     * hold a goodbye) */
+
+    /* mailbox (lib/mailbox.c): our ring for the peer's frames */
+    tc_mbox_ctrl_t   *ctrl;
     ucp_mem_h         mbox_memh;
     char             *mbox;
     size_t            mbox_len;
     char             *raw;
     int               mbox_exec;     /* the mailbox could be made executable */
 
-    /* the peer's mailbox */
-    char             *remote_ring_ptr; /* ucp_rkey_ptr mapping, NULL if none */
-    uint64_t         *remote_consumed_ptr; /* its ctrl line's credit word, mapped */
-    /* per staging slot: the injected jam whose code it still holds from
-     * the last frame written there (NULL: something else, or written over;
-     * tc_peer_tx_frame clears it); a stream of one jam then writes its code
-     * into staging once per slot, not per frame */
-    const struct tc_inj **tx_code_in;
+    /* credits (lib/credits.c) */
+    uint32_t          bad_ack;      /* the last ack refused (tc_peer_ack_refused) */
+
+    /* send (lib/send.c): what our frames left in the peer's ring */
     /* per slot of the peer's ring: the size of our last frame there, whose
      * signal word is then an earlier seq's; 0 where not known (none yet, a
      * raw frame). A frame of another size may find its signal in that word
@@ -271,17 +327,13 @@ struct tc_peer {
     uint32_t          tx_run_frame;
     uint32_t          tx_run_start;
     uint64_t         *zero_src;        /* a registered word that stays 0: the clear's put */
-    /* the last injected jam run under the allow-list, the shape of its
-     * frame (tc_frame_shape_of, at frame size disp_inj_frame_size) and where
-     * its GOTP is: the next frame of that shape takes the fast path */
-    struct tc_inj    *disp_injected;
-    tc_frame_shape_t  disp_inj_shape;
-    uint32_t          disp_inj_frame_size;
-    uint16_t          disp_inj_got_off;
-    tc_signal_mode_t  signal;          /* how our frames are signalled: resolved at
-                                        * connect (never AUTO) */
-    uint64_t          remote_raw;
-    ucp_mem_h         tx_memh;
+
+    /* jam (lib/jam.c): what the send path lays out once and copies after */
+    /* per staging slot: the injected jam whose code it still holds from
+     * the last frame written there (NULL: something else, or written over;
+     * tc_peer_tx_frame clears it); a stream of one jam then writes its code
+     * into staging once per slot, not per frame */
+    const struct tc_inj **tx_code_in;
 
     /* header of the last jam frame sent: the next one of the same jam, size
      * and flags copies it instead of laying the frame out again */
@@ -300,12 +352,61 @@ struct tc_peer {
     uint64_t                tx_itmpl_key;
     uint32_t                tx_itmpl_size;
 
-    /* injection: per (package, jam) sync and cache state */
+    /* peer_wait (lib/peer_wait.c) */
+    tc_wait_t         wait;          /* how this side waits for the peer's frames
+                                      * (control changes it) */
+    tc_wait_ops_t     wait_ops;      /* this mailbox and worker as lib/wait sees them */
+
+    /* dispatch (lib/dispatch.c): what the validated path keeps for the
+     * next frame */
+    /* filled by the validator's lookup, kept for the next frame (a stream
+     * of one jam looks its element up once) */
+    const tc_pkg_element_t *disp_elem;
+    void                   *disp_state;
+    struct tc_inj          *disp_cached;  /* the last cached jam run */
+    /* the last injected jam run under the allow-list, the shape of its
+     * frame (tc_frame_shape_of, at frame size disp_inj_frame_size) and where
+     * its GOTP is: the next frame of that shape takes the fast path */
+    struct tc_inj    *disp_injected;
+    tc_frame_shape_t  disp_inj_shape;
+    uint32_t          disp_inj_frame_size;
+    uint16_t          disp_inj_got_off;
+    tc_status_t       known_status; /* why the validator's lookup said no */
+    tc_jam_run_fn     rx_last_run;   /* what the latest frame ran (checked by the
+                                      * receive-path fuzzer's invariant) */
+    char              rx_why[160];  /* a refusal's reason, formatted by the receive
+                                     * handler that refuses (tc_peer_reject copies it) */
+
+    /* reject (lib/reject.c): the latest rejection, and the NACK owed for
+     * the first of a burst (TC_OWED_NACK; control sends it) */
+    char              last_reject[192];
+    struct {
+        uint32_t    seq;
+        tc_status_t status;
+        char        reason[160];
+    } nack_tx;
+
+    /* control (lib/control.c): the latest NACK the peer told us, the
+     * goodbye both ways, a config frame's new size */
+    tc_nack_t         nack_rx;
+    uint8_t           nack_unseen;  /* no call has returned it yet */
+    uint8_t           goodbye_seen;
+    uint8_t           goodbye_sent; /* (lib/wireup.c says it) */
+    uint32_t          rx_resize;    /* a config frame's new frame size, which dispatch
+                                     * gives the mailbox once that frame is consumed
+                                     * (0: none) */
+
+    /* exec (lib/exec.c): the peer's executable memory */
+    tc_code_area_t    code;
+
+    /* inj_table, inject (lib/inj_table.c, lib/inject.c): per (package,
+     * jam) sync and cache state */
     tc_inj_t          inj[TC_MAX_INJ];
     unsigned          n_inj;
     tc_inj_t         *inj_last;     /* the last entry looked up */
 
-    /* rieds: the one being received, and the answer the sender waits for */
+    /* ried (lib/ried.c): the ried being received, and the answer the
+     * sender waits for */
     struct {
         uint32_t id, total, received;
         uint8_t *buf;
@@ -322,40 +423,6 @@ struct tc_peer {
         int32_t  status;
         char     text[1024];
     } ried_tx;
-
-    tc_code_area_t    code;
-    uint64_t          serial;       /* unique in the context, never reused */
-
-    /* control (lib/control.c): the rejection to tell the peer, the latest
-     * the peer told us, the goodbye */
-    struct { /* owed: TC_OWED_NACK */
-        uint32_t    seq;
-        tc_status_t status;
-        char        reason[160];
-    } nack_tx;
-    tc_nack_t         nack_rx;
-    uint8_t           nack_unseen;  /* no call has returned it yet */
-    uint32_t          bad_ack;      /* the last ack refused (tc_peer_ack_refused) */
-    uint8_t           goodbye_seen;
-    uint8_t           goodbye_sent;
-    tc_status_t       known_status; /* why the validator's lookup said no */
-    ucs_status_t      ep_error;     /* the endpoint's failure, reported once the ring
-                                     * holds nothing more (it may hold a goodbye) */
-
-    char              last_reject[192];
-    char              rx_why[160];  /* a refusal's reason, formatted by the receive
-                                     * handler that refuses (tc_peer_reject copies it) */
-    char              name[128];
-    char              transports[128];
-    /* one tcp lane carries our puts (a put lane, or the AM lane UCX
-     * emulates them on): the peer lands each put of ours itself,
-     * in stream order, inside the ucp_worker_progress of the thread that
-     * then reads the slot (signalling single-put is correct; see
-     * docs/ARCHITECTURE.md, "Signalling modes") */
-    int               put_landed_by_peer;
-    /* the packages the peer loaded, as it announced them at connect */
-    uint32_t          n_peer_pkgs;
-    tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
 };
 
 _Static_assert(TC_WIRE_PKGS_MAX == TC_MAX_PKGS, "a connect announces every package");
@@ -367,10 +434,37 @@ _Static_assert(offsetof(struct tc_peer, ctx) == 128, "receive path: one cache li
  * TC_ERR_NOT_FOUND, logged naming what the peer loaded and what jam is in. */
 tc_status_t tc_peer_check_pkg(const tc_peer_t *peer, const tc_jam_t *jam);
 
-/* inject.c */
+/* context.c: the receive path's table (tc_context_t.rx_kinds, which
+ * lib/dispatch.c reads). A module
+ * registers the handler of a kind it owns (not a jam's: those are
+ * dispatch's); TC_ERR_BUSY where another handler or arg holds the kind
+ * (the same again is TC_OK), TC_ERR_INVALID_PARAM for a jam's kind or one
+ * out of range. */
+tc_status_t tc_rx_register(tc_context_t *ctx, uint8_t kind, tc_rx_kind_fn cb, void *arg,
+                           unsigned flags);
+void        tc_rx_unregister(tc_context_t *ctx, uint8_t kind);
+/* The step that sends what owed (one TC_OWED_* bit, not the reply) marks;
+ * TC_ERR_INVALID_PARAM for anything else. */
+tc_status_t tc_rx_register_owed(tc_context_t *ctx, unsigned owed, tc_owed_fn step);
+/* A module's kinds (n of defs, each with arg) and, where owed is not 0, its
+ * owed step: all of them, or none and the first refusal's status. */
+tc_status_t tc_rx_register_kinds(tc_context_t *ctx, const tc_rx_kind_def_t *defs, unsigned n,
+                                 void *arg, unsigned owed, tc_owed_fn step);
+
+/* Each module's kinds and owed steps, registered (lib/wireup.c, at connect). */
+tc_status_t tc_send_rx_register(tc_context_t *ctx);  /* send.c: reply, nop */
+tc_status_t tc_inj_rx_register(tc_context_t *ctx);   /* inject.c: the namespace sync */
+tc_status_t tc_ried_rx_register(tc_context_t *ctx);  /* ried.c: ried chunks and answers */
+tc_status_t tc_ctrl_rx_register(tc_context_t *ctx);  /* control.c: config, nack, goodbye */
+
+/* inj_table.c: the peer's injected jams (NULL: not there; tc_inj_get makes
+ * one for a jam with a blob here, NULL when it has none or the table is
+ * full) */
 tc_inj_t   *tc_inj_find(tc_peer_t *peer, uint32_t pkg_id, uint16_t element);
 tc_inj_t   *tc_inj_get(tc_peer_t *peer, const tc_jam_t *jam);
 void        tc_inj_cleanup(tc_peer_t *peer);
+
+/* inject.c: the namespace sync */
 /* Receiver: resolve the slot names of inj's jam for the peer; returns
  * TC_SYNC_OK or -(slot + 1) for the first name that did not resolve. */
 int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
@@ -378,15 +472,8 @@ int64_t     tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj);
 tc_frame_layout_t tc_jam_layout(const tc_blob_t *blob, tc_mode_t mode, uint32_t payload_len);
 /* The same, payload 0, filled in place (the send path). */
 void              tc_jam_layout_into(const tc_blob_t *blob, tc_mode_t mode, tc_frame_layout_t *layout);
-/* Receiver: a sync request (code: the CODE section, when asked to cache):
- * NULL, its answer owed, or why it is refused (TC_ERR_OUT_OF_RANGE: our
- * frames to the peer cannot hold the answer). */
-const char *tc_inj_rx_request(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t *hdr,
-                              const uint8_t *code);
-/* Sender: the answer to our sync request; why not, or NULL. */
-const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr, const char *payload);
 /* Receiver: answer the peer's namespace syncs (never waits; what finds no
- * free slot goes later). */
+ * free slot goes later). The step of TC_OWED_SYNC. */
 tc_status_t tc_inj_send_replies(tc_peer_t *peer);
 
 /* exec.c: the execution rule (what the receiver runs, and from where).
@@ -413,10 +500,7 @@ void          tc_exec_cleanup(tc_peer_t *peer);
 /* pkg.c: a whole file in memory (malloc'd; NULL if unreadable). */
 void       *tc_read_file(const char *path, size_t *len_p);
 
-/* ried.c */
-/* Receiver: a ried frame from the peer (a chunk, or an unload). */
-void        tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_t *data,
-                       uint32_t len);
+/* ried_store.c: the rieds peers shipped that the context holds */
 /* Receiver: the rieds peers shipped, searched when slot names resolve; the
  * address and, in *index_p, which ried it is in. */
 void       *tc_ried_lookup(const tc_context_t *ctx, const char *name, unsigned *index_p);
@@ -426,12 +510,12 @@ void        tc_ried_unpin(tc_context_t *ctx, uint32_t pins);
 /* The peer is going: its rieds go, or stay until their last pin. */
 void        tc_ried_release(tc_context_t *ctx, const tc_peer_t *peer);
 void        tc_ried_unload_all(tc_context_t *ctx);
-/* Sender: a ried frame from the peer (an answer to our ship or unload), or
- * a chunk for us (handed to tc_ried_rx). NULL, or why it is refused
- * (*status_p: what the NACK says). */
-const char *tc_ried_rx_frame(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr,
-                             tc_status_t *status_p);
-/* Receiver: the answer to the peer's ried frame, when a slot is free. */
+/* Unload one entry (its fini, dlclose, its memfd) and free it. */
+void        tc_ried_unload_slot(tc_ctx_ried_t *slot);
+
+/* ried.c: rieds over the wire */
+/* Receiver: the answer to the peer's ried frame, when a slot is free. The
+ * step of TC_OWED_RIED. */
 tc_status_t tc_ried_send_answer(tc_peer_t *peer);
 
 /* Tests only: put len bytes of frame, as they are (no stamping, no seal),
@@ -452,7 +536,7 @@ tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, ui
  * rings it after credits it returned, since its senders block for them. */
 tc_status_t tc_peer_ring(tc_peer_t *peer);
 
-/* control.c: frames one side tells the other in the stream */
+/* reject.c: rejections (nothing sends) */
 /* Record why the frame in the next slot was rejected (and log the first
  * few); the peer is told with a NACK carrying status (an error: any other
  * goes as TC_ERR_PROTOCOL) and reason. */
@@ -462,12 +546,11 @@ void        tc_peer_note_reject(tc_peer_t *peer, const char *reason);
 /* Tell the peer its frame seq was refused (status, reason), once no other
  * NACK is owed: the first of a burst goes. */
 void        tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, const char *reason);
+
+/* control.c: frames one side tells the other in the stream */
+/* The NACK owed (never waits: without a free slot it goes later). The step
+ * of TC_OWED_NACK. */
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer);
-/* A config frame: why not, or NULL and the new frame size (0: unchanged),
- * which the mailbox takes once the frame is consumed. */
-const char *tc_ctrl_rx_config(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint32_t *resize_p);
-const char *tc_ctrl_rx_nack(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr);
-void        tc_ctrl_rx_goodbye(tc_peer_t *peer);
 /* A NACK for one of our frames first..last that no call returned yet: its
  * status (logged, naming what), else TC_OK. */
 tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, const char *what);

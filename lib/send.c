@@ -295,6 +295,26 @@ void tc_send_select(tc_peer_t *peer)
     }
 }
 
+tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place)
+{
+    char why[TC_CPU_STATUS_LEN];
+    tc_status_t status = tc_place_check(place, why, sizeof(why));
+
+    if (status != TC_OK) {
+        tc_error("%s: placement %s: %s", peer->name, tc_place_str(place), why);
+        return status;
+    }
+    if ((place != TC_PLACE_DEFAULT) && (peer->remote_ring_ptr == NULL)) {
+        tc_error("%s: placement %s: unsupported: ucp_rkey_ptr cannot map the peer's mailbox "
+                 "over %s (needs same-host shared memory: posix or sysv)",
+                 peer->name, tc_place_str(place), tc_peer_transports(peer));
+        return TC_ERR_UNSUPPORTED;
+    }
+    peer->place = place;
+    tc_send_select(peer);
+    return TC_OK;
+}
+
 /* Check a laid-out frame's size, then stamp and deliver it. */
 tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
 {
@@ -373,6 +393,31 @@ tc_status_t tc_peer_send_reply(tc_peer_t *peer)
     offsets.frame_size = tc_peer_frame_size(peer, offsets.frame_size);
     tc_frame_write_hdr(frame, &offsets, &layout, TC_KIND_REPLY, 0, 0, 0, peer->tx_seq);
     return tc_peer_send_frame(peer, frame);
+}
+
+/* A reply or a nop: nothing runs; the result and credits it carries count
+ * (dispatch notes them for every frame it takes). */
+static const char *tc_send_rx_carrier(void *arg, tc_peer_t *peer, const char *frame,
+                                      const tc_frame_hdr_t *hdr, tc_status_t *status_p)
+{
+    (void)arg;
+    (void)peer;
+    (void)frame;
+    (void)hdr;
+    (void)status_p;
+    return NULL;
+}
+
+static const tc_rx_kind_def_t tc_send_rx_kinds[] = {
+    {TC_KIND_REPLY, tc_send_rx_carrier, 0},
+    {TC_KIND_NOP, tc_send_rx_carrier, 0},
+};
+
+/* (the reply owed is the send path's own: no step) */
+tc_status_t tc_send_rx_register(tc_context_t *ctx)
+{
+    return tc_rx_register_kinds(ctx, tc_send_rx_kinds, TC_ARRAY_SIZE(tc_send_rx_kinds), NULL,
+                                0, NULL);
 }
 
 tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, uint16_t element,

@@ -436,6 +436,26 @@ static tc_status_t tc_wireup_verdict(tc_peer_t *peer, tc_boot_t *boot, tc_status
     return TC_OK;
 }
 
+/* The frame kinds that are not jams, and what frames leave owed, each
+ * registered by the module that owns it in the context's table that
+ * dispatch reads (before the first peer can land a frame; the same again
+ * at every connect). Multicast registers its own with its engine. */
+static tc_status_t tc_wireup_rx_kinds(tc_context_t *ctx)
+{
+    tc_status_t status = tc_send_rx_register(ctx);
+
+    if (status == TC_OK) {
+        status = tc_inj_rx_register(ctx);
+    }
+    if (status == TC_OK) {
+        status = tc_ried_rx_register(ctx);
+    }
+    if (status == TC_OK) {
+        status = tc_ctrl_rx_register(ctx);
+    }
+    return status;
+}
+
 tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_params_t *params,
                             tc_peer_t **peer_p)
 {
@@ -445,6 +465,10 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_pa
     tc_status_t status;
     tc_peer_t *peer;
 
+    status = tc_wireup_rx_kinds(ctx);
+    if (status != TC_OK) {
+        return status;
+    }
     /* the send and receive paths' fields fill whole cache lines */
     if (posix_memalign((void **)&peer, 64, sizeof(*peer)) != 0) {
         return TC_ERR_NO_MEMORY;

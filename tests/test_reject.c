@@ -1,8 +1,10 @@
 /*
  * Frames a receiver must reject, count and never run, over a loopback pair:
  * injected frames with a flipped byte in the code, the GOTP or the header
- * (and any injected frame at a local-only receiver), and malformed headers
- * of every kind; after each the receiver keeps serving.
+ * (and any injected frame at a local-only receiver), malformed headers of
+ * every kind, and frames of a kind the receive path's table hands to no
+ * handler or to one that refuses them; after each the receiver keeps
+ * serving.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -183,11 +185,170 @@ static void test_malformed_frames_rejected(void **unused)
     pair_close(&pair);
 }
 
+/* A handler the test registers in the receiver's table for a kind nothing
+ * else takes there (MCAST: no multicast engine on that context): counts what
+ * dispatch hands it, refuses while told to. */
+typedef struct kind_probe {
+    unsigned    seen;
+    uint32_t    last_seq;
+    tc_status_t refuse;
+} kind_probe_t;
+
+static const char *kind_probe_rx(void *arg, tc_peer_t *peer, const char *frame,
+                                 const tc_frame_hdr_t *hdr, tc_status_t *status_p)
+{
+    kind_probe_t *probe = arg;
+
+    (void)peer;
+    (void)frame;
+    probe->seen++;
+    probe->last_seq = hdr->seq;
+    if (probe->refuse != TC_OK) {
+        *status_p = probe->refuse;
+        return "the probe refuses it";
+    }
+    return NULL;
+}
+
+static tc_status_t kind_probe_owed(tc_peer_t *peer)
+{
+    (void)peer;
+    return TC_OK;
+}
+
+/* An MCAST frame naming server_sum (what the validator asks of one), for
+ * the sender's next seq; tamper: none, else the element made unknown. */
+static void send_mcast(pair_t *pair, int tamper)
+{
+    const uint32_t fsize = tc_frame_size_for(sizeof(int32_t));
+    char frame[256];
+
+    build_frame(&pair->s[1], frame, fsize, 7);
+    ((tc_frame_hdr_t *)frame)->kind = TC_KIND_MCAST;
+    if (tamper) {
+        ((tc_frame_hdr_t *)frame)->element = 999;
+    }
+    assert_int_equal(tc_peer_send_raw_frame(pair->s[1].peer, frame, fsize), TC_OK);
+}
+
+/* The receiver's one frame: consumed, nothing run, `rejected` counted so
+ * far; then the sender reads what came back (credits, a NACK). With a
+ * reason, the frame was rejected for it and NACKed with status (the NACK's
+ * words are cut to the sender's 64-byte frames: not compared); without,
+ * no NACK came. */
+static void take_one(pair_t *pair, uint64_t rejected, const char *reason, tc_status_t status)
+{
+    tc_peer_stats_t rx;
+    tc_nack_t nack;
+    unsigned n;
+
+    assert_int_equal(tc_peer_progress(pair->s[0].peer, 0, &n), TC_OK);
+    assert_int_equal(n, 1);
+    tc_peer_stats(pair->s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, rejected);
+    assert_int_equal(rx.rx_frames, 0);
+    assert_int_equal(tc_peer_flush(pair->s[0].peer), TC_OK);
+    assert_int_equal(tc_peer_progress(pair->s[1].peer, 0, NULL), TC_OK);
+    if (reason == NULL) {
+        assert_int_equal(tc_peer_last_nack(pair->s[1].peer, &nack), TC_ERR_NOT_FOUND);
+        return;
+    }
+    assert_non_null(strstr(tc_peer_last_reject(pair->s[0].peer), reason));
+    assert_int_equal(tc_peer_last_nack(pair->s[1].peer, &nack), TC_OK);
+    assert_int_equal(nack.seq, pair->s[1].peer->tx_seq - 1);
+    assert_int_equal(nack.status, status);
+}
+
+/* The receive path's table (lib/dispatch.c): a kind is taken by the handler
+ * registered for it, which sees only frames the validator passed; one it
+ * refuses, and one of a kind nothing registered, is rejected, counted and
+ * NACKed with the status given; jams' kinds and taken kinds cannot be
+ * registered over. */
+static void test_kind_table(void **unused)
+{
+    kind_probe_t probe = {0, 0, TC_OK}, other = {0, 0, TC_OK};
+    const uint32_t fsize = tc_frame_size_for(sizeof(int32_t));
+    tc_context_params_t params;
+    char frame[256];
+    tc_context_t *ctx;
+    pair_t pair;
+    unsigned n;
+
+    (void)unused;
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(int32_t));
+    ctx = pair.s[0].ctx;
+
+    /* what registers: not a jam's kind, not over another's, one owed bit */
+    assert_int_equal(tc_rx_register(ctx, TC_KIND_LOCAL, kind_probe_rx, &probe, 0),
+                     TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_rx_register(ctx, TC_KIND_INJECTED, kind_probe_rx, &probe, 0),
+                     TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_rx_register(ctx, TC_KIND_LAST, kind_probe_rx, &probe, 0),
+                     TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_rx_register(ctx, TC_KIND_CONFIG, kind_probe_rx, &probe, 0),
+                     TC_ERR_BUSY); /* control's, since the connect */
+    assert_int_equal(tc_rx_register(ctx, TC_KIND_MCAST, kind_probe_rx, &probe, 0), TC_OK);
+    assert_int_equal(tc_rx_register(ctx, TC_KIND_MCAST, kind_probe_rx, &probe, 0), TC_OK);
+    assert_int_equal(tc_rx_register(ctx, TC_KIND_MCAST, kind_probe_rx, &other, 0),
+                     TC_ERR_BUSY);
+    assert_int_equal(tc_rx_register_owed(ctx, TC_OWED_REPLY, kind_probe_owed),
+                     TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_rx_register_owed(ctx, TC_OWED_SYNC | TC_OWED_NACK, kind_probe_owed),
+                     TC_ERR_INVALID_PARAM);
+    /* a module's kinds go in all or none */
+    {
+        const tc_rx_kind_def_t defs[] = {{TC_KIND_MCAST_ACK, kind_probe_rx, 0},
+                                         {TC_KIND_GOODBYE, kind_probe_rx, 0}};
+
+        assert_int_equal(tc_rx_register_kinds(ctx, defs, 2, &probe, 0, NULL), TC_ERR_BUSY);
+        assert_null(ctx->rx_kinds[TC_KIND_MCAST_ACK].cb);
+        assert_int_equal(tc_rx_register_kinds(ctx, defs, 1, &probe, TC_OWED_REPLY,
+                                              kind_probe_owed), TC_ERR_INVALID_PARAM);
+        assert_null(ctx->rx_kinds[TC_KIND_MCAST_ACK].cb);
+    }
+
+    /* taken: the handler sees it once; nothing runs, nothing is rejected */
+    send_mcast(&pair, 0);
+    take_one(&pair, 0, NULL, TC_OK);
+    assert_int_equal(probe.seen, 1);
+    assert_int_equal(probe.last_seq, pair.s[1].peer->tx_seq - 1);
+
+    /* refused by its handler: rejected, counted, NACKed with its status */
+    probe.refuse = TC_ERR_NO_RESOURCE;
+    send_mcast(&pair, 0);
+    take_one(&pair, 1, "the probe refuses it", TC_ERR_NO_RESOURCE);
+    assert_int_equal(probe.seen, 2);
+
+    /* a frame the validator refuses never reaches the handler */
+    probe.refuse = TC_OK;
+    send_mcast(&pair, 1);
+    take_one(&pair, 2, "unknown element", TC_ERR_NOT_FOUND);
+    assert_int_equal(probe.seen, 2);
+
+    /* nothing registered for the kind: refused as unsupported */
+    tc_rx_unregister(ctx, TC_KIND_MCAST);
+    send_mcast(&pair, 0);
+    take_one(&pair, 3, "nothing on this side takes", TC_ERR_UNSUPPORTED);
+    assert_int_equal(probe.seen, 2);
+
+    /* the receiver keeps serving */
+    build_frame(&pair.s[1], frame, fsize, 5);
+    assert_int_equal(tc_peer_send_raw_frame(pair.s[1].peer, frame, fsize), TC_OK);
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, &n), TC_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(state_of(&pair.s[0])->calls, 1);
+    assert_int_equal(state_of(&pair.s[0])->sum, 5);
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_injected_tampering_rejected),
         cmocka_unit_test(test_malformed_frames_rejected),
+        cmocka_unit_test(test_kind_table),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("reject", tests, NULL, NULL);

@@ -1,0 +1,77 @@
+/*
+ * What each side knows about each injected jam it shares with a peer
+ * (tc_peer_t.inj, one tc_inj_t per package and element): found, made on
+ * first use for a jam of a package this context loaded, freed with the
+ * peer. The receive path looks its injected and cached frames up here;
+ * nothing here sends (the sync that fills an entry is lib/inject.c's).
+ */
+#include "runtime.h"
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tc_inj_t *tc_inj_find(tc_peer_t *peer, uint32_t pkg_id, uint16_t element)
+{
+    unsigned i;
+
+    if ((peer->inj_last != NULL) && (peer->inj_last->pkg_id == pkg_id) &&
+        (peer->inj_last->element == element)) {
+        return peer->inj_last;
+    }
+    for (i = 0; i < peer->n_inj; ++i) {
+        if ((peer->inj[i].pkg_id == pkg_id) && (peer->inj[i].element == element)) {
+            peer->inj_last = &peer->inj[i];
+            return peer->inj_last;
+        }
+    }
+    return NULL;
+}
+
+/* The entry for a jam of a package loaded in this context; created on
+ * first use. NULL if the jam has no blob here or the table is full. */
+static tc_inj_t *tc_inj_create(tc_peer_t *peer, uint32_t pkg_id, uint16_t element)
+{
+    const tc_ctx_pkg_t *cp = tc_context_find_pkg(peer->ctx, pkg_id);
+    const tc_blob_t *blob;
+    tc_inj_t *inj;
+
+    if ((cp == NULL) || ((blob = tc_pkg_blob(cp->pkg, element)) == NULL)) {
+        return NULL;
+    }
+    if (peer->n_inj == TC_MAX_INJ) {
+        tc_error("%s: more than %d injected jams", peer->name, TC_MAX_INJ);
+        return NULL;
+    }
+    inj = &peer->inj[peer->n_inj++];
+    memset(inj, 0, sizeof(*inj));
+    inj->pkg_id  = pkg_id;
+    inj->element = element;
+    inj->blob    = blob;
+    inj->state   = cp->state;
+    inj->lib     = cp->pkg->handle;
+    inj->writable = ((cp->pkg->manifest != NULL) && (element < cp->pkg->manifest->n_elements)) ?
+                        cp->pkg->manifest->elements[element].writable_bytes : 0;
+    peer->inj_last = inj;
+    return inj;
+}
+
+tc_inj_t *tc_inj_get(tc_peer_t *peer, const tc_jam_t *jam)
+{
+    tc_inj_t *inj = tc_inj_find(peer, jam->pkg_id, jam->element);
+
+    return (inj != NULL) ? inj : tc_inj_create(peer, jam->pkg_id, jam->element);
+}
+
+void tc_inj_cleanup(tc_peer_t *peer)
+{
+    unsigned i;
+
+    for (i = 0; i < peer->n_inj; ++i) {
+        free(peer->inj[i].tx_gotp);
+        free(peer->inj[i].rx_gotp);
+        tc_ried_unpin(peer->ctx, peer->inj[i].ried_pins);
+    }
+    peer->n_inj    = 0;
+    peer->inj_last = NULL;
+}
