@@ -285,14 +285,14 @@ history:
 # that differs, 2 where the key has no baseline); cost-baseline records that
 # baseline (commit it, saying why the counts moved).
 COST_FLAGS ?= --sweep ci
+# the key's baseline folder (a shell word: the key is read from the build)
+COST_BASE = $(BASELINES)/cost/$$(TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh --key)
 cost-host: all
 	TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh $(COST_FLAGS) \
-	    -o results/cost-hosts/$$(scripts/platform-id.sh) \
-	    --same-as $(BASELINES)/cost/$$(TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh --key)
+	    -o results/cost-hosts/$$(scripts/platform-id.sh) --same-as $(COST_BASE)
 
 cost-baseline: all
-	TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh $(COST_FLAGS) \
-	    -o $(BASELINES)/cost/$$(TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh --key)
+	TC_BUILD=$(abspath $(BUILD)) scripts/bench-cost.sh $(COST_FLAGS) -o $(COST_BASE)
 
 # The paper's figures as data (scripts/experiments/*.json): tc-experiments runs
 # every experiment with PRESET (quick: minutes, README.md says how many; paper:

@@ -15,9 +15,15 @@ def parser(prog, doc):
 
 def write_whole(path, text):
     """text to path through a temporary file beside it (a reader never sees
-    half of it); - for stdout"""
+    half of it); - for stdout. A path that is there and no regular file (a
+    device such as /dev/null, a FIFO) is written in place: renaming over it
+    would put a plain file where the device was"""
     if path == "-":
         sys.stdout.write(text)
+        return
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "w") as f:
+            f.write(text)
         return
     tmp = "%s.tmp.%d" % (path, os.getpid())
     with open(tmp, "w") as f:

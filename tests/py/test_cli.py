@@ -1,5 +1,7 @@
 """tcresults.cli: the tools' parser and whole-file writes."""
 import os
+import stat
+import threading
 
 from helpers import Case
 
@@ -21,3 +23,17 @@ class Cli(Case):
         self.assertEqual(os.listdir(self.tmp), ["f.md"])     # no temporary left
         _, out, _ = self.run_main(lambda a: cli.write_whole("-", "to stdout"), [])
         self.assertEqual(out, "to stdout")
+
+    def test_write_whole_leaves_a_device_or_fifo_in_place(self):
+        # `tc-claims -o /dev/null` renamed a plain file over /dev/null (as
+        # root): a FIFO stands in for the device here
+        fifo = self.path("out.fifo")
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=lambda: got.append(open(fifo).read()), daemon=True)
+        reader.start()
+        cli.write_whole(fifo, "through the fifo")
+        reader.join(10)
+        self.assertEqual(got, ["through the fifo"])
+        self.assertTrue(stat.S_ISFIFO(os.stat(fifo).st_mode))
+        self.assertEqual(sorted(os.listdir(self.tmp)), ["out.fifo"])     # no temporary beside it
