@@ -185,7 +185,10 @@ static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return peer->failed;
     }
-    if (TC_LIKELY(tc_peer_tx_free(peer) > 0)) {
+    /* a slot free by the credits known (one compare), else by the credit
+     * word the peer put since */
+    if (TC_LIKELY(peer->tx_seq - peer->tx_acked < peer->tx_slots) ||
+        (tc_peer_tx_free(peer) > 0)) {
         return TC_OK;
     }
     return nowait ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
