@@ -46,8 +46,7 @@ tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
         peer->tx_frame_size = frame_size;
         /* the templates' headers carry the old size: laid out anew at the
          * next send, so that the sends need not compare sizes */
-        peer->tx_tmpl_key  = 0;
-        peer->tx_itmpl_key = 0;
+        tc_peer_drop_tmpl(peer);
     }
     return status;
 }

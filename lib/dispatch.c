@@ -125,14 +125,20 @@ static void tc_rx_note_hints(tc_peer_t *peer, const tc_frame_hdr_t *hdr)
 }
 
 /* A LOCAL or CACHED frame the validator passed and that ran run_fn: with
- * fixed frames, later frames of its shape take the fast path. */
+ * fixed frames, later frames of its shape take the fast path; with variable
+ * frames, where it is one line (tc_rx_poll_variable). */
 static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam_run_fn run_fn,
                               void *state)
 {
+    uint32_t size = peer->rx_frame_size;
+
     if (peer->frames != TC_FRAMES_FIXED) {
-        return;
+        if (hdr->frame_size != TC_FRAME_ALIGN) {
+            return;
+        }
+        size = TC_FRAME_ALIGN;
     }
-    tc_frame_shape_of(hdr, peer->rx_frame_size, &peer->fast_shape);
+    tc_frame_shape_of(hdr, size, &peer->fast_shape);
     peer->fast_run   = run_fn;
     peer->fast_state = state;
 }
@@ -247,27 +253,20 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     return !(peer->ctx->rx_kinds[hdr->kind].flags & TC_RX_KIND_F_QUIET);
 }
 
-/* The next frame of the injected jam that ran last under the allow-list:
- * the header against that frame's shape (at the frame size it had), then
- * the frame's GOTP and code against what the receiver holds, then the
- * receiver's own copy runs. 0 when anything differs: the validated path
- * then decides, and says why. */
-int tc_rx_injected_fast(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr, uint64_t seen)
+int tc_rx_poll_variable(tc_peer_t *peer, char *slot, uint32_t seq)
 {
-    tc_inj_t *inj = peer->disp_injected;
-    tc_jam_run_fn run_fn;
+    return tc_rx_poll_variable_inline(peer, slot, seq);
+}
 
-    if ((peer->rx_frame_size != peer->disp_inj_frame_size) ||
-        !tc_frame_same_shape(hdr, &peer->disp_inj_shape, peer->rx_frame_size, peer->rx_seq,
-                             seen)) {
-        return 0;
-    }
-    run_fn = tc_exec_injected_again(peer, inj, (const uint8_t *)frame + peer->disp_inj_got_off);
-    if (run_fn == NULL) {
-        return 0;
-    }
-    tc_rx_run(peer, frame, hdr, run_fn, inj->state);
-    return 1;
+/* The next frame of the injected jam that ran last under the allow-list,
+ * its header already checked against that frame's shape (at the frame size
+ * it had; tc_rx_poll): its GOTP and code against what the receiver holds,
+ * then the receiver's own copy is what runs. NULL when anything differs:
+ * the validated path then decides, and says why. */
+tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame)
+{
+    return tc_exec_injected_again(peer, peer->disp_injected,
+                                  (const uint8_t *)frame + peer->disp_inj_got_off);
 }
 
 /* Run (or reject) the frame that landed and that tc_rx_poll passed on

@@ -53,30 +53,114 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
 }
 
 /* The next frame of the injected jam that ran last under the allow-list
- * (disp_injected): run it, 1, or 0 where anything differs (lib/dispatch.c). */
-int tc_rx_injected_fast(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr, uint64_t seen);
+ * (disp_injected), its header's words checked against that frame's shape:
+ * the receiver's own linked copy if the frame's GOTP and code are the ones
+ * it holds, else NULL (lib/dispatch.c; the validated path then says why). */
+tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame);
+
+/* tc_rx_poll for variable frames (tc_rx_poll_variable_inline), out of line
+ * (lib/dispatch.c): the fixed frames' path keeps its registers. */
+int tc_rx_poll_variable(tc_peer_t *peer, char *slot, uint32_t seq);
+
+/* A frame of a recorded shape (whose header words w are the receiver's one
+ * copy, checked): its result and credits noted first (what the jam sends
+ * while it runs carries them), then run_fn runs on it, and its slot is
+ * consumed. Only the header's words and the run's own result live across
+ * the call. */
+static inline __attribute__((always_inline)) void
+tc_rx_fast_run(tc_peer_t *peer, char *slot, const uint64_t w[TC_FRAME_HDR_SIZE / 8],
+               tc_jam_run_fn run_fn, void *state, uint64_t seen)
+{
+    uint32_t seq  = (uint32_t)(w[0] >> 32);
+    uint8_t flags = (uint8_t)(w[1] >> 56);
+    tc_jam_ctx_t jctx;
+    uint8_t was;
+    int64_t ret;
+
+    if (flags & TC_FRAME_F_HAS_RET) {
+        peer->stats.last_ret     = (int64_t)w[4];
+        peer->stats.last_ret_seq = (uint32_t)w[5];
+    }
+    tc_peer_note_ack(peer, (uint32_t)w[2]);
+    /* a jam that sends and waits for credits must not handle frames (this
+     * one is not consumed yet) */
+    was               = peer->in_progress;
+    peer->in_progress = 1;
+    jctx.state        = state;
+    jctx.origin       = peer->peer_rank;
+    jctx.seq          = seq;
+    jctx.args         = slot + TC_FRAME_HDR_SIZE;
+    jctx.args_len     = (uint16_t)(w[3] >> 16);
+    peer->rx_last_run = run_fn;
+    ret = run_fn(&jctx, slot + (uint16_t)w[3], (uint32_t)(w[2] >> 32));
+    peer->in_progress = was;
+    peer->ran_ret     = ret;
+    peer->ran_seq     = seq;
+    peer->ran_has     = 1;
+    peer->stats.rx_frames++;
+    if (flags & TC_FRAME_F_WANT_REPLY) {
+        peer->owed |= TC_OWED_REPLY;
+    }
+    tc_rx_consumed(peer, seen);
+}
+
+/* tc_rx_poll with variable frames: where the last local or cached frame
+ * the validator passed was one line (64 bytes, fast_shape), the next one of
+ * its shape landed whole is run from its line: its header's first word
+ * names the expected seq and a 64-byte frame (the sender writes the header
+ * before the rest and clears a signal word it does not know first), then
+ * the signal of that seq at the line's end, written last, then the header's
+ * other words once. Anything else goes the validated way. */
+static inline __attribute__((always_inline)) int tc_rx_poll_variable_inline(tc_peer_t *peer,
+                                                                             char *slot,
+                                                                             uint32_t seq)
+{
+    uint64_t w[TC_FRAME_HDR_SIZE / 8];
+
+    if (peer->fast_run != NULL) {
+        if (*(const volatile uint64_t *)(const void *)slot ==
+            (((uint64_t)seq << 32) | TC_FRAME_ALIGN)) {
+            tc_load_acquire_fence();
+            if ((*tc_frame_sig_ptr(slot, TC_FRAME_ALIGN) == tc_frame_sig(seq)) &&
+                TC_LIKELY(peer->failed == TC_OK)) {
+                tc_load_acquire_fence();
+                tc_frame_load_words((const tc_frame_hdr_t *)slot, w);
+                if (tc_frame_words_same_shape(w, &peer->fast_shape, TC_FRAME_ALIGN, seq) &&
+                    tc_peer_ack_sane(peer, (uint32_t)w[2])) {
+                    tc_rx_fast_run(peer, slot, w, peer->fast_run, peer->fast_state,
+                                   TC_STALE_HDR | seq);
+                    return 1;
+                }
+            }
+        }
+    }
+    return tc_peer_rx_peek(peer) ? -1 : 0;
+}
 
 /* The next frame, if it landed and takes a fast path: of the shape of the
- * last local or cached frame the validator passed, or of the injected jam
- * the allow-list ran last (out of line: it compares the frame's code and
+ * last local or cached frame the validator passed (a one-line frame - a
+ * 64-byte frame whose header, payload and signal share the line - is read
+ * from that line alone: its signal, then its header's words once, compared
+ * with what the receiver expects next), or of the injected jam the
+ * allow-list ran last (out of line: it compares the frame's code and
  * GOTP). 1: ran it. 0: nothing new in the slot. -1: something landed that
  * the validated path must look at (another shape, variable frames, a
  * failed peer); tc_peer_rx_landed then takes it. tc_peer_progress and
  * tc_peer_wait both look here first. */
 static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
 {
-    uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
+    uint32_t seq = peer->rx_seq;
+    uint32_t idx = seq & (peer->rx_slots - 1);
     char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
-    tc_frame_hdr_t hdr;
+    uint64_t w[TC_FRAME_HDR_SIZE / 8];
+    tc_jam_run_fn run_fn;
     uint64_t seen;
-    uint8_t was;
-    int ran;
 
     if (TC_UNLIKELY(peer->frames != TC_FRAMES_FIXED)) {
-        return tc_peer_rx_peek(peer) ? -1 : 0;
+        return tc_rx_poll_variable(peer, slot, seq);
     }
     seen = tc_peer_rx_sig(peer, slot);
-    if (TC_UNLIKELY(seen != tc_frame_sig(peer->rx_seq))) {
+    if (TC_UNLIKELY(seen != tc_frame_sig(seq))) {
         return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
     }
     if (TC_UNLIKELY(seen == peer->rx_stale[idx]) &&
@@ -89,35 +173,32 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     }
     tc_load_acquire_fence();
     tc_peer_prefetch_arrival(peer, slot);
-    /* one copy of the header: what is checked is what is used */
-    memcpy(&hdr, slot, sizeof(hdr));
-    /* a jam that sends and waits for credits must not handle frames (this
-     * one is not consumed yet) */
-    was               = peer->in_progress;
-    peer->in_progress = 1;
+    /* one copy of the header, word by word: what is checked is what is used */
+    tc_frame_load_words((const tc_frame_hdr_t *)slot, w);
     if (TC_LIKELY((peer->fast_run != NULL) &&
-                  tc_frame_same_shape(&hdr, &peer->fast_shape, peer->rx_frame_size,
-                                      peer->rx_seq, seen) &&
-                  tc_peer_ack_sane(peer, hdr.ack))) {
-        tc_rx_run(peer, slot, &hdr, peer->fast_run, peer->fast_state);
-        ran = 1;
-    } else if (hdr.kind == TC_KIND_INJECTED) {
-        /* its code and GOT lines are checked next, on either path: ask for
-         * them all at once, once */
-        if (!peer->sw_prefetch) {
-            tc_peer_prefetch_code(peer, slot, &hdr);
-        }
-        ran = (peer->disp_injected != NULL) && tc_peer_ack_sane(peer, hdr.ack) &&
-              tc_rx_injected_fast(peer, slot, &hdr, seen);
-    } else {
-        ran = 0;
+                  tc_frame_words_same_shape(w, &peer->fast_shape, peer->rx_frame_size, seq) &&
+                  tc_peer_ack_sane(peer, (uint32_t)w[2]))) {
+        tc_rx_fast_run(peer, slot, w, peer->fast_run, peer->fast_state, seen);
+        return 1;
     }
-    peer->in_progress = was;
-    if (!ran) {
+    if ((uint8_t)(w[1] >> 48) != TC_KIND_INJECTED) {
         return -1;
     }
-    tc_rx_note(peer, &hdr);
-    tc_rx_consumed(peer, seen);
+    /* its code and GOT lines are checked next, on either path: ask for
+     * them all at once, once */
+    if (!peer->sw_prefetch) {
+        tc_peer_prefetch_lines(peer, slot, (uint16_t)w[3]);
+    }
+    if ((peer->disp_injected == NULL) || (peer->rx_frame_size != peer->disp_inj_frame_size) ||
+        !tc_frame_words_same_shape(w, &peer->disp_inj_shape, peer->rx_frame_size, seq) ||
+        !tc_peer_ack_sane(peer, (uint32_t)w[2])) {
+        return -1;
+    }
+    run_fn = tc_rx_injected_check(peer, slot);
+    if (run_fn == NULL) {
+        return -1;
+    }
+    tc_rx_fast_run(peer, slot, w, run_fn, peer->disp_injected->state, seen);
     return 1;
 }
 

@@ -205,16 +205,24 @@ static inline void tc_frame_shape_of(const tc_frame_hdr_t *hdr, uint32_t frame_s
     shape_p->len_max  = frame_size - hdr->payload_off - TC_FRAME_SIG_SIZE;
 }
 
+/* tc_frame_same_shape on a header's words (tc_frame_load_words) whose
+ * signal the caller compared with tc_frame_sig(seq) already. */
+static inline int tc_frame_words_same_shape(const uint64_t w[TC_FRAME_HDR_SIZE / 8],
+                                            const tc_frame_shape_t *shape, uint32_t frame_size,
+                                            uint32_t seq)
+{
+    return (w[0] == (((uint64_t)seq << 32) | frame_size)) && (w[1] == shape->w_name) &&
+           (w[3] == shape->w_layout) && ((w[2] >> 32) <= shape->len_max) &&
+           (((uint32_t)(w[5] >> 32) & TC_FRAME_W_TAIL_MASK) == TC_FRAME_W_TAIL);
+}
+
 static inline int tc_frame_same_shape(const tc_frame_hdr_t *hdr, const tc_frame_shape_t *shape,
                                       uint32_t frame_size, uint32_t seq, uint64_t sig)
 {
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
     memcpy(w, hdr, sizeof(w));
-    return (w[0] == (((uint64_t)seq << 32) | frame_size)) && (sig == tc_frame_sig(seq)) &&
-           (w[1] == shape->w_name) && (w[3] == shape->w_layout) &&
-           ((w[2] >> 32) <= shape->len_max) &&
-           (((uint32_t)(w[5] >> 32) & TC_FRAME_W_TAIL_MASK) == TC_FRAME_W_TAIL);
+    return (sig == tc_frame_sig(seq)) && tc_frame_words_same_shape(w, shape, frame_size, seq);
 }
 
 /* A header's words as eight-byte loads (each one word: a 16-byte load
@@ -262,6 +270,39 @@ static inline void tc_frame_stamp_words(uint64_t w[TC_FRAME_HDR_SIZE / 8], uint3
         w[5]  = (w[5] & ~(uint64_t)0xFFFFFFFFu) | ret_seq;
     }
 }
+
+/* One-line frames: a 64-byte frame whose header, payload and signal share
+ * the line (a payload of up to TC_FRAME_LINE_PAYLOAD bytes, no sections).
+ * Its header is the general one; the sender writes it from registers
+ * (the words below), the receiver reads the line once. */
+#define TC_FRAME_LINE_PAYLOAD (TC_FRAME_ALIGN - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE)
+
+/* The name word (bytes 8-15) of a jam frame: package, element, kind, flags. */
+static inline uint64_t tc_frame_line_name(uint32_t pkg_id, uint16_t element, uint8_t kind,
+                                          uint8_t flags)
+{
+    return (uint64_t)pkg_id | ((uint64_t)element << 32) | ((uint64_t)kind << 48) |
+           ((uint64_t)flags << 56);
+}
+
+/* The header words of a one-line frame: seq, the name word (flags with
+ * HAS_RET where has_ret is 1), our consumed count (ack), the payload's
+ * length, no sections, the latest result (ret and ret_seq 0 where has_ret
+ * is 0); what tc_frame_write_hdr and tc_frame_stamp_words make of the same
+ * frame, byte for byte. */
+static inline void tc_frame_line_words(uint64_t w[TC_FRAME_HDR_SIZE / 8], uint32_t seq,
+                                       uint64_t name, uint32_t ack, uint32_t payload_len,
+                                       uint8_t has_ret, int64_t ret, uint32_t ret_seq)
+{
+    w[0] = ((uint64_t)seq << 32) | TC_FRAME_ALIGN;
+    w[1] = name | ((uint64_t)has_ret << 57); /* TC_FRAME_F_HAS_RET: bit 1 of byte 15 */
+    w[2] = ack | ((uint64_t)payload_len << 32);
+    w[3] = TC_FRAME_HDR_SIZE; /* payload_off; no ARGS, GOTP or code */
+    w[4] = (uint64_t)ret;
+    w[5] = ret_seq | ((uint64_t)TC_FRAME_W_TAIL << 32);
+}
+
+_Static_assert(TC_FRAME_F_HAS_RET == 0x02u, "HAS_RET is bit 57 of the name word");
 
 const char *tc_frame_kind_str(uint8_t kind);
 

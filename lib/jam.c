@@ -185,10 +185,22 @@ static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return peer->failed;
     }
-    if (TC_LIKELY(tc_peer_tx_free(peer) > 0)) {
+    /* a slot free by the credits known (one compare), else by the credit
+     * word the peer put since */
+    if (TC_LIKELY(peer->tx_seq - peer->tx_acked < peer->tx_slots) ||
+        (tc_peer_tx_free(peer) > 0)) {
         return TC_OK;
     }
     return nowait ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
+}
+
+/* The name word of a frame of jam (lib/frame.h): what a one-line frame's
+ * header differs in from the last one's besides its per-frame words. */
+static inline uint64_t tc_jam_line_name(const tc_jam_t *jam, unsigned flags, uint8_t kind)
+{
+    _Static_assert(TC_SEND_WANT_REPLY == TC_FRAME_F_WANT_REPLY, "the flag's bit as it goes");
+    return tc_frame_line_name(jam->pkg_id, jam->element, kind,
+                              (uint8_t)(flags & TC_SEND_WANT_REPLY));
 }
 
 /* A pack routine returned more than the cap it was given: it wrote past the
@@ -249,6 +261,13 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
                        jam->pkg_id, jam->element, peer->tx_seq);
     peer->tx_tmpl_key  = tc_jam_tmpl_key(packed, flags, kind);
     peer->tx_tmpl_size = size;
+    /* later frames of this jam that fit the line go out as one line, where
+     * the CPU stores them (tc_jam_send_line); a put (single-put over tcp,
+     * which UCX lands in fragments; fenced or ordered to a NIC) may not
+     * land a line whole, so there they go the general way, whose signal
+     * lands last */
+    peer->tx_line_name = ((size == TC_FRAME_ALIGN) && (peer->deliver == NULL)) ?
+                             tc_jam_line_name(jam, flags, kind) : 0;
     return TC_OK;
 }
 
@@ -328,8 +347,34 @@ tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t
                                peer->tx_tmpl_size, 1);
 }
 
+/* A one-line frame (lib/frame.h): header, payload and signal share the
+ * line, so the header's words are made in registers and the frame goes
+ * into the peer's mapped slot as eight stores, the signal last with
+ * release order (tc_place_store_line); the staged frame's header is
+ * neither written nor read. The caller checked that the frame is one:
+ * its payload (packed bytes, staged in frame) fits the line, the jam's
+ * name word is the one the template made a line of (tx_line_name: 64-byte
+ * frames, stored), and every slot of the peer's ring last held a frame of
+ * this size (tx_slots_frame: its signal word holds no earlier bytes). */
+static inline __attribute__((always_inline)) tc_status_t
+tc_jam_send_line(tc_peer_t *peer, const char *frame, uint32_t packed, uint64_t name)
+{
+    uint64_t w[TC_FRAME_HDR_SIZE / 8], payload;
+    uint32_t seq = peer->tx_seq;
+
+    memcpy(&payload, frame + TC_FRAME_HDR_SIZE, sizeof(payload));
+    tc_frame_line_words(w, seq, name, peer->rx_seq, packed, peer->ran_has, peer->ran_ret,
+                        peer->ran_seq);
+    peer->rx_reported = peer->rx_seq;
+    tc_place_store_line(tc_peer_tx_slot(peer), w, payload, tc_frame_sig(seq));
+    return tc_peer_sent(peer, TC_OK, 1);
+}
+
+_Static_assert(TC_FRAME_LINE_PAYLOAD == sizeof(uint64_t), "a one-line frame's payload: a word");
+
 /* A frame that carries no code, packed into the staging frame and copied
- * or put from there. */
+ * or put from there; one that fits the line goes as one
+ * (tc_jam_send_line). */
 static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
                           unsigned flags, uint8_t kind)
@@ -337,6 +382,7 @@ tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     tc_status_t status;
     int64_t packed;
     uint32_t cap;
+    uint64_t name;
     char *frame;
 
     frame  = tc_peer_tx_frame(peer);
@@ -344,6 +390,13 @@ tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     packed = jam->elem->pack(frame + TC_FRAME_HDR_SIZE, cap, src, len);
     if (TC_UNLIKELY((uint64_t)packed > cap)) { /* one test: a negative result is huge unsigned */
         return tc_jam_pack_refused(peer, jam, packed, cap, len);
+    }
+    if ((uint64_t)packed <= TC_FRAME_LINE_PAYLOAD) {
+        name = tc_jam_line_name(jam, flags, kind);
+        if (TC_LIKELY((name == peer->tx_line_name) &&
+                      (peer->tx_slots_frame == TC_FRAME_ALIGN))) {
+            return tc_jam_send_line(peer, frame, (uint32_t)packed, name);
+        }
     }
     if (TC_UNLIKELY(!tc_jam_plain_tmpl_holds(peer, jam, (uint32_t)packed, flags, kind))) {
         status = tc_jam_plain_tmpl(peer, jam, (uint32_t)packed, flags, kind);

@@ -121,6 +121,17 @@ static inline void tc_place_store_hdr(char *dst, const uint64_t hdr_w[TC_FRAME_H
     tc_place_store_from(dst, frame, 64u, size, sig, linewise_max);
 }
 
+/* A one-line frame (lib/frame.h): its header's words, its payload word,
+ * then sig with release order: eight stores into the line. */
+static inline void tc_place_store_line(char *dst, const uint64_t hdr_w[TC_FRAME_HDR_SIZE / 8],
+                                       uint64_t payload, uint64_t sig)
+{
+    tc_frame_store_words(dst, hdr_w);
+    memcpy(dst + TC_FRAME_HDR_SIZE, &payload, sizeof(payload));
+    __atomic_store_n((uint64_t *)(void *)(dst + TC_FRAME_ALIGN - sizeof(sig)), sig,
+                     __ATOMIC_RELEASE);
+}
+
 /* Seal a frame whose payload is in dst already (packed there): the header's
  * words, then bytes [TC_FRAME_HDR_SIZE, sections_end) of frame (an injected
  * frame's ARGS, GOTP and code, staged; none where sections_end is

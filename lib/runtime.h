@@ -342,6 +342,13 @@ struct tc_peer {
                                            * never 0) */
     uint32_t                tx_tmpl_size;
 
+    /* one-line frames (lib/jam.c, tc_jam_send_line): the header's name word
+     * (package, element, kind, flags; tc_frame_line_name) of the local or
+     * cached jam the template holds where its frame is one line (64 bytes)
+     * that the CPU stores (deliver NULL); 0: none. Dropped with the
+     * templates (tc_peer_drop_tmpl). */
+    uint64_t                tx_line_name;
+
     /* the same for injected frames: the sections of the last injected jam
      * sent (its layout with no payload: where GOTP, code and payload go)
      * and the header of its last frame, keyed as tx_tmpl (0: none) */

@@ -65,6 +65,7 @@ typedef struct racer {
     uint64_t           genuine[2];   /* ... and what it puts back, per jam */
     uint16_t           element[2];
     uint32_t           word_off[2];  /* frame offset of the raced word, per jam */
+    int                narrow;       /* the word is 4 bytes (else 8) */
     atomic_int         stop;
     atomic_uint        seq;          /* the frame to race, */
     atomic_uint        armed;        /* frames armed so far, */
@@ -107,11 +108,20 @@ static void *racer_thread(void *arg)
             word = (uint64_t *)(slot + r->word_off[j]);
             /* flip the word until the receiver is past the frame */
             do {
-                __atomic_store_n(word, r->evil, __ATOMIC_RELAXED);
+                if (r->narrow) {
+                    __atomic_store_n((uint32_t *)word, (uint32_t)r->evil, __ATOMIC_RELAXED);
+                } else {
+                    __atomic_store_n(word, r->evil, __ATOMIC_RELAXED);
+                }
                 for (k = 0; k < delay; ++k) {
                     __asm__ volatile("" ::: "memory");
                 }
-                __atomic_store_n(word, r->genuine[j], __ATOMIC_RELAXED);
+                if (r->narrow) {
+                    __atomic_store_n((uint32_t *)word, (uint32_t)r->genuine[j],
+                                     __ATOMIC_RELAXED);
+                } else {
+                    __atomic_store_n(word, r->genuine[j], __ATOMIC_RELAXED);
+                }
                 for (k = 0; k < (delay ^ 0x15); ++k) {
                     __asm__ volatile("" ::: "memory");
                 }
@@ -297,6 +307,75 @@ static void race(const race_case_t *c)
     pair_close(&pair);
 }
 
+/* One-line frames (64 bytes: header, payload and signal in one line, read
+ * by the receiver from that line once) against a racing peer: the writer
+ * rewrites a landed frame's payload length (bytes 20-23) far past the line
+ * and back, at every moment between its arrival and its run, while noop
+ * calls of 8 bytes go through, noop returning the length it ran with. Every
+ * call returns 8, or is refused (the receiver's copy held the rewritten
+ * length): a run with a length the receiver did not check returns another. */
+static void test_line_len_race(void **unused)
+{
+    uint64_t i, n = frames_per_test() / 10, refused = 0, ok = 0;
+    const uint32_t payload = 8;
+    tc_context_params_t params;
+    tc_peer_stats_t st;
+    tc_status_t status;
+    pthread_t srv_th, race_th;
+    racer_t racer;
+    serve_t srv;
+    uint8_t buf[8] = {0};
+    int64_t ret;
+    tc_jam_t noop;
+    pair_t pair;
+
+    (void)unused;
+    pair_params(&params, 8);
+    params.timeout_ms = 30000;
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, payload);
+    assert_int_equal(pair.s[1].peer->tx_frame_size, TC_FRAME_ALIGN);
+    noop = jam_of(&pair.s[1], "noop");
+    serve_start(&srv, &pair.s[0], &srv_th);
+
+    memset(&racer, 0, sizeof(racer));
+    racer.rx         = &pair.s[0];
+    racer.kind       = TC_KIND_LOCAL;
+    racer.narrow     = 1;
+    racer.evil       = 0x40000000u;
+    racer.genuine[0] = racer.genuine[1] = payload;
+    racer.element[0] = racer.element[1] = noop.element;
+    racer.word_off[0] = racer.word_off[1] = offsetof(tc_frame_hdr_t, payload_len);
+    assert_int_equal(pthread_create(&race_th, NULL, racer_thread, &racer), 0);
+    for (i = 0; i < n; ++i) {
+        racer_arm(&racer, pair.s[1].peer->tx_seq);
+        status = tc_jam_call(pair.s[1].peer, &noop, buf, payload,
+                             TC_SEND_PARAMS(TC_MODE_LOCAL, 0), &ret);
+        racer_wait(&racer);
+        if (status == TC_OK) {
+            assert_int_equal(ret, payload);
+            ok++;
+        } else {
+            assert_int_equal(status, TC_ERR_BAD_FRAME);
+            refused++;
+        }
+    }
+    atomic_store(&racer.stop, 1);
+    pthread_join(race_th, NULL);
+    atomic_store(&srv.stop, 1);
+    pthread_join(srv_th, NULL);
+    assert_int_equal(srv.status, TC_OK);
+    tc_peer_stats(pair.s[0].peer, &st);
+    print_message("race one-line frames, payload length: %llu calls, %llu rewrites, %llu ran "
+                  "(result %u), %llu refused (receiver: %llu run, %llu rejected)\n",
+                  (unsigned long long)n, (unsigned long long)racer.writes,
+                  (unsigned long long)ok, payload, (unsigned long long)refused,
+                  (unsigned long long)st.rx_frames, (unsigned long long)st.rx_rejected);
+    assert_true(racer.writes > 0);
+    assert_int_equal(ok + refused, n);
+    pair_close(&pair);
+}
+
 static int have_foreign_code(void)
 {
 #if defined(RACE_FOREIGN_CODE)
@@ -442,6 +521,7 @@ static void test_cached_sync_tampered_refused(void **unused)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_line_len_race),
         cmocka_unit_test(test_injected_code_race),
         cmocka_unit_test(test_injected_code_race_fixed),
         cmocka_unit_test(test_injected_gotp_race),

@@ -766,6 +766,72 @@ static void test_same_shape(void **state)
     free(slot);
 }
 
+/* One-line frames (tc_frame_line_words, tc_place_store_line): the line
+ * the sender stores from registers is byte for byte the frame the general
+ * path writes (tc_frame_write_hdr, then tc_frame_stamp_words, the payload
+ * word and the seal) for every seq, ack, payload length up to the line's,
+ * flag and result; the validator accepts it as the frame it expects, and a
+ * later one matches the shape of the first (the receiver's fast path). */
+static void test_line_words(void **state)
+{
+    uint8_t *line = test_slot_alloc(TC_FRAME_ALIGN), *ref = test_slot_alloc(TC_FRAME_ALIGN);
+    const tc_frame_layout_t none = {0, 0, 0, 0};
+    uint64_t rng = TEST_SEED, w[TC_FRAME_HDR_SIZE / 8], payload, name;
+    tc_frame_layout_t layout;
+    tc_frame_offsets_t off;
+    tc_frame_shape_t shape;
+    tc_frame_expect_t e;
+    uint32_t i, seq, ack, len, ret_seq;
+    uint8_t kind, flags, has;
+    int64_t ret;
+
+    (void)state;
+    assert_int_equal(TC_FRAME_LINE_PAYLOAD, 8);
+    assert_int_equal(tc_frame_layout(&none, TC_FRAME_ALIGN, &off), TC_OK);
+    assert_int_equal(off.payload_off, TC_FRAME_HDR_SIZE);
+    for (i = 0; i < 20000; ++i) {
+        seq     = (uint32_t)test_rand(&rng);
+        ack     = (uint32_t)test_rand(&rng);
+        len     = (uint32_t)test_rand(&rng) % (TC_FRAME_LINE_PAYLOAD + 1);
+        kind    = (test_rand(&rng) & 1) ? TC_KIND_LOCAL : TC_KIND_CACHED;
+        flags   = (uint8_t)(test_rand(&rng) & TC_FRAME_F_WANT_REPLY);
+        has     = (uint8_t)(test_rand(&rng) & 1);
+        ret     = has ? (int64_t)test_rand(&rng) : 0;
+        ret_seq = has ? (uint32_t)test_rand(&rng) : 0;
+        payload = test_rand(&rng);
+        name    = tc_frame_line_name(0x1234abcdu + (i & 3), (uint16_t)(i % 5), kind, flags);
+
+        tc_frame_line_words(w, seq, name, ack, len, has, ret, ret_seq);
+        memset(line, 0xa5, TC_FRAME_ALIGN);
+        tc_place_store_line((char *)line, w, payload, tc_frame_sig(seq));
+
+        layout = none;
+        layout.payload_len = len;
+        assert_int_equal(tc_frame_layout(&layout, TC_FRAME_ALIGN, &off), TC_OK);
+        assert_int_equal(off.frame_size, TC_FRAME_ALIGN);
+        memset(ref, 0x5a, TC_FRAME_ALIGN);
+        tc_frame_write_hdr(ref, &off, &layout, kind, flags, 0x1234abcdu + (i & 3),
+                           (uint16_t)(i % 5), 0);
+        tc_frame_load_words(test_hdr(ref), w);
+        tc_frame_stamp_words(w, seq, ack, has, ret, ret_seq);
+        tc_frame_store_words(ref, w);
+        memcpy(ref + TC_FRAME_HDR_SIZE, &payload, sizeof(payload));
+        tc_frame_seal(ref);
+        assert_memory_equal(line, ref, TC_FRAME_ALIGN);
+
+        test_expect_init(&e, TC_FRAME_ALIGN, seq);
+        e.frame_size = TC_FRAME_ALIGN;
+        assert_accepts(line, &e);
+        if (i == 0) {
+            tc_frame_shape_of(test_hdr(line), TC_FRAME_ALIGN, &shape);
+        } else if ((shape.w_name == (name | ((uint64_t)has << 57)))) {
+            assert_true(test_same_shape_at(line, &shape, TC_FRAME_ALIGN, seq));
+        }
+    }
+    free(ref);
+    free(line);
+}
+
 static void test_sig_values(void **state)
 {
     uint64_t rng = TEST_SEED;
@@ -1679,6 +1745,7 @@ int main(void)
         cmocka_unit_test(test_reject_order),
         cmocka_unit_test(test_hostile_values),
         cmocka_unit_test(test_fuzz_header),
+        cmocka_unit_test(test_line_words),
     };
 
     return cmocka_run_group_tests_name("frame", tests, NULL, NULL);

@@ -43,6 +43,28 @@ static void jam(prog_t *p, unsigned op, unsigned which)
     }
 }
 
+/* A genuine jam with len payload bytes (fill, fill + 1, ...). */
+static void jam_len(prog_t *p, unsigned op, unsigned which, unsigned len, unsigned fill)
+{
+    put(p, 1, op);
+    put(p, 1, which);
+    put(p, 2, len);
+    while (len-- > 0) {
+        put(p, 1, (fill++) & 0xff);
+    }
+}
+
+/* A put into the frame that landed and was not run yet: len bytes at. */
+static void rewrite(prog_t *p, unsigned at, unsigned len, unsigned fill)
+{
+    put(p, 1, RX_OP_REWRITE);
+    put(p, 2, at);
+    put(p, 1, len - 1);
+    while (len-- > 0) {
+        put(p, 1, (fill++) & 0xff);
+    }
+}
+
 static void steps(prog_t *p)
 {
     put(p, 1, RX_OP_RX_STEPS);
@@ -242,6 +264,53 @@ static void seed_forget_cached(prog_t *p)
     steps(p);
 }
 
+/* One-line frames (a 64-byte frame: header, payload of up to 8 bytes and
+ * signal in one line): a stream of them of every payload length, taken
+ * one at a time and several at once; the sender's frame size changing
+ * under the stream (the slots' signal words move) and back; the receiver's
+ * answers' size changing; a landed line rewritten before it runs (its
+ * header's package, seq and flags, its signal); cached ones. */
+static void seed_line(prog_t *p)
+{
+    unsigned len;
+
+    for (len = 0; len <= 8; ++len) {
+        jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, len, len);
+        if (len & 1) {
+            steps(p);
+        }
+    }
+    steps(p);
+    config(p, 0, RX_FS_128); /* the sender's frames grow mid-stream */
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, 0x40);
+    config(p, 0, RX_FS_64);  /* and shrink again: one line */
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, 0x50);
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 4, 0x60);
+    steps(p);
+    config(p, 1, RX_FS_128); /* the receiver's answers */
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, 0x70);
+    rewrite(p, 8, 1, 0x11);  /* its package id */
+    steps(p);
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, 0x80);
+    rewrite(p, 4, 4, 0x22);  /* its seq */
+    steps(p);
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, 0x90);
+    rewrite(p, 15, 1, 0x7f); /* its flags */
+    steps(p);
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, 0xa0);
+    rewrite(p, 56, 8, 0x33); /* its signal */
+    steps(p);
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, 0xb0);
+    rewrite(p, 28, 2, 0x44); /* its layout (args_len) */
+    steps(p);
+    jam_len(p, RX_OP_CACHED, RX_JAM_NOOP, 8, 0xc0);
+    jam_len(p, RX_OP_CACHED, RX_JAM_NOOP, 3, 0xd0);
+    steps(p);
+    jam_len(p, RX_OP_CACHED, RX_JAM_NOOP, 8, 0xe0);
+    rewrite(p, 12, 2, 0x55); /* a cached line's element */
+    steps(p);
+}
+
 static void seed_credits(prog_t *p)
 {
     unsigned k;
@@ -281,6 +350,8 @@ int main(int argc, char **argv)
         {"forget-cached", seed_forget_cached, RX_FS_64, 0},
         {"forget-cached-any", seed_forget_cached, RX_FS_64, 1},
         {"credits", seed_credits, RX_FS_64, 0},
+        {"line", seed_line, RX_FS_64, 0},
+        {"line-any", seed_line, RX_FS_64, 1},
     };
     static const struct {
         const char *name;
