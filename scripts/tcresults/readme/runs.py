@@ -179,3 +179,25 @@ def bench_ci_noise(ctx, srcs, attrs):
         out += (" A jam made slower on purpose (`--slow-jam %s`, `slow-jam.md`) is flagged at %d point%s (%s)." % (
             m.group(1) if m else "N", len(flagged), "" if len(flagged) == 1 else "s", "; ".join(flagged)))
     return results_out(ctx, srcs, out + "\n")
+
+
+@generator("cost-budgets")
+def cost_budgets(ctx, srcs, attrs):
+    """the framework's instructions per message at 8 B, as the committed count baseline of a key holds them
+    (src: results/baseline/cost/<key>)"""
+    src = srcs[0]
+    rows = {(r["jam"], r["mode"], r["payload_bytes"]): r
+            for r in schema.read(os.path.join(ctx.path(src), "cost.csv")).rows}
+    lines = ["| 8 B payload | instructions | send | receive | simulated cycles |", "|---|---:|---:|---:|---:|"]
+    for jam in ("noop", "server_sum", "indirect_put"):
+        for mode in ("local", "cached", "injected"):
+            r = rows.get((jam, mode, "8"))
+            if r is None:
+                continue
+            lines.append("| %s %s | %s | %.0f | %.0f | %.0f |" % (
+                jam, mode, r["instructions_per_msg"], float(r["send_instructions_per_msg"]),
+                float(r["recv_instructions_per_msg"]), float(r["cycles_per_msg"])))
+    body = ("Per message, a send and the run of it, under callgrind (`scripts/bench-cost.sh --sweep ci`: %d "
+            "points; the key `%s`), as `make bench-ci` holds them at 3%%:\n\n%s\n" % (
+                len(rows), os.path.basename(src.rstrip("/")), "\n".join(lines)))
+    return results_out(ctx, srcs, body)
