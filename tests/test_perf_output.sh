@@ -101,9 +101,13 @@ grep -q '"warmup": 70,' "$TMP/w.json" || fail "explicit -w changed"
 ! grep -q "clamped" "$TMP/err" || fail "explicit -w said clamped"
 
 # 7. SIGINT: the point in progress is abandoned, the rows measured are
-# written, exit 130. Each point lasts at least 1000 x 100 us (--gap-us), so
-# the run cannot finish between the first row and the signal.
-"$TC_PERF" -l -t jam_lat -s 0:1024 -n 1000 -w 0 --gap-us 100 --csv "$TMP/i.csv" \
+# written, exit 130. Each point lasts at least 100 x 20 ms (--gap-us, a spin
+# on the clock), so the 11 points after the first take 22 s however late
+# this loop sees the first row (its sleeps wake late on a loaded machine,
+# while tc-perf's spinning threads run: at 1000 x 100 us the run once ended
+# before the signal at a load average of 68); and 100 round trips a point
+# keep the first row near when a loaded scheduler makes each one slow.
+"$TC_PERF" -l -t jam_lat -s 0:1024 -n 100 -w 0 --gap-us 20000 --csv "$TMP/i.csv" \
     --json "$TMP/i.json" >"$TMP/i.out" 2>"$TMP/i.err" &
 pid=$!
 for _ in $(seq 1200); do grep -q "^jam_lat " "$TMP/i.out" && break; sleep 0.1; done
