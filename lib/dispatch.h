@@ -82,6 +82,11 @@ tc_rx_fast_run(tc_peer_t *peer, char *slot, const uint64_t w[TC_FRAME_HDR_SIZE /
         peer->stats.last_ret_seq = (uint32_t)w[5];
     }
     tc_peer_note_ack(peer, (uint32_t)w[2]);
+    /* what the slot held and the reply owed are noted before the run: only
+     * the peer and the run's result then live across the call (the slot
+     * itself is consumed after it: the jam reads its payload there) */
+    peer->rx_stale[seq & (peer->rx_slots - 1)] = seen;
+    peer->owed |= (flags & TC_FRAME_F_WANT_REPLY) ? TC_OWED_REPLY : 0;
     /* a jam that sends and waits for credits must not handle frames (this
      * one is not consumed yet) */
     was               = peer->in_progress;
@@ -95,13 +100,11 @@ tc_rx_fast_run(tc_peer_t *peer, char *slot, const uint64_t w[TC_FRAME_HDR_SIZE /
     ret = run_fn(&jctx, slot + (uint16_t)w[3], (uint32_t)(w[2] >> 32));
     peer->in_progress = was;
     peer->ran_ret     = ret;
-    peer->ran_seq     = seq;
+    peer->ran_seq     = peer->rx_seq; /* the frame's: rx_seq moves only below */
     peer->ran_has     = 1;
     peer->stats.rx_frames++;
-    if (flags & TC_FRAME_F_WANT_REPLY) {
-        peer->owed |= TC_OWED_REPLY;
-    }
-    tc_rx_consumed(peer, seen);
+    peer->rx_seq++;
+    peer->idle_polls = 0;
 }
 
 /* tc_rx_poll with variable frames: where the last local or cached frame

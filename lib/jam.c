@@ -350,19 +350,18 @@ tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t
 /* A one-line frame (lib/frame.h): header, payload and signal share the
  * line, so the header's words are made in registers and the frame goes
  * into the peer's mapped slot as eight stores, the signal last with
- * release order (tc_place_store_line); the staged frame's header is
- * neither written nor read. The caller checked that the frame is one:
- * its payload (packed bytes, staged in frame) fits the line, the jam's
- * name word is the one the template made a line of (tx_line_name: 64-byte
- * frames, stored), and every slot of the peer's ring last held a frame of
- * this size (tx_slots_frame: its signal word holds no earlier bytes). */
+ * release order (tc_place_store_line); no staged frame is written or read.
+ * The caller checked that the frame is one: its payload (packed bytes, in
+ * the word payload) fits the line, the jam's name word is the one the
+ * template made a line of (tx_line_name: 64-byte frames, stored), and
+ * every slot of the peer's ring last held a frame of this size
+ * (tx_slots_frame: its signal word holds no earlier bytes). */
 static inline __attribute__((always_inline)) tc_status_t
-tc_jam_send_line(tc_peer_t *peer, const char *frame, uint32_t packed, uint64_t name)
+tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t name)
 {
-    uint64_t w[TC_FRAME_HDR_SIZE / 8], payload;
+    uint64_t w[TC_FRAME_HDR_SIZE / 8];
     uint32_t seq = peer->tx_seq;
 
-    memcpy(&payload, frame + TC_FRAME_HDR_SIZE, sizeof(payload));
     tc_frame_line_words(w, seq, name, peer->rx_seq, packed, peer->ran_has, peer->ran_ret,
                         peer->ran_seq);
     peer->rx_reported = peer->rx_seq;
@@ -372,9 +371,33 @@ tc_jam_send_line(tc_peer_t *peer, const char *frame, uint32_t packed, uint64_t n
 
 _Static_assert(TC_FRAME_LINE_PAYLOAD == sizeof(uint64_t), "a one-line frame's payload: a word");
 
+/* A payload that may make a one-line frame of a jam whose name word is the
+ * line's: packed into a word in registers, with the line's room as the
+ * cap. 1: sent (or failed sending: *status_p). 0: not a line after all
+ * (the pack wants more room, or refused): the staged way packs it again
+ * there, with the slot's room, and says why where it refuses (a pack has
+ * no other effect: tc_jam_pack_fn). */
+static inline __attribute__((always_inline)) int
+tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                unsigned flags, uint8_t kind, tc_status_t *status_p)
+{
+    uint64_t payload = 0, name = tc_jam_line_name(jam, flags, kind);
+    int64_t packed;
+
+    if (!TC_LIKELY((name == peer->tx_line_name) && (peer->tx_slots_frame == TC_FRAME_ALIGN))) {
+        return 0;
+    }
+    packed = jam->elem->pack(&payload, TC_FRAME_LINE_PAYLOAD, src, len);
+    if (TC_UNLIKELY((uint64_t)packed > TC_FRAME_LINE_PAYLOAD)) {
+        return 0;
+    }
+    *status_p = tc_jam_send_line(peer, payload, (uint32_t)packed, name);
+    return 1;
+}
+
 /* A frame that carries no code, packed into the staging frame and copied
- * or put from there; one that fits the line goes as one
- * (tc_jam_send_line). */
+ * or put from there; a payload that fits the line may go as one
+ * (tc_jam_try_line). */
 static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
                           unsigned flags, uint8_t kind)
@@ -382,21 +405,17 @@ tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     tc_status_t status;
     int64_t packed;
     uint32_t cap;
-    uint64_t name;
     char *frame;
 
+    if ((len <= TC_FRAME_LINE_PAYLOAD) && tc_jam_try_line(peer, jam, src, len, flags, kind,
+                                                          &status)) {
+        return status;
+    }
     frame  = tc_peer_tx_frame(peer);
     cap    = peer->tx_slot_size - TC_FRAME_HDR_SIZE - TC_FRAME_SIG_SIZE;
     packed = jam->elem->pack(frame + TC_FRAME_HDR_SIZE, cap, src, len);
     if (TC_UNLIKELY((uint64_t)packed > cap)) { /* one test: a negative result is huge unsigned */
         return tc_jam_pack_refused(peer, jam, packed, cap, len);
-    }
-    if ((uint64_t)packed <= TC_FRAME_LINE_PAYLOAD) {
-        name = tc_jam_line_name(jam, flags, kind);
-        if (TC_LIKELY((name == peer->tx_line_name) &&
-                      (peer->tx_slots_frame == TC_FRAME_ALIGN))) {
-            return tc_jam_send_line(peer, frame, (uint32_t)packed, name);
-        }
     }
     if (TC_UNLIKELY(!tc_jam_plain_tmpl_holds(peer, jam, (uint32_t)packed, flags, kind))) {
         status = tc_jam_plain_tmpl(peer, jam, (uint32_t)packed, flags, kind);

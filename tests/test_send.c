@@ -308,6 +308,69 @@ static void test_large_payloads_injected_variable(void **unused)
     large_payloads_code(TC_FRAMES_VARIABLE);
 }
 
+/* One-line frames pack into a word with the line's room as the cap: a pack
+ * that wants more room there (its own rule: -1 under 16 bytes) is asked
+ * again on the staging frame, with the slot's room, and its frames run as
+ * they would have; a pack that takes the line's room is asked once. */
+static const tc_pkg_element_t *line_pack_real;
+static int line_pack_min_cap, line_pack_calls;
+
+static int64_t line_pack(void *dst, size_t cap, const void *src, size_t len)
+{
+    line_pack_calls++;
+    if (cap < (size_t)line_pack_min_cap) {
+        return -1;
+    }
+    return line_pack_real->pack(dst, cap, src, len);
+}
+
+static int line_pack_run(int min_cap)
+{
+    tc_context_params_t params;
+    tc_pkg_element_t elem;
+    tc_peer_stats_t rx;
+    int32_t ints[2];
+    int64_t expect = 0;
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(ints));
+    jam            = jam_of(&pair.s[1], "server_sum");
+    line_pack_real = jam.elem;
+    elem           = *jam.elem;
+    elem.pack      = line_pack;
+    jam.elem       = &elem; /* the sender's pack; the receiver runs its own server_sum */
+    line_pack_min_cap = min_cap;
+    line_pack_calls   = 0;
+    for (i = 0; i < 12; ++i) { /* past a lap of the ring: every slot held a line's size */
+        ints[0] = 10 * i + 1;
+        ints[1] = 10 * i + 2;
+        expect += ints[0] + ints[1];
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, ints, sizeof(ints),
+                                     TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+        assert_int_equal(tc_peer_wait(pair.s[0].peer, NULL), TC_OK);
+    }
+    assert_int_equal(state_of(&pair.s[0])->sum, expect);
+    assert_int_equal(state_of(&pair.s[0])->calls, 12);
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_int_equal(rx.rx_rejected, 0);
+    pair_close(&pair);
+    return line_pack_calls;
+}
+
+static void test_line_pack_wants_room(void **unused)
+{
+    (void)unused;
+    /* staged until the line's name is made and every slot held its size,
+     * then lines: asked once each */
+    assert_int_equal(line_pack_run(0), 12);
+    /* the same frames, those past that point asked in the line, then staged */
+    assert_in_range(line_pack_run(16), 13, 23);
+}
+
 /* A pack that refuses a large payload in the peer's slot: the send says so
  * and sends nothing (the receiver sees no frame, rejects none); a payload
  * over the frame's room is refused with the frame it needs; the next jam
@@ -406,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_large_payloads_injected_fixed),
         cmocka_unit_test(test_large_payloads_injected_variable),
         cmocka_unit_test(test_large_pack_refused),
+        cmocka_unit_test(test_line_pack_wants_room),
         cmocka_unit_test(test_arrival_prefetch_follows_jam),
     };
     test_filter_from_env();
