@@ -62,13 +62,12 @@ tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame);
  * (lib/dispatch.c): the fixed frames' path keeps its registers. */
 int tc_rx_poll_variable(tc_peer_t *peer, char *slot, uint32_t seq);
 
-/* A frame of a recorded shape (whose header words w are the receiver's one
- * copy, checked): its result and credits noted first (what the jam sends
- * while it runs carries them), then run_fn runs on it, and its slot is
- * consumed. Only the header's words and the run's own result live across
- * the call. */
+/* A frame of a recorded shape in slot idx (whose header words w are the
+ * receiver's one copy, checked): its result and credits noted first (what
+ * the jam sends while it runs carries them), then run_fn runs on it, and
+ * its slot is consumed. */
 static inline __attribute__((always_inline)) void
-tc_rx_fast_run(tc_peer_t *peer, char *slot, const uint64_t w[TC_FRAME_HDR_SIZE / 8],
+tc_rx_fast_run(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t w[TC_FRAME_HDR_SIZE / 8],
                tc_jam_run_fn run_fn, void *state, uint64_t seen)
 {
     uint32_t seq  = (uint32_t)(w[0] >> 32);
@@ -85,7 +84,7 @@ tc_rx_fast_run(tc_peer_t *peer, char *slot, const uint64_t w[TC_FRAME_HDR_SIZE /
     /* what the slot held and the reply owed are noted before the run: only
      * the peer and the run's result then live across the call (the slot
      * itself is consumed after it: the jam reads its payload there) */
-    peer->rx_stale[seq & (peer->rx_slots - 1)] = seen;
+    peer->rx_stale[idx] = seen;
     peer->owed |= (flags & TC_FRAME_F_WANT_REPLY) ? TC_OWED_REPLY : 0;
     /* a jam that sends and waits for credits must not handle frames (this
      * one is not consumed yet) */
@@ -130,7 +129,8 @@ static inline __attribute__((always_inline)) int tc_rx_poll_variable_inline(tc_p
                 tc_frame_load_words((const tc_frame_hdr_t *)slot, w);
                 if (tc_frame_words_same_shape(w, &peer->fast_shape, TC_FRAME_ALIGN, seq) &&
                     tc_peer_ack_sane(peer, (uint32_t)w[2])) {
-                    tc_rx_fast_run(peer, slot, w, peer->fast_run, peer->fast_state,
+                    tc_rx_fast_run(peer, slot, seq & (peer->rx_slots - 1), w, peer->fast_run,
+                                   peer->fast_state,
                                    TC_STALE_HDR | seq);
                     return 1;
                 }
@@ -181,7 +181,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     if (TC_LIKELY((peer->fast_run != NULL) &&
                   tc_frame_words_same_shape(w, &peer->fast_shape, peer->rx_frame_size, seq) &&
                   tc_peer_ack_sane(peer, (uint32_t)w[2]))) {
-        tc_rx_fast_run(peer, slot, w, peer->fast_run, peer->fast_state, seen);
+        tc_rx_fast_run(peer, slot, idx, w, peer->fast_run, peer->fast_state, seen);
         return 1;
     }
     if ((uint8_t)(w[1] >> 48) != TC_KIND_INJECTED) {
@@ -201,7 +201,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     if (run_fn == NULL) {
         return -1;
     }
-    tc_rx_fast_run(peer, slot, w, run_fn, peer->disp_injected->state, seen);
+    tc_rx_fast_run(peer, slot, idx, w, run_fn, peer->disp_injected->state, seen);
     return 1;
 }
 
