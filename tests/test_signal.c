@@ -181,7 +181,7 @@ static void test_store_refused_unmapped(void **unused)
         assert_null(pair.s[i].peer->remote_ring_ptr);
         assert_int_equal(tc_peer_signal(pair.s[i].peer), TC_SIGNAL_SINGLE_PUT);
     }
-    pair_close_together(&pair);
+    pair_close(&pair);
     tls_restore(keep);
 }
 
@@ -255,7 +255,7 @@ static void test_single_put_tcp_whole_frames(void **unused)
         assert_int_equal(rx.rx_rejected, 0);
         assert_int_equal(state_of(&pair.s[0])->calls, n);
         assert_int_equal(state_of(&pair.s[0])->sum, fill.expect);
-        pair_close_together(&pair);
+        pair_close(&pair);
     }
     free(fill.payload);
     tls_restore(keep);
