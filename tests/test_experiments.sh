@@ -28,7 +28,8 @@ t0=$(now_ms)
 kill -INT "$runner"
 wait "$runner"; rc=$?
 [ "$rc" = 130 ] || fail "interrupted runner exited $rc, expected 130: $(tail -3 "$TMP/run.out")"
-[ $(( $(now_ms) - t0 )) -lt 5000 ] || fail "the runner took more than 5 s to stop"
+# well before the hanging point would end by itself (60 s), on a loaded machine too
+[ $(( $(now_ms) - t0 )) -lt 30000 ] || fail "the runner took more than 30 s to stop"
 for pid in $(cat "$FAKE_PIDS"); do
     kill -0 "$pid" 2>/dev/null && fail "process $pid still running after Ctrl-C"
 done
