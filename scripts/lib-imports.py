@@ -6,7 +6,7 @@ any length. One loop is there by design (ALLOWED below, which
 docs/ARCHITECTURE.md quotes); any other is an error.
 
 Usage: lib-imports.py OBJDIR [--src DIR] [--edges] [--allow A,B,...]
-  --src DIR    only the objects with a DIR/<name>.c (lib/'s own)
+  --src DIR    only the objects with a DIR/<folder>/<name>.c (lib/'s own)
   --edges      print each file's uses first
   --allow ...  the allowed loop instead of ALLOWED ('' : none)
 Prints one line per loop ("loop: a -> b -> c -> a", then what each step
@@ -124,9 +124,10 @@ def main():
     allow = value("--allow")
     allowed = sorted(ALLOWED) if allow is None else sorted(a for a in allow.split(",") if a)
     defs, undefs = {}, {}
-    for obj in sorted(glob.glob(os.path.join(objdir, "*.o"))):
+    for obj in sorted(glob.glob(os.path.join(objdir, "**", "*.o"), recursive=True)):
         name = os.path.basename(obj)[:-2]
-        if src is not None and not os.path.exists(os.path.join(src, name + ".c")):
+        rel = os.path.relpath(obj, objdir)[:-2]
+        if src is not None and not os.path.exists(os.path.join(src, rel + ".c")):
             continue
         defs[name], undefs[name] = symbols(obj)
     if not defs:

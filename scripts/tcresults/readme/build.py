@@ -37,8 +37,8 @@ def manifest(path):
 
 
 def slot_size(top):
-    """the default slot size (tc_context_params_init, lib/context.c)"""
-    with open(os.path.join(top, "lib", "context.c")) as f:
+    """the default slot size (tc_context_params_init, lib/core/context.c)"""
+    with open(os.path.join(top, "lib", "core", "context.c")) as f:
         m = re.search(r"slot_size\s*=\s*(\d+)", f.read())
     return int(m.group(1))
 
