@@ -6,8 +6,8 @@
 #   - two threads ping-pong 2000 times through WFE waits (no lost wake-up);
 #   - tc_arch_wfe_wait_u64_until gives up at its CNTVCT deadline;
 #   - dc cvac/civac/cvau, stnp, dmb/dsb/isb and clear_icache run;
-#   - lib/place.c writes llc and dram frames byte for byte (signal last);
-#   - lib/cpu.c says both placements are supported (tc_place_check);
+#   - lib/arch/place.c writes llc and dram frames byte for byte (signal last);
+#   - lib/arch/cpu.c says both placements are supported (tc_place_check);
 #   - bench/harness/cycles.c (with clock.h's cntvct path) runs, and
 #     bench/harness/platform.c compiles for aarch64 with -Werror.
 # qemu-user does not model the exclusive monitor's power states, so this
@@ -181,8 +181,8 @@ int main(void)
 }
 EOF
 
-# lib/place.c on aarch64: every placement writes the frame byte for byte
-# and the signal last, after lib/cpu.c's check said it can (the real
+# lib/arch/place.c on aarch64: every placement writes the frame byte for byte
+# and the signal last, after lib/arch/cpu.c's check said it can (the real
 # modules: place, cpu, names, log, status; none needs UCX).
 cat >"$tmp/place.c" <<'EOF'
 #include <stdio.h>

@@ -8,7 +8,7 @@ import subprocess
 from .sources import Out, Skip, generator
 
 # an injected frame: a 64-byte header, the image (code and GOT vector,
-# rounded up to 8 bytes), the payload, and an 8-byte signal word (lib/frame.c)
+# rounded up to 8 bytes), the payload, and an 8-byte signal word (lib/codec/frame.c)
 HEADER, SIGNAL = 64, 8
 
 
