@@ -32,16 +32,19 @@ folders=$(cd "$(dirname "$0")/../lib" && ls -d */ | tr -d / | sort)
 # The script must see the loops that are there: probes of 2 and 3 files
 # (a -> b -> a; a -> b -> c -> a), a 3-file loop beside a 2-file one (two
 # loops), and none in a chain (a -> b -> c).
-probe() { # dir name calls...: an object dir/name.o defining name() that calls the others
-    local dir=$1 name=$2 body="" decl="" c
-    shift 2
+probe_src() { # src obj name calls...: a source src defining name() that calls the others, built to obj
+    local src=$1 obj=$2 name=$3 body="" decl="" c
+    shift 3
     for c in "$@"; do
         decl+="int $c(void); "
         body+=" + $c()"
     done
-    printf '%sint %s(void) { return 0%s; }\n' "$decl" "$name" "$body" >"$TMP/$name.c"
-    mkdir -p "$dir"
-    cc -c "$TMP/$name.c" -o "$dir/$name.o" || fail "compiling the probe $name"
+    mkdir -p "$(dirname "$src")" "$(dirname "$obj")"
+    printf '%sint %s(void) { return 0%s; }\n' "$decl" "$name" "$body" >"$src"
+    cc -c "$src" -o "$obj" || fail "compiling the probe $name"
+}
+probe() { # dir name calls...: an object dir/name.o defining name() that calls the others
+    probe_src "$TMP/$2.c" "$1/$2.o" "$2" "${@:3}"
 }
 probe "$TMP/two" a b
 probe "$TMP/two" b a
@@ -86,15 +89,7 @@ python3 "$script" "$TMP/chain" --allow "" --layers "" >"$TMP/probe" || fail "lib
 #  - a low header that includes a high one (an inline use: no symbol shows);
 #  - UCX in the pure folder low: a ucp_ symbol, an #include <ucp/...>.
 layered() { # root folder/name calls...: root/src/folder/name.c and its object root/obj/folder/name.o
-    local root=$1 file=$2 body="" decl="" c
-    shift 2
-    for c in "$@"; do
-        decl+="int $c(void); "
-        body+=" + $c()"
-    done
-    mkdir -p "$root/src/$(dirname "$file")" "$root/obj/$(dirname "$file")"
-    printf '%sint %s(void) { return 0%s; }\n' "$decl" "$(basename "$file")" "$body" >"$root/src/$file.c"
-    cc -c "$root/src/$file.c" -o "$root/obj/$file.o" || fail "compiling the probe $file"
+    probe_src "$1/src/$2.c" "$1/obj/$2.o" "$(basename "$2")" "${@:3}"
 }
 expect_layer() { # root layers lines...: the script exits 1 and prints exactly these layer and pure lines
     local root=$1 order=$2 got
