@@ -13,24 +13,29 @@ LDFLAGS     += -fsanitize=$(SAN)
 endif
 CFLAGS   ?=
 CFLAGS   += $(CFLAGS_BASE)
-CPPFLAGS += -Ilib -MMD -MP
+# lib/ is in folders by layer (docs/ARCHITECTURE.md, "Layers"; the order is
+# scripts/lib-imports.py's LAYERS): each folder is on the include path, so a
+# file names a header by its name alone, as before the folders.
+LIB_DIRS  := $(patsubst %/,%,$(sort $(dir $(wildcard lib/*/*.[ch]))))
+LIB_INC   := -Ilib $(addprefix -I,$(LIB_DIRS))
+CPPFLAGS += $(LIB_INC) -MMD -MP
 UCX_LIBS  := -lucp -lucs
 LIBS      := $(UCX_LIBS) -ldl -lm -lpthread
 # hwloc: the harness's platform report and the tools' CPU pinning only
 HWLOC_LIBS := -lhwloc
 # PMIx (libpmix-dev, installed by make deps): jobs started by mpirun or srun
-# (lib/job.c). Without it the library builds and says so when asked for one.
+# (lib/group/job.c). Without it the library builds and says so when asked for one.
 PKG_CONFIG  ?= pkg-config
 PMIX_CFLAGS := $(shell $(PKG_CONFIG) --cflags pmix 2>/dev/null)
 PMIX_LIBS   := $(shell $(PKG_CONFIG) --libs pmix 2>/dev/null)
 ifneq ($(PMIX_LIBS),)
-$(BUILD)/obj/lib/job.o: CPPFLAGS += -DTC_HAVE_PMIX $(PMIX_CFLAGS)
+$(BUILD)/obj/lib/group/job.o: CPPFLAGS += -DTC_HAVE_PMIX $(PMIX_CFLAGS)
 LIBS += $(PMIX_LIBS)
 endif
 
 GIT_REV   := $(shell git describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)
 
-LIB_SRCS  := $(wildcard lib/*.c)
+LIB_SRCS  := $(wildcard lib/*/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 LIB_A     := $(BUILD)/lib/libtwochains.a
 LIB_SO    := $(BUILD)/lib/libtwochains.so
@@ -125,7 +130,7 @@ soak:
 
 # --- the test package
 # (libtwochains.so: tc-pkg checks jams' GOT slot names against what it exports)
-$(PKG_OUT) &: $(JAM_SRCS) $(wildcard jams/*.h lib/*.h) $(TC_PKG_RUN) | $(LIB_SO)
+$(PKG_OUT) &: $(JAM_SRCS) $(wildcard jams/*.h lib/*.h lib/*/*.h) $(TC_PKG_RUN) | $(LIB_SO)
 	$(TC_PKG_RUN) build jams --name bench --out $(PKG_DIR) $(PKG_FLAGS)
 
 # The bench jams as docs/JAMS.md (a table) and README.md (their names) list
@@ -169,7 +174,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.o $(HARNESS_A) $(LIB_A) | $(PKG_SO) $(TC_
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(HARNESS_A) $(LIB_A) $(LIBS) $(HWLOC_LIBS) -lcmocka
 
-# -Ibench after -Ilib: "harness/<x>.h"; lib's headers keep their names.
+# -Ibench after lib's folders: "harness/<x>.h"; lib's headers keep their names.
 $(BUILD)/obj/tests/%.o: CPPFLAGS += -Ijams -I$(PKG_DIR) -Ibench
 $(BUILD)/obj/tests/%.o: | $(PKG_DIR)/bench.h
 
@@ -338,12 +343,12 @@ deps:
 # FUZZ_SECONDS, merges what it found into the committed corpus; crash
 # reproducers land in tests/fuzz/frame-crashes/. make check replays both.
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS  := -g -O1 -Ilib -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS  := -g -O1 $(LIB_INC) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 fuzz:
 	@scripts/deps.sh fuzz
 	@mkdir -p $(BUILD)/fuzz/new tests/fuzz/frame-corpus tests/fuzz/frame-crashes
-	clang $(FUZZ_CFLAGS) tests/fuzz/frame_target.c lib/frame.c lib/status.c -o $(BUILD)/fuzz/fuzz_frame
-	$(CC) -std=gnu11 -O2 -Ilib tests/fuzz/frame_seeds.c lib/frame.c lib/status.c -o $(BUILD)/fuzz/frame_seeds
+	clang $(FUZZ_CFLAGS) tests/fuzz/frame_target.c lib/codec/frame.c lib/base/status.c -o $(BUILD)/fuzz/fuzz_frame
+	$(CC) -std=gnu11 -O2 $(LIB_INC) tests/fuzz/frame_seeds.c lib/codec/frame.c lib/base/status.c -o $(BUILD)/fuzz/frame_seeds
 	$(BUILD)/fuzz/frame_seeds tests/fuzz/frame-corpus
 	$(BUILD)/fuzz/fuzz_frame -max_total_time=$(FUZZ_SECONDS) -max_len=1100 \
 	    -artifact_prefix=tests/fuzz/frame-crashes/ $(BUILD)/fuzz/new tests/fuzz/frame-corpus
@@ -357,12 +362,12 @@ fuzz:
 # tests/fuzz/wire-corpus and wire-crashes/; make check replays both
 # (tests/test_wire_corpus.c). The whole connect with forged blobs over real
 # transports is tests/test_wire_forge.c.
-WIRE_FUZZ_SRCS := lib/wire.c lib/maps.c lib/log.c lib/names.c lib/status.c
+WIRE_FUZZ_SRCS := lib/codec/wire.c lib/codec/maps.c lib/base/log.c lib/base/names.c lib/base/status.c
 fuzz-wire:
 	@scripts/deps.sh fuzz
 	@mkdir -p $(BUILD)/fuzz/wire-new tests/fuzz/wire-corpus tests/fuzz/wire-crashes
 	clang $(FUZZ_CFLAGS) tests/fuzz/wire_target.c $(WIRE_FUZZ_SRCS) -o $(BUILD)/fuzz/fuzz_wire
-	$(CC) -std=gnu11 -O2 -Ilib tests/fuzz/wire_seeds.c $(WIRE_FUZZ_SRCS) -o $(BUILD)/fuzz/wire_seeds
+	$(CC) -std=gnu11 -O2 $(LIB_INC) tests/fuzz/wire_seeds.c $(WIRE_FUZZ_SRCS) -o $(BUILD)/fuzz/wire_seeds
 	$(BUILD)/fuzz/wire_seeds tests/fuzz/wire-corpus
 	$(BUILD)/fuzz/fuzz_wire -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=tests/fuzz/wire-crashes/ $(BUILD)/fuzz/wire-new tests/fuzz/wire-corpus
@@ -396,12 +401,12 @@ fuzz-rx: all
 
 # Multicast decoders (target set, envelope, ack): the same, into
 # tests/fuzz/mcast-corpus and mcast-crashes/; make check replays both.
-MCAST_FUZZ_SRCS := lib/mcast_set.c lib/mcast_codec.c lib/mcast_decode.c lib/mcast_env.c lib/status.c
+MCAST_FUZZ_SRCS := $(addprefix lib/codec/,mcast_set.c mcast_codec.c mcast_decode.c mcast_env.c) lib/base/status.c
 fuzz-mcast:
 	@scripts/deps.sh fuzz
 	@mkdir -p $(BUILD)/fuzz/mcast-new tests/fuzz/mcast-corpus tests/fuzz/mcast-crashes
 	clang $(FUZZ_CFLAGS) tests/fuzz/mcast_target.c $(MCAST_FUZZ_SRCS) -o $(BUILD)/fuzz/fuzz_mcast
-	$(CC) -std=gnu11 -O2 -Ilib tests/fuzz/mcast_seeds.c $(MCAST_FUZZ_SRCS) -o $(BUILD)/fuzz/mcast_seeds
+	$(CC) -std=gnu11 -O2 $(LIB_INC) tests/fuzz/mcast_seeds.c $(MCAST_FUZZ_SRCS) -o $(BUILD)/fuzz/mcast_seeds
 	$(BUILD)/fuzz/mcast_seeds tests/fuzz/mcast-corpus
 	$(BUILD)/fuzz/fuzz_mcast -max_total_time=$(FUZZ_SECONDS) -max_len=300 \
 	    -artifact_prefix=tests/fuzz/mcast-crashes/ $(BUILD)/fuzz/mcast-new tests/fuzz/mcast-corpus
@@ -410,7 +415,7 @@ fuzz-mcast:
 # What make install puts where (make uninstall takes exactly these back):
 INSTALL_TOOLS   := $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST) $(TC_COST)
 # <twochains/...>: the jam header; multicast over process groups (group, codec, forwarding)
-INSTALL_SUBHDRS := jams/tc_jam.h lib/group.h lib/mcast.h lib/mcast_env.h lib/mcast_fwd.h
+INSTALL_SUBHDRS := jams/tc_jam.h lib/group/group.h lib/codec/mcast.h lib/codec/mcast_env.h lib/group/mcast_fwd.h
 INSTALL_PKG_DIR := share/twochains/pkg/bench
 # the bench package, as shell patterns in its directory (blobs and rieds by jam)
 INSTALL_PKG     := $(notdir $(PKG_SO)) libried_*.so bench.h manifest.tcm jam_*.blob

@@ -126,7 +126,7 @@ static inline int64_t tc_bench_chase_expect(uint32_t start, uint32_t hops)
     return tc_bench_chase_value(i);
 }
 
-/* The cycle counter jam_stamp reads. A copy of lib/clock.h's on purpose:
+/* The cycle counter jam_stamp reads. A copy of lib/arch/clock.h's on purpose:
  * jams build against the installed headers alone (twochains.h, tc_jam.h). */
 static inline uint64_t tc_bench_ticks(void)
 {

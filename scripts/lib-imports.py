@@ -1,19 +1,32 @@
 #!/usr/bin/env python3
 """Which files of lib/ use which (from the objects' defined and undefined
-symbols, so inline helpers in headers do not count), and the import loops
-among them: every strongly connected component of that graph (Tarjan), of
-any length. One loop is there by design (ALLOWED below, which
-docs/ARCHITECTURE.md quotes); any other is an error.
+symbols, so inline helpers in headers do not count; with --src also every
+#include "..." line, which does count them), and what may not be:
 
-Usage: lib-imports.py OBJDIR [--src DIR] [--edges] [--allow A,B,...]
-  --src DIR    only the objects with a DIR/<name>.c (lib/'s own)
-  --edges      print each file's uses first
-  --allow ...  the allowed loop instead of ALLOWED ('' : none)
+- an import loop among them: every strongly connected component of the
+  symbol graph (Tarjan), of any length. One loop is there by design
+  (ALLOWED below); any other is an error.
+- a use of a file in a folder above the user's: lib/ is in folders by
+  layer, LAYERS below, bottom up; a file uses files of its own folder, of
+  a folder below it, and lib/'s own top (the public header). A folder not
+  in LAYERS is an error, and so, with --src, is a source outside a folder.
+- UCX in a pure folder (PURE below): an undefined ucp_/ucs_/uct_ symbol in
+  its objects, or with --src an #include <ucp|ucs|uct/...> in its files.
+docs/ARCHITECTURE.md, "Layers", quotes ALLOWED, LAYERS and PURE.
+
+Usage: lib-imports.py OBJDIR [--src DIR] [--edges] [--allow A,B,...] [--layers A,B,...]
+  --src DIR     only the objects with a DIR/<folder>/<name>.c (lib/'s own);
+                the #include lines of DIR's files are checked too
+  --edges       print each file's uses first
+  --allow ...   the allowed loop instead of ALLOWED ('' : none)
+  --layers ...  the folders' order instead of LAYERS ('' : no layer check)
 Prints one line per loop ("loop: a -> b -> c -> a", then what each step
-uses), "allowed" or not. Exit 1 on a loop that is not the allowed one, 2 on
-bad usage."""
+uses), "allowed" or not, one "layer: ..." line per use of a folder above,
+one "pure: ..." line per use of UCX in a pure folder. Exit 1 on any of
+them but the allowed loop, 2 on bad usage."""
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -21,6 +34,14 @@ import sys
 # arrives meanwhile (send -> peer_wait -> dispatch), and what ran may owe the
 # peer a frame (dispatch -> send). docs/ARCHITECTURE.md, "Layers", quotes it.
 ALLOWED = ("dispatch", "peer_wait", "send")
+
+# lib/'s folders, bottom up: a file may use its own folder and those before
+# it (and lib/twochains.h, the API every folder includes). The pure ones
+# use no UCX. docs/ARCHITECTURE.md, "Layers", quotes both.
+LAYERS = ("base", "codec", "arch", "boot", "core", "wireup", "jam", "group")
+PURE = ("base", "codec", "arch", "boot")
+UCX_PREFIXES = ("ucp_", "ucs_", "uct_")
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
 def symbols(obj):
@@ -106,7 +127,8 @@ def cycle_in(component, uses):
 def main():
     argv = sys.argv[1:]
     if not argv or argv[0].startswith("-"):
-        print("usage: lib-imports.py OBJDIR [--src DIR] [--edges] [--allow A,B,...]",
+        print("usage: lib-imports.py OBJDIR [--src DIR] [--edges] [--allow A,B,...] "
+              "[--layers A,B,...]",
               file=sys.stderr)
         return 2
     objdir = argv[0]
@@ -123,12 +145,16 @@ def main():
     src = value("--src")
     allow = value("--allow")
     allowed = sorted(ALLOWED) if allow is None else sorted(a for a in allow.split(",") if a)
-    defs, undefs = {}, {}
-    for obj in sorted(glob.glob(os.path.join(objdir, "*.o"))):
+    order = value("--layers")
+    layers = LAYERS if order is None else tuple(a for a in order.split(",") if a)
+    defs, undefs, folder = {}, {}, {}
+    for obj in sorted(glob.glob(os.path.join(objdir, "**", "*.o"), recursive=True)):
         name = os.path.basename(obj)[:-2]
-        if src is not None and not os.path.exists(os.path.join(src, name + ".c")):
+        rel = os.path.relpath(obj, objdir)[:-2]
+        if src is not None and not os.path.exists(os.path.join(src, rel + ".c")):
             continue
         defs[name], undefs[name] = symbols(obj)
+        folder[name] = os.path.dirname(rel)
     if not defs:
         print(f"lib-imports: no objects in {objdir}", file=sys.stderr)
         return 2
@@ -148,7 +174,82 @@ def main():
             for b in sorted(uses[a] & set(component)):
                 why = sorted(s for s in undefs[a] if owner.get(s) == b)
                 print(f"  {a} uses {b}: {', '.join(why)}")
+    if layers:
+        bad += check_layers(layers, folder, uses, undefs, owner)
+        if src is not None:
+            bad += check_includes(layers, src)
     return 1 if bad else 0
+
+
+def rank_of(layers, where):
+    """A folder's place in layers: -1 for lib/'s top (the API), None for a
+    folder that is in no layer."""
+    if where == "":
+        return -1
+    return layers.index(where) if where in layers else None
+
+
+def check_layers(layers, folder, uses, undefs, owner):
+    """Every use of a file in a folder above the user's, every object
+    outside the layers, every UCX symbol a pure folder's object needs."""
+    bad = 0
+    for a in sorted(folder):
+        if rank_of(layers, folder[a]) in (None, -1):
+            print(f"layer: {os.path.join(folder[a], a)} is in no folder of the layers "
+                  f"({', '.join(layers)})")
+            bad += 1
+    for a in sorted(uses):
+        ra = rank_of(layers, folder[a])
+        for b in sorted(uses[a]):
+            rb = rank_of(layers, folder[b])
+            if ra is not None and rb is not None and rb > ra:
+                why = sorted(s for s in undefs[a] if owner.get(s) == b)
+                print(f"layer: {folder[a]}/{a} uses {folder[b]}/{b}, a folder above it: "
+                      f"{', '.join(why)}")
+                bad += 1
+        ucx = sorted(s for s in undefs[a] if s.startswith(UCX_PREFIXES))
+        if folder[a] in PURE and ucx:
+            print(f"pure: {folder[a]}/{a} uses UCX: {', '.join(ucx)}")
+            bad += 1
+    return bad
+
+
+def check_includes(layers, src):
+    """The #include lines of src's files: a header of a folder above the
+    includer's (a header's inline code is a use the objects do not show), a
+    UCX header in a pure folder, a source outside the folders. A quoted
+    name is looked up as the compiler does: beside the includer, then in
+    src and each of its folders (the Makefile's -I list)."""
+    files = sorted(os.path.relpath(f, src) for f in glob.glob(os.path.join(src, "**", "*.[ch]"),
+                                                              recursive=True))
+    dirs = [""] + sorted({os.path.dirname(f) for f in files if os.path.dirname(f)})
+    bad = 0
+    for f in files:
+        where = f.split(os.sep)[0] if os.sep in f else ""
+        rf = rank_of(layers, where)
+        if where == "" and f.endswith(".c"):
+            print(f"layer: {f} is in no folder of the layers ({', '.join(layers)})")
+            bad += 1
+        with open(os.path.join(src, f), errors="replace") as fh:
+            text = fh.read()
+        for kind, name in INCLUDE.findall(text):
+            if kind == "<":
+                if where in PURE and name.split("/")[0] in ("ucp", "ucs", "uct"):
+                    print(f"pure: {f} includes <{name}>")
+                    bad += 1
+                continue
+            for d in [os.path.dirname(f)] + dirs:
+                target = os.path.normpath(os.path.join(d, name))
+                if target in files:
+                    break
+            else:
+                continue
+            there = target.split(os.sep)[0] if os.sep in target else ""
+            rt = rank_of(layers, there)
+            if rf is not None and rt is not None and rt > rf:
+                print(f"layer: {f} includes {target}, a folder above it")
+                bad += 1
+    return bad
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@
  *
  * Header-only (static functions) so that test_blob_exec.c (cmocka, this
  * machine) and blob_run.c (a standalone program, also cross-compiled for
- * aarch64 and run under qemu) share it. Needs lib/blob.c, lib/manifest.c,
- * lib/status.c and -ldl; no UCX.
+ * aarch64 and run under qemu) share it. Needs lib/codec/blob.c, lib/codec/manifest.c,
+ * lib/base/status.c and -ldl; no UCX.
  */
 #ifndef TC_TEST_BLOB_EXEC_H
 #define TC_TEST_BLOB_EXEC_H
@@ -130,7 +130,7 @@ static int tc_test_image_load(const char *dir, const tc_manifest_t *m,
     }
     h = img->blob.hdr;
 
-    /* Page-aligned, so 64-byte aligned as lib/blob.h asks. */
+    /* Page-aligned, so 64-byte aligned as lib/codec/blob.h asks. */
     img->map_len = (h->image_size + page - 1) / page * page;
     img->map     = mmap(NULL, img->map_len, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

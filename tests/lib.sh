@@ -23,6 +23,12 @@ free_port() { # a TCP port no socket uses, below the kernel's ephemeral range
 
 now_ms() { date +%s%3N; }
 
+lib_includes() { # src: the -I flags of lib/ and of each of its folders by layer, one a line
+    local d
+    printf -- '-I%s\n' "$1/lib"
+    for d in "$1"/lib/*/; do printf -- '-I%s\n' "${d%/}"; done
+}
+
 wait_listening() { # port seconds: until something listens on TCP port, at most seconds
     local deadline=$(( $(date +%s) + $2 ))
     until ss -ltn 2>/dev/null | grep -q ":$1 "; do

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the blob file parser (lib/blob.c): valid blobs built in
+ * Unit tests of the blob file parser (lib/codec/blob.c): valid blobs built in
  * memory parse into the right views; every corruption (magic, version,
  * arch, sizes and counts beyond the buffer, names, fixups, entries, hash)
  * is rejected with its status and a one-line reason naming the field or

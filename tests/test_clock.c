@@ -1,5 +1,5 @@
 /*
- * Unit tests of the tick-rate calibration (lib/clock.c).
+ * Unit tests of the tick-rate calibration (lib/arch/clock.c).
  *
  * tc_clock_calibrate reads two scripted clocks: CLOCK_MONOTONIC moves
  * TEST_MONO_STEP ns a read, the counter TEST_NS_PER_TICK ns a tick, and the

@@ -1,5 +1,5 @@
 /*
- * Control frames (lib/control.c) and the API around them: a rejected frame
+ * Control frames (lib/core/control.c) and the API around them: a rejected frame
  * is answered by a NACK that the sender's call returns at once; the frame
  * size and wait strategy are announced, at connect and in the stream, so
  * one side alone may change its own; tc_peer_close says goodbye, which the

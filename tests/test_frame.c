@@ -1,5 +1,5 @@
 /*
- * Unit tests of the frame codec (lib/frame.c): size computation, layout,
+ * Unit tests of the frame codec (lib/codec/frame.c): size computation, layout,
  * header writing and sealing, and the validator.
  *
  * Every frame under test lives in a buffer of exactly slot_size bytes

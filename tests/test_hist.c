@@ -1,5 +1,5 @@
 /*
- * Unit tests of the log-linear histogram (lib/hist.c).
+ * Unit tests of the log-linear histogram (lib/base/hist.c).
  *
  * Percentiles are checked against the exact nearest-rank percentiles of the
  * sorted samples, with the rank computed in integer arithmetic (parts per

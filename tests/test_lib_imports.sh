@@ -3,7 +3,9 @@
 # reads the objects' symbols and finds every strongly connected component)
 # but the one by design that the script's ALLOWED names and
 # docs/ARCHITECTURE.md quotes: waiting for a credit runs what arrives
-# (send -> peer_wait -> dispatch -> send).
+# (send -> peer_wait -> dispatch -> send). No file uses a file of a folder
+# above its own in the script's LAYERS (by symbol or by #include), and the
+# PURE folders need no UCX; ARCHITECTURE.md quotes both lists.
 . "$(dirname "$0")/lib.sh"
 script="$(dirname "$0")/../scripts/lib-imports.py"
 objs="$TC_BUILD/obj/lib"
@@ -17,20 +19,32 @@ allowed=$(sed -n 's/^ALLOWED = (\(.*\))$/\1/p' "$script" | tr -d '" ' | tr ',' '
 [ "$allowed" = "dispatch peer_wait send" ] || fail "lib-imports.py: ALLOWED is '$allowed'"
 grep -q 'ALLOWED = ("dispatch", "peer_wait", "send")' "$(dirname "$0")/../docs/ARCHITECTURE.md" ||
     fail "docs/ARCHITECTURE.md does not quote lib-imports.py's ALLOWED"
+# ... and its LAYERS and PURE as the script has them, and lib/'s folders are the layers
+for list in LAYERS PURE; do
+    line=$(grep "^$list = (" "$script") || fail "lib-imports.py has no $list"
+    grep -qxF "$line" "$(dirname "$0")/../docs/ARCHITECTURE.md" ||
+        fail "docs/ARCHITECTURE.md does not quote lib-imports.py's $line"
+done
+layers=$(sed -n 's/^LAYERS = (\(.*\))$/\1/p' "$script" | tr -d '" ' | tr ',' '\n' | sort)
+folders=$(cd "$(dirname "$0")/../lib" && ls -d */ | tr -d / | sort)
+[ "$layers" = "$folders" ] || fail "lib/'s folders ($(echo $folders)) are not LAYERS ($(echo $layers))"
 
 # The script must see the loops that are there: probes of 2 and 3 files
 # (a -> b -> a; a -> b -> c -> a), a 3-file loop beside a 2-file one (two
 # loops), and none in a chain (a -> b -> c).
-probe() { # dir name calls...: an object dir/name.o defining name() that calls the others
-    local dir=$1 name=$2 body="" decl="" c
-    shift 2
+probe_src() { # src obj name calls...: a source src defining name() that calls the others, built to obj
+    local src=$1 obj=$2 name=$3 body="" decl="" c
+    shift 3
     for c in "$@"; do
         decl+="int $c(void); "
         body+=" + $c()"
     done
-    printf '%sint %s(void) { return 0%s; }\n' "$decl" "$name" "$body" >"$TMP/$name.c"
-    mkdir -p "$dir"
-    cc -c "$TMP/$name.c" -o "$dir/$name.o" || fail "compiling the probe $name"
+    mkdir -p "$(dirname "$src")" "$(dirname "$obj")"
+    printf '%sint %s(void) { return 0%s; }\n' "$decl" "$name" "$body" >"$src"
+    cc -c "$src" -o "$obj" || fail "compiling the probe $name"
+}
+probe() { # dir name calls...: an object dir/name.o defining name() that calls the others
+    probe_src "$TMP/$2.c" "$1/$2.o" "$2" "${@:3}"
 }
 probe "$TMP/two" a b
 probe "$TMP/two" b a
@@ -49,7 +63,7 @@ probe "$TMP/chain" c
 expect_loops() { # dir allow lines...: the script exits 1 and prints exactly these loop lines
     local dir=$1 allow=$2 got
     shift 2
-    if python3 "$script" "$dir" --allow "$allow" >"$TMP/probe"; then
+    if python3 "$script" "$dir" --allow "$allow" --layers "" >"$TMP/probe"; then
         fail "lib-imports.py missed a loop in $(basename "$dir"): $(cat "$TMP/probe")"
     fi
     got=$(grep '^loop' "$TMP/probe")
@@ -63,7 +77,57 @@ expect_loops "$TMP/both" "a,b,c" "loop (allowed) of 3 files: a b c; e.g. a -> b 
 expect_loops "$TMP/three" "a,b" "loop of 3 files: a b c; e.g. a -> b -> c -> a"
 grep -q '^  c uses a: a$' "$TMP/probe" || fail "lib-imports.py names no symbol: $(cat "$TMP/probe")"
 # the allowed loop alone passes; a chain has none
-python3 "$script" "$TMP/three" --allow a,b,c >"$TMP/probe" || fail "lib-imports.py: $(cat "$TMP/probe")"
-python3 "$script" "$TMP/chain" --allow "" >"$TMP/probe" || fail "lib-imports.py: a chain: $(cat "$TMP/probe")"
+python3 "$script" "$TMP/three" --allow a,b,c --layers "" >"$TMP/probe" || fail "lib-imports.py: $(cat "$TMP/probe")"
+python3 "$script" "$TMP/chain" --allow "" --layers "" >"$TMP/probe" || fail "lib-imports.py: a chain: $(cat "$TMP/probe")"
 [ ! -s "$TMP/probe" ] || fail "lib-imports.py: a chain: $(cat "$TMP/probe")"
-echo "no import loop in lib/ but the allowed one (dispatch peer_wait send)"
+
+# The layer check must see what it forbids. Probes in folders low < high
+# (--layers low,high; --src: their sources' #include lines):
+#  - a file of low that calls one of high (a use from below: an error),
+#    next to high calling low and low calling low (both fine);
+#  - a source outside the folders, and an object in a folder not a layer;
+#  - a low header that includes a high one (an inline use: no symbol shows);
+#  - UCX in the pure folder low: a ucp_ symbol, an #include <ucp/...>.
+layered() { # root folder/name calls...: root/src/folder/name.c and its object root/obj/folder/name.o
+    probe_src "$1/src/$2.c" "$1/obj/$2.o" "$(basename "$2")" "${@:3}"
+}
+expect_layer() { # root layers lines...: the script exits 1 and prints exactly these layer and pure lines
+    local root=$1 order=$2 got
+    shift 2
+    if python3 "$script" "$root/obj" --src "$root/src" --layers "$order" --allow "" >"$TMP/probe"; then
+        fail "lib-imports.py missed a layer fault in $(basename "$root"): $(cat "$TMP/probe")"
+    fi
+    got=$(grep -E '^(layer|pure):' "$TMP/probe")
+    [ "$got" = "$(printf '%s\n' "$@")" ] || fail "lib-imports.py on $(basename "$root"): $got"
+}
+layered "$TMP/down" high/h l
+layered "$TMP/down" low/l m
+layered "$TMP/down" low/m
+python3 "$script" "$TMP/down/obj" --src "$TMP/down/src" --layers low,high --allow "" >"$TMP/probe" ||
+    fail "lib-imports.py: uses downward and within a folder: $(cat "$TMP/probe")"
+[ ! -s "$TMP/probe" ] || fail "lib-imports.py: uses downward and within a folder: $(cat "$TMP/probe")"
+layered "$TMP/up" high/h
+layered "$TMP/up" low/l h
+expect_layer "$TMP/up" low,high "layer: low/l uses high/h, a folder above it: h"
+# the order is the list's: the same files pass with the folders swapped
+python3 "$script" "$TMP/up/obj" --src "$TMP/up/src" --layers high,low --allow "" >"$TMP/probe" ||
+    fail "lib-imports.py: high,low: $(cat "$TMP/probe")"
+layered "$TMP/odd" low/l
+layered "$TMP/odd" stray/s
+layered "$TMP/odd" top
+expect_layer "$TMP/odd" low,high "layer: stray/s is in no folder of the layers (low, high)" \
+    "layer: top is in no folder of the layers (low, high)" \
+    "layer: top.c is in no folder of the layers (low, high)"
+layered "$TMP/inc" low/l
+layered "$TMP/inc" high/h
+printf 'static inline int hi(void) { return 1; }\n' >"$TMP/inc/src/high/h.h"
+printf '#include "h.h"\nstatic inline int lo(void) { return hi(); }\n' >"$TMP/inc/src/low/l.h"
+expect_layer "$TMP/inc" low,high "layer: low/l.h includes high/h.h, a folder above it"
+# UCX in a pure folder (PURE names base, codec, arch, boot); in core it is fine
+layered "$TMP/ucx" base/b ucp_worker_progress
+layered "$TMP/ucx" core/c ucp_worker_progress
+mkdir -p "$TMP/ucx/src/codec"
+printf '#include <ucp/api/ucp.h>\n' >"$TMP/ucx/src/codec/u.h"
+expect_layer "$TMP/ucx" base,codec,core "pure: base/b uses UCX: ucp_worker_progress" \
+    "pure: codec/u.h includes <ucp/api/ucp.h>"
+echo "no import loop in lib/ but the allowed one (dispatch peer_wait send); no use of a folder above; no UCX in $(sed -n 's/^PURE = (\(.*\))$/\1/p' "$script" | tr -d '"')"

@@ -1,5 +1,5 @@
 /*
- * The log (lib/log.c) and the status strings (lib/status.c).
+ * The log (lib/base/log.c) and the status strings (lib/base/status.c).
  *
  * - Level filtering: a message above the level never reaches the handler;
  *   tc_log_enabled says the same.

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the package manifest parser and writer (lib/manifest.c):
+ * Unit tests of the package manifest parser and writer (lib/codec/manifest.c):
  * a valid manifest parses into the right fields and writes back to the same
  * text; each malformation is rejected with its status and a message naming
  * the line. A blob's header against its element: each difference named.

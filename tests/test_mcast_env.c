@@ -1,5 +1,5 @@
 /*
- * Tests of the multicast envelope and ack codec (lib/mcast_env.c).
+ * Tests of the multicast envelope and ack codec (lib/codec/mcast_env.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>

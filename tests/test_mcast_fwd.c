@@ -1,5 +1,5 @@
 /*
- * Tests of process groups and multicast forwarding (lib/group.c,
+ * Tests of process groups and multicast forwarding (lib/group/group.c,
  * lib/mcast_*.c) with real processes and UCX puts: five ranks forked
  * here, each checking its own deliveries, rank 0 its completions.
  *

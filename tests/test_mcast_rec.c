@@ -1,5 +1,5 @@
 /*
- * Tests of the ack tree's record table (lib/mcast_rec.c), with a clock the
+ * Tests of the ack tree's record table (lib/codec/mcast_rec.c), with a clock the
  * test moves by hand:
  *   - add, find and free by (origin, id); equal ids of other origins and
  *     duplicates kept apart; origins at or past the group size refused;

@@ -1,5 +1,5 @@
 /*
- * The name tables of the public enums (lib/names.c): each value has one
+ * The name tables of the public enums (lib/base/names.c): each value has one
  * non-empty name, names are distinct, tc_*_parse reads back what tc_*_str
  * wrote, an unknown name is refused without touching the output, and the
  * names are the ones the tools' command lines and reports have always used.

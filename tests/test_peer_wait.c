@@ -1,5 +1,5 @@
 /*
- * The peer's wait strategies over a loopback pair (lib/wait has its own
+ * The peer's wait strategies over a loopback pair (lib/arch/wait has its own
  * test_wait): every strategy this host has delivers every frame, in order;
  * one it lacks is refused at context creation with the reason, and its test
  * is a cmocka skip that prints the platform's reason.

@@ -1,5 +1,5 @@
 /*
- * Packages are checked whole when opened (lib/pkg.c, lib/elfcheck.c): a
+ * Packages are checked whole when opened (lib/core/pkg.c, lib/codec/elfcheck.c): a
  * copy of the bench package (build/pkg/bench) is corrupted one way at a
  * time and tc_pkg_open must refuse it, returning nothing, with a message
  * naming the file and what is wrong: a blob whose entry moved, a blob

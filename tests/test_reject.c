@@ -259,7 +259,7 @@ static void take_one(pair_t *pair, uint64_t rejected, const char *reason, tc_sta
     assert_int_equal(nack.status, status);
 }
 
-/* The receive path's table (lib/dispatch.c): a kind is taken by the handler
+/* The receive path's table (lib/core/dispatch.c): a kind is taken by the handler
  * registered for it, which sees only frames the validator passed; one it
  * refuses, and one of a kind nothing registered, is rejected, counted and
  * NACKed with the status given; jams' kinds and taken kinds cannot be

@@ -14,6 +14,7 @@
 # the cross tools are installed).
 . "$(dirname "$0")/lib.sh"
 TC_SRC=${TC_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+mapfile -t lib_inc < <(lib_includes "$TC_SRC")
 TC_PKG="$TC_BUILD/bin/tc-pkg"
 [ -x "$TC_PKG" ] || fail "$TC_PKG not built (make tools)"
 CC=${CC:-cc}
@@ -142,9 +143,9 @@ printf 'not a library\n' >"$TMP/cut/libtc_bench.so"
 lib_refused "not an ELF file"
 
 # the blobs run, injected, with the Local Function library's results
-"$CC" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$TC_SRC/lib" -I"$TC_SRC/jams" \
-    "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/blob.c" "$TC_SRC/lib/manifest.c" \
-    "$TC_SRC/lib/log.c" "$TC_SRC/lib/names.c" "$TC_SRC/lib/status.c" -ldl -o "$TMP/blob_run" || fail "building blob_run"
+"$CC" -std=gnu11 -O2 -Wall -Wextra -Werror "${lib_inc[@]}" -I"$TC_SRC/jams" \
+    "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/codec/blob.c" "$TC_SRC/lib/codec/manifest.c" \
+    "$TC_SRC/lib/base/log.c" "$TC_SRC/lib/base/names.c" "$TC_SRC/lib/base/status.c" -ldl -o "$TMP/blob_run" || fail "building blob_run"
 "$TMP/blob_run" "$TMP/bench" >"$TMP/run.native" 2>&1 || { cat "$TMP/run.native"; fail "bench blobs"; }
 [ "$(grep -c ' ok$' "$TMP/run.native")" = "$njams" ] || fail "not every jam ran"
 
@@ -474,9 +475,9 @@ $PACK" >"$TMP/rej/jam_small.amc"
     elif [ ! -e "$SYSROOT/lib/ld-linux-aarch64.so.1" ]; then
         skipped+=("aarch64 run: no aarch64 libc in $SYSROOT (libc6-dev-arm64-cross)")
     else
-        "$A64CC" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$TC_SRC/lib" -I"$TC_SRC/jams" \
-            "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/blob.c" "$TC_SRC/lib/manifest.c" \
-            "$TC_SRC/lib/log.c" "$TC_SRC/lib/names.c" "$TC_SRC/lib/status.c" -ldl -o "$TMP/blob_run.a64" || fail "building blob_run for aarch64"
+        "$A64CC" -std=gnu11 -O2 -Wall -Wextra -Werror "${lib_inc[@]}" -I"$TC_SRC/jams" \
+            "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/codec/blob.c" "$TC_SRC/lib/codec/manifest.c" \
+            "$TC_SRC/lib/base/log.c" "$TC_SRC/lib/base/names.c" "$TC_SRC/lib/base/status.c" -ldl -o "$TMP/blob_run.a64" || fail "building blob_run for aarch64"
         for pkg in bench extra; do
             native="$TMP/run.native"; [ "$pkg" = extra ] && native="$TMP/extra.native"
             qemu-aarch64-static -L "$SYSROOT" "$TMP/blob_run.a64" "$TMP/$pkg.a64" \

@@ -16,6 +16,7 @@
 # refusal naming its field).
 . "$(dirname "$0")/lib.sh"
 TC_SRC=${TC_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+mapfile -t lib_inc < <(lib_includes "$TC_SRC")
 TC_PKG="$TC_BUILD/bin/tc-pkg"
 RUN="$TC_BUILD/bin/tc-run"
 [ -x "$TC_PKG" ] || fail "$TC_PKG not built (make tools)"
@@ -199,8 +200,8 @@ elif ! have_a64_run; then
 else
     "$TC_PKG" build "$TMP/f" --name fpkg --out "$TMP/fpkg.a64" --arch aarch64 >"$TMP/log" 2>&1 ||
         { cat "$TMP/log"; fail "aarch64 fp build"; }
-    flags=(-std=gnu11 -O2 -I"$TC_SRC/lib" -I"$TC_SRC/jams" "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/blob.c"
-           "$TC_SRC/lib/manifest.c" "$TC_SRC/lib/log.c" "$TC_SRC/lib/names.c" "$TC_SRC/lib/status.c" -ldl)
+    flags=(-std=gnu11 -O2 "${lib_inc[@]}" -I"$TC_SRC/jams" "$TC_SRC/tests/blob_run.c" "$TC_SRC/lib/codec/blob.c"
+           "$TC_SRC/lib/codec/manifest.c" "$TC_SRC/lib/base/log.c" "$TC_SRC/lib/base/names.c" "$TC_SRC/lib/base/status.c" -ldl)
     "$CC" "${flags[@]}" -o "$TMP/blob_run" || fail "building blob_run"
     "$A64CC" "${flags[@]}" -o "$TMP/blob_run.a64" || fail "building blob_run for aarch64"
     "$TMP/blob_run" "$TMP/fpkg" | grep -v ' code=' >"$TMP/fp.x86" || fail "fp blobs here"

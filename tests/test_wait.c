@@ -1,5 +1,5 @@
 /*
- * lib/wait without UCX: the idle step of each strategy against a fake
+ * lib/arch/wait without UCX: the idle step of each strategy against a fake
  * mailbox and a pipe standing in for the worker's wake-up fd.
  */
 #define _GNU_SOURCE

@@ -6,8 +6,8 @@
 #   - two threads ping-pong 2000 times through WFE waits (no lost wake-up);
 #   - tc_arch_wfe_wait_u64_until gives up at its CNTVCT deadline;
 #   - dc cvac/civac/cvau, stnp, dmb/dsb/isb and clear_icache run;
-#   - lib/place.c writes llc and dram frames byte for byte (signal last);
-#   - lib/cpu.c says both placements are supported (tc_place_check);
+#   - lib/arch/place.c writes llc and dram frames byte for byte (signal last);
+#   - lib/arch/cpu.c says both placements are supported (tc_place_check);
 #   - bench/harness/cycles.c (with clock.h's cntvct path) runs, and
 #     bench/harness/platform.c compiles for aarch64 with -Werror.
 # qemu-user does not model the exclusive monitor's power states, so this
@@ -16,6 +16,9 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=${TC_SRC:-$(cd "$here/.." && pwd)}
+# lib/ and its folders by layer (docs/ARCHITECTURE.md, "Layers")
+lib_inc=(-I"$top/lib")
+for d in "$top"/lib/*/; do lib_inc+=(-I"${d%/}"); done
 CROSS_CC=${CROSS_CC:-aarch64-linux-gnu-gcc}
 QEMU=${QEMU_AARCH64:-}
 SYSROOT=${AARCH64_SYSROOT:-/usr/aarch64-linux-gnu}
@@ -178,8 +181,8 @@ int main(void)
 }
 EOF
 
-# lib/place.c on aarch64: every placement writes the frame byte for byte
-# and the signal last, after lib/cpu.c's check said it can (the real
+# lib/arch/place.c on aarch64: every placement writes the frame byte for byte
+# and the signal last, after lib/arch/cpu.c's check said it can (the real
 # modules: place, cpu, names, log, status; none needs UCX).
 cat >"$tmp/place.c" <<'EOF'
 #include <stdio.h>
@@ -208,11 +211,11 @@ EOF
 
 rc=0
 echo "== build (aarch64)"
-"$CROSS_CC" $CFLAGS -I"$top/lib" "$tmp/place.c" "$top/lib/place.c" "$top/lib/cpu.c" \
-    "$top/lib/names.c" "$top/lib/log.c" "$top/lib/status.c" $LINK_STATIC -o "$tmp/place" || exit 1
-"$CROSS_CC" $CFLAGS -I"$top/lib" "$tmp/wfe.c" $LINK_STATIC -o "$tmp/wfe" || exit 1
-"$CROSS_CC" $CFLAGS -I"$top/lib" -I"$top/bench" "$tmp/cyc.c" "$top/bench/harness/cycles.c" "$top/lib/clock.c" \
-    "$top/lib/names.c" "$top/lib/log.c" "$top/lib/status.c" $LINK_STATIC -o "$tmp/cyc" || exit 1
+"$CROSS_CC" $CFLAGS "${lib_inc[@]}" "$tmp/place.c" "$top/lib/arch/place.c" "$top/lib/arch/cpu.c" \
+    "$top/lib/base/names.c" "$top/lib/base/log.c" "$top/lib/base/status.c" $LINK_STATIC -o "$tmp/place" || exit 1
+"$CROSS_CC" $CFLAGS "${lib_inc[@]}" "$tmp/wfe.c" $LINK_STATIC -o "$tmp/wfe" || exit 1
+"$CROSS_CC" $CFLAGS "${lib_inc[@]}" -I"$top/bench" "$tmp/cyc.c" "$top/bench/harness/cycles.c" "$top/lib/arch/clock.c" \
+    "$top/lib/base/names.c" "$top/lib/base/log.c" "$top/lib/base/status.c" $LINK_STATIC -o "$tmp/cyc" || exit 1
 
 # the harness's platform.c for aarch64: hwloc's headers are architecture-neutral except its
 # autogen config, which only the host's multiarch directory has.
@@ -222,7 +225,7 @@ if [ -f /usr/include/hwloc.h ] && [ -n "$hwcfg" ]; then
     ln -s /usr/include/hwloc.h "$tmp/inc/hwloc.h"
     for h in /usr/include/hwloc/*.h; do ln -s "$h" "$tmp/inc/hwloc/"; done
     ln -s "$hwcfg" "$tmp/inc/hwloc/autogen/config.h"
-    "$CROSS_CC" $CFLAGS -I"$top/lib" -isystem "$tmp/inc" -c "$top/bench/harness/platform.c" \
+    "$CROSS_CC" $CFLAGS "${lib_inc[@]}" -isystem "$tmp/inc" -c "$top/bench/harness/platform.c" \
         -o "$tmp/platform.o" || exit 1
     echo "bench/harness/platform.c builds for aarch64"
 else

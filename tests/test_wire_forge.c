@@ -1,5 +1,5 @@
 /*
- * A hostile peer's connection blob (lib/wire.c, lib/wire_extent.c): a real
+ * A hostile peer's connection blob (lib/codec/wire.c, lib/wireup/wire_extent.c): a real
  * peer with a real mailbox, worker and rkey tells lies about its mailbox
  * (base shifted by 1 GiB, -1 MiB, 69,632 bytes or a page; a ring larger
  * than it registered; a ring of 16,384 slots of 64 KiB; offsets and a

@@ -4,7 +4,7 @@
  * A small static linker for one object: it lays the allocated sections out
  * as [GOT slots][pad16][.text*][.rodata*][.data*][.bss*], keeping each
  * section's alignment relative to image offset 0, and resolves every
- * relocation at build time. What is left for the receiver is what lib/blob.h
+ * relocation at build time. What is left for the receiver is what lib/codec/blob.h
  * describes: GOT slots (one per undefined symbol reached through the GOT,
  * named) and base fixups (64-bit absolute pointers in data).
  *

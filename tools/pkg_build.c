@@ -4,8 +4,8 @@
  *   <pkg>.h              element ids, package id, per jam code bytes/GOT slots
  *   libtc_<pkg>.so       the Local Function library (descriptor tc_package_desc)
  *   libried_<name>.so    each ried alone, for shipping to peers
- *   jam_<name>.blob      each jam as an injectable blob (lib/blob.h)
- *   manifest.tcm         what belongs to which element (lib/manifest.h), last
+ *   jam_<name>.blob      each jam as an injectable blob (lib/codec/blob.h)
+ *   manifest.tcm         what belongs to which element (lib/codec/manifest.h), last
  *
  * Objects are built in a private temporary directory; every output is
  * written next to its final name and renamed over it.
@@ -595,7 +595,7 @@ static tc_status_t tc_pkg_write_desc(const tc_pkg_builder_t *b, const char *path
         }
     }
     fprintf(f, "};\n");
-    /* What binds the manifest to this library (lib/manifest.h). */
+    /* What binds the manifest to this library (lib/codec/manifest.h). */
     fprintf(f, "__attribute__((visibility(\"default\")))\n");
     fprintf(f, "const uint64_t %s[] = {\n", TC_MANIFEST_HASHES_SYMBOL);
     for (i = 0; i < b->n_srcs; ++i) {

@@ -2,7 +2,7 @@
  * Raw UCX handles of a connected peer, for the harness's reference tests
  * (tc-perf put_*, am_*), which measure plain UCX on the same connection as
  * the jams. Each side's mailbox has a raw ring shaped like the jam ring and
- * a raw credit word (lib/runtime.h). Not part of the library's API: it hands
+ * a raw credit word (lib/core/runtime.h). Not part of the library's API: it hands
  * out the peer's internals.
  */
 #ifndef TC_HARNESS_PEER_RAW_H
@@ -27,7 +27,7 @@ typedef struct tc_harness_peer_raw {
     char              *remote_ring_ptr;
     volatile uint64_t *remote_consumed_ptr;
     tc_wait_t          wait;              /* how this side waits for the peer's frames */
-    uint32_t           linewise_max;      /* how the library stores frames (lib/place.h) */
+    uint32_t           linewise_max;      /* how the library stores frames (lib/arch/place.h) */
 } tc_harness_peer_raw_t;
 
 void tc_harness_peer_raw(const tc_peer_t *peer, tc_harness_peer_raw_t *raw_p);

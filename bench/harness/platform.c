@@ -68,7 +68,7 @@ const char *tc_platform_place_name(tc_platform_place_t place)
     return tc_names_str(&tc_names_place, (unsigned)place);
 }
 
-/* The names are lib/names.c's (one table per enum); the platform's enums
+/* The names are lib/base/names.c's (one table per enum); the platform's enums
  * keep the same order. */
 tc_status_t tc_platform_wait_lookup(const char *name, tc_platform_wait_t *wait_p)
 {
@@ -92,7 +92,7 @@ tc_status_t tc_platform_place_lookup(const char *name, tc_platform_place_t *plac
     return (status == TC_ERR_INVALID_PARAM) ? TC_ERR_NOT_FOUND : status;
 }
 
-/* The list lib/cpu makes, from the platform's copy of its wait answers. */
+/* The list lib/arch/cpu makes, from the platform's copy of its wait answers. */
 void tc_platform_wait_available(const tc_platform_t *platform, char *buf, size_t len)
 {
     tc_cpu_features_t cpu;
@@ -126,7 +126,7 @@ static int tc_path_exists(const char *path)
 }
 
 /* ------------------------------------------------------------ CPU ident
- * CPUID is lib/cpu's (tc_cpu_ident); this adds /proc/cpuinfo and uname. */
+ * CPUID is lib/arch/cpu's (tc_cpu_ident); this adds /proc/cpuinfo and uname. */
 
 /* Value of the first "key<spaces>: value" line in /proc/cpuinfo. */
 static int tc_cpuinfo_field(const char *key, char *buf, size_t len)
@@ -347,7 +347,7 @@ static void tc_platform_topology(tc_platform_t *p)
 
 /* ------------------------------------------------- wait / ops / placement */
 
-/* The CPU's answers are the library's (lib/cpu.c): what it refuses is what
+/* The CPU's answers are the library's (lib/arch/cpu.c): what it refuses is what
  * the report says; the enums are in the same order. */
 _Static_assert((int)TC_PLATFORM_WAIT_COUNT == (int)TC_CPU_WAIT_COUNT, "tc_platform_wait_t is tc_wait_t");
 _Static_assert((int)TC_PLATFORM_OP_COUNT == (int)TC_CPU_OP_COUNT, "tc_platform_op_t is tc_cpu_op_t");
@@ -362,7 +362,7 @@ static void tc_platform_cpu_features(tc_platform_t *p, const tc_cpu_ident_t *id)
     memcpy(p->wait, f.wait, sizeof(p->wait));
     memcpy(p->op, f.op, sizeof(p->op));
     memcpy(p->place, f.place, sizeof(p->place));
-    /* the sequences are lib/place's: what it runs is what the report says */
+    /* the sequences are lib/arch/place's: what it runs is what the report says */
     for (i = 0; i < TC_PLATFORM_PLACE_COUNT; ++i) {
         snprintf(p->place_seq[i], sizeof(p->place_seq[i]), "%s", tc_place_sequence((tc_place_t)i));
     }

@@ -33,7 +33,7 @@ extern "C" {
 #define TC_PLATFORM_STATUS_LEN TC_CPU_STATUS_LEN
 
 /* One capability. status is "supported" or "unsupported: <reason>". The
- * CPU's answers (wait, op, place) are lib/cpu's. */
+ * CPU's answers (wait, op, place) are lib/arch/cpu's. */
 typedef tc_cpu_feature_t tc_platform_feature_t;
 
 typedef enum {

@@ -1,7 +1,7 @@
 /*
  * Fuzz target for the multicast decoders (libFuzzer; also replayed by
  * tests/test_mcast_corpus.c under gcc): the target-set codec, the
- * envelope and the ack (lib/mcast.h, lib/mcast_env.h). Byte 0 picks the
+ * envelope and the ack (lib/codec/mcast.h, lib/codec/mcast_env.h). Byte 0 picks the
  * decoder (bits 3-4) and the node count N (bits 0-2); the rest is the
  * input, placed so that its last byte sits right before a PROT_NONE page:
  * any read past the end faults, with or without a sanitizer.

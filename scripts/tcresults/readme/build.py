@@ -8,7 +8,7 @@ import subprocess
 from .sources import Out, Skip, generator
 
 # an injected frame: a 64-byte header, the image (code and GOT vector,
-# rounded up to 8 bytes), the payload, and an 8-byte signal word (lib/frame.c)
+# rounded up to 8 bytes), the payload, and an 8-byte signal word (lib/codec/frame.c)
 HEADER, SIGNAL = 64, 8
 
 
@@ -37,8 +37,8 @@ def manifest(path):
 
 
 def slot_size(top):
-    """the default slot size (tc_context_params_init, lib/context.c)"""
-    with open(os.path.join(top, "lib", "context.c")) as f:
+    """the default slot size (tc_context_params_init, lib/core/context.c)"""
+    with open(os.path.join(top, "lib", "core", "context.c")) as f:
         m = re.search(r"slot_size\s*=\s*(\d+)", f.read())
     return int(m.group(1))
 
