@@ -138,7 +138,12 @@ static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam
         }
         size = TC_FRAME_ALIGN;
     }
-    tc_frame_shape_of(hdr, size, &peer->fast_shape);
+    if (hdr->payload_off == TC_FRAME_LINE_HDR_SIZE) {
+        /* a line's expansion (no general header puts its payload there) */
+        tc_frame_line_shape(hdr, &peer->fast_shape);
+    } else {
+        tc_frame_shape_of(hdr, size, &peer->fast_shape);
+    }
     peer->fast_run   = run_fn;
     peer->fast_state = state;
 }
@@ -209,7 +214,10 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
                                                     const tc_frame_hdr_t *hdr,
                            uint64_t seen)
 {
+    uint64_t line_w[TC_FRAME_LINE_WORDS];
     tc_frame_expect_t expect;
+    tc_frame_hdr_t line_hdr;
+    tc_status_t status;
     char reason[160];
 
     /* whatever this frame is, the next one of the old shape is looked at
@@ -221,8 +229,17 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     expect.known       = tc_peer_known;
     expect.known_arg   = peer;
     peer->known_status = TC_OK;
-    if (TC_UNLIKELY(tc_frame_validate_hdr(hdr, frame, &expect, reason, sizeof(reason)) !=
-                    TC_OK)) {
+    memcpy(line_w, hdr, sizeof(line_w));
+    if (tc_frame_is_line(line_w[0])) {
+        /* a line frame (lib/frame_line.h): checked as the general header it
+         * stands for, which is what runs */
+        status = tc_frame_validate_line(line_w, frame, &expect, &line_hdr, reason,
+                                        sizeof(reason));
+        hdr    = (status == TC_OK) ? &line_hdr : hdr;
+    } else {
+        status = tc_frame_validate_hdr(hdr, frame, &expect, reason, sizeof(reason));
+    }
+    if (TC_UNLIKELY(status != TC_OK)) {
         tc_peer_reject(peer, (peer->known_status != TC_OK) ? peer->known_status :
                                                              TC_ERR_BAD_FRAME, reason);
         tc_rx_consumed(peer, seen);

@@ -10,6 +10,7 @@
 #include "runtime.h"
 #include "credits.h"
 #include "mailbox.h"
+#include "frame_line.h"
 
 #include <string.h>
 
@@ -62,25 +63,25 @@ tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame);
  * (lib/dispatch.c): the fixed frames' path keeps its registers. */
 int tc_rx_poll_variable(tc_peer_t *peer, char *slot, uint32_t seq);
 
-/* A frame of a recorded shape in slot idx (whose header words w are the
- * receiver's one copy, checked): its result and credits noted first (what
- * the jam sends while it runs carries them), then run_fn runs on it, and
- * its slot is consumed. */
+/* A frame of a recorded shape in slot idx, its per-frame words decoded
+ * from the receiver's one copy of its header (checked): its result and
+ * credits noted first (what the jam sends while it runs carries them),
+ * then run_fn runs on payload_off/len, and its slot is consumed. */
 static inline __attribute__((always_inline)) void
-tc_rx_fast_run(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t w[TC_FRAME_HDR_SIZE / 8],
-               tc_jam_run_fn run_fn, void *state, uint64_t seen)
+tc_rx_fast_call(tc_peer_t *peer, char *slot, uint32_t idx, uint32_t seq, uint8_t flags,
+                uint32_t ack, int64_t ret, uint32_t ret_seq, uint16_t args_len,
+                uint32_t payload_off, uint32_t len, tc_jam_run_fn run_fn, void *state,
+                uint64_t seen)
 {
-    uint32_t seq  = (uint32_t)(w[0] >> 32);
-    uint8_t flags = (uint8_t)(w[1] >> 56);
     tc_jam_ctx_t jctx;
     uint8_t was;
-    int64_t ret;
+    int64_t ran;
 
     if (flags & TC_FRAME_F_HAS_RET) {
-        peer->stats.last_ret     = (int64_t)w[4];
-        peer->stats.last_ret_seq = (uint32_t)w[5];
+        peer->stats.last_ret     = ret;
+        peer->stats.last_ret_seq = ret_seq;
     }
-    tc_peer_note_ack(peer, (uint32_t)w[2]);
+    tc_peer_note_ack(peer, ack);
     /* what the slot held and the reply owed are noted before the run: only
      * the peer and the run's result then live across the call (the slot
      * itself is consumed after it: the jam reads its payload there) */
@@ -94,16 +95,38 @@ tc_rx_fast_run(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t w[TC_FR
     jctx.origin       = peer->peer_rank;
     jctx.seq          = seq;
     jctx.args         = slot + TC_FRAME_HDR_SIZE;
-    jctx.args_len     = (uint16_t)(w[3] >> 16);
+    jctx.args_len     = args_len;
     peer->rx_last_run = run_fn;
-    ret = run_fn(&jctx, slot + (uint16_t)w[3], (uint32_t)(w[2] >> 32));
+    ran = run_fn(&jctx, slot + payload_off, len);
     peer->in_progress = was;
-    peer->ran_ret     = ret;
+    peer->ran_ret     = ran;
     peer->ran_seq     = peer->rx_seq; /* the frame's: rx_seq moves only below */
     peer->ran_has     = 1;
     peer->stats.rx_frames++;
     peer->rx_seq++;
     peer->idle_polls = 0;
+}
+
+/* tc_rx_fast_call on a general header's words w. */
+static inline __attribute__((always_inline)) void
+tc_rx_fast_run(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t w[TC_FRAME_HDR_SIZE / 8],
+               tc_jam_run_fn run_fn, void *state, uint64_t seen)
+{
+    tc_rx_fast_call(peer, slot, idx, (uint32_t)(w[0] >> 32), (uint8_t)(w[1] >> 56),
+                    (uint32_t)w[2], (int64_t)w[4], (uint32_t)w[5], (uint16_t)(w[3] >> 16),
+                    (uint16_t)w[3], (uint32_t)(w[2] >> 32), run_fn, state, seen);
+}
+
+/* tc_rx_fast_call on a line's words w (lib/frame_line.h): no sections, the
+ * payload after the line's header. */
+static inline __attribute__((always_inline)) void
+tc_rx_fast_run_line(tc_peer_t *peer, char *slot, uint32_t idx,
+                    const uint64_t w[TC_FRAME_LINE_WORDS], uint64_t seen)
+{
+    tc_rx_fast_call(peer, slot, idx, (uint32_t)(w[0] >> 32), tc_frame_line_flags(w[0]),
+                    (uint32_t)w[2], (int64_t)w[3], (uint32_t)(w[2] >> 32), 0,
+                    TC_FRAME_LINE_HDR_SIZE, tc_frame_line_len(w[0]), peer->fast_run,
+                    peer->fast_state, seen);
 }
 
 /* tc_rx_poll with variable frames: where the last local or cached frame
@@ -177,6 +200,20 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     tc_load_acquire_fence();
     tc_peer_prefetch_arrival(peer, slot);
     /* one copy of the header, word by word: what is checked is what is used */
+    if (peer->fast_shape.w_line != 0) {
+        /* the last frame the validator passed was a line (lib/frame_line.h):
+         * two compares say whether this one is the next of its shape */
+        tc_frame_line_load(slot, w);
+        if (TC_LIKELY((peer->fast_run != NULL) &&
+                      tc_frame_line_same_shape(w[0], w[1], &peer->fast_shape, seq) &&
+                      tc_peer_ack_sane(peer, (uint32_t)w[2]))) {
+            tc_rx_fast_run_line(peer, slot, idx, w, seen);
+            return 1;
+        }
+        if (tc_frame_is_line(w[0])) {
+            return -1;
+        }
+    }
     tc_frame_load_words((const tc_frame_hdr_t *)slot, w);
     if (TC_LIKELY((peer->fast_run != NULL) &&
                   tc_frame_words_same_shape(w, &peer->fast_shape, peer->rx_frame_size, seq) &&

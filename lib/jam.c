@@ -268,6 +268,13 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
      * lands last */
     peer->tx_line_name = ((size == TC_FRAME_ALIGN) && (peer->deliver == NULL)) ?
                              tc_jam_line_name(jam, flags, kind) : 0;
+    /* fixed 64-byte frames: the compact line (lib/frame_line.h), which the
+     * receiver reads with two compares; variable frames keep the general
+     * header, whose first word or magic is what their receiver polls */
+    peer->tx_line_word = ((peer->tx_line_name != 0) && (peer->frames == TC_FRAMES_FIXED)) ?
+                             tc_frame_line_word(kind, (flags & TC_SEND_WANT_REPLY) ?
+                                                          TC_FRAME_F_WANT_REPLY : 0) : 0;
+    peer->tx_line_id   = tc_frame_line_id(jam->pkg_id, jam->element);
     return TC_OK;
 }
 
@@ -362,6 +369,14 @@ tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t na
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
     uint32_t seq = peer->tx_seq;
 
+    if (TC_LIKELY(peer->tx_line_word != 0)) {
+        /* fixed 64-byte frames: the compact line */
+        tc_frame_line_hdr(w, seq, peer->tx_line_word, peer->tx_line_id, packed, peer->rx_seq,
+                          peer->ran_has, peer->ran_ret, peer->ran_seq);
+        peer->rx_reported = peer->rx_seq;
+        tc_place_store_line_compact(tc_peer_tx_slot(peer), w, payload, tc_frame_sig(seq));
+        return tc_peer_sent(peer, TC_OK, 1);
+    }
     tc_frame_line_words(w, seq, name, peer->rx_seq, packed, peer->ran_has, peer->ran_ret,
                         peer->ran_seq);
     peer->rx_reported = peer->rx_seq;

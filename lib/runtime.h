@@ -348,6 +348,12 @@ struct tc_peer {
      * that the CPU stores (deliver NULL); 0: none. Dropped with the
      * templates (tc_peer_drop_tmpl). */
     uint64_t                tx_line_name;
+    /* with fixed 64-byte frames such a frame goes in the compact line format
+     * (lib/frame_line.h): its word 0 without seq, length and HAS_RET
+     * (tc_frame_line_word) and its word 1 (tc_frame_line_id); tx_line_word
+     * 0: the general header's line (variable frames) */
+    uint64_t                tx_line_id;
+    uint32_t                tx_line_word;
 
     /* the same for injected frames: the sections of the last injected jam
      * sent (its layout with no payload: where GOTP, code and payload go)

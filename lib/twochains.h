@@ -25,7 +25,7 @@ extern "C" {
 #define TC_VERSION_MINOR 1
 /* Wire protocol version: bootstrap handshake and frame header. Bump on any
  * change that an older peer would misread. */
-#define TC_PROTO_VERSION 3
+#define TC_PROTO_VERSION 4
 
 /* ------------------------------------------------------------------ status */
 
