@@ -141,6 +141,7 @@ static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam
     if (hdr->payload_off == TC_FRAME_LINE_HDR_SIZE) {
         /* a line's expansion (no general header puts its payload there) */
         tc_frame_line_shape(hdr, &peer->fast_shape);
+        peer->rx_path = TC_RX_PATH_LINE;
     } else {
         tc_frame_shape_of(hdr, size, &peer->fast_shape);
     }
@@ -223,6 +224,7 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     /* whatever this frame is, the next one of the old shape is looked at
      * again: a sync may have replaced the cached code, a config the size */
     peer->fast_run     = NULL;
+    peer->rx_path      = tc_rx_path_of(peer);
     expect.slot_size   = peer->rx_slot_size;
     expect.frame_size  = (peer->frames == TC_FRAMES_FIXED) ? peer->rx_frame_size : 0;
     expect.seq         = peer->rx_seq;
