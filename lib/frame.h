@@ -10,6 +10,10 @@
  * Every field little-endian (the hosts we target are); a frame is a multiple
  * of 64 B. SIG is the frame's last 8 bytes: nonzero once the frame has landed,
  * and equal to tc_frame_sig(seq) for a genuine frame.
+ *
+ * With fixed 64-byte frames a local or cached jam's frames after its first
+ * go as line frames, a 32-byte header of their own (lib/frame_line.h): a
+ * tag in byte 0 that no frame size has, the payload at byte 32, SIG as here.
  */
 #ifndef TC_FRAME_H
 #define TC_FRAME_H
