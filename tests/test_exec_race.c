@@ -79,6 +79,19 @@ typedef struct racer {
     uint64_t           line_writes;  /* of them, into line frames */
 } racer_t;
 
+/* One aligned store of width bytes (1, 4 or 8): code that runs sees a
+ * whole word, old or new. */
+static void racer_put(char *at, unsigned width, uint64_t v)
+{
+    if (width == 1) {
+        __atomic_store_n((uint8_t *)at, (uint8_t)v, __ATOMIC_RELAXED);
+    } else if (width == 4) {
+        __atomic_store_n((uint32_t *)(void *)at, (uint32_t)v, __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n((uint64_t *)(void *)at, v, __ATOMIC_RELAXED);
+    }
+}
+
 /* The sender arms the racer with the sequence number of each frame it is
  * about to send and waits until the racer is done with it: the racer waits
  * for that frame's header to land, waits a while (a different while for
@@ -96,7 +109,6 @@ static void *racer_thread(void *arg)
         char *slot;
         volatile tc_frame_hdr_t *hdr;
         uint16_t element;
-        uint64_t *word;
         int j, line;
 
         if (atomic_load(&r->armed) == done) {
@@ -119,15 +131,19 @@ static void *racer_thread(void *arg)
         }
         element = line ? *(volatile uint16_t *)(void *)(slot + 12) : hdr->element;
         j = (element == r->element[0]) ? 0 : (element == r->element[1]) ? 1 : -1;
-        if (line && (j >= 0)) {
-            volatile uint8_t *byte = (volatile uint8_t *)slot + r->line_off;
+        if (j >= 0) {
+            /* flip the word until the receiver is past the frame */
+            char *at         = slot + (line ? r->line_off : r->word_off[j]);
+            unsigned width   = line ? 1 : r->narrow ? 4 : 8;
+            uint64_t evil    = line ? r->line_evil : r->evil;
+            uint64_t genuine = line ? r->line_genuine : r->genuine[j];
 
             do {
-                *byte = r->line_evil;
+                racer_put(at, width, evil);
                 for (k = 0; k < delay; ++k) {
                     __asm__ volatile("" ::: "memory");
                 }
-                *byte = r->line_genuine;
+                racer_put(at, width, genuine);
                 for (k = 0; k < (delay ^ 0x15); ++k) {
                     __asm__ volatile("" ::: "memory");
                 }
@@ -135,32 +151,7 @@ static void *racer_thread(void *arg)
             } while ((__atomic_load_n(&peer->rx_seq, __ATOMIC_RELAXED) == seq) &&
                      !atomic_load(&r->stop));
             r->writes++;
-            r->line_writes++;
-        } else if (j >= 0) {
-            word = (uint64_t *)(slot + r->word_off[j]);
-            /* flip the word until the receiver is past the frame */
-            do {
-                if (r->narrow) {
-                    __atomic_store_n((uint32_t *)word, (uint32_t)r->evil, __ATOMIC_RELAXED);
-                } else {
-                    __atomic_store_n(word, r->evil, __ATOMIC_RELAXED);
-                }
-                for (k = 0; k < delay; ++k) {
-                    __asm__ volatile("" ::: "memory");
-                }
-                if (r->narrow) {
-                    __atomic_store_n((uint32_t *)word, (uint32_t)r->genuine[j],
-                                     __ATOMIC_RELAXED);
-                } else {
-                    __atomic_store_n(word, r->genuine[j], __ATOMIC_RELAXED);
-                }
-                for (k = 0; k < (delay ^ 0x15); ++k) {
-                    __asm__ volatile("" ::: "memory");
-                }
-                delay = (delay + 3) % 61;
-            } while ((__atomic_load_n(&peer->rx_seq, __ATOMIC_RELAXED) == seq) &&
-                     !atomic_load(&r->stop));
-            r->writes++;
+            r->line_writes += (uint64_t)line;
         }
         atomic_store(&r->done, ++done);
     }
