@@ -23,9 +23,10 @@ extern "C" {
 
 #define TC_VERSION_MAJOR 0
 #define TC_VERSION_MINOR 1
-/* Wire protocol version: bootstrap handshake and frame header. Bump on any
- * change that an older peer would misread. */
-#define TC_PROTO_VERSION 3
+/* Wire protocol version: bootstrap handshake and frame header (and the
+ * package ABI, tc_pkg_desc_t.abi_version). Bump on any change that an
+ * older peer would misread. 4: line frames (lib/frame_line.h). */
+#define TC_PROTO_VERSION 4
 
 /* ------------------------------------------------------------------ status */
 

@@ -27,6 +27,7 @@
 #include "twochains.h"
 #include "runtime.h"
 #include "frame.h"
+#include "frame_line.h"
 #include "bench_state.h"
 
 #include "loop_pair.h"
@@ -66,12 +67,30 @@ typedef struct racer {
     uint16_t           element[2];
     uint32_t           word_off[2];  /* frame offset of the raced word, per jam */
     int                narrow;       /* the word is 4 bytes (else 8) */
+    int                lines;        /* line frames (lib/codec/frame_line.h) are raced too: */
+    uint32_t           line_off;     /* the byte of theirs rewritten, */
+    uint8_t            line_evil;    /* to this, */
+    uint8_t            line_genuine; /* and back */
     atomic_int         stop;
     atomic_uint        seq;          /* the frame to race, */
     atomic_uint        armed;        /* frames armed so far, */
     atomic_uint        done;         /* and raced */
     uint64_t           writes;
+    uint64_t           line_writes;  /* of them, into line frames */
 } racer_t;
+
+/* One aligned store of width bytes (1, 4 or 8): code that runs sees a
+ * whole word, old or new. */
+static void racer_put(char *at, unsigned width, uint64_t v)
+{
+    if (width == 1) {
+        __atomic_store_n((uint8_t *)at, (uint8_t)v, __ATOMIC_RELAXED);
+    } else if (width == 4) {
+        __atomic_store_n((uint32_t *)(void *)at, (uint32_t)v, __ATOMIC_RELAXED);
+    } else {
+        __atomic_store_n((uint64_t *)(void *)at, v, __ATOMIC_RELAXED);
+    }
+}
 
 /* The sender arms the racer with the sequence number of each frame it is
  * about to send and waits until the racer is done with it: the racer waits
@@ -89,8 +108,8 @@ static void *racer_thread(void *arg)
     while (!atomic_load(&r->stop)) {
         char *slot;
         volatile tc_frame_hdr_t *hdr;
-        uint64_t *word;
-        int j;
+        uint16_t element;
+        int j, line;
 
         if (atomic_load(&r->armed) == done) {
             sched_yield();
@@ -99,29 +118,32 @@ static void *racer_thread(void *arg)
         seq  = (uint32_t)atomic_load(&r->seq);
         slot = peer->rx_ring + (size_t)(seq & (peer->rx_slots - 1)) * peer->rx_slot_size;
         hdr  = (volatile tc_frame_hdr_t *)slot;
-        while (((hdr->seq != seq) || (hdr->mag != TC_FRAME_MAG) || (hdr->kind != r->kind)) &&
-               !atomic_load(&r->stop)) {
+        line = 0;
+        while (!atomic_load(&r->stop)) {
+            /* a line (byte 0 its tag, byte 3 its kind) or a general frame */
+            line = r->lines && (((volatile uint8_t *)slot)[0] == TC_FRAME_LINE_TAG) &&
+                   (hdr->seq == seq) && (((volatile uint8_t *)slot)[3] == r->kind);
+            if (line || ((hdr->seq == seq) && (hdr->mag == TC_FRAME_MAG) &&
+                         (hdr->kind == r->kind))) {
+                break;
+            }
             sched_yield();
         }
-        j = (hdr->element == r->element[0]) ? 0 : (hdr->element == r->element[1]) ? 1 : -1;
+        element = line ? *(volatile uint16_t *)(void *)(slot + 12) : hdr->element;
+        j = (element == r->element[0]) ? 0 : (element == r->element[1]) ? 1 : -1;
         if (j >= 0) {
-            word = (uint64_t *)(slot + r->word_off[j]);
             /* flip the word until the receiver is past the frame */
+            char *at         = slot + (line ? r->line_off : r->word_off[j]);
+            unsigned width   = line ? 1 : r->narrow ? 4 : 8;
+            uint64_t evil    = line ? r->line_evil : r->evil;
+            uint64_t genuine = line ? r->line_genuine : r->genuine[j];
+
             do {
-                if (r->narrow) {
-                    __atomic_store_n((uint32_t *)word, (uint32_t)r->evil, __ATOMIC_RELAXED);
-                } else {
-                    __atomic_store_n(word, r->evil, __ATOMIC_RELAXED);
-                }
+                racer_put(at, width, evil);
                 for (k = 0; k < delay; ++k) {
                     __asm__ volatile("" ::: "memory");
                 }
-                if (r->narrow) {
-                    __atomic_store_n((uint32_t *)word, (uint32_t)r->genuine[j],
-                                     __ATOMIC_RELAXED);
-                } else {
-                    __atomic_store_n(word, r->genuine[j], __ATOMIC_RELAXED);
-                }
+                racer_put(at, width, genuine);
                 for (k = 0; k < (delay ^ 0x15); ++k) {
                     __asm__ volatile("" ::: "memory");
                 }
@@ -129,6 +151,7 @@ static void *racer_thread(void *arg)
             } while ((__atomic_load_n(&peer->rx_seq, __ATOMIC_RELAXED) == seq) &&
                      !atomic_load(&r->stop));
             r->writes++;
+            r->line_writes += (uint64_t)line;
         }
         atomic_store(&r->done, ++done);
     }
@@ -309,11 +332,13 @@ static void race(const race_case_t *c)
 
 /* One-line frames (64 bytes: header, payload and signal in one line, read
  * by the receiver from that line once) against a racing peer: the writer
- * rewrites a landed frame's payload length (bytes 20-23) far past the line
- * and back, at every moment between its arrival and its run, while noop
- * calls of 8 bytes go through, noop returning the length it ran with. Every
- * call returns 8, or is refused (the receiver's copy held the rewritten
- * length): a run with a length the receiver did not check returns another. */
+ * rewrites a landed frame's payload length far past the line and back (a
+ * general header's bytes 20-23; a line frame's byte 1: lib/codec/frame_line.h,
+ * what fixed 64-byte frames send after a jam's first frame), at every
+ * moment between its arrival and its run, while noop calls of 8 bytes go
+ * through, noop returning the length it ran with. Every call returns 8, or
+ * is refused (the receiver's copy held the rewritten length): a run with a
+ * length the receiver did not check returns another. */
 static void test_line_len_race(void **unused)
 {
     uint64_t i, n = frames_per_test() / 10, refused = 0, ok = 0;
@@ -346,6 +371,10 @@ static void test_line_len_race(void **unused)
     racer.genuine[0] = racer.genuine[1] = payload;
     racer.element[0] = racer.element[1] = noop.element;
     racer.word_off[0] = racer.word_off[1] = offsetof(tc_frame_hdr_t, payload_len);
+    racer.lines        = 1;
+    racer.line_off     = 1;    /* the line's payload length */
+    racer.line_evil    = 0xFF; /* past the line's room */
+    racer.line_genuine = (uint8_t)payload;
     assert_int_equal(pthread_create(&race_th, NULL, racer_thread, &racer), 0);
     for (i = 0; i < n; ++i) {
         racer_arm(&racer, pair.s[1].peer->tx_seq);
@@ -366,12 +395,15 @@ static void test_line_len_race(void **unused)
     pthread_join(srv_th, NULL);
     assert_int_equal(srv.status, TC_OK);
     tc_peer_stats(pair.s[0].peer, &st);
-    print_message("race one-line frames, payload length: %llu calls, %llu rewrites, %llu ran "
-                  "(result %u), %llu refused (receiver: %llu run, %llu rejected)\n",
+    print_message("race one-line frames, payload length: %llu calls, %llu rewrites (%llu of "
+                  "line frames), %llu ran (result %u), %llu refused (receiver: %llu run, %llu "
+                  "rejected)\n",
                   (unsigned long long)n, (unsigned long long)racer.writes,
+                  (unsigned long long)racer.line_writes,
                   (unsigned long long)ok, payload, (unsigned long long)refused,
                   (unsigned long long)st.rx_frames, (unsigned long long)st.rx_rejected);
     assert_true(racer.writes > 0);
+    assert_true(racer.line_writes > 0);
     assert_int_equal(ok + refused, n);
     pair_close(&pair);
 }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "frame.h"
+#include "frame_line.h"
 #include "place.h"
 
 #define TEST_SEED        UINT64_C(0x2c4a1b7e9d035eed)
@@ -829,6 +830,174 @@ static void test_line_words(void **state)
         }
     }
     free(ref);
+    free(line);
+}
+
+/* Line frames (lib/codec/frame_line.h): what the sender stores expands into the
+ * general header it stands for, field by field, for every seq, ack,
+ * length up to the line's room, kind, flag and result; the line validator
+ * accepts it where fixed 64-byte frames are expected and hands back that
+ * header; the general validator never takes a line for a general frame; a
+ * later line of the first one's shape matches it (the receiver's two
+ * compares) and one that differs in any checked field does not. */
+static void test_line_compact(void **state)
+{
+    uint8_t *line = test_slot_alloc(TC_FRAME_ALIGN);
+    uint64_t rng = TEST_SEED, w[TC_FRAME_LINE_WORDS], got[TC_FRAME_LINE_WORDS], payload[3];
+    tc_frame_hdr_t hdr, first;
+    tc_frame_shape_t shape, own, general;
+    tc_frame_expect_t e;
+    uint32_t i, seq, ack, len, ret_seq, pkg;
+    uint16_t element;
+    uint8_t kind, flags, has;
+    int64_t ret;
+    int same;
+
+    (void)state;
+    assert_int_equal(TC_FRAME_LINE_ROOM, 24);
+    /* the shape every line of local element 0 of package 0x1234abcd,
+     * without a reply asked, repeats */
+    tc_frame_line_hdr(w, 0, tc_frame_line_word(TC_KIND_LOCAL, 0),
+                      tc_frame_line_id(0x1234abcdu, 0), 0, 0, 0, 0, 0);
+    tc_frame_line_expand(w, &first);
+    tc_frame_line_shape(&first, &shape);
+    for (i = 0; i < 20000; ++i) {
+        seq     = (uint32_t)test_rand(&rng);
+        ack     = (uint32_t)test_rand(&rng);
+        len     = (uint32_t)test_rand(&rng) % (TC_FRAME_LINE_ROOM + 1);
+        kind    = (test_rand(&rng) & 1) ? TC_KIND_LOCAL : TC_KIND_CACHED;
+        flags   = (uint8_t)(test_rand(&rng) & TC_FRAME_F_WANT_REPLY);
+        has     = (uint8_t)(test_rand(&rng) & 1);
+        ret     = (int64_t)test_rand(&rng);
+        ret_seq = (uint32_t)test_rand(&rng);
+        pkg     = 0x1234abcdu + (i & 1);
+        element = (uint16_t)(i % 3);
+        payload[0] = test_rand(&rng);
+        payload[1] = test_rand(&rng);
+        payload[2] = test_rand(&rng);
+
+        tc_frame_line_hdr(w, seq, tc_frame_line_word(kind, flags), tc_frame_line_id(pkg, element),
+                          len, ack, has, ret, ret_seq);
+        memset(line, 0xa5, TC_FRAME_ALIGN);
+        tc_place_store_line_compact((char *)line, w, payload[0], tc_frame_sig(seq));
+        memcpy(line + TC_FRAME_LINE_HDR_SIZE + 8, &payload[1], 16);
+        assert_true(test_sig_at(line, TC_FRAME_ALIGN) == tc_frame_sig(seq));
+        assert_memory_equal(line + TC_FRAME_LINE_HDR_SIZE, payload, sizeof(payload));
+
+        tc_frame_line_load(line, got);
+        assert_memory_equal(got, w, sizeof(w));
+        assert_true(tc_frame_is_line(got[0]));
+        tc_frame_line_expand(got, &hdr);
+        assert_int_equal(hdr.frame_size, TC_FRAME_ALIGN);
+        assert_int_equal(hdr.seq, seq);
+        assert_int_equal(hdr.pkg_id, pkg);
+        assert_int_equal(hdr.element, element);
+        assert_int_equal(hdr.kind, kind);
+        assert_int_equal(hdr.flags, flags | (has ? TC_FRAME_F_HAS_RET : 0));
+        assert_int_equal(hdr.ack, ack);
+        assert_int_equal(hdr.payload_len, len);
+        assert_int_equal(hdr.payload_off, TC_FRAME_LINE_HDR_SIZE);
+        assert_int_equal(hdr.args_len + hdr.got_count + hdr.code_len, 0);
+        assert_true(hdr.ret == ret);
+        assert_int_equal(hdr.ret_seq, ret_seq);
+        assert_int_equal(hdr.version, TC_PROTO_VERSION);
+        assert_int_equal(hdr.mag, TC_FRAME_MAG);
+
+        test_expect_init(&e, TC_FRAME_ALIGN, seq);
+        e.frame_size = TC_FRAME_ALIGN;
+        memset(&first, 0x77, sizeof(first));
+        assert_int_equal(tc_frame_validate_line(got, line, &e, &first, NULL, 0), TC_OK);
+        assert_memory_equal(&first, &hdr, sizeof(hdr));
+        /* never a general frame: bytes 0-3 are no frame size */
+        assert_int_equal(tc_frame_validate(line, &e, NULL, 0), TC_ERR_BAD_FRAME);
+
+        same = (pkg == 0x1234abcdu) && (element == 0) && (kind == TC_KIND_LOCAL) &&
+               (flags == 0);
+        assert_int_equal(tc_frame_line_same_shape(got[0], got[1], &shape, seq), same);
+        tc_frame_line_shape(&hdr, &own);
+        assert_true(own.w_line != 0);
+        assert_true(tc_frame_line_same_shape(got[0], got[1], &own, seq));
+        assert_false(tc_frame_line_same_shape(got[0], got[1], &own, seq + 1));
+        tc_frame_shape_of(&hdr, TC_FRAME_ALIGN, &general); /* a general frame's shape */
+        assert_int_equal(general.w_line, 0);
+        assert_false(tc_frame_line_same_shape(got[0], got[1], &general, seq));
+        /* a longer length than the line holds, another version or magic */
+        got[0] = (got[0] & ~((uint64_t)0xFF << 8)) | ((uint64_t)(TC_FRAME_LINE_ROOM + 1) << 8);
+        assert_false(tc_frame_line_same_shape(got[0], got[1], &own, seq));
+        tc_frame_line_load(line, got);
+        got[1] ^= (uint64_t)1 << 48;
+        assert_false(tc_frame_line_same_shape(got[0], got[1], &own, seq));
+        got[1] ^= ((uint64_t)1 << 48) | ((uint64_t)1 << 56);
+        assert_false(tc_frame_line_same_shape(got[0], got[1], &own, seq));
+    }
+    free(line);
+}
+
+/* A line frame anywhere but where fixed 64-byte frames are expected, of a
+ * kind lines do not carry, or whose expansion fails the general checks, is
+ * rejected with its reason. */
+static void test_line_compact_rejects(void **state)
+{
+    uint8_t *line = test_slot_alloc(TC_FRAME_ALIGN * 2);
+    uint64_t w[TC_FRAME_LINE_WORDS];
+    tc_frame_expect_t e;
+    tc_frame_hdr_t hdr;
+    char reason[256];
+
+    (void)state;
+#define LINE_REJECTS(_word)                                                                  \
+    do {                                                                                     \
+        tc_frame_line_load(line, w);                                                         \
+        reason[0] = '\0';                                                                    \
+        assert_int_equal(tc_frame_validate_line(w, line, &e, &hdr, reason, sizeof(reason)),  \
+                         TC_ERR_BAD_FRAME);                                                  \
+        if (strstr(reason, (_word)) == NULL) {                                               \
+            fail_msg("reason '%s' does not mention '%s'", reason, (_word));                  \
+        }                                                                                    \
+    } while (0)
+#define LINE_MAKE(_kind, _flags, _len)                                                       \
+    do {                                                                                     \
+        tc_frame_line_hdr(w, 7, tc_frame_line_word((_kind), (_flags)),                       \
+                          tc_frame_line_id(0x42u, 1), (_len), 0, 0, 0, 0);                   \
+        memset(line, 0, TC_FRAME_ALIGN * 2);                                                 \
+        tc_place_store_line_compact((char *)line, w, 0, tc_frame_sig(7));                    \
+        test_expect_init(&e, TC_FRAME_ALIGN, 7);                                             \
+        e.frame_size = TC_FRAME_ALIGN;                                                       \
+    } while (0)
+
+    LINE_MAKE(TC_KIND_LOCAL, 0, 8);
+    tc_frame_line_load(line, w);
+    assert_int_equal(tc_frame_validate_line(w, line, &e, &hdr, reason, sizeof(reason)), TC_OK);
+    e.frame_size = 0; /* variable frames */
+    LINE_REJECTS("line frame (seq 7), but this side takes lines only with fixed 64-byte "
+                 "frames (its frames: variable");
+    e.frame_size = 128;
+    e.slot_size  = 128;
+    LINE_REJECTS("its frames: fixed 128 bytes");
+    LINE_MAKE(TC_KIND_INJECTED, 0, 8);
+    LINE_REJECTS("lines carry only local and cached jams");
+    LINE_MAKE(TC_KIND_NOP, 0, 0);
+    LINE_REJECTS("lines carry only local and cached jams");
+    LINE_MAKE(TC_KIND_LOCAL, 0, TC_FRAME_LINE_ROOM + 1);
+    LINE_REJECTS("truncated");
+    LINE_MAKE(TC_KIND_LOCAL, TC_FRAME_F_CACHE, 8);
+    LINE_REJECTS("asks to cache code");
+    LINE_MAKE(TC_KIND_LOCAL, 0x80, 8);
+    LINE_REJECTS("unknown flags");
+    LINE_MAKE(TC_KIND_LOCAL, 0, 8);
+    line[14] = TC_PROTO_VERSION - 1;
+    LINE_REJECTS("protocol version 3 (this side speaks 4)");
+    LINE_MAKE(TC_KIND_LOCAL, 0, 8);
+    line[15] ^= 1;
+    LINE_REJECTS("bad magic");
+    LINE_MAKE(TC_KIND_LOCAL, 0, 8);
+    e.seq = 8;
+    LINE_REJECTS("wrong sequence number 7");
+    LINE_MAKE(TC_KIND_LOCAL, 0, 8);
+    line[60] ^= 1;
+    LINE_REJECTS("signal");
+#undef LINE_MAKE
+#undef LINE_REJECTS
     free(line);
 }
 
@@ -1746,6 +1915,8 @@ int main(void)
         cmocka_unit_test(test_hostile_values),
         cmocka_unit_test(test_fuzz_header),
         cmocka_unit_test(test_line_words),
+        cmocka_unit_test(test_line_compact),
+        cmocka_unit_test(test_line_compact_rejects),
     };
 
     return cmocka_run_group_tests_name("frame", tests, NULL, NULL);

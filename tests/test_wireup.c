@@ -18,6 +18,7 @@
 #include "runtime.h"
 #include "frame.h"
 #include "log.h"
+#include "wire.h"
 
 #include "loop_pair.h"
 
@@ -215,6 +216,30 @@ static void test_connect_version_mismatch(void **unused)
     tc_context_destroy(ctx);
 }
 
+/* A peer of protocol 3 (before line frames, lib/codec/frame_line.h: it would
+ * take a line for a general frame of a bad size) hears at connect which
+ * protocol each side speaks. */
+static void test_connect_old_peer(void **unused)
+{
+    char why[TC_WIRE_WHY_MAX] = "";
+    tc_wire_local_t local;
+    tc_peer_wire_t w, remote;
+    tc_context_t *ctx;
+
+    (void)unused;
+    assert_int_equal(TC_PROTO_VERSION, 4);
+    fake_wire(&w);
+    w.proto = 3;
+    memset(&local, 0, sizeof(local));
+    assert_int_equal(tc_wire_check(&w, sizeof(w), &local, &remote, why),
+                     TC_ERR_VERSION_MISMATCH);
+    assert_string_equal(why, "speaks protocol 3, this side 4");
+    wireup_ctx(&ctx);
+    assert_int_equal(connect_to_fake(ctx, &w, sizeof(w)), TC_ERR_VERSION_MISMATCH);
+    connect_real(ctx);
+    tc_context_destroy(ctx);
+}
+
 /* A ring the peer describes must be a power of two of at least 2 slots,
  * each a multiple of TC_FRAME_ALIGN, inside the mailbox it describes; the
  * blob's length must be the header plus the lengths it announces. */
@@ -376,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_connect_reports_transport),
         cmocka_unit_test(test_connect_short_blob),
         cmocka_unit_test(test_connect_version_mismatch),
+        cmocka_unit_test(test_connect_old_peer),
         cmocka_unit_test(test_connect_malformed_blob),
         cmocka_unit_test(test_connect_announces_packages),
     };

@@ -21,6 +21,7 @@
 #include "twochains.h"
 #include "cpu.h"
 #include "frame.h"
+#include "frame_line.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -128,6 +129,21 @@ static inline void tc_place_store_line(char *dst, const uint64_t hdr_w[TC_FRAME_
 {
     tc_frame_store_words(dst, hdr_w);
     memcpy(dst + TC_FRAME_HDR_SIZE, &payload, sizeof(payload));
+    __atomic_store_n((uint64_t *)(void *)(dst + TC_FRAME_ALIGN - sizeof(sig)), sig,
+                     __ATOMIC_RELEASE);
+}
+
+/* A line frame (lib/frame_line.h): its four header words, its payload
+ * word, then sig with release order: six stores into the line (the bytes
+ * past the payload's length are not the receiver's to read). */
+static inline void tc_place_store_line_compact(char *dst, const uint64_t w[TC_FRAME_LINE_WORDS],
+                                               uint64_t payload, uint64_t sig)
+{
+    memcpy(dst, &w[0], 8);
+    memcpy(dst + 8, &w[1], 8);
+    memcpy(dst + 16, &w[2], 8);
+    memcpy(dst + 24, &w[3], 8);
+    memcpy(dst + TC_FRAME_LINE_HDR_SIZE, &payload, sizeof(payload));
     __atomic_store_n((uint64_t *)(void *)(dst + TC_FRAME_ALIGN - sizeof(sig)), sig,
                      __ATOMIC_RELEASE);
 }

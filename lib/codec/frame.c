@@ -1,5 +1,6 @@
 /* Frame layout: encode and validate. Pure: no UCX, no runtime state. */
 #include "frame.h"
+#include "frame_line.h"
 #include "log.h"
 #include "blob.h"
 
@@ -126,8 +127,11 @@ tc_status_t tc_frame_validate(const void *frame, const tc_frame_expect_t *expect
     return tc_frame_validate_hdr(&hdr, frame, expect, reason, reason_len);
 }
 
-tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
-                                  const tc_frame_expect_t *expect, char *reason,
+/* The checks on a header copied out of the frame; line: it is the one a
+ * line frame stands for (tc_frame_line_expand), whose payload sits right
+ * after the line's 32-byte header. */
+static tc_status_t tc_frame_check(const tc_frame_hdr_t *hdrp, const void *frame,
+                                  const tc_frame_expect_t *expect, int line, char *reason,
                                   size_t reason_len)
 {
     const tc_frame_hdr_t hdr = *hdrp;
@@ -181,6 +185,12 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
 
     end = tc_frame_offsets_calc(hdr.args_len, hdr.got_count, hdr.code_len,
                                 hdr.payload_len, &offsets);
+    if (line) {
+        /* no sections (the expansion has none): the payload follows the
+         * line's header */
+        offsets.payload_off = TC_FRAME_LINE_HDR_SIZE;
+        end = (uint64_t)TC_FRAME_LINE_HDR_SIZE + hdr.payload_len + TC_FRAME_SIG_SIZE;
+    }
     if (hdr.payload_off != offsets.payload_off) {
         return tc_frame_reject(reason, reason_len,
                                "payload offset %u inconsistent with the layout (%u)",
@@ -229,4 +239,42 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdrp, const void *frame,
     }
 
     return TC_OK;
+}
+
+tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdr, const void *frame,
+                                  const tc_frame_expect_t *expect, char *reason,
+                                  size_t reason_len)
+{
+    return tc_frame_check(hdr, frame, expect, 0, reason, reason_len);
+}
+
+tc_status_t tc_frame_validate_line(const uint64_t w[TC_FRAME_LINE_WORDS], const void *frame,
+                                   const tc_frame_expect_t *expect, tc_frame_hdr_t *hdr_p,
+                                   char *reason, size_t reason_len)
+{
+    tc_frame_hdr_t hdr;
+    tc_status_t status;
+
+    tc_frame_line_expand(w, &hdr);
+    if ((expect->frame_size != TC_FRAME_ALIGN) || (expect->slot_size < TC_FRAME_ALIGN)) {
+        /* a line is read from its one line: where frames are another size
+         * or variable, its signal is not where the receiver looks */
+        return tc_frame_reject(reason, reason_len,
+                               "line frame (seq %u), but this side takes lines only with "
+                               "fixed %u-byte frames (its frames: %s %u bytes)",
+                               hdr.seq, TC_FRAME_ALIGN,
+                               (expect->frame_size != 0) ? "fixed" : "variable, up to",
+                               (expect->frame_size != 0) ? expect->frame_size :
+                                                           expect->slot_size);
+    }
+    if ((hdr.kind != TC_KIND_LOCAL) && (hdr.kind != TC_KIND_CACHED)) {
+        return tc_frame_reject(reason, reason_len,
+                               "line frame of kind %u (%s): lines carry only local and "
+                               "cached jams", hdr.kind, tc_frame_kind_str(hdr.kind));
+    }
+    status = tc_frame_check(&hdr, frame, expect, 1, reason, reason_len);
+    if (status == TC_OK) {
+        *hdr_p = hdr;
+    }
+    return status;
 }

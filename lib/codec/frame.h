@@ -10,6 +10,10 @@
  * Every field little-endian (the hosts we target are); a frame is a multiple
  * of 64 B. SIG is the frame's last 8 bytes: nonzero once the frame has landed,
  * and equal to tc_frame_sig(seq) for a genuine frame.
+ *
+ * With fixed 64-byte frames a local or cached jam's frames after its first
+ * go as line frames, a 32-byte header of their own (lib/frame_line.h): a
+ * tag in byte 0 that no frame size has, the payload at byte 32, SIG as here.
  */
 #ifndef TC_FRAME_H
 #define TC_FRAME_H
@@ -181,6 +185,9 @@ typedef struct tc_frame_shape {
     uint64_t w_name;    /* bytes 8-15: pkg_id, element, kind, flags */
     uint64_t w_layout;  /* bytes 24-31: payload_off, args_len, got_count, code_len */
     uint32_t len_max;   /* the largest payload_len the frame size holds */
+    uint32_t w_line;    /* a line frame's shape (lib/frame_line.h): its word 0 without
+                         * seq, length and HAS_RET (w_name: its word 1); 0: a general
+                         * frame's */
 } tc_frame_shape_t;
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "frame words are little-endian");
@@ -203,6 +210,7 @@ static inline void tc_frame_shape_of(const tc_frame_hdr_t *hdr, uint32_t frame_s
     shape_p->w_name   = w[1];
     shape_p->w_layout = w[3];
     shape_p->len_max  = frame_size - hdr->payload_off - TC_FRAME_SIG_SIZE;
+    shape_p->w_line   = 0;
 }
 
 /* tc_frame_same_shape on a header's words (tc_frame_load_words) whose

@@ -138,7 +138,13 @@ static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam
         }
         size = TC_FRAME_ALIGN;
     }
-    tc_frame_shape_of(hdr, size, &peer->fast_shape);
+    if (hdr->payload_off == TC_FRAME_LINE_HDR_SIZE) {
+        /* a line's expansion (no general header puts its payload there) */
+        tc_frame_line_shape(hdr, &peer->fast_shape);
+        peer->rx_path = TC_RX_PATH_LINE;
+    } else {
+        tc_frame_shape_of(hdr, size, &peer->fast_shape);
+    }
     peer->fast_run   = run_fn;
     peer->fast_state = state;
 }
@@ -209,20 +215,33 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
                                                     const tc_frame_hdr_t *hdr,
                            uint64_t seen)
 {
+    uint64_t line_w[TC_FRAME_LINE_WORDS];
     tc_frame_expect_t expect;
+    tc_frame_hdr_t line_hdr;
+    tc_status_t status;
     char reason[160];
 
     /* whatever this frame is, the next one of the old shape is looked at
      * again: a sync may have replaced the cached code, a config the size */
     peer->fast_run     = NULL;
+    peer->rx_path      = tc_rx_path_of(peer);
     expect.slot_size   = peer->rx_slot_size;
     expect.frame_size  = (peer->frames == TC_FRAMES_FIXED) ? peer->rx_frame_size : 0;
     expect.seq         = peer->rx_seq;
     expect.known       = tc_peer_known;
     expect.known_arg   = peer;
     peer->known_status = TC_OK;
-    if (TC_UNLIKELY(tc_frame_validate_hdr(hdr, frame, &expect, reason, sizeof(reason)) !=
-                    TC_OK)) {
+    memcpy(line_w, hdr, sizeof(line_w));
+    if (tc_frame_is_line(line_w[0])) {
+        /* a line frame (lib/frame_line.h): checked as the general header it
+         * stands for, which is what runs */
+        status = tc_frame_validate_line(line_w, frame, &expect, &line_hdr, reason,
+                                        sizeof(reason));
+        hdr    = (status == TC_OK) ? &line_hdr : hdr;
+    } else {
+        status = tc_frame_validate_hdr(hdr, frame, &expect, reason, sizeof(reason));
+    }
+    if (TC_UNLIKELY(status != TC_OK)) {
         tc_peer_reject(peer, (peer->known_status != TC_OK) ? peer->known_status :
                                                              TC_ERR_BAD_FRAME, reason);
         tc_rx_consumed(peer, seen);

@@ -10,6 +10,7 @@
 #include "runtime.h"
 #include "credits.h"
 #include "mailbox.h"
+#include "frame_line.h"
 
 #include <string.h>
 
@@ -62,23 +63,25 @@ tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame);
  * (lib/dispatch.c): the fixed frames' path keeps its registers. */
 int tc_rx_poll_variable(tc_peer_t *peer, char *slot, uint32_t seq);
 
-/* A frame of a recorded shape in slot idx (whose header words w are the
- * receiver's one copy, checked): its result and credits noted first (what
- * the jam sends while it runs carries them), then run_fn runs on it, and
- * its slot is consumed. */
+/* A frame of a recorded shape in slot idx, whose header words w are the
+ * receiver's one copy, checked: a general header's (line 0) or a line's
+ * (line 1, lib/frame_line.h: no sections, the payload after its 32-byte
+ * header; a constant, so each caller's code reads only its format). Its
+ * result and credits noted first (what the jam sends while it runs
+ * carries them), then run_fn runs on it, and its slot is consumed. */
 static inline __attribute__((always_inline)) void
-tc_rx_fast_run(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t w[TC_FRAME_HDR_SIZE / 8],
-               tc_jam_run_fn run_fn, void *state, uint64_t seen)
+tc_rx_fast_run_as(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, int line,
+                  tc_jam_run_fn run_fn, void *state, uint64_t seen)
 {
     uint32_t seq  = (uint32_t)(w[0] >> 32);
-    uint8_t flags = (uint8_t)(w[1] >> 56);
+    uint8_t flags = line ? tc_frame_line_flags(w[0]) : (uint8_t)(w[1] >> 56);
     tc_jam_ctx_t jctx;
     uint8_t was;
     int64_t ret;
 
     if (flags & TC_FRAME_F_HAS_RET) {
-        peer->stats.last_ret     = (int64_t)w[4];
-        peer->stats.last_ret_seq = (uint32_t)w[5];
+        peer->stats.last_ret     = (int64_t)(line ? w[3] : w[4]);
+        peer->stats.last_ret_seq = line ? (uint32_t)(w[2] >> 32) : (uint32_t)w[5];
     }
     tc_peer_note_ack(peer, (uint32_t)w[2]);
     /* what the slot held and the reply owed are noted before the run: only
@@ -94,9 +97,10 @@ tc_rx_fast_run(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t w[TC_FR
     jctx.origin       = peer->peer_rank;
     jctx.seq          = seq;
     jctx.args         = slot + TC_FRAME_HDR_SIZE;
-    jctx.args_len     = (uint16_t)(w[3] >> 16);
+    jctx.args_len     = line ? 0 : (uint16_t)(w[3] >> 16);
     peer->rx_last_run = run_fn;
-    ret = run_fn(&jctx, slot + (uint16_t)w[3], (uint32_t)(w[2] >> 32));
+    ret = line ? run_fn(&jctx, slot + TC_FRAME_LINE_HDR_SIZE, tc_frame_line_len(w[0])) :
+                 run_fn(&jctx, slot + (uint16_t)w[3], (uint32_t)(w[2] >> 32));
     peer->in_progress = was;
     peer->ran_ret     = ret;
     peer->ran_seq     = peer->rx_seq; /* the frame's: rx_seq moves only below */
@@ -104,6 +108,14 @@ tc_rx_fast_run(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t w[TC_FR
     peer->stats.rx_frames++;
     peer->rx_seq++;
     peer->idle_polls = 0;
+}
+
+/* tc_rx_fast_run_as on a general header's words. */
+static inline __attribute__((always_inline)) void
+tc_rx_fast_run(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t w[TC_FRAME_HDR_SIZE / 8],
+               tc_jam_run_fn run_fn, void *state, uint64_t seen)
+{
+    tc_rx_fast_run_as(peer, slot, idx, w, 0, run_fn, state, seen);
 }
 
 /* tc_rx_poll with variable frames: where the last local or cached frame
@@ -140,6 +152,42 @@ static inline __attribute__((always_inline)) int tc_rx_poll_variable_inline(tc_p
     return tc_peer_rx_peek(peer) ? -1 : 0;
 }
 
+/* tc_rx_poll where the last local or cached frame the validator passed
+ * was a line (rx_path TC_RX_PATH_LINE: fixed 64-byte frames): the signal
+ * as on the general path, then the line's words once, two compares with
+ * what the receiver expects next (lib/frame_line.h) and the ack; anything
+ * else goes the validated way (which sets the general path again). */
+static inline __attribute__((always_inline)) int tc_rx_poll_line(tc_peer_t *peer, char *slot,
+                                                                 uint32_t seq)
+{
+    uint32_t idx  = seq & (peer->rx_slots - 1);
+    uint64_t seen = tc_peer_rx_sig(peer, slot);
+    uint64_t w[TC_FRAME_LINE_WORDS];
+
+    if (TC_UNLIKELY(seen != tc_frame_sig(seq))) {
+        return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
+    }
+    if (TC_UNLIKELY(seen == peer->rx_stale[idx]) &&
+        !(TC_UNLIKELY(peer->rx_held) && tc_peer_sig_held(peer, idx))) {
+        return 0; /* as tc_rx_poll */
+    }
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return -1;
+    }
+    tc_load_acquire_fence();
+    /* nothing to prefetch: the frame is the line its signal was read from;
+     * one copy of the line's header, word by word: what is checked is what
+     * is used */
+    tc_frame_line_load(slot, w);
+    if (TC_LIKELY((peer->fast_run != NULL) &&
+                  tc_frame_line_same_shape(w[0], w[1], &peer->fast_shape, seq) &&
+                  tc_peer_ack_sane(peer, (uint32_t)w[2]))) {
+        tc_rx_fast_run_as(peer, slot, idx, w, 1, peer->fast_run, peer->fast_state, seen);
+        return 1;
+    }
+    return -1;
+}
+
 /* The next frame, if it landed and takes a fast path: of the shape of the
  * last local or cached frame the validator passed (a one-line frame - a
  * 64-byte frame whose header, payload and signal share the line - is read
@@ -152,16 +200,27 @@ static inline __attribute__((always_inline)) int tc_rx_poll_variable_inline(tc_p
  * tc_peer_wait both look here first. */
 static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
 {
-    uint32_t seq = peer->rx_seq;
-    uint32_t idx = seq & (peer->rx_slots - 1);
-    char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
+    uint32_t seq, idx;
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
     tc_jam_run_fn run_fn;
     uint64_t seen;
+    char *slot;
 
-    if (TC_UNLIKELY(peer->frames != TC_FRAMES_FIXED)) {
+    if (TC_UNLIKELY(peer->rx_path != TC_RX_PATH_GENERAL)) {
+        /* the slot and rx_path read apart from the general path's reads
+         * (else the compiler shares them, and the general path pays for
+         * it) */
+        seq  = *(const volatile uint32_t *)&peer->rx_seq;
+        slot = *(char *const volatile *)&peer->rx_ring +
+               (size_t)(seq & (peer->rx_slots - 1)) * peer->rx_slot_size;
+        if (*(const volatile uint8_t *)&peer->rx_path == TC_RX_PATH_LINE) {
+            return tc_rx_poll_line(peer, slot, seq);
+        }
         return tc_rx_poll_variable(peer, slot, seq);
     }
+    seq  = peer->rx_seq;
+    idx  = seq & (peer->rx_slots - 1);
+    slot = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
     seen = tc_peer_rx_sig(peer, slot);
     if (TC_UNLIKELY(seen != tc_frame_sig(seq))) {
         return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;

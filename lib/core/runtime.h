@@ -206,6 +206,8 @@ struct tc_peer {
     uint8_t           frames;        /* tc_frame_mode_t, fixed at connect */
     uint8_t           doorbell;      /* the peer blocks: ring it after each frame */
     uint8_t           progress;      /* wait loops progress the worker */
+    uint8_t           rx_path;       /* TC_RX_PATH_*: how tc_rx_poll reads the next frame
+                                      * (dispatch sets it; tested where frames was) */
 
     /* --- the receive path (second cache line): dispatch; wireup sets the
      * geometry, control the frame size */
@@ -348,6 +350,14 @@ struct tc_peer {
      * that the CPU stores (deliver NULL); 0: none. Dropped with the
      * templates (tc_peer_drop_tmpl). */
     uint64_t                tx_line_name;
+    /* with fixed 64-byte frames such frames go in the line format
+     * (lib/frame_line.h): its word 0 without seq, length and HAS_RET
+     * (tc_frame_line_word) and its word 1 (tc_frame_line_id); with variable
+     * frames tx_line_name is 0 and tx_vline_name names the jam whose
+     * frames go as one line of the general header */
+    uint64_t                tx_line_id;
+    uint64_t                tx_vline_name;
+    uint32_t                tx_line_word;
 
     /* the same for injected frames: the sections of the last injected jam
      * sent (its layout with no payload: where GOTP, code and payload go)
@@ -592,5 +602,19 @@ tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait);
 
 /* Context helpers used by the peer. */
 const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id);
+
+/* How tc_rx_poll reads the next frame (rx_path): fixed frames, the general
+ * header (0: fixed frames are TC_FRAMES_FIXED's 0); fixed 64-byte frames
+ * where the last local or cached frame the validator passed was a line
+ * (lib/frame_line.h); variable frames. */
+#define TC_RX_PATH_GENERAL  0u
+#define TC_RX_PATH_LINE     1u
+#define TC_RX_PATH_VARIABLE 2u
+
+/* The path of fixed or variable frames, no line recorded. */
+static inline uint8_t tc_rx_path_of(const tc_peer_t *peer)
+{
+    return (peer->frames == TC_FRAMES_FIXED) ? TC_RX_PATH_GENERAL : TC_RX_PATH_VARIABLE;
+}
 
 #endif

@@ -233,6 +233,7 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
     tc_frame_layout_t layout = {0, 0, 0, packed};
     tc_frame_offsets_t offsets;
     tc_status_t status;
+    uint64_t name;
     uint32_t size;
 
     /* a local jam runs from the peer's own copy of its package */
@@ -266,8 +267,16 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
      * which UCX lands in fragments; fenced or ordered to a NIC) may not
      * land a line whole, so there they go the general way, whose signal
      * lands last */
-    peer->tx_line_name = ((size == TC_FRAME_ALIGN) && (peer->deliver == NULL)) ?
-                             tc_jam_line_name(jam, flags, kind) : 0;
+    name = ((size == TC_FRAME_ALIGN) && (peer->deliver == NULL)) ?
+               tc_jam_line_name(jam, flags, kind) : 0;
+    /* fixed 64-byte frames: the line format (lib/frame_line.h), which the
+     * receiver reads with two compares; variable frames keep the general
+     * header, whose first word or magic is what their receiver polls */
+    peer->tx_line_name  = (peer->frames == TC_FRAMES_FIXED) ? name : 0;
+    peer->tx_vline_name = (peer->frames == TC_FRAMES_FIXED) ? 0 : name;
+    peer->tx_line_word  = tc_frame_line_word(kind, (flags & TC_SEND_WANT_REPLY) ?
+                                                       TC_FRAME_F_WANT_REPLY : 0);
+    peer->tx_line_id    = tc_frame_line_id(jam->pkg_id, jam->element);
     return TC_OK;
 }
 
@@ -369,7 +378,35 @@ tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t na
     return tc_peer_sent(peer, TC_OK, 1);
 }
 
+/* tc_jam_send_line with fixed 64-byte frames: the line format
+ * (lib/frame_line.h), its header's four words made in registers from the
+ * template's (tx_line_word, tx_line_id) and stored with the payload word
+ * and the signal, six stores (tc_place_store_line_compact). */
+static inline __attribute__((always_inline)) tc_status_t
+tc_jam_send_line_fixed(tc_peer_t *peer, uint64_t payload, uint32_t packed)
+{
+    uint64_t w[TC_FRAME_LINE_WORDS];
+    uint32_t seq = peer->tx_seq;
+
+    tc_frame_line_hdr(w, seq, peer->tx_line_word, peer->tx_line_id, packed, peer->rx_seq,
+                      peer->ran_has, peer->ran_ret, peer->ran_seq);
+    peer->rx_reported = peer->rx_seq;
+    tc_place_store_line_compact(tc_peer_tx_slot(peer), w, payload, tc_frame_sig(seq));
+    return tc_peer_sent(peer, TC_OK, 1);
+}
+
 _Static_assert(TC_FRAME_LINE_PAYLOAD == sizeof(uint64_t), "a one-line frame's payload: a word");
+_Static_assert(TC_FRAME_LINE_PAYLOAD <= TC_FRAME_LINE_ROOM, "a line holds what the sender packs");
+
+/* A line's payload packed into a word: its length, or -1 where the pack
+ * wants more room than the word, or refused. */
+static inline __attribute__((always_inline)) int64_t
+tc_jam_pack_line(const tc_jam_t *jam, const void *src, size_t len, uint64_t *payload_p)
+{
+    int64_t packed = jam->elem->pack(payload_p, TC_FRAME_LINE_PAYLOAD, src, len);
+
+    return TC_UNLIKELY((uint64_t)packed > TC_FRAME_LINE_PAYLOAD) ? -1 : packed;
+}
 
 /* A payload that may make a one-line frame of a jam whose name word is the
  * line's: packed into a word in registers, with the line's room as the
@@ -384,11 +421,19 @@ tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t le
     uint64_t payload = 0, name = tc_jam_line_name(jam, flags, kind);
     int64_t packed;
 
-    if (!TC_LIKELY((name == peer->tx_line_name) && (peer->tx_slots_frame == TC_FRAME_ALIGN))) {
+    if (TC_LIKELY((name == peer->tx_line_name) && (peer->tx_slots_frame == TC_FRAME_ALIGN))) {
+        packed = tc_jam_pack_line(jam, src, len, &payload);
+        if (TC_UNLIKELY(packed < 0)) {
+            return 0;
+        }
+        *status_p = tc_jam_send_line_fixed(peer, payload, (uint32_t)packed);
+        return 1;
+    }
+    if ((name != peer->tx_vline_name) || (peer->tx_slots_frame != TC_FRAME_ALIGN)) {
         return 0;
     }
-    packed = jam->elem->pack(&payload, TC_FRAME_LINE_PAYLOAD, src, len);
-    if (TC_UNLIKELY((uint64_t)packed > TC_FRAME_LINE_PAYLOAD)) {
+    packed = tc_jam_pack_line(jam, src, len, &payload);
+    if (TC_UNLIKELY(packed < 0)) {
         return 0;
     }
     *status_p = tc_jam_send_line(peer, payload, (uint32_t)packed, name);

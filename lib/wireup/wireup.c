@@ -382,6 +382,7 @@ static void tc_wireup_apply(tc_peer_t *peer, const tc_peer_wire_t *remote)
     peer->credit_batch = (peer->rx_slots >= 4) ? peer->rx_slots / 4 : 1;
     peer->rx_frame_size = remote->frame_size;
     peer->frames       = peer->ctx->params.frames;
+    peer->rx_path      = tc_rx_path_of(peer);
     peer->stats.last_ret_seq = UINT32_MAX; /* no result yet */
     peer->disp_element       = UINT32_MAX;
 }

@@ -311,6 +311,54 @@ static void seed_line(prog_t *p)
     steps(p);
 }
 
+/* A rewrite of one byte of the frame that landed: what a hostile peer does
+ * to a line frame's field (lib/codec/frame_line.h) between its arrival and its
+ * run. */
+static void rewrite_byte(prog_t *p, unsigned at, unsigned value)
+{
+    put(p, 1, RX_OP_REWRITE);
+    put(p, 2, at);
+    put(p, 1, 0);
+    put(p, 1, value);
+}
+
+/* Line frames (fixed 64-byte frames: a jam's frames after its first),
+ * each field of theirs rewritten once while it waits: the length past the
+ * line's room, unknown and cache flags, another kind, the tag (a general
+ * frame's size byte), the version of an old peer, the magic, the element,
+ * the ack; local and cached, with and without a reply asked. */
+static void seed_line_compact(prog_t *p)
+{
+    static const struct {
+        uint8_t at, value;
+    } edits[] = {
+        {1, 0xFF}, {1, 25}, {1, 24}, {2, 0x80}, {2, 0x04}, {3, 2}, {3, 5}, {0, 0x40},
+        {14, 3}, {15, 0xC6}, {12, 0x7F}, {19, 0x40}, {23, 0x01}, {31, 0x80},
+    };
+    unsigned i;
+
+    for (i = 0; i < 3; ++i) {
+        jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, i);
+    }
+    steps(p);
+    for (i = 0; i < sizeof(edits) / sizeof(edits[0]); ++i) {
+        jam_len(p, (i & 1) ? RX_OP_CACHED : RX_OP_LOCAL, RX_JAM_NOOP, 8, 0x10 * i);
+        jam_len(p, (i & 1) ? RX_OP_CACHED : RX_OP_LOCAL, RX_JAM_NOOP, 8, 0x10 * i + 1);
+        rewrite_byte(p, edits[i].at, edits[i].value);
+        steps(p);
+    }
+    jam(p, RX_OP_LOCAL, RX_JAM_SEQ); /* a reply asked */
+    jam(p, RX_OP_LOCAL, RX_JAM_SEQ);
+    rewrite_byte(p, 2, 0x00);        /* its reply flag dropped */
+    steps(p);
+    config(p, 0, RX_FS_128);         /* lines end with the 64-byte frames */
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, 0xf0);
+    config(p, 0, RX_FS_64);          /* and come back */
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, 0xf1);
+    jam_len(p, RX_OP_LOCAL, RX_JAM_NOOP, 8, 0xf2);
+    steps(p);
+}
+
 static void seed_credits(prog_t *p)
 {
     unsigned k;
@@ -352,6 +400,8 @@ int main(int argc, char **argv)
         {"credits", seed_credits, RX_FS_64, 0},
         {"line", seed_line, RX_FS_64, 0},
         {"line-any", seed_line, RX_FS_64, 1},
+        {"line-compact", seed_line_compact, RX_FS_64, 0},
+        {"line-compact-any", seed_line_compact, RX_FS_64, 1},
     };
     static const struct {
         const char *name;
