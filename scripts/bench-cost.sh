@@ -119,7 +119,7 @@ case $(uname -m) in
         ;;
     *) tunables="glibc.cpu.name=generic" ;;
 esac
-# TC_CPU_TUNE=generic: the library's vendor-tuned thresholds (lib/arch/place.h)
+# TC_CPU_TUNE=generic: the library's vendor-tuned thresholds (lib/place.h)
 # as for a CPU not measured, whatever vendor the CPU (or valgrind) reports.
 # UCX: shared memory through posix only, whatever devices the host has, and
 # none of the loadable modules a host may or may not have (ib, rdmacm, cma,
