@@ -25,7 +25,7 @@ extern "C" {
 #define TC_VERSION_MINOR 1
 /* Wire protocol version: bootstrap handshake and frame header (and the
  * package ABI, tc_pkg_desc_t.abi_version). Bump on any change that an
- * older peer would misread. 4: line frames (lib/frame_line.h). */
+ * older peer would misread. 4: line frames (lib/codec/frame_line.h). */
 #define TC_PROTO_VERSION 4
 
 /* ------------------------------------------------------------------ status */
@@ -222,7 +222,7 @@ typedef struct tc_jam_ctx {
 typedef int64_t (*tc_jam_run_fn)(tc_jam_ctx_t *ctx, void *payload, size_t len);
 /* Sender side: fill dst (cap bytes) from src/len; return bytes written or -1.
  * dst is for writing only: for a large payload it is the peer's mailbox
- * slot, mapped (signalling store; lib/place.h tc_place_direct_min). A pack
+ * slot, mapped (signalling store; lib/arch/place.h tc_place_direct_min). A pack
  * that fails there (-1, or more than cap) is called again on a staging
  * frame, with the slot's whole room as cap, before the send reports why:
  * packing must have no other effect. */
@@ -332,7 +332,7 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
  * does not hold from this side. */
 tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id);
 
-/* Names of the enums below (lib/names.c, one table each): tc_<enum>_str gives
+/* Names of the enums below (lib/base/names.c, one table each): tc_<enum>_str gives
  * "unknown" for a value out of range; tc_<enum>_parse reads the same names
  * back (TC_ERR_NOT_FOUND for one it does not know; quiet, the caller
  * reports it; the output is written only on success). */

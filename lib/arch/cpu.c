@@ -1,7 +1,7 @@
 /*
  * The library's CPU probe (see cpu.h): CPUID and the architecture, nothing
- * with side effects. lib/place.c asks it whether a placement can run and
- * lib/context.c whether a wait strategy can; the harness's platform report
+ * with side effects. lib/arch/place.c asks it whether a placement can run and
+ * lib/core/context.c whether a wait strategy can; the harness's platform report
  * prints the same answers.
  */
 #define _GNU_SOURCE

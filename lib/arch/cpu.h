@@ -65,7 +65,7 @@ typedef struct tc_cpu_features {
 /* CPUID of the running CPU (all zero but vendor "" off x86). */
 void tc_cpu_ident(tc_cpu_ident_t *ident_p);
 
-/* The CPU the library's vendor-tuned thresholds (lib/place.h: line-wise
+/* The CPU the library's vendor-tuned thresholds (lib/arch/place.h: line-wise
  * copies, packing in place) are chosen for: the running one, unless
  * TC_CPU_TUNE names another: "generic" (no vendor: the defaults a CPU not
  * measured gets), "intel" or "amd"; "auto" or unset: the running CPU. So a

@@ -46,7 +46,7 @@ tc_status_t tc_place_check(tc_place_t place, char *why, size_t len);
 uint32_t tc_place_linewise_max(const tc_cpu_ident_t *ident);
 
 /* Payloads from this many bytes on are packed straight into the peer's
- * mapped slot with signalling store (tx_direct_min, lib/jam.c), the CPU's
+ * mapped slot with signalling store (tx_direct_min, lib/jam/jam.c), the CPU's
  * (tc_place_direct_min). On Intel the receiver's polling of the slot the
  * pack writes piecemeal costs more up to 8 KiB than the staging copy saves,
  * so there from 16 KiB. An injected frame's from TC_PACK_DIRECT_CODE_MIN
@@ -104,7 +104,7 @@ static inline void tc_place_store(char *dst, const char *frame, uint32_t size, u
     tc_place_store_from(dst, frame, 0, size, sig, linewise_max);
 }
 
-/* tc_place_store with the header's words given (hdr_w: stamped, lib/frame.h)
+/* tc_place_store with the header's words given (hdr_w: stamped, lib/codec/frame.h)
  * rather than read from frame: they are stored first, as eight-byte words,
  * then the rest of the header's line and the frame as tc_place_store does. */
 static inline void tc_place_store_hdr(char *dst, const uint64_t hdr_w[TC_FRAME_HDR_SIZE / 8],
@@ -122,7 +122,7 @@ static inline void tc_place_store_hdr(char *dst, const uint64_t hdr_w[TC_FRAME_H
     tc_place_store_from(dst, frame, 64u, size, sig, linewise_max);
 }
 
-/* A one-line frame (lib/frame.h): its header's words, its payload word,
+/* A one-line frame (lib/codec/frame.h): its header's words, its payload word,
  * then sig with release order: eight stores into the line. */
 static inline void tc_place_store_line(char *dst, const uint64_t hdr_w[TC_FRAME_HDR_SIZE / 8],
                                        uint64_t payload, uint64_t sig)
@@ -133,7 +133,7 @@ static inline void tc_place_store_line(char *dst, const uint64_t hdr_w[TC_FRAME_
                      __ATOMIC_RELEASE);
 }
 
-/* A line frame (lib/frame_line.h): its four header words, its payload
+/* A line frame (lib/codec/frame_line.h): its four header words, its payload
  * word, then sig with release order: six stores into the line (the bytes
  * past the payload's length are not the receiver's to read). */
 static inline void tc_place_store_line_compact(char *dst, const uint64_t w[TC_FRAME_LINE_WORDS],

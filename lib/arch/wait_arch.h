@@ -6,7 +6,7 @@
  * instructions (x86: cldemote, clflushopt, clwb, movdir64b, umwait, mwaitx;
  * aarch64: wfe wait, dc cvac/civac/cvau, dmb/dsb/isb), announced by
  * TC_ARCH_HAVE_* macros. Whether the CPU running the code has an optional
- * instruction is lib/cpu.c's business (CPUID), not this header's.
+ * instruction is lib/arch/cpu.c's business (CPUID), not this header's.
  */
 #ifndef TC_WAIT_ARCH_H
 #define TC_WAIT_ARCH_H

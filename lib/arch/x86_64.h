@@ -6,7 +6,7 @@
  * UMONITOR/UMWAIT, MONITORX/MWAITX, MOVDIR64B) are emitted as .byte with
  * their operands pinned to fixed registers, so the header builds with any
  * assembler and without -m flags. They raise #UD on a CPU that lacks them:
- * call them only after lib/cpu.c's CPUID check said "supported"
+ * call them only after lib/arch/cpu.c's CPUID check said "supported"
  * (CLDEMOTE is the exception: it is a NOP hint where unsupported).
  */
 #ifndef TC_ARCH_X86_64_H

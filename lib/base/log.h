@@ -1,5 +1,5 @@
 /* Internal logging: the function that first decides an error logs it.
- * Every message goes through tc_log (lib/log.c): level filter, then the
+ * Every message goes through tc_log (lib/base/log.c): level filter, then the
  * handler an application installed (twochains.h), else stderr. */
 #ifndef TC_LOG_H
 #define TC_LOG_H

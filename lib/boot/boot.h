@@ -44,7 +44,7 @@ typedef struct tc_boot_fd {
     int             bye_seen; /* the peer's bye arrived: its reason in bye */
     char            bye[TC_BOOT_BYE_MAX + 1];
     tc_boot_turn_t *turn;   /* a loopback pair in lockstep: the turn both ends
-                             * share (lib/boot_turn.c); NULL otherwise */
+                             * share (lib/boot/boot_turn.c); NULL otherwise */
 } tc_boot_fd_t;
 
 /* tx_state: nothing being sent, an exchange's blob partway out, bye sent */
@@ -63,7 +63,7 @@ tc_status_t tc_boot_say_bye(tc_boot_t *boot, const char *reason);
  * one read already, or one waiting unread on the stream. Logs nothing. */
 const char *tc_boot_peer_bye(tc_boot_t *boot);
 
-/* Lockstep (lib/boot_turn.c): from here on the two ends of one fresh
+/* Lockstep (lib/boot/boot_turn.c): from here on the two ends of one fresh
  * loopback pair take turns, so that their threads' setup runs in the same
  * order on every run (tc-cost's simulated cache counts depend on where
  * each side's memory lands). Rank 0 holds the first turn; an exchange
@@ -75,7 +75,7 @@ tc_status_t tc_boot_loopback_lockstep(tc_boot_t *rank0, tc_boot_t *rank1);
 tc_status_t tc_boot_turn_wait(tc_boot_t *boot);
 void        tc_boot_turn_pass(tc_boot_t *boot);
 
-/* The turn itself, for lib/boot_loop.c. */
+/* The turn itself, for lib/boot/boot_loop.c. */
 tc_status_t tc_boot_turn_create(tc_boot_turn_t **turn_p);
 tc_status_t tc_boot_turn_take(tc_boot_turn_t *turn, const tc_boot_t *boot);
 void        tc_boot_turn_give(tc_boot_turn_t *turn, const tc_boot_t *boot);
@@ -111,7 +111,7 @@ void        tc_boot_fd_close(tc_boot_t *boot);
  * heard from, up to TC_BOOT_LISTEN_CANDIDATES at once (past that the
  * longest-waiting one is dropped), so that strays reaching the port first
  * (silent, junk, gone) cannot hold back or take the place of a peer that
- * says the hello (lib/boot_tcp.c). */
+ * says the hello (lib/boot/boot_tcp.c). */
 #define TC_BOOT_LISTEN_CANDIDATES 8
 
 typedef struct tc_boot_cand {

@@ -7,7 +7,7 @@
  * itself, and the two ends come back fully checked and independent: each can
  * then be handed to its own thread (exchange needs both ends to run at once,
  * as with TCP). In lockstep (tc_boot_loopback_lockstep) the two threads take
- * turns instead and the blobs pass in memory (lib/boot_turn.c).
+ * turns instead and the blobs pass in memory (lib/boot/boot_turn.c).
  */
 #define _GNU_SOURCE /* SOCK_CLOEXEC, SOCK_NONBLOCK */
 

@@ -1,4 +1,4 @@
-/* Injectable jam blobs: hash, parser and accessors (lib/blob.h). Pure: no UCX,
+/* Injectable jam blobs: hash, parser and accessors (lib/codec/blob.h). Pure: no UCX,
  * no allocation; a parsed blob is a set of views into the caller's buffer. */
 #include "blob.h"
 #include "log.h"

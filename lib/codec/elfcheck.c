@@ -1,4 +1,4 @@
-/* Whole-file checks of a shared library before dlopen (lib/elfcheck.h). */
+/* Whole-file checks of a shared library before dlopen (lib/codec/elfcheck.h). */
 #define _GNU_SOURCE
 #include "elfcheck.h"
 #include "log.h"

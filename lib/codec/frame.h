@@ -12,7 +12,7 @@
  * and equal to tc_frame_sig(seq) for a genuine frame.
  *
  * With fixed 64-byte frames a local or cached jam's frames after its first
- * go as line frames, a 32-byte header of their own (lib/frame_line.h): a
+ * go as line frames, a 32-byte header of their own (lib/codec/frame_line.h): a
  * tag in byte 0 that no frame size has, the payload at byte 32, SIG as here.
  */
 #ifndef TC_FRAME_H
@@ -41,8 +41,8 @@ typedef enum {
     TC_KIND_SYNC_REP = 7, /* the resolved addresses (payload: 8 B each); ret < 0: failed */
     TC_KIND_RIED     = 8, /* a ried shipped to the receiver, in chunks (ARGS: tc_ried_args_t) */
     TC_KIND_RIED_REP = 9, /* its load result: ARGS as asked, payload the export table or error */
-    TC_KIND_MCAST    = 10, /* multicast envelope: ARGS lib/mcast_env.h, payload the jam's;
-                            * pkg_id/element name the jam; run by lib/mcast_run.c */
+    TC_KIND_MCAST    = 10, /* multicast envelope: ARGS lib/codec/mcast_env.h, payload the jam's;
+                            * pkg_id/element name the jam; run by lib/group/mcast_run.c */
     TC_KIND_MCAST_ACK = 11, /* multicast ack tree: ARGS a tc_mcast_ack_t, no payload */
     TC_KIND_CONFIG   = 12, /* the sender's frame size or wait strategy changes from the next
                             * frame on (see TC_CONFIG_F_*) */
@@ -178,14 +178,14 @@ tc_status_t tc_frame_validate_hdr(const tc_frame_hdr_t *hdr, const void *frame,
  * holds behind them. A later header of the same shape, with the expected
  * seq, size and signal, is what the validator passed apart from the
  * per-frame fields (seq, ack, payload_len within the bound, the result
- * stamp), so the receiver runs it as that one ran (lib/dispatch.c: local
+ * stamp), so the receiver runs it as that one ran (lib/core/dispatch.c: local
  * and cached frames; injected ones also have their code and GOTP compared). Words
  * as little-endian loads, as every field is. */
 typedef struct tc_frame_shape {
     uint64_t w_name;    /* bytes 8-15: pkg_id, element, kind, flags */
     uint64_t w_layout;  /* bytes 24-31: payload_off, args_len, got_count, code_len */
     uint32_t len_max;   /* the largest payload_len the frame size holds */
-    uint32_t w_line;    /* a line frame's shape (lib/frame_line.h): its word 0 without
+    uint32_t w_line;    /* a line frame's shape (lib/codec/frame_line.h): its word 0 without
                          * seq, length and HAS_RET (w_name: its word 1); 0: a general
                          * frame's */
 } tc_frame_shape_t;
@@ -265,7 +265,7 @@ static inline void tc_frame_store_words(void *dst, const uint64_t w[TC_FRAME_HDR
  * header's words, in registers: the frame's header is then stored once, in
  * eight-byte words. Stamping the staged header in memory and copying it
  * with 16-byte loads made every load span smaller stores still in the
- * store buffer, a failed store-to-load forward each (lib/send.h). w holds
+ * store buffer, a failed store-to-load forward each (lib/core/send.h). w holds
  * the header's words as loaded and is stamped in place. */
 static inline void tc_frame_stamp_words(uint64_t w[TC_FRAME_HDR_SIZE / 8], uint32_t seq,
                                         uint32_t ack, int has_ret, int64_t ret, uint32_t ret_seq)

@@ -1,4 +1,4 @@
-/* Package manifests: the strict parser and the writer (lib/manifest.h). */
+/* Package manifests: the strict parser and the writer (lib/codec/manifest.h). */
 #include "manifest.h"
 #include "blob.h"
 #include "log.h"

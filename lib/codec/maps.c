@@ -1,5 +1,5 @@
 /*
- * /proc/self/maps into a table (lib/maps.h).
+ * /proc/self/maps into a table (lib/codec/maps.h).
  */
 #define _GNU_SOURCE
 #include "maps.h"

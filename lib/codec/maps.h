@@ -2,7 +2,7 @@
  * This process's memory map (/proc/self/maps), read into a table: which
  * ranges are mapped, shared or private, and what object backs each. Pure:
  * no UCX, no runtime state. Wireup uses it to tell where a peer's rkey lets
- * this side write (lib/wire_extent.c).
+ * this side write (lib/wireup/wire_extent.c).
  */
 #ifndef TC_MAPS_H
 #define TC_MAPS_H

@@ -1,6 +1,6 @@
 /*
  * Multicast envelope and ack, as they travel in a frame's ARGS (pure: no
- * UCX). Everything is a canonical LEB128 varint (lib/mcast.h), so the
+ * UCX). Everything is a canonical LEB128 varint (lib/codec/mcast.h), so the
  * usual envelope is a dozen bytes plus its encoded slice.
  *
  *   envelope: | flags (1 B) | v origin | v radix | v hops | [v id] | slice |

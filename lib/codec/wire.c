@@ -1,5 +1,5 @@
 /*
- * The connection blob's rules and the connect verdict (lib/wire.h).
+ * The connection blob's rules and the connect verdict (lib/codec/wire.h).
  */
 #include "wire.h"
 #include "frame.h"

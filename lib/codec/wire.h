@@ -7,7 +7,7 @@
  * A peer's blob aims this side's writes: every put and store of ours to the
  * peer lands at mbox_base + offset. The geometry is checked here; where
  * those addresses land on this side is checked once the rkey is unpacked
- * (lib/wire_extent.c).
+ * (lib/wireup/wire_extent.c).
  */
 #ifndef TC_WIRE_H
 #define TC_WIRE_H

@@ -1,6 +1,6 @@
 /* UCX context and worker, the packages loaded into them, and the receive
  * path's table: the handlers the modules register for the frame kinds that
- * are not jams, and the steps for what frames leave owed (lib/dispatch.c
+ * are not jams, and the steps for what frames leave owed (lib/core/dispatch.c
  * reads it; registering is the context's, so that no module above the
  * data path calls into dispatch to register). */
 #include "runtime.h"

@@ -5,7 +5,7 @@
  * In the stream, so nothing has to be set by hand on both sides and a
  * sender is told at once instead of waiting for a reply that cannot come.
  * The three kinds and the NACK owed are registered with dispatch
- * (tc_ctrl_rx_register); recording a rejection is lib/reject.c's.
+ * (tc_ctrl_rx_register); recording a rejection is lib/core/reject.c's.
  */
 #include "runtime.h"
 #include "credits.h"

@@ -2,7 +2,7 @@
  * Dispatch: validate the frame that landed in the next slot and run it (or
  * reject it and say why), then give its slot back. The common frame - of
  * the shape of the last local or cached frame the validator passed, fixed
- * size - takes six word compares, inline (lib/dispatch.h, which the wait
+ * size - takes six word compares, inline (lib/core/dispatch.h, which the wait
  * loop calls too); everything else goes through the validator. Jams
  * (local, injected, cached) are dispatch's own; every other kind goes to
  * the handler its module registered in the context's table (tc_rx_register,
@@ -91,7 +91,7 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
         return why;
     default: /* TC_KIND_CACHED */
         /* package id and element name the code: the cache holds what the
-         * sync checked (lib/exec.c) */
+         * sync checked (lib/core/exec.c) */
         why = tc_exec_cached(peer, inj, run_p);
         if (why != NULL) {
             return why;
@@ -233,7 +233,7 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     peer->known_status = TC_OK;
     memcpy(line_w, hdr, sizeof(line_w));
     if (tc_frame_is_line(line_w[0])) {
-        /* a line frame (lib/frame_line.h): checked as the general header it
+        /* a line frame (lib/codec/frame_line.h): checked as the general header it
          * stands for, which is what runs */
         status = tc_frame_validate_line(line_w, frame, &expect, &line_hdr, reason,
                                         sizeof(reason));

@@ -2,7 +2,7 @@
  * Dispatch's fast path, inline: run the next frame where it is of the shape
  * of the last local or cached frame the validator passed (fixed frames), so
  * that a wait loop that sees it arrive runs it without a call; and what is
- * owed to the peer once frames ran. Everything else is lib/dispatch.c's.
+ * owed to the peer once frames ran. Everything else is lib/core/dispatch.c's.
  */
 #ifndef TC_DISPATCH_H
 #define TC_DISPATCH_H
@@ -56,16 +56,16 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
 /* The next frame of the injected jam that ran last under the allow-list
  * (disp_injected), its header's words checked against that frame's shape:
  * the receiver's own linked copy if the frame's GOTP and code are the ones
- * it holds, else NULL (lib/dispatch.c; the validated path then says why). */
+ * it holds, else NULL (lib/core/dispatch.c; the validated path then says why). */
 tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame);
 
 /* tc_rx_poll for variable frames (tc_rx_poll_variable_inline), out of line
- * (lib/dispatch.c): the fixed frames' path keeps its registers. */
+ * (lib/core/dispatch.c): the fixed frames' path keeps its registers. */
 int tc_rx_poll_variable(tc_peer_t *peer, char *slot, uint32_t seq);
 
 /* A frame of a recorded shape in slot idx, whose header words w are the
  * receiver's one copy, checked: a general header's (line 0) or a line's
- * (line 1, lib/frame_line.h: no sections, the payload after its 32-byte
+ * (line 1, lib/codec/frame_line.h: no sections, the payload after its 32-byte
  * header; a constant, so each caller's code reads only its format). Its
  * result and credits noted first (what the jam sends while it runs
  * carries them), then run_fn runs on it, and its slot is consumed. */
@@ -155,7 +155,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll_variable_inline(tc_p
 /* tc_rx_poll where the last local or cached frame the validator passed
  * was a line (rx_path TC_RX_PATH_LINE: fixed 64-byte frames): the signal
  * as on the general path, then the line's words once, two compares with
- * what the receiver expects next (lib/frame_line.h) and the ack; anything
+ * what the receiver expects next (lib/codec/frame_line.h) and the ack; anything
  * else goes the validated way (which sets the general path again). */
 static inline __attribute__((always_inline)) int tc_rx_poll_line(tc_peer_t *peer, char *slot,
                                                                  uint32_t seq)

@@ -1,6 +1,6 @@
 /*
  * The execution rule's per-frame check, inline (the rule itself and the rest
- * of it: lib/exec.c): a frame's image (its GOTP, then its code, as the blob
+ * of it: lib/core/exec.c): a frame's image (its GOTP, then its code, as the blob
  * lays them out) against what the receiver holds for the jam. What runs is
  * never the frame's bytes: they are only compared here.
  */

@@ -3,7 +3,7 @@
  * (tc_peer_t.inj, one tc_inj_t per package and element): found, made on
  * first use for a jam of a package this context loaded, freed with the
  * peer. The receive path looks its injected and cached frames up here;
- * nothing here sends (the sync that fills an entry is lib/inject.c's).
+ * nothing here sends (the sync that fills an entry is lib/core/inject.c's).
  */
 #include "runtime.h"
 #include "log.h"

@@ -3,8 +3,8 @@
  * the receiver resolves the GOT slot names of the jam (tc_inj_resolve) and
  * answers (tc_inj_send_replies) - and the frame sizes of a jam. The sync's
  * frame kinds and its owed answers are registered with dispatch
- * (tc_inj_rx_register). The table of jams per peer is lib/inj_table.c's;
- * what runs, and from where, is lib/exec.c's.
+ * (tc_inj_rx_register). The table of jams per peer is lib/core/inj_table.c's;
+ * what runs, and from where, is lib/core/exec.c's.
  */
 #define _GNU_SOURCE
 #include "runtime.h"

@@ -66,7 +66,7 @@ tc_status_t tc_mbox_create(tc_peer_t *peer)
         return status;
     }
     /* Only in place does code run in the slot (the paper's RWX mailbox);
-     * otherwise the mailbox is data (lib/exec.c). */
+     * otherwise the mailbox is data (lib/core/exec.c). */
     peer->mbox_exec = params->in_place && (mprotect(peer->mbox, peer->mbox_len,
                                                     PROT_READ | PROT_WRITE | PROT_EXEC) == 0);
     if (!peer->mbox_exec && params->in_place) {

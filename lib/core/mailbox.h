@@ -23,7 +23,7 @@
 /* Registered memory of len bytes, zeroed (the mailbox, the staging ring). */
 tc_status_t tc_mbox_mem_alloc(tc_peer_t *peer, size_t len, ucp_mem_h *memh_p, void **addr_p);
 /* This side's mailbox for the peer: ctrl line, ring, raw ring of the same
- * shape; executable only in place (lib/exec.c). */
+ * shape; executable only in place (lib/core/exec.c). */
 tc_status_t tc_mbox_create(tc_peer_t *peer);
 void        tc_mbox_destroy(tc_peer_t *peer);
 /* The peer's fixed frames change size from rx_seq on (its config frame was

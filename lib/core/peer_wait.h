@@ -35,12 +35,12 @@ static inline tc_status_t tc_peer_waiter_spin(tc_peer_t *peer, tc_peer_waiter_t 
     return TC_OK;
 }
 
-/* A raw frame's put (lib/send.c): where frames are otherwise copied from
+/* A raw frame's put (lib/core/send.c): where frames are otherwise copied from
  * one staging frame, it returns once the put has left its source (local
  * completion); elsewhere a plain tc_peer_put. */
 tc_status_t tc_peer_put_raw(tc_peer_t *peer, const void *buf, size_t len, uint64_t raddr);
 
-/* The peer's mailbox and worker as lib/wait's idle step sees them. */
+/* The peer's mailbox and worker as lib/arch/wait's idle step sees them. */
 void tc_peer_wait_ops_init(tc_peer_t *peer);
 
 #endif

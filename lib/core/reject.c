@@ -1,6 +1,6 @@
 /*
  * Rejections: a frame of the peer's that this side refuses is counted, the
- * first few logged, and a NACK owed (TC_OWED_NACK: lib/control.c sends it
+ * first few logged, and a NACK owed (TC_OWED_NACK: lib/core/control.c sends it
  * once the progress call's frames are done). Nothing here sends, so the
  * receive path records a rejection without reaching up into control.
  */

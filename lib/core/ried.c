@@ -4,7 +4,7 @@
  * /proc/self/fd, initialised, and its exports listed for the answer; and
  * the sending side (tc_ried_ship, tc_ried_unload). Both frame kinds and the
  * answer owed are registered with dispatch (tc_ried_rx_register); the
- * rieds a context holds are lib/ried_store.c's.
+ * rieds a context holds are lib/core/ried_store.c's.
  */
 #define _GNU_SOURCE
 #include "runtime.h"

@@ -2,7 +2,7 @@
  * The rieds peers shipped that a context holds (tc_context_t.rieds): found
  * by the names a synced jam's GOT slots ask for, pinned while such a jam
  * points into them, released with the peer that shipped them, unloaded
- * with the context. Loading one is lib/ried.c's (the wire protocol); this
+ * with the context. Loading one is lib/core/ried.c's (the wire protocol); this
  * file sends nothing, so the context and the injection table use it below
  * the data path.
  */

@@ -79,13 +79,13 @@ typedef struct tc_ctx_ried {
  * registered (tc_rx_register_owed), in the order of the bits. */
 enum {
     TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (tc_peer_send_reply) */
-    TC_OWED_SYNC  = 1u << 1, /* answers to injected syncs (lib/inject.c) */
-    TC_OWED_RIED  = 1u << 2, /* a ried's answer (lib/ried.c) */
-    TC_OWED_NACK  = 1u << 3, /* a rejected frame's nack (lib/control.c) */
+    TC_OWED_SYNC  = 1u << 1, /* answers to injected syncs (lib/core/inject.c) */
+    TC_OWED_RIED  = 1u << 2, /* a ried's answer (lib/core/ried.c) */
+    TC_OWED_NACK  = 1u << 3, /* a rejected frame's nack (lib/core/control.c) */
     TC_OWED_STEPS = 4        /* bits */
 };
 
-/* The receive path's table (lib/dispatch.c reads it, as UCX's ucp_am_handlers):
+/* The receive path's table (lib/core/dispatch.c reads it, as UCX's ucp_am_handlers):
  * every frame kind that is not a jam is taken by the handler its module
  * registered (tc_rx_register), once the validator passed the frame's header.
  * The handler returns NULL, or why it refuses the frame and in *status_p
@@ -115,7 +115,7 @@ typedef struct tc_rx_kind_def {
 
 struct tc_context {
     tc_context_params_t params;
-    tc_ctx_ried_t       rieds[TC_MAX_RIEDS];  /* lib/ried_store.c */
+    tc_ctx_ried_t       rieds[TC_MAX_RIEDS];  /* lib/core/ried_store.c */
     ucp_context_h       ucp;
     ucp_worker_h        worker;
     tc_ctx_pkg_t        pkgs[TC_MAX_PKGS];
@@ -123,8 +123,8 @@ struct tc_context {
     int                 efd;             /* the worker's wake-up fd (events), else -1 */
     uint64_t            next_peer_serial; /* names peers for what they own (rieds) */
     /* the receive path's table: control, inject, ried and send register
-     * theirs when a peer connects (lib/wireup.c), multicast with its engine
-     * (lib/mcast_setup.c: its handler only queues, it runs outside
+     * theirs when a peer connects (lib/wireup/wireup.c), multicast with its engine
+     * (lib/group/mcast_setup.c: its handler only queues, it runs outside
      * tc_peer_progress) */
     tc_rx_kind_t        rx_kinds[TC_KIND_LAST];
     tc_owed_fn          owed_steps[TC_OWED_STEPS];
@@ -152,12 +152,12 @@ typedef struct tc_inj {
     int               rx_sync_reply; /* a sync reply is owed to the peer */
     int64_t           rx_sync_status;
     uint32_t          rx_sync_seq;   /* the request's frame (refused late: its NACK) */
-    tc_jam_run_fn     own_run;      /* our blob linked with rx_gotp (lib/exec.c) */
+    tc_jam_run_fn     own_run;      /* our blob linked with rx_gotp (lib/core/exec.c) */
     tc_jam_run_fn     cache_run;    /* what cached frames run */
     uint32_t          ried_pins;    /* bit i: a GOT slot resolved into ctx->rieds[i] */
 } tc_inj_t;
 
-/* A peer's executable memory (lib/exec.c): images the receiver linked for
+/* A peer's executable memory (lib/core/exec.c): images the receiver linked for
  * that peer, and the transit copy of policy any. Mapped at first use,
  * released with the peer. */
 typedef struct tc_code_area {
@@ -180,7 +180,7 @@ typedef struct tc_code_area {
 
 
 /* How frame tx_seq, laid out in tx_ring, gets its signal and reaches the
- * peer's slot at raddr (lib/send.c picks one at connect: signalling x
+ * peer's slot at raddr (lib/core/send.c picks one at connect: signalling x
  * placement). */
 typedef tc_status_t (*tc_deliver_fn)(tc_peer_t *peer, char *frame, uint32_t size,
                                      uint64_t raddr);
@@ -278,7 +278,7 @@ struct tc_peer {
     /* --- cold: set up at connect, used by setup and slow paths; one group
      * per module that owns (writes) the fields, in the order of the layers */
 
-    /* wireup (lib/wireup.c): the connection as connect made it */
+    /* wireup (lib/wireup/wireup.c): the connection as connect made it */
     tc_boot_t        *boot;
     uint64_t          serial;       /* unique in the context, never reused */
     uint32_t          peer_rank;
@@ -302,12 +302,12 @@ struct tc_peer {
     uint32_t          n_peer_pkgs;
     tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
 
-    /* peer (lib/peer.c): liveness */
+    /* peer (lib/core/peer.c): liveness */
     ucs_status_t      ep_error;     /* the endpoint's failure (wireup's handler sets it),
                                      * reported once the ring holds nothing more (it may
                                      * hold a goodbye) */
 
-    /* mailbox (lib/mailbox.c): our ring for the peer's frames */
+    /* mailbox (lib/core/mailbox.c): our ring for the peer's frames */
     tc_mbox_ctrl_t   *ctrl;
     ucp_mem_h         mbox_memh;
     char             *mbox;
@@ -315,14 +315,14 @@ struct tc_peer {
     char             *raw;
     int               mbox_exec;     /* the mailbox could be made executable */
 
-    /* credits (lib/credits.c) */
+    /* credits (lib/core/credits.c) */
     uint32_t          bad_ack;      /* the last ack refused (tc_peer_ack_refused) */
 
-    /* send (lib/send.c): what our frames left in the peer's ring */
+    /* send (lib/core/send.c): what our frames left in the peer's ring */
     /* per slot of the peer's ring: the size of our last frame there, whose
      * signal word is then an earlier seq's; 0 where not known (none yet, a
      * raw frame). A frame of another size may find its signal in that word
-     * already and clears it first (tc_peer_tx_slot_sized, lib/send.c); the
+     * already and clears it first (tc_peer_tx_slot_sized, lib/core/send.c); the
      * run of frames of one size since tx_run_start, which once it covers
      * every slot sets tx_slots_frame */
     uint32_t         *tx_slot_frame;
@@ -330,7 +330,7 @@ struct tc_peer {
     uint32_t          tx_run_start;
     uint64_t         *zero_src;        /* a registered word that stays 0: the clear's put */
 
-    /* jam (lib/jam.c): what the send path lays out once and copies after */
+    /* jam (lib/jam/jam.c): what the send path lays out once and copies after */
     /* per staging slot: the injected jam whose code it still holds from
      * the last frame written there (NULL: something else, or written over;
      * tc_peer_tx_frame clears it); a stream of one jam then writes its code
@@ -344,14 +344,14 @@ struct tc_peer {
                                            * never 0) */
     uint32_t                tx_tmpl_size;
 
-    /* one-line frames (lib/jam.c, tc_jam_send_line): the header's name word
+    /* one-line frames (lib/jam/jam.c, tc_jam_send_line): the header's name word
      * (package, element, kind, flags; tc_frame_line_name) of the local or
      * cached jam the template holds where its frame is one line (64 bytes)
      * that the CPU stores (deliver NULL); 0: none. Dropped with the
      * templates (tc_peer_drop_tmpl). */
     uint64_t                tx_line_name;
     /* with fixed 64-byte frames such frames go in the line format
-     * (lib/frame_line.h): its word 0 without seq, length and HAS_RET
+     * (lib/codec/frame_line.h): its word 0 without seq, length and HAS_RET
      * (tc_frame_line_word) and its word 1 (tc_frame_line_id); with variable
      * frames tx_line_name is 0 and tx_vline_name names the jam whose
      * frames go as one line of the general header */
@@ -369,12 +369,12 @@ struct tc_peer {
     uint64_t                tx_itmpl_key;
     uint32_t                tx_itmpl_size;
 
-    /* peer_wait (lib/peer_wait.c) */
+    /* peer_wait (lib/core/peer_wait.c) */
     tc_wait_t         wait;          /* how this side waits for the peer's frames
                                       * (control changes it) */
-    tc_wait_ops_t     wait_ops;      /* this mailbox and worker as lib/wait sees them */
+    tc_wait_ops_t     wait_ops;      /* this mailbox and worker as lib/arch/wait sees them */
 
-    /* dispatch (lib/dispatch.c): what the validated path keeps for the
+    /* dispatch (lib/core/dispatch.c): what the validated path keeps for the
      * next frame */
     /* filled by the validator's lookup, kept for the next frame (a stream
      * of one jam looks its element up once) */
@@ -394,7 +394,7 @@ struct tc_peer {
     char              rx_why[160];  /* a refusal's reason, formatted by the receive
                                      * handler that refuses (tc_peer_reject copies it) */
 
-    /* reject (lib/reject.c): the latest rejection, and the NACK owed for
+    /* reject (lib/core/reject.c): the latest rejection, and the NACK owed for
      * the first of a burst (TC_OWED_NACK; control sends it) */
     char              last_reject[192];
     struct {
@@ -403,26 +403,26 @@ struct tc_peer {
         char        reason[160];
     } nack_tx;
 
-    /* control (lib/control.c): the latest NACK the peer told us, the
+    /* control (lib/core/control.c): the latest NACK the peer told us, the
      * goodbye both ways, a config frame's new size */
     tc_nack_t         nack_rx;
     uint8_t           nack_unseen;  /* no call has returned it yet */
     uint8_t           goodbye_seen;
-    uint8_t           goodbye_sent; /* (lib/wireup.c says it) */
+    uint8_t           goodbye_sent; /* (lib/wireup/wireup.c says it) */
     uint32_t          rx_resize;    /* a config frame's new frame size, which dispatch
                                      * gives the mailbox once that frame is consumed
                                      * (0: none) */
 
-    /* exec (lib/exec.c): the peer's executable memory */
+    /* exec (lib/core/exec.c): the peer's executable memory */
     tc_code_area_t    code;
 
-    /* inj_table, inject (lib/inj_table.c, lib/inject.c): per (package,
+    /* inj_table, inject (lib/core/inj_table.c, lib/core/inject.c): per (package,
      * jam) sync and cache state */
     tc_inj_t          inj[TC_MAX_INJ];
     unsigned          n_inj;
     tc_inj_t         *inj_last;     /* the last entry looked up */
 
-    /* ried (lib/ried.c): the ried being received, and the answer the
+    /* ried (lib/core/ried.c): the ried being received, and the answer the
      * sender waits for */
     struct {
         uint32_t id, total, received;
@@ -452,7 +452,7 @@ _Static_assert(offsetof(struct tc_peer, ctx) == 128, "receive path: one cache li
 tc_status_t tc_peer_check_pkg(const tc_peer_t *peer, const tc_jam_t *jam);
 
 /* context.c: the receive path's table (tc_context_t.rx_kinds, which
- * lib/dispatch.c reads). A module
+ * lib/core/dispatch.c reads). A module
  * registers the handler of a kind it owns (not a jam's: those are
  * dispatch's); TC_ERR_BUSY where another handler or arg holds the kind
  * (the same again is TC_OK), TC_ERR_INVALID_PARAM for a jam's kind or one
@@ -468,7 +468,7 @@ tc_status_t tc_rx_register_owed(tc_context_t *ctx, unsigned owed, tc_owed_fn ste
 tc_status_t tc_rx_register_kinds(tc_context_t *ctx, const tc_rx_kind_def_t *defs, unsigned n,
                                  void *arg, unsigned owed, tc_owed_fn step);
 
-/* Each module's kinds and owed steps, registered (lib/wireup.c, at connect). */
+/* Each module's kinds and owed steps, registered (lib/wireup/wireup.c, at connect). */
 tc_status_t tc_send_rx_register(tc_context_t *ctx);  /* send.c: reply, nop */
 tc_status_t tc_inj_rx_register(tc_context_t *ctx);   /* inject.c: the namespace sync */
 tc_status_t tc_ried_rx_register(tc_context_t *ctx);  /* ried.c: ried chunks and answers */
@@ -507,7 +507,7 @@ const char   *tc_exec_cache(tc_peer_t *peer, tc_inj_t *inj, const tc_frame_hdr_t
  * *run_p (NULL: the receiver holds nothing, the sender must be told). */
 const char   *tc_exec_cached(tc_peer_t *peer, tc_inj_t *inj, tc_jam_run_fn *run_p);
 /* (The fast path's half of tc_exec_injected, tc_exec_injected_again, and the
- * image check both share are inline: lib/exec.h.) */
+ * image check both share are inline: lib/core/exec.h.) */
 /* May the receiver take a namespace sync of inj at all? TC_SYNC_OK or the
  * refusal the sender hears (TC_SYNC_LOCAL_ONLY under that policy,
  * TC_SYNC_WRITABLE under W^X). */
@@ -543,13 +543,13 @@ tc_status_t tc_peer_send_raw_frame(tc_peer_t *peer, const void *frame, uint32_t 
 /* Put one frame of the given kind (ARGS, then payload) into the peer's next
  * slot. Without a free slot: TC_ERR_NO_RESOURCE if nowait, else wait for
  * one as tc_jam_send does. For multicast envelopes, acks and their plain
- * unicasts (lib/mcast_wait.c), which must never block with credits owed. */
+ * unicasts (lib/group/mcast_wait.c), which must never block with credits owed. */
 tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, uint16_t element,
                               const void *args, uint32_t args_len, const void *payload,
                               uint32_t payload_len, int nowait);
 
 /* Ring the peer's doorbell (a zero-byte active message that wakes a peer
- * blocked on its worker's fd). Frames ring it themselves; lib/mcast_queue.c
+ * blocked on its worker's fd). Frames ring it themselves; lib/group/mcast_queue.c
  * rings it after credits it returned, since its senders block for them. */
 tc_status_t tc_peer_ring(tc_peer_t *peer);
 
@@ -606,7 +606,7 @@ const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id
 /* How tc_rx_poll reads the next frame (rx_path): fixed frames, the general
  * header (0: fixed frames are TC_FRAMES_FIXED's 0); fixed 64-byte frames
  * where the last local or cached frame the validator passed was a line
- * (lib/frame_line.h); variable frames. */
+ * (lib/codec/frame_line.h); variable frames. */
 #define TC_RX_PATH_GENERAL  0u
 #define TC_RX_PATH_LINE     1u
 #define TC_RX_PATH_VARIABLE 2u

@@ -53,7 +53,7 @@ static inline uint32_t tc_peer_tx_stage(const tc_peer_t *peer)
 }
 
 /* The staging frame, to be written: it no longer holds any jam's code
- * (tx_code_in; the injected send keeps what is there, lib/jam.c). */
+ * (tx_code_in; the injected send keeps what is there, lib/jam/jam.c). */
 static inline char *tc_peer_tx_frame(tc_peer_t *peer)
 {
     uint32_t stage = tc_peer_tx_stage(peer);
@@ -136,7 +136,7 @@ tc_status_t tc_peer_clear_sig(tc_peer_t *peer, uint32_t size);
  * staging slot, which mirrors the peer's slot when frames leave by put,
  * shows it holds that signal; always where the CPU writes the slot, a
  * store): the receiver, which takes such a slot as landed by its header and
- * signal together (lib/mailbox.h), reads the signal after the header and
+ * signal together (lib/core/mailbox.h), reads the signal after the header and
  * so never the earlier bytes once the header is this frame's. */
 tc_status_t tc_peer_tx_slot_sized(tc_peer_t *peer, const char *frame, uint32_t size);
 

@@ -179,7 +179,7 @@ tc_status_t tc_group_listen(const char *host, uint16_t port, int backlog, int *f
 
 /* The next connection on l to say the hello before deadline, as an fd
  * bootstrap end (steps bounded by timeout_ms); its numeric address into
- * host if not NULL. Strays are heard beside it and dropped (lib/boot_tcp.c). */
+ * host if not NULL. Strays are heard beside it and dropped (lib/boot/boot_tcp.c). */
 static tc_status_t tc_group_accept(tc_boot_listen_t *l, uint64_t deadline, int timeout_ms,
                                    char *host, size_t host_len, tc_boot_t **boot_p)
 {

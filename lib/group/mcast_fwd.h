@@ -1,5 +1,5 @@
 /*
- * Multicast of jams over a process group (lib/group.h): envelopes (frame
+ * Multicast of jams over a process group (lib/group/group.h): envelopes (frame
  * kind MCAST) forwarded along a bounded-radix tree, and an optional ack
  * tree for aggregate completion.
  *
@@ -113,7 +113,7 @@ typedef struct tc_mcast_stats {
  * records of one origin, unless tc_mcast_set_origin_limit says otherwise. */
 #define TC_MCAST_REC_ORIGIN_SHARE 4u
 
-/* wait: how idle loops wait (tc_wait_t, one idle step of lib/wait; EVENT
+/* wait: how idle loops wait (tc_wait_t, one idle step of lib/arch/wait; EVENT
  * and ADAPTIVE need a context with events, and every rank of the group
  * must wait the same way); every peer is set to match. */
 tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32_t radix,

@@ -50,7 +50,7 @@ struct tc_mcast {
     uint32_t              radix;
     uint32_t              rank, size;
     tc_wait_t             wait;
-    tc_wait_ops_t         wait_ops;   /* every ring of this rank, as lib/wait sees them */
+    tc_wait_ops_t         wait_ops;   /* every ring of this rank, as lib/arch/wait sees them */
     tc_mcast_waiter_t    *waiter;     /* the wait whose idle step runs now */
     uint32_t              watch_rank; /* monitor strategies: the ring that last had frames */
     uint64_t              no_watch;   /* ... or this word, which never changes */

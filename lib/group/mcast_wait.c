@@ -1,6 +1,6 @@
 /*
  * Multicast's wait: the liveness checks and the idle step over every ring
- * of this rank (lib/wait's loop, through tc_wait_ops_t), and the put that
+ * of this rank (lib/arch/wait's loop, through tc_wait_ops_t), and the put that
  * waits on a full ring's credits while every mailbox keeps moving.
  */
 #define _GNU_SOURCE
@@ -62,7 +62,7 @@ tc_status_t tc_mcast_check(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint64_t moved_
     return TC_OK;
 }
 
-/* Every ring of this rank and the worker, as lib/wait's idle step sees
+/* Every ring of this rank and the worker, as lib/arch/wait's idle step sees
  * them (mc->waiter is the wait that takes the step). */
 static volatile uint64_t *tc_mcast_wait_watch(void *arg, uint64_t *old_p)
 {
@@ -117,7 +117,7 @@ static void tc_mcast_wait_progress(void *arg)
     ucp_worker_progress(mc->ctx->worker);
 }
 
-/* Every ring of this rank, for lib/wait (set once, at create). */
+/* Every ring of this rank, for lib/arch/wait (set once, at create). */
 tc_wait_ops_t tc_mcast_wait_ops(tc_mcast_t *mc)
 {
     return (tc_wait_ops_t){tc_mcast_wait_watch, tc_mcast_wait_ready, tc_mcast_wait_arm,
@@ -125,7 +125,7 @@ tc_wait_ops_t tc_mcast_wait_ops(tc_mcast_t *mc)
 }
 
 /* Nothing to do: check (above; moved_ns is what the caller counts as
- * progress), then one idle step of the configured strategy (lib/wait). */
+ * progress), then one idle step of the configured strategy (lib/arch/wait). */
 tc_status_t tc_mcast_idle(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint64_t moved_ns)
 {
     tc_status_t status;

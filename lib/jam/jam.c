@@ -194,7 +194,7 @@ static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
     return nowait ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
 }
 
-/* The name word of a frame of jam (lib/frame.h): what a one-line frame's
+/* The name word of a frame of jam (lib/codec/frame.h): what a one-line frame's
  * header differs in from the last one's besides its per-frame words. */
 static inline uint64_t tc_jam_line_name(const tc_jam_t *jam, unsigned flags, uint8_t kind)
 {
@@ -269,7 +269,7 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
      * lands last */
     name = ((size == TC_FRAME_ALIGN) && (peer->deliver == NULL)) ?
                tc_jam_line_name(jam, flags, kind) : 0;
-    /* fixed 64-byte frames: the line format (lib/frame_line.h), which the
+    /* fixed 64-byte frames: the line format (lib/codec/frame_line.h), which the
      * receiver reads with two compares; variable frames keep the general
      * header, whose first word or magic is what their receiver polls */
     peer->tx_line_name  = (peer->frames == TC_FRAMES_FIXED) ? name : 0;
@@ -325,7 +325,7 @@ static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, cons
  * staging copy, which for a large payload is a second copy of it on the
  * send path (what it gained: docs/THRESHOLDS.md). Smaller frames stay
  * staged: the receiver polls their only lines, which a pack writing piecemeal
- * lets it take back between stores (lib/send.h). The pack gets the room of
+ * lets it take back between stores (lib/core/send.h). The pack gets the room of
  * the frame size, so it cannot reach the signal word; a payload over that
  * room, or what the pack refuses there, goes the staged way, which says why
  * (what a refused pack left in our slot is no frame: the signal did not
@@ -356,7 +356,7 @@ tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t
                                peer->tx_tmpl_size, 1);
 }
 
-/* A one-line frame (lib/frame.h): header, payload and signal share the
+/* A one-line frame (lib/codec/frame.h): header, payload and signal share the
  * line, so the header's words are made in registers and the frame goes
  * into the peer's mapped slot as eight stores, the signal last with
  * release order (tc_place_store_line); no staged frame is written or read.
@@ -379,7 +379,7 @@ tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t na
 }
 
 /* tc_jam_send_line with fixed 64-byte frames: the line format
- * (lib/frame_line.h), its header's four words made in registers from the
+ * (lib/codec/frame_line.h), its header's four words made in registers from the
  * template's (tx_line_word, tx_line_id) and stored with the payload word
  * and the signal, six stores (tc_place_store_line_compact). */
 static inline __attribute__((always_inline)) tc_status_t

@@ -1,6 +1,6 @@
 /*
  * A peer's mailbox checked against what its rkey maps here
- * (lib/wire_extent.h). UCX 1.13's shared-memory transports take any remote
+ * (lib/wireup/wire_extent.h). UCX 1.13's shared-memory transports take any remote
  * address: a put or a store to rkey_ptr(addr) is a plain write at addr plus
  * the rkey's offset, wherever that lands.
  */

@@ -190,7 +190,7 @@ tc_status_t tc_peer_check_pkg(const tc_peer_t *peer, const tc_jam_t *jam)
 }
 
 /* Step 2: swap wire blobs through the bootstrap (ours: this side's mailbox,
- * worker address and rkey) and check the peer's (lib/wire.c) before
+ * worker address and rkey) and check the peer's (lib/codec/wire.c) before
  * anything is allocated for it. The blob is the caller's to free; *remote_p
  * its fixed part; why the reason of a refusal. */
 static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot, char *why,
@@ -303,7 +303,7 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
     }
 
     /* what this process mapped before the rkey: the peer's mailbox must
-     * land in what the unpack adds (lib/wire_extent.c) */
+     * land in what the unpack adds (lib/wireup/wire_extent.c) */
     status = tc_maps_read(&before);
     if (status != TC_OK) {
         snprintf(why, TC_WIRE_WHY_MAX, "cannot read this process's memory map");
