@@ -224,6 +224,16 @@ def check_includes(layers, src):
                                                               recursive=True))
     dirs = [""] + sorted({os.path.dirname(f) for f in files if os.path.dirname(f)})
     bad = 0
+    # every folder is on the include path, and objects are known by their
+    # file's name: two files of one name would make both ambiguous
+    seen = {}
+    for f in files:
+        seen.setdefault(os.path.basename(f), []).append(f)
+    for name, where in sorted(seen.items()):
+        if len(where) > 1:
+            print(f"layer: {' and '.join(where)} share a name (every folder is on the "
+                  f"include path, and objects are known by name)")
+            bad += 1
     for f in files:
         where = f.split(os.sep)[0] if os.sep in f else ""
         rf = rank_of(layers, where)
@@ -233,12 +243,13 @@ def check_includes(layers, src):
         with open(os.path.join(src, f), errors="replace") as fh:
             text = fh.read()
         for kind, name in INCLUDE.findall(text):
-            if kind == "<":
-                if where in PURE and name.split("/")[0] in ("ucp", "ucs", "uct"):
-                    print(f"pure: {f} includes <{name}>")
-                    bad += 1
+            if where in PURE and name.split("/")[0] in ("ucp", "ucs", "uct"):
+                print(f"pure: {f} includes {kind}{name}{'>' if kind == '<' else kind}")
+                bad += 1
                 continue
-            for d in [os.path.dirname(f)] + dirs:
+            # <name> is looked up on the include path alone, which holds
+            # every folder: a lib/ header so named is a use like any other
+            for d in ([os.path.dirname(f)] if kind == '"' else []) + dirs:
                 target = os.path.normpath(os.path.join(d, name))
                 if target in files:
                     break

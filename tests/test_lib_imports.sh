@@ -130,4 +130,20 @@ mkdir -p "$TMP/ucx/src/codec"
 printf '#include <ucp/api/ucp.h>\n' >"$TMP/ucx/src/codec/u.h"
 expect_layer "$TMP/ucx" base,codec,core "pure: base/b uses UCX: ucp_worker_progress" \
     "pure: codec/u.h includes <ucp/api/ucp.h>"
+# <name> finds a lib/ header too (every folder is on the include path), and
+# a quoted UCX header is UCX all the same
+layered "$TMP/angle" base/l
+layered "$TMP/angle" core/h
+printf 'static inline int hi(void) { return 1; }\n' >"$TMP/angle/src/core/h.h"
+printf '#include <h.h>\nstatic inline int lo(void) { return hi(); }\n' >"$TMP/angle/src/base/l.h"
+printf '#include "ucs/sys/compiler_def.h"\n' >"$TMP/angle/src/base/q.h"
+expect_layer "$TMP/angle" base,core "layer: base/l.h includes core/h.h, a folder above it" \
+    "pure: base/q.h includes \"ucs/sys/compiler_def.h\""
+# two files of one name in two folders: objects are known by name, so one
+# hides the other's uses (here a/x's call of b/h, a folder above it)
+layered "$TMP/same" a/x h
+layered "$TMP/same" b/h
+layered "$TMP/same" b/x
+expect_layer "$TMP/same" a,b \
+    "layer: a/x.c and b/x.c share a name (every folder is on the include path, and objects are known by name)"
 echo "no import loop in lib/ but the allowed one (dispatch peer_wait send); no use of a folder above; no UCX in $(sed -n 's/^PURE = (\(.*\))$/\1/p' "$script" | tr -d '"')"

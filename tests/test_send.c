@@ -17,6 +17,7 @@
 #include "twochains.h"
 #include "bench_state.h"
 #include "log.h"
+#include "frame_line.h"
 #include "place.h"
 #include "runtime.h"
 
@@ -371,6 +372,144 @@ static void test_line_pack_wants_room(void **unused)
     assert_in_range(line_pack_run(16), 13, 23);
 }
 
+/* A reply is owed once its jam has run, not before: a jam that makes
+ * progress on its origin peer while it runs (here a wrapper around the
+ * receiver's own run, put where the fast path calls it) must not send the
+ * reply of its own frame with the previous frame's result. Every reply
+ * carries the result of the frame it answers, on the general fast path and
+ * on line frames alike. */
+static tc_jam_run_fn reply_real_run;
+static tc_peer_t *reply_peer;
+static int reply_wrapped_runs;
+
+static int64_t reply_progress_run(tc_jam_ctx_t *ctx, void *payload, size_t len)
+{
+    reply_wrapped_runs++;
+    assert_int_equal(tc_peer_progress(reply_peer, 0, NULL), TC_OK);
+    return reply_real_run(ctx, payload, len);
+}
+
+static void test_reply_owed_after_run(void **unused)
+{
+    tc_context_params_t params;
+    tc_peer_stats_t tx;
+    tc_peer_t *rx_peer;
+    int64_t total = 0;
+    int32_t ints[2];
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(ints));
+    jam                = jam_of(&pair.s[1], "server_sum");
+    rx_peer            = pair.s[0].peer;
+    reply_peer         = rx_peer;
+    reply_wrapped_runs = 0;
+    for (i = 0; i < 24; ++i) {
+        ints[0] = i + 1;
+        ints[1] = 100 * (i + 1);
+        total  += ints[0] + ints[1];
+        /* the frame the validator passed last runs through the wrapper */
+        if ((rx_peer->fast_run != NULL) && (rx_peer->fast_run != reply_progress_run)) {
+            reply_real_run    = rx_peer->fast_run;
+            rx_peer->fast_run = reply_progress_run;
+        }
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, ints, sizeof(ints),
+                                     TC_SEND_PARAMS(TC_MODE_LOCAL, TC_SEND_WANT_REPLY)), TC_OK);
+        assert_int_equal(tc_peer_wait(rx_peer, NULL), TC_OK);
+        assert_int_equal(tc_peer_wait(pair.s[1].peer, NULL), TC_OK); /* the reply */
+        tc_peer_stats(pair.s[1].peer, &tx);
+        assert_int_equal(tx.last_ret_seq, (uint32_t)i);
+        assert_int_equal(tx.last_ret, total); /* server_sum's running total */
+    }
+    assert_true(reply_wrapped_runs >= 12); /* the fast paths ran it, lines among them */
+    pair_close(&pair);
+}
+
+/* Each side's frames carry the result of the last jam it ran for the
+ * other (the piggyback: ret, ret_seq), on line frames too: a ping-pong of
+ * 8-byte server_sum frames, where each side's view of the other's result
+ * (tc_peer_stats' last_ret, last_ret_seq) is the other's running total
+ * after the frame it answered. */
+static void test_line_result_piggyback(void **unused)
+{
+    tc_context_params_t params;
+    tc_peer_stats_t st;
+    int32_t ints[2];
+    tc_jam_t jam[2];
+    pair_t pair;
+    int i, k;
+
+    (void)unused;
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(ints));
+    for (k = 0; k < 2; ++k) {
+        jam[k] = jam_of(&pair.s[k], "server_sum");
+    }
+    for (i = 0; i < 24; ++i) {
+        for (k = 0; k < 2; ++k) { /* k sends, 1 - k runs it and answers with its own */
+            ints[0] = 7 * i + k;
+            ints[1] = -3 * i;
+            assert_int_equal(tc_jam_send(pair.s[k].peer, &jam[k], ints, sizeof(ints),
+                                         TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+            assert_int_equal(tc_peer_wait(pair.s[1 - k].peer, NULL), TC_OK);
+        }
+        /* side 0 ran side 1's frame i last; side 1 answered frame i of side 0
+         * with the result of running it */
+        tc_peer_stats(pair.s[0].peer, &st);
+        assert_int_equal(st.last_ret_seq, (uint32_t)i);
+        assert_int_equal(st.last_ret, state_of(&pair.s[1])->sum);
+    }
+    assert_int_equal(state_of(&pair.s[0])->calls, 24);
+    pair_close(&pair);
+}
+
+/* A landed line whose length byte says more than a line holds is refused,
+ * counted and not run, where the receiver takes lines of that jam on its
+ * fast path (rx_path LINE): the fast path's length bound, and the
+ * validator's behind it, decide, not the timing of a racing writer
+ * (test_exec_race's test_line_len_race). */
+static void test_line_forged_length(void **unused)
+{
+    tc_context_params_t params;
+    tc_peer_stats_t rx;
+    tc_peer_t *peer;
+    int32_t ints[2] = {1, 2};
+    uint64_t calls;
+    tc_jam_t jam;
+    pair_t pair;
+    char *slot;
+    int i;
+
+    (void)unused;
+    pair_params(&params, 4);
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(ints));
+    jam  = jam_of(&pair.s[1], "server_sum");
+    peer = pair.s[0].peer;
+    for (i = 0; (i < 16) && (peer->rx_path != TC_RX_PATH_LINE); ++i) {
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, ints, sizeof(ints),
+                                     TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+        assert_int_equal(tc_peer_wait(peer, NULL), TC_OK);
+    }
+    assert_int_equal(peer->rx_path, TC_RX_PATH_LINE);
+    calls = state_of(&pair.s[0])->calls;
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, ints, sizeof(ints),
+                                 TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+    slot = peer->rx_ring + (size_t)(peer->rx_seq & (peer->rx_slots - 1)) * peer->rx_slot_size;
+    assert_int_equal((uint8_t)slot[0], TC_FRAME_LINE_TAG); /* it went as a line */
+    slot[1] = (char)0xFF;                                   /* its length byte */
+    assert_int_equal(tc_peer_progress(peer, 1, NULL), TC_OK);
+    tc_peer_stats(peer, &rx);
+    assert_int_equal(rx.rx_rejected, 1);
+    assert_int_equal(state_of(&pair.s[0])->calls, calls); /* nothing ran */
+    pair_close(&pair);
+}
+
 /* A pack that refuses a large payload in the peer's slot: the send says so
  * and sends nothing (the receiver sees no frame, rejects none); a payload
  * over the frame's room is refused with the frame it needs; the next jam
@@ -470,6 +609,9 @@ int main(void)
         cmocka_unit_test(test_large_payloads_injected_variable),
         cmocka_unit_test(test_large_pack_refused),
         cmocka_unit_test(test_line_pack_wants_room),
+        cmocka_unit_test(test_reply_owed_after_run),
+        cmocka_unit_test(test_line_result_piggyback),
+        cmocka_unit_test(test_line_forged_length),
         cmocka_unit_test(test_arrival_prefetch_follows_jam),
     };
     test_filter_from_env();

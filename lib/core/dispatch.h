@@ -84,11 +84,9 @@ tc_rx_fast_run_as(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, 
         peer->stats.last_ret_seq = line ? (uint32_t)(w[2] >> 32) : (uint32_t)w[5];
     }
     tc_peer_note_ack(peer, (uint32_t)w[2]);
-    /* what the slot held and the reply owed are noted before the run: only
-     * the peer and the run's result then live across the call (the slot
-     * itself is consumed after it: the jam reads its payload there) */
+    /* what the slot held is noted before the run (the slot itself is
+     * consumed after it: the jam reads its payload there) */
     peer->rx_stale[idx] = seen;
-    peer->owed |= (flags & TC_FRAME_F_WANT_REPLY) ? TC_OWED_REPLY : 0;
     /* a jam that sends and waits for credits must not handle frames (this
      * one is not consumed yet) */
     was               = peer->in_progress;
@@ -106,6 +104,11 @@ tc_rx_fast_run_as(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, 
     peer->ran_seq     = peer->rx_seq; /* the frame's: rx_seq moves only below */
     peer->ran_has     = 1;
     peer->stats.rx_frames++;
+    /* the reply is owed only now that its result is: owed before the run,
+     * a jam that waits on this peer would send it with the last result */
+    if (flags & TC_FRAME_F_WANT_REPLY) {
+        peer->owed |= TC_OWED_REPLY;
+    }
     peer->rx_seq++;
     peer->idle_polls = 0;
 }

@@ -398,12 +398,18 @@ tc_jam_send_line_fixed(tc_peer_t *peer, uint64_t payload, uint32_t packed)
 _Static_assert(TC_FRAME_LINE_PAYLOAD == sizeof(uint64_t), "a one-line frame's payload: a word");
 _Static_assert(TC_FRAME_LINE_PAYLOAD <= TC_FRAME_LINE_ROOM, "a line holds what the sender packs");
 
-/* A line's payload packed into a word: its length, or -1 where the pack
- * wants more room than the word, or refused. */
+/* A line's payload packed into buf's first word, with the word as the cap:
+ * its length, or -1 where the pack wants more room than the word, or
+ * refused (the staged way asks it again with the slot's room, as
+ * tc_jam_pack_fn says). buf is a whole line: a pack that writes past its
+ * cap before it says so (more than cap) writes into buf, not into the
+ * sender's stack. */
+typedef uint64_t tc_jam_line_buf_t[TC_FRAME_ALIGN / sizeof(uint64_t)];
+
 static inline __attribute__((always_inline)) int64_t
-tc_jam_pack_line(const tc_jam_t *jam, const void *src, size_t len, uint64_t *payload_p)
+tc_jam_pack_line(const tc_jam_t *jam, const void *src, size_t len, tc_jam_line_buf_t buf)
 {
-    int64_t packed = jam->elem->pack(payload_p, TC_FRAME_LINE_PAYLOAD, src, len);
+    int64_t packed = jam->elem->pack(buf, TC_FRAME_LINE_PAYLOAD, src, len);
 
     return TC_UNLIKELY((uint64_t)packed > TC_FRAME_LINE_PAYLOAD) ? -1 : packed;
 }
@@ -418,25 +424,27 @@ static inline __attribute__((always_inline)) int
 tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
                 unsigned flags, uint8_t kind, tc_status_t *status_p)
 {
-    uint64_t payload = 0, name = tc_jam_line_name(jam, flags, kind);
+    uint64_t name = tc_jam_line_name(jam, flags, kind);
+    tc_jam_line_buf_t buf;
     int64_t packed;
 
+    buf[0] = 0; /* the word's bytes past the payload go out as zeros */
     if (TC_LIKELY((name == peer->tx_line_name) && (peer->tx_slots_frame == TC_FRAME_ALIGN))) {
-        packed = tc_jam_pack_line(jam, src, len, &payload);
+        packed = tc_jam_pack_line(jam, src, len, buf);
         if (TC_UNLIKELY(packed < 0)) {
             return 0;
         }
-        *status_p = tc_jam_send_line_fixed(peer, payload, (uint32_t)packed);
+        *status_p = tc_jam_send_line_fixed(peer, buf[0], (uint32_t)packed);
         return 1;
     }
     if ((name != peer->tx_vline_name) || (peer->tx_slots_frame != TC_FRAME_ALIGN)) {
         return 0;
     }
-    packed = tc_jam_pack_line(jam, src, len, &payload);
+    packed = tc_jam_pack_line(jam, src, len, buf);
     if (TC_UNLIKELY(packed < 0)) {
         return 0;
     }
-    *status_p = tc_jam_send_line(peer, payload, (uint32_t)packed, name);
+    *status_p = tc_jam_send_line(peer, buf[0], (uint32_t)packed, name);
     return 1;
 }
 
