@@ -37,8 +37,8 @@ PY
 
 cpage=$(ls "$TMP/report"/compare-*.html)
 python3 "$browse" "$cpage" >"$TMP/compare.json" || { cat "$TMP/compare.json"; fail "the comparison page: errors or a figure not displayed"; }
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["images"] and d["tables"], d' "$TMP/compare.json" ||
-    fail "the comparison page has no figure or no table"
+has_both='import json,sys; d=json.load(open(sys.argv[1])); assert d["images"] and d["tables"], d'
+python3 -c "$has_both" "$TMP/compare.json" || fail "the comparison page has no figure or no table"
 
 # the check can fail: a figure loaded from outside (refused by the page's
 # policy) and a broken one are both reported

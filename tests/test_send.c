@@ -23,6 +23,16 @@
 
 #include "loop_pair.h"
 
+/* A pair of 4-slot rings whose fixed frames fit payload bytes. */
+static void pair_open_frames(pair_t *pair, size_t payload)
+{
+    tc_context_params_t params;
+
+    pair_params(&params, 4);
+    pair_open(pair, &params);
+    pair_set_frames(pair, payload);
+}
+
 /* server_sum: 64 ints per jam, their total kept by the sender. */
 typedef struct sum_fill {
     int32_t payload[64];
@@ -112,7 +122,6 @@ static void test_indirect_put_matches_local(void **unused)
 
 static void test_call_returns_result(void **unused)
 {
-    tc_context_params_t params;
     server_arg_t server;
     int32_t payload[4] = {1, 2, 3, 4};
     pthread_t thread;
@@ -122,9 +131,7 @@ static void test_call_returns_result(void **unused)
     int i;
 
     (void)unused;
-    pair_params(&params, 4);
-    pair_open(&pair, &params);
-    pair_set_frames(&pair, sizeof(payload));
+    pair_open_frames(&pair, sizeof(payload));
     jam = jam_of(&pair.s[1], "server_sum");
 
     server = (server_arg_t){&pair.s[0], 100, 0, TC_OK};
@@ -327,7 +334,6 @@ static int64_t line_pack(void *dst, size_t cap, const void *src, size_t len)
 
 static int line_pack_run(int min_cap)
 {
-    tc_context_params_t params;
     tc_pkg_element_t elem;
     tc_peer_stats_t rx;
     int32_t ints[2];
@@ -336,9 +342,7 @@ static int line_pack_run(int min_cap)
     pair_t pair;
     int i;
 
-    pair_params(&params, 4);
-    pair_open(&pair, &params);
-    pair_set_frames(&pair, sizeof(ints));
+    pair_open_frames(&pair, sizeof(ints));
     jam            = jam_of(&pair.s[1], "server_sum");
     line_pack_real = jam.elem;
     elem           = *jam.elem;
@@ -391,7 +395,6 @@ static int64_t reply_progress_run(tc_jam_ctx_t *ctx, void *payload, size_t len)
 
 static void test_reply_owed_after_run(void **unused)
 {
-    tc_context_params_t params;
     tc_peer_stats_t tx;
     tc_peer_t *rx_peer;
     int64_t total = 0;
@@ -401,9 +404,7 @@ static void test_reply_owed_after_run(void **unused)
     int i;
 
     (void)unused;
-    pair_params(&params, 4);
-    pair_open(&pair, &params);
-    pair_set_frames(&pair, sizeof(ints));
+    pair_open_frames(&pair, sizeof(ints));
     jam                = jam_of(&pair.s[1], "server_sum");
     rx_peer            = pair.s[0].peer;
     reply_peer         = rx_peer;
@@ -436,7 +437,6 @@ static void test_reply_owed_after_run(void **unused)
  * after the frame it answered. */
 static void test_line_result_piggyback(void **unused)
 {
-    tc_context_params_t params;
     tc_peer_stats_t st;
     int32_t ints[2];
     tc_jam_t jam[2];
@@ -444,9 +444,7 @@ static void test_line_result_piggyback(void **unused)
     int i, k;
 
     (void)unused;
-    pair_params(&params, 4);
-    pair_open(&pair, &params);
-    pair_set_frames(&pair, sizeof(ints));
+    pair_open_frames(&pair, sizeof(ints));
     for (k = 0; k < 2; ++k) {
         jam[k] = jam_of(&pair.s[k], "server_sum");
     }
@@ -475,7 +473,6 @@ static void test_line_result_piggyback(void **unused)
  * (test_exec_race's test_line_len_race). */
 static void test_line_forged_length(void **unused)
 {
-    tc_context_params_t params;
     tc_peer_stats_t rx;
     tc_peer_t *peer;
     int32_t ints[2] = {1, 2};
@@ -486,9 +483,7 @@ static void test_line_forged_length(void **unused)
     int i;
 
     (void)unused;
-    pair_params(&params, 4);
-    pair_open(&pair, &params);
-    pair_set_frames(&pair, sizeof(ints));
+    pair_open_frames(&pair, sizeof(ints));
     jam  = jam_of(&pair.s[1], "server_sum");
     peer = pair.s[0].peer;
     for (i = 0; (i < 16) && (peer->rx_path != TC_RX_PATH_LINE); ++i) {

@@ -168,8 +168,8 @@ bad "$TC_PERF" "--csv $TMP/one and --dist $TMP/../$(basename "$TMP")/one are one
 # --platform --json FILE writes FILE (it wrote stdout), nothing on stdout
 "$TC_PERF" --platform --json "$TMP/plat.json" >"$TMP/out" 2>"$TMP/err" || fail "--platform --json FILE: $(cat "$TMP/err")"
 [ ! -s "$TMP/out" ] || fail "--platform --json FILE wrote stdout: $(head -c 200 "$TMP/out")"
-python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["arch"]' "$TMP/plat.json" ||
-    fail "--platform --json FILE: not the JSON report: $(head -c 200 "$TMP/plat.json")"
+has_arch='import json,sys; assert json.load(open(sys.argv[1]))["arch"]'
+python3 -c "$has_arch" "$TMP/plat.json" || fail "--platform --json FILE: not the JSON report: $(head -c 200 "$TMP/plat.json")"
 
 # -T also bounds how long a server waits for its client: said in -h and when
 # it starts

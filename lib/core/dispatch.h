@@ -164,7 +164,9 @@ static inline __attribute__((always_inline)) int tc_rx_poll_line(tc_peer_t *peer
                                                                  uint32_t seq)
 {
     uint32_t idx  = seq & (peer->rx_slots - 1);
-    uint64_t seen = tc_peer_rx_sig(peer, slot);
+    /* rx_path LINE only with fixed 64-byte frames: the signal is the line's
+     * last word */
+    uint64_t seen = *tc_frame_sig_ptr(slot, TC_FRAME_ALIGN);
     uint64_t w[TC_FRAME_LINE_WORDS];
 
     if (TC_UNLIKELY(seen != tc_frame_sig(seq))) {
