@@ -325,7 +325,8 @@ figures:
 	    scripts/tc-experiments --platform-id $$id $(HOST_ARGS) \
 	    $(if $(RESUME),--resume,--preset $(PRESET) $(if $(FIG_ROUNDS),--rounds $(FIG_ROUNDS)) $(EXPERIMENTS)) || rc=$$?; \
 	    [ $$rc = 130 ] && exit $$rc; scripts/tc-plot --platform-id $$id $(EXPERIMENTS) || rc=1; \
-	    scripts/tc-claims results/$$id || rc=1; exit $$rc
+	    scripts/tc-claims results/$$id || rc=1; \
+	    echo "next: make report (build/report/index.html: this run beside the committed ones)"; exit $$rc
 
 figures-paper:
 	@$(MAKE) --no-print-directory figures PRESET=paper
