@@ -21,6 +21,10 @@ figcaption { font-size: .9em; color: #555; } .note { color: #555; font-size: .9e
 .v-inconclusive { background: #ececec; } .v-na { color: #777; }
 .unsupported { color: #8a4b00; } .supported { color: #1b6e1b; }
 nav a { margin-right: 1em; }
+.busy { background: #fde2c8; border-left: 4px solid #c25e00; padding: .4em .7em; }
+table.index tr.newest td { background: #eef6ff; } table.index td:first-child { white-space: nowrap; } .host-busy { background: #fde2c8; font-weight: 600; }
+.host-idle { color: #1b6e1b; } .host-not-recorded { color: #777; }
+.badge { font-size: .75em; background: #2a6bb8; color: #fff; border-radius: 3px; padding: 0 .35em; white-space: nowrap; }
 """
 
 
