@@ -208,10 +208,12 @@ readme: all
 # The results as static HTML (scripts/tc-report): one page per results folder
 # (claims, every figure, experiments, platform report, the run) and per
 # comparison in plots/compare/, each self-contained (figures as data: URIs,
-# nothing loaded from outside; readable from file://), and an index.html.
+# nothing loaded from outside; readable from file://), an index.html (the
+# folders newest first, each with its verdicts and host state) and every
+# folder side by side (compare-runs: a new run beside the committed ones).
 REPORT_DIR ?= $(BUILD)/report
 report:
-	scripts/tc-report -o $(REPORT_DIR)
+	scripts/tc-report -o $(REPORT_DIR) --compare-runs
 
 # The aarch64 build under qemu-user (scripts/check-aarch64.sh): cross-built
 # against Debian's arm64 UCX into build-aarch64/, run by binfmt_misc.
