@@ -43,6 +43,8 @@ IDLE_FIELDS = (3, 4)
 STEAL_FIELD = 7
 # at most this many samples during a run: a longer run samples less often
 MAX_SAMPLES = 200
+# the shortest interval worth a sample: /proc/stat counts in ticks (1/100 s)
+MIN_FORCED_S = 1.0
 
 
 def ncpu():
@@ -93,7 +95,8 @@ def interval(a, b, cpus, hz=None):
     ticks = (b["busy"] - a["busy"]) + (b["idle"] - a["idle"]) + (b["steal"] - a["steal"])
     others = max(0.0, (b["busy"] - a["busy"]) / hz - (b["own_s"] - a["own_s"]))
     return {"window_s": round(dt, 2), "load": b["load"],
-            "others_frac": round(others / (dt * cpus), 3) if dt > 0 else None,
+            # a tick's rounding can pass the cores' time over a short interval
+            "others_frac": round(min(1.0, others / (dt * cpus)), 3) if dt > 0 else None,
             "steal_frac": round((b["steal"] - a["steal"]) / ticks, 3) if ticks > 0 else None}
 
 
@@ -205,7 +208,10 @@ class Recorder:
             self.last = b
             return None
         span = max(self.min_interval, (b["t"] - self.doc.get("t0", b["t"])) / MAX_SAMPLES)
-        if not force and b["t"] - self.last["t"] < span:
+        # forced: an experiment's end, unless it is too close to the last
+        # sample for the ticks to say anything (an experiment gets one at least)
+        first = force and not any(s.get("experiment") == label for s in self.doc["during"])
+        if b["t"] - self.last["t"] < (MIN_FORCED_S if force else span) and not first:
             return None
         self.doc.setdefault("t0", self.last["t"])
         s = interval(self.last, b, self.doc["cpus"])

@@ -35,6 +35,8 @@ class HostState(Case):
         self.assertEqual((i["others_frac"], i["steal_frac"], i["window_s"]), (0.5, 0.05, 10))
         # own time above the busy ticks (rounding): never negative
         self.assertEqual(hs.interval(a, snap(10, 100, 0, 0, 3.0), 2, hz=100)["others_frac"], 0.0)
+        # a tick's rounding over a short interval: never above the cores' time
+        self.assertEqual(hs.interval(a, snap(0.01, 3, 0, 0, 0.0), 2, hz=100)["others_frac"], 1.0)
         self.assertIsNone(hs.interval(a, snap(0, 0, 0, 0, 0), 2, hz=100)["others_frac"])
 
     def test_verdict_and_reasons(self):
@@ -76,11 +78,13 @@ class HostState(Case):
         r = hs.Recorder(proc=d, min_interval=3600)
         r.before(0)
         self.assertIsNone(r.tick("a"))            # too soon
-        self.assertEqual(r.tick("a", force=True)["experiment"], "a")
+        self.assertEqual(r.tick("a", force=True)["experiment"], "a")     # an experiment's first
+        self.assertIsNone(r.tick("a", force=True))   # too soon for the ticks to say anything
         doc = r.result()
         self.assertEqual((doc["summary"]["samples"], doc["busy"]), (1, False))
         # a resumed run hands the doc back and goes on
         r2 = hs.Recorder(doc, proc=d, min_interval=0)
         r2.tick()
+        r2.last["t"] -= 2
         r2.tick("b", force=True)
         self.assertEqual([s.get("experiment") for s in r2.result()["during"]], ["a", "b"])
