@@ -166,6 +166,19 @@ def describe(hs):
     return "idle: " + ", ".join(parts) if parts else "idle"
 
 
+def brief(hs):
+    """the figures in a few words: 'load 13.9 before, others 74% during'"""
+    if not hs:
+        return ""
+    b, s = hs.get("before") or {}, hs.get("summary") or {}
+    parts = ["load %g before" % b["load"][0]] if b.get("load") else []
+    if s.get("others_frac") is not None:
+        parts.append("others %.0f%% during" % (100 * s["others_frac"]))
+    if (s.get("steal_frac") or 0) >= 0.01:
+        parts.append("steal %.0f%%" % (100 * s["steal_frac"]))
+    return ", ".join(parts)
+
+
 def word(hs):
     """busy / idle / not recorded: the index's column"""
     return "not recorded" if not hs else "busy" if hs.get("busy") else "idle"

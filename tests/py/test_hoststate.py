@@ -56,6 +56,8 @@ class HostState(Case):
         self.assertEqual(hs.word(busy), "busy")
         self.assertTrue(hs.describe(busy).startswith("busy: load average 1.5"))
         self.assertEqual((hs.word(None), hs.describe({})), ("not recorded", "not recorded"))
+        self.assertEqual(hs.brief(busy), "load 1.5 before, others 30% during, steal 20%")
+        self.assertEqual((hs.brief(idle), hs.brief(None)), ("load 0.4 before, others 10% during", ""))
 
     def test_why_busy_and_main(self):
         os.environ["TC_LOADAVG"] = "99"

@@ -37,7 +37,7 @@ import sys
 
 from .. import cli, gitwork, hoststate, paths, platforms, schema
 from ..claims import judge_all
-from ..claims.report import counts_text, short_claim, short_value, short_verdict, tally
+from ..claims.report import COUNT_WORDS, counts, counts_text, short_claim, short_value, short_verdict, tally
 from ..platforms.label import cpu_name, hypervisor_name
 from ..readme.sources import duration
 from . import markdown
@@ -175,11 +175,13 @@ def index_row(folder, page):
     pl = meta.get("platform") if isinstance(meta.get("platform"), dict) else {}
     cpu = pl.get("cpu") or {}
     emulated = pl.get("emulated") or "no"
+    judged, n = None, 0
     if emulated != "no":
         verdicts = "not judged: emulated"
     else:
         try:
-            verdicts = counts_text(judge_all(folder).rows)
+            rows = judge_all(folder).rows
+            verdicts, judged, n = counts_text(rows), dict(counts(rows)), len(rows)
         except (OSError, ValueError, KeyError) as err:
             verdicts = "not judged: %s" % err
     hs = meta.get("host_state")
@@ -187,25 +189,33 @@ def index_row(folder, page):
     return {"page": page, "folder": os.path.basename(os.path.normpath(folder)), "date": str(meta.get("date") or ""),
             "cpu": cpu_name(cpu) or "?", "cores": (pl.get("topology") or {}).get("cores") or "?",
             "machine": host or "?", "preset": meta.get("preset", "?"), "verdicts": verdicts,
-            "busy": hoststate.word(hs), "busy_why": hoststate.describe(hs),
+            "counts": judged, "claims": n,
+            "busy": hoststate.word(hs), "busy_why": hoststate.describe(hs), "busy_brief": hoststate.brief(hs),
             "uncommitted": gitwork.uncommitted(folder)}
 
 
 def index_table(rows):
-    """the results folders, newest first (the newest marked; so is what git has not committed)"""
+    """the results folders, newest first (the newest marked; so is what git
+    has not committed), a column per verdict"""
     rows = sorted(rows, key=lambda r: r["date"], reverse=True)
+    words = [w for _, w in COUNT_WORDS]
     out = ['<table class="index">', "<tr>%s</tr>" % "".join(
-        "<th>%s</th>" % h for h in ("results folder", "CPU", "cores", "machine", "date", "preset",
-                                    "claims", "host during the run"))]
+        "<th>%s</th>" % h for h in ["results folder", "CPU", "cores", "machine", "date", "preset", "claims"] +
+        words + ["host while it ran"])]
     for i, r in enumerate(rows):
         marks = (["newest"] if i == 0 else []) + (["not committed"] if r["uncommitted"] else [])
-        badge = "".join(' <span class="badge">%s</span>' % m for m in marks)
-        cls = ' class="newest"' if i == 0 else ""
+        badge = "<br>" + " ".join('<span class="badge">%s</span>' % m for m in marks) if marks else ""
+        if r["counts"] is None:
+            verdicts = '<td colspan="%d">%s</td>' % (len(words) + 1, esc(r["verdicts"]))
+        else:
+            verdicts = '<td class="num" title="%s">%d</td>' % (esc(r["verdicts"]), r["claims"]) + "".join(
+                '<td class="num c-%s">%s</td>' % (w.replace(" ", "-"), r["counts"].get(w, "")) for w in words)
         out.append('<tr%s><td><a href="%s">%s</a>%s</td><td>%s</td><td class="num">%s</td><td>%s</td><td>%s</td>'
-                   '<td>%s</td><td>%s</td><td class="host-%s" title="%s">%s</td></tr>' % (
-                       cls, esc(r["page"]), esc(r["folder"]), badge, esc(r["cpu"]), esc(r["cores"]),
-                       esc(r["machine"]), esc(r["date"].replace("T", " ").rstrip("Z")), esc(r["preset"]),
-                       esc(r["verdicts"]), esc(r["busy"].replace(" ", "-")), esc(r["busy_why"]), esc(r["busy"])))
+                   '<td>%s</td>%s<td class="host-%s" title="%s">%s%s</td></tr>' % (
+                       ' class="newest"' if i == 0 else "", esc(r["page"]), esc(r["folder"]), badge, esc(r["cpu"]),
+                       esc(r["cores"]), esc(r["machine"]), esc(r["date"].replace("T", " ")[:16]), esc(r["preset"]),
+                       verdicts, esc(r["busy"].replace(" ", "-")), esc(r["busy_why"]), esc(r["busy"]),
+                       '<br><span class="note">%s</span>' % esc(r["busy_brief"]) if r["busy_brief"] else ""))
     out.append("</table>")
     return "\n".join(out)
 
