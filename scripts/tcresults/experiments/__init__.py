@@ -263,13 +263,13 @@ def execute(plan, est, st, tools, opts, outdir, platform, pid_, pair):
     prog.done_real = prog.done_est
     # the host before the run (a resumed run keeps its first run's and goes on sampling)
     host = hoststate.Recorder(st.data.setdefault('host_state', {}), proc=opts.proc)
-    if 'before' not in host.doc:
-        host.before(opts.host_window)
-    else:
-        host.tick()
-    st.save()
     t_start = time.time()
     try:
+        if 'before' not in host.doc:
+            host.before(opts.host_window)
+            st.save()
+        else:
+            host.tick()
         failed = run_plan(plan, runs, st, prog, tools, opts, outdir, platform, pid_, pair, host)
     except KeyboardInterrupt:
         return stopped(opts, st, prog, runs, t_start, pid_)
