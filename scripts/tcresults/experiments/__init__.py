@@ -268,6 +268,7 @@ def execute(plan, est, st, tools, opts, outdir, platform, pid_, pair):
         if 'before' not in host.doc:
             host.before(opts.host_window)
             st.save()
+            warn_busy(hoststate.verdict(dict(host.doc, during=[])), 'is busy now', 'the run goes on, marked')
         else:
             host.tick()
         failed = run_plan(plan, runs, st, prog, tools, opts, outdir, platform, pid_, pair, host)
@@ -285,16 +286,16 @@ def execute(plan, est, st, tools, opts, outdir, platform, pid_, pair):
     print('tc-experiments: done in %s (%d points x %d round(s), %d failed); results in %s' % (
         fmt_s(total), sum(len(pts) for _, pts in plan), opts.rounds, failed, os.path.relpath(outdir, paths.TOP)),
         file=sys.stderr)
-    warn_busy(host.result())
+    warn_busy(host.result(), 'was busy', 'rerun on an idle host')
     return 1 if failed else 0
 
 
-def warn_busy(hs):
-    """a busy host said where the run ends (its timings carry others' noise)"""
+def warn_busy(hs, when, then):
+    """a busy host said when the run starts and where it ends (its timings carry others' noise)"""
     if hs.get('busy'):
-        print('tc-experiments: WARNING: the host was busy: %s; the timings carry that work\'s noise '
-              '(meta.json host_state; claims.md and make report mark the run); rerun on an idle host'
-              % '; '.join(hs['reasons']), file=sys.stderr)
+        print('tc-experiments: WARNING: the host %s: %s; the timings carry that work\'s noise '
+              '(meta.json host_state; claims.md and make report mark the run); %s'
+              % (when, '; '.join(hs['reasons']), then), file=sys.stderr)
 
 
 def main(argv=None):
