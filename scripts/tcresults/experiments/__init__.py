@@ -11,7 +11,8 @@ skips with the reason what the platform cannot run (tc-perf --platform
 
   results/<platform>/<experiment>.csv       experiment,point,round,preset + tool columns
   results/<platform>/<experiment>.dist.csv  the same for --dist (when asked)
-  results/<platform>/meta.json              platform report, preset, skips, tool JSON
+  results/<platform>/meta.json              platform report, preset, skips, tool JSON,
+                                            how busy the host was (host_state: hoststate.py)
 
 Every point runs R rounds (quick 5, paper 5;
 --rounds N overrides), each its own tool invocation with its own references;
