@@ -208,10 +208,12 @@ readme: all
 # The results as static HTML (scripts/tc-report): one page per results folder
 # (claims, every figure, experiments, platform report, the run) and per
 # comparison in plots/compare/, each self-contained (figures as data: URIs,
-# nothing loaded from outside; readable from file://), and an index.html.
+# nothing loaded from outside; readable from file://), an index.html (the
+# folders newest first, each with its verdicts and host state) and every
+# folder side by side (compare-runs: a new run beside the committed ones).
 REPORT_DIR ?= $(BUILD)/report
 report:
-	scripts/tc-report -o $(REPORT_DIR)
+	scripts/tc-report -o $(REPORT_DIR) --compare-runs
 
 # The aarch64 build under qemu-user (scripts/check-aarch64.sh): cross-built
 # against Debian's arm64 UCX into build-aarch64/, run by binfmt_misc.
@@ -325,7 +327,8 @@ figures:
 	    scripts/tc-experiments --platform-id $$id $(HOST_ARGS) \
 	    $(if $(RESUME),--resume,--preset $(PRESET) $(if $(FIG_ROUNDS),--rounds $(FIG_ROUNDS)) $(EXPERIMENTS)) || rc=$$?; \
 	    [ $$rc = 130 ] && exit $$rc; scripts/tc-plot --platform-id $$id $(EXPERIMENTS) || rc=1; \
-	    scripts/tc-claims results/$$id || rc=1; exit $$rc
+	    scripts/tc-claims results/$$id || rc=1; \
+	    echo "next: make report (build/report/index.html: this run beside the committed ones)"; exit $$rc
 
 figures-paper:
 	@$(MAKE) --no-print-directory figures PRESET=paper

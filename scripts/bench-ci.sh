@@ -66,12 +66,11 @@ platform_id=${TC_PLATFORM_ID:-$("$top/scripts/platform-id.sh")}
 # why a baseline may not be taken now (empty: it may): the machine is busy
 busy() {
     [ "${TC_BASELINE_ANY_LOAD:-}" != 1 ] || return 0
-    local l1
-    if [ -n "${TC_LOADAVG:-}" ]; then l1=$TC_LOADAVG; else read -r l1 _ </proc/loadavg; fi
-    if awk -v l="$l1" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
-        echo "load average $l1 on $(nproc) cores: a baseline must be taken on an idle machine" \
-             "(stop the other work, or TC_BASELINE_ANY_LOAD=1)"
-    fi
+    local why
+    # the one judge of a busy host (tcresults/hoststate.py), as make figures' runs are judged
+    why=$(python3 "$top/scripts/tc-host-state" --why-busy) || exit 2
+    [ -z "$why" ] || echo "$why: a baseline must be taken on an idle machine" \
+                          "(stop the other work, or TC_BASELINE_ANY_LOAD=1)"
 }
 # nothing compared (exit 2): one line, why and what to run
 nothing() { echo "bench-ci: nothing compared: $*" >&2; exit 2; }

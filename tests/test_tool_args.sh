@@ -44,7 +44,7 @@ for t in "$TC_PERF" "$SOAK" "$MCAST" "$RUN" "$COST" "$PKG"; do
         fail "$n --version: exit $rc: '$(cat "$TMP/out" "$TMP/err")', expected '$n (Two-Chains) rev $rev, UCX $ucx'"
 done
 # and the Python tools of scripts/ (argparse's 2; tc-floor-table's own)
-for t in tc-claims tc-compare tc-experiments tc-platforms tc-plot tc-floor-table; do
+for t in tc-claims tc-compare tc-experiments tc-platforms tc-plot tc-floor-table tc-host-state; do
     python3 "$(dirname "$0")/../scripts/$t" --bogus >"$TMP/out" 2>"$TMP/err"; rc=$?
     [ "$rc" = 2 ] || fail "$t --bogus: exit $rc, expected 2: $(head -1 "$TMP/err")"
 done

@@ -63,6 +63,17 @@ def dirty(cwd=paths.TOP):
     return subprocess.run(["git", "diff", "--quiet", "HEAD", "--"], cwd=cwd).returncode != 0
 
 
+def uncommitted(path, cwd=paths.TOP):
+    """whether git has not committed path as it is: nothing of it tracked
+    (new, ignored, or outside the repository) or changed since"""
+    try:
+        if not git("ls-files", "--", path, cwd=cwd):
+            return True
+        return bool(git("status", "--porcelain", "--untracked-files=all", "--", path, cwd=cwd))
+    except (GitError, OSError):
+        return True
+
+
 def clean_env():
     return {k: v for k, v in os.environ.items() if k not in MAKE_ENV}
 

@@ -227,12 +227,14 @@ def change(before, after):
 
 def plot_script(base, metric, order, ser, stp, key):
     """(the data file's text, the gnuplot lines after terminal and output)
-    of one metric's plot; None where no point has two counts"""
+    of one metric's plot: a panel per jam (its first word), stacked, each
+    with its key beside it, so many series leave the plot its width and the
+    title whole; None where no point has two counts"""
     pts = {k: v for k, v in ser.items() if k[1] == metric and len(v) > 1}
     if not pts:
         return None
     pal = gnuplot.palette()
-    text, parts = "", []
+    text, panels = "", {}
     for i, (point, _) in enumerate(sorted(pts)):
         vals = pts[(point, metric)]
         first = vals[0][1]
@@ -240,17 +242,25 @@ def plot_script(base, metric, order, ser, stp, key):
         for x, v in vals:
             text += "%d %.6g %g\n" % (x, v / first if first else 1.0, v)
         text += "\n\n"
-        parts.append("'%s.dat' index %d using 1:2 with linespoints lc rgb '%s' pt %d title %s" % (
-            base, i, gnuplot.colour(i, pal), 4 + i % 10, gnuplot.gq(point_words(point))))
+        words = point_words(point).split(" ")
+        panels.setdefault(words[0], []).append((i, " ".join(words[1:]) or words[0]))
     xt = ", ".join("%s %d" % (gnuplot.gq(gitwork.short(sha)), i) for i, sha in enumerate(order))
-    cmds = ["set title %s" % gnuplot.gq("%s over commits, each point relative to its first commit\n%s"
-                                        % (metric, key)),
-            "set xlabel 'commit (oldest left; dashed: a step)'", "set ylabel %s" % gnuplot.gq(metric + " / first"),
+    cmds = ["set multiplot layout %d,1 title %s" % (len(panels), gnuplot.gq(
+                "%s over commits, each point relative to its first commit (dashed: a step)\n%s" % (metric, key))),
+            "set ylabel %s" % gnuplot.gq(metric + " / first"),
             "set xtics (%s) rotate by 90 right font ',8'" % xt, "set xrange [-0.5:%d.5]" % (len(order) - 1),
-            "set key outside right top", "set grid y"]
+            "set key outside right top vertical font ',9' samplen 2", "set grid y", "set lmargin 12", "set rmargin 24"]
     for i in sorted({s[0] for s in stp if s[3] == metric}):
         cmds.append("set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb '#888888'" % (i - 0.5, i - 0.5))
-    return text, cmds + ["plot " + ", \\\n  ".join(parts)]
+    for n, (jam, series) in enumerate(sorted(panels.items())):
+        # a mode and payload keep their colour in every panel
+        cmds += ["set title %s" % gnuplot.gq(jam)]
+        if n == len(panels) - 1:
+            cmds.append("set xlabel 'commit (oldest left)'")
+        cmds.append("plot " + ", \\\n  ".join(
+            "'%s.dat' index %d using 1:2 with linespoints lc rgb '%s' pt %d title %s" % (
+                base, i, gnuplot.colour(j, pal), 4 + j % 10, gnuplot.gq(words)) for j, (i, words) in enumerate(series)))
+    return text, cmds + ["unset multiplot"]
 
 
 def plot(out_dir, metric, order, ser, stp, key, gp="gnuplot"):
@@ -263,7 +273,9 @@ def plot(out_dir, metric, order, ser, stp, key, gp="gnuplot"):
     with open(base + ".dat", "w") as f:
         f.write(text)
     made = []
-    for term, ext in (("svg size 1100,700 noenhanced", "svg"), ("pngcairo size 1100,700 noenhanced", "png")):
+    # a panel's height fits its key (a line per series)
+    h = 120 + sum(max(260, 40 + 18 * c.count(" title ")) for c in script if c.startswith("plot "))
+    for term, ext in (("svg size 1100,%d noenhanced" % h, "svg"), ("pngcairo size 1100,%d noenhanced" % h, "png")):
         cmds = ["set terminal %s" % term, "set output '%s.%s'" % (base, ext)] + script
         r = subprocess.run([gp], input="\n".join(cmds) + "\n", text=True, capture_output=True)
         if r.returncode == 0:

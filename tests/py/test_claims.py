@@ -10,7 +10,7 @@ import re
 
 import glob
 
-from helpers import DATA, RESULTS, Case, edit_rows, read_csv, write_csv
+from helpers import DATA, RESULTS, Case, edit_meta, edit_rows, read_csv, write_csv
 
 from tcresults import claims
 from tcresults.claims import report, verdict
@@ -281,9 +281,52 @@ class Cli(Case):
         d = self.copy(FULL, "full")
         rc, out, _ = self.run_main(claims.main, [d])
         self.assertEqual(rc, 0)
-        self.assertIn("tc-claims: 16 claims -> %s/claims.md" % d, out)
+        self.assertIn("tc-claims: 16 claims: 7 hold, 4 fail, 5 inconclusive -> %s/claims.md" % d, out)
         with open(os.path.join(d, "claims.md")) as f:
             self.assertEqual(f.read(), report.markdown(claims.judge_all(FULL)))
+
+    def test_busy_host_marked(self):
+        # a run on a busy host: claims.md's head and tc-claims' last line say so
+        d = self.copy(FULL, "full")
+        edit_meta(d, lambda m: m.update(host_state={"busy": True, "reasons": ["load average 75 on 2 cores before "
+                                                                              "the run (above 1)"]}))
+        rc, out, _ = self.run_main(claims.main, [d])
+        self.assertEqual(rc, 0)
+        self.assertIn("(the host was busy during the run: claims.md says so)", out)
+        with open(os.path.join(d, "claims.md")) as f:
+            md = f.read()
+        self.assertIn("**Host busy during the run**: load average 75 on 2 cores", md)
+        edit_meta(d, lambda m: m.update(host_state={"busy": False, "reasons": [], "before": {"load": [0.2, 0, 0]},
+                                                    "summary": {"others_frac": 0.02}, "thresholds": {"x": 1}}))
+        self.run_main(claims.main, [d])
+        with open(os.path.join(d, "claims.md")) as f:
+            md = f.read()
+        self.assertIn("Host state: idle: load average 0.2 before, others used 2% of the cores during", md)
+        self.assertNotIn("Host busy", md)
+
+
+class Compact(Case):
+    """the compact table's words: a reason where nothing was measured, x-fold past 10x"""
+
+    def test_not_measurable_gives_reason(self):
+        r = {"here": "-", "verdict": "not measurable here: wfe unsupported: not aarch64"}
+        self.assertEqual(report.short_value(r), "wfe unsupported: not aarch64")
+        self.assertEqual(report.short_value({"here": "-", "verdict": "holds"}), "-")
+
+    def test_large_magnitudes_as_fold(self):
+        sv = lambda h: report.short_value({"here": h, "verdict": "x"})
+        self.assertEqual(sv("10595155% [891%..31198409%] at 2 KiB, 5 rounds"), "105,953x [9.91x..311,985x] at 2 KiB")
+        self.assertEqual(sv("+17028% [+13731%..+26743%] at 64 B"), "171x [138x..268x] at 64 B")
+        self.assertEqual(sv("+35% [+25%..+47%] at 4 B"), "+35% [+25%..+47%] at 4 B")       # small: stays %
+        self.assertEqual(sv("676x [5.40x..12746x] at 2 KiB"), "676x [5.40x..12,746x] at 2 KiB")
+        self.assertEqual(sv("max 2.5x; min 1450%"), "max 2.5x; min 15.5x")
+
+    def test_counts(self):
+        rows = [{"verdict": v} for v in ("holds", "holds", "does not hold", "not measurable here: no pmu",
+                                         "inconclusive (noise)", "much larger than the paper: 3x")]
+        self.assertEqual(report.counts_text(rows),
+                         "6 claims: 2 hold, 1 fail, 1 much larger, 1 inconclusive, 1 not measurable")
+        self.assertEqual(report.counts_text([]), "0 claims")
 
     def test_stdout_and_json(self):
         rc, out, _ = self.run_main(claims.main, [FULL, "-o", "-"])

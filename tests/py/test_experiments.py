@@ -259,7 +259,39 @@ class Runs(Case):
     def runner(self, *argv):
         return self.run_main(ex.main, ["--experiments-dir", DEFS, "--platform-json", os.path.join(FX, "platform.json"),
                                        "--tool-cmd", " ".join(FAKE), "--platform-id", "fake",
-                                       "--results", self.path("res")] + list(argv))
+                                       "--results", self.path("res"), "--host-window", "0"] + list(argv))
+
+    def fake_proc(self, load1):
+        """a /proc of two files: loadavg with load1, a stat whose ticks stand still"""
+        d = self.path("proc")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "loadavg"), "w") as f:
+            f.write("%s 0.50 0.25 1/100 4242\n" % load1)
+        with open(os.path.join(d, "stat"), "w") as f:
+            f.write("cpu  100 0 50 1000 10 0 0 5 0 0\ncpu0 50 0 25 500 5 0 0 2 0 0\n")
+        return d
+
+    def test_host_state_recorded(self):
+        # a busy host: meta.json says so, with the reason and thresholds, and the run ends warning
+        rc, _, err = self.runner("--rounds", "1", "--proc", self.fake_proc(99), "tiny")
+        self.assertEqual(rc, 0, err)
+        hs = self.meta()["host_state"]
+        self.assertTrue(hs["busy"])
+        self.assertIn("load average 99 on", hs["reasons"][0])
+        self.assertEqual(hs["thresholds"]["load1_per_cpu"], 0.5)
+        self.assertEqual(hs["before"]["load"], [99.0, 0.5, 0.25])
+        self.assertGreaterEqual(hs["summary"]["samples"], 1)
+        self.assertEqual(hs["run_id"], self.meta()["run_id"])
+        self.assertEqual({s["experiment"] for s in hs["during"]}, {"tiny"})
+        self.assertTrue(self.meta()["experiments"]["tiny"]["host_state"]["busy"])
+        self.assertIn("WARNING: the host is busy now: load average 99 on", err)       # at the start
+        self.assertIn("WARNING: the host was busy: load average 99 on", err)           # and the end
+        # an idle one: no reason, no warning
+        rc, _, err = self.runner("--rounds", "1", "--proc", self.fake_proc("0.00"), "tiny")
+        hs = self.meta()["host_state"]
+        self.assertEqual((rc, hs["busy"], hs["reasons"]), (0, False, []), err)
+        self.assertEqual(hs["summary"]["others_frac"], 0.0)
+        self.assertNotIn("WARNING", err)
 
     def calls(self):
         with open(self.path("calls.log")) as f:

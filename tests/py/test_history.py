@@ -131,8 +131,18 @@ class Steps(Case):
         self.assertEqual(text, "# n/l/8\n0 1 400\n1 1 400\n2 0.75 300\n\n\n")
         self.assertIn('set xtics ("c0" 0, "c1" 1, "c2" 2) rotate by 90 right font \',8\'', cmds)
         self.assertIn("set arrow from 1.5, graph 0 to 1.5, graph 1 nohead dt 2 lc rgb '#888888'", cmds)
-        self.assertIn("'/x/instructions_per_msg.dat' index 0 using 1:2", cmds[-1])
-        self.assertIn('title "n l 8 B"', cmds[-1])
+        self.assertIn("'/x/instructions_per_msg.dat' index 0 using 1:2", cmds[-2])
+        self.assertIn('title "l 8 B"', cmds[-2])               # the jam names the panel
+        self.assertEqual((cmds[0][:22], cmds[-1]), ("set multiplot layout 1", "unset multiplot"))
+        self.assertIn('set title "n"', cmds)
+        # many series: a panel per jam, each key beside its own panel
+        many = {("%s/%s/%d" % (j, m, b), "instructions_per_msg"): [(0, 10), (1, 11)]
+                for j in ("a", "b", "c") for m in ("local", "injected") for b in (8, 64, 1024, 4096)}
+        _, cmds = history.plot_script("/x/i", "instructions_per_msg", ORDER[:2], many, [], "k")
+        plots = [c for c in cmds if c.startswith("plot ")]
+        self.assertEqual(len(plots), 3)
+        self.assertEqual([p.count(" title ") for p in plots], [8, 8, 8])
+        self.assertTrue(cmds[0].startswith("set multiplot layout 3,1 title"))
         self.assertIsNone(history.plot_script("/x/f", "frame_bytes", ["c2"], {("p", "frame_bytes"): [(0, 1)]}, [], "k"))
 
 

@@ -8,7 +8,7 @@ import os
 import re
 import shutil
 
-from helpers import DATA, RESULTS, Case, csv_text
+from helpers import DATA, RESULTS, Case, csv_text, edit_meta
 
 from tcresults import platforms
 from tcresults.platforms import label, multiples, page, report, values
@@ -88,6 +88,18 @@ class Labels(Base):
         self.assertEqual([p.label for p in platforms.load_platforms(dirs)],
                          ["Intel Xeon 6/207, 2 cores, KVM, 2026-12-02", "Intel Xeon 6/167, 2 cores, KVM, 2026-12-03",
                           "AMD EPYC 26/2, 2 cores, bhyve, 2026-12-02", "AMD EPYC 26/2, 2 cores, KVM, 2026-12-04"])
+
+    def test_host_state_column(self):
+        """each platform's row says how busy its host was while the run measured"""
+        busy = self.copy(FULL, "busy-run")
+        edit_meta(busy, lambda m: m.update(host_state={"busy": True, "reasons": ["x"], "before": {"load": [75, 0, 0]},
+                                                       "summary": {"others_frac": 0.74}}))
+        md, _ = self.compare_md(busy, NOEXT)
+        self.assertIn("| rounds | host while it ran |", md)
+        rows = [ln for ln in md.splitlines() if ln.startswith("| fixture-arm, fixture | fixture-full |")]
+        self.assertEqual(len(rows), 1, md[:2000])
+        self.assertTrue(rows[0].endswith("| **busy** (load 75 before, others 74% during) |"), rows[0])
+        self.assertTrue([ln for ln in md.splitlines() if ln.startswith("|") and ln.endswith("| not recorded |")])
 
     def test_labels_head_the_columns(self):
         """the tables and the figures' keys name platforms by their labels,

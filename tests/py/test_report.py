@@ -88,7 +88,47 @@ class FolderPage(Case):
     def test_index(self):
         with open(self.path("out", "index.html")) as f:
             idx = f.read()
-        self.assertIn('<a href="fixture-full.html">Two-Chains results: fixture-full</a>', idx)
+        # the folder's row: its link, CPU, cores, date, preset, verdict counts, host; a scratch copy is not committed
+        self.assertRegex(idx, r'<tr class="newest"><td><a href="fixture-full.html">fixture-full</a><br>'
+                              r'<span class="badge">newest</span> <span class="badge">not committed</span></td>')
+        self.assertIn('<td class="num" title="16 claims: 7 hold, 4 fail, 5 inconclusive">16</td>'
+                      '<td class="num c-hold">7</td><td class="num c-fail">4</td><td class="num c-much-larger"></td>'
+                      '<td class="num c-inconclusive">5</td><td class="num c-not-measurable"></td>', idx)
+        self.assertIn('<td class="host-not-recorded" title="not recorded">not recorded</td>', idx)
+
+    def test_index_newest_first_and_busy(self):
+        old, new = self.copy(FULL, "old-run"), self.copy(FULL, "new-run")
+        edit_meta(old, lambda m: m.update(date="2026-01-01T00:00:00Z"))
+        edit_meta(new, lambda m: m.update(date="2026-12-06T23:00:00Z", host_state={
+            "busy": True, "reasons": ["load average 75 on 2 cores before the run (above 1)"],
+            "before": {"load": [75, 0, 0]}, "summary": {"others_frac": 0.74, "steal_frac": 0.0}}))
+        rc, _, err = self.run_main(report.main, ["-o", self.path("o2"), "--plots", self.path("plots"), old, new])
+        self.assertEqual(rc, 0, err)
+        with open(self.path("o2", "index.html")) as f:
+            idx = f.read()
+        self.assertLess(idx.index(">new-run<"), idx.index(">old-run<"))
+        self.assertRegex(idx, r'<tr class="newest"><td><a href="new-run.html">new-run</a><br><span class="badge">newest')
+        self.assertEqual(idx.count('class="newest"'), 1)
+        self.assertIn('<td class="host-busy" title="busy: load average 75 on 2 cores', idx)
+        self.assertIn('busy<br><span class="note">load 75 before, others 74% during</span></td>', idx)
+        with open(self.path("o2", "new-run.html")) as f:
+            self.assertIn('<p class="busy"><strong>Host busy during this run</strong>: load average 75', f.read())
+        with open(self.path("o2", "old-run.html")) as f:
+            self.assertIn('<p class="note">Host: not recorded.</p>', f.read())
+
+    def test_compare_runs(self):
+        # --compare-runs: the folders reported, side by side, written under the output folder
+        other = self.copy(FULL, "other-run")
+        rc, out, err = self.run_main(report.main, ["-o", self.path("o3"), "--plots", self.path("plots"),
+                                                    "--compare-runs", self.res, other])
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(os.path.isfile(self.path("o3", "compare-runs", "compare.md")))
+        with open(self.path("o3", "compare-runs.html")) as f:
+            cmp_ = f.read()
+        self.assertIn("fixture-full", cmp_)
+        self.assertIn("other-run", cmp_)
+        with open(self.path("o3", "index.html")) as f:
+            self.assertIn('<a href="compare-runs.html">These 2 results folders side by side', f.read())
 
     def test_emulated_judges_nothing(self):
         d = self.copy(FULL, "emu")

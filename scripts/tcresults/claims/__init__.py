@@ -106,5 +106,8 @@ def main(argv=None):
         return 0
     out = a.out or os.path.join(a.results_dir, "claims.md")
     cli.write_whole(out, md)
-    print("tc-claims: %d claims -> %s" % (len(sh.rows), out), file=sys.stderr if a.json_out == "-" else sys.stdout)
+    busy = (r.meta.get("host_state") or {}).get("busy")
+    print("tc-claims: %s -> %s%s" % (report.counts_text(sh.rows), out,
+                                     " (the host was busy during the run: claims.md says so)" if busy else ""),
+          file=sys.stderr if a.json_out == "-" else sys.stdout)
     return 0

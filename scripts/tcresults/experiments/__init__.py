@@ -11,7 +11,8 @@ skips with the reason what the platform cannot run (tc-perf --platform
 
   results/<platform>/<experiment>.csv       experiment,point,round,preset + tool columns
   results/<platform>/<experiment>.dist.csv  the same for --dist (when asked)
-  results/<platform>/meta.json              platform report, preset, skips, tool JSON
+  results/<platform>/meta.json              platform report, preset, skips, tool JSON,
+                                            how busy the host was (host_state: hoststate.py)
 
 Every point runs R rounds (quick 5, paper 5;
 --rounds N overrides), each its own tool invocation with its own references;
@@ -45,7 +46,7 @@ import subprocess
 import sys
 import time
 
-from .. import paths
+from .. import hoststate, paths
 from . import procs
 from .launch import Launcher, pair_platform
 from .plan import expand, load_experiments, render
@@ -89,6 +90,8 @@ def parse_args(argv=None):
     ap.add_argument('--tool-cmd', help='TEST SEAM: command to run instead of build/bin/tc-perf')
     ap.add_argument('--mcast-cmd', help='TEST SEAM: command to run instead of build/bin/tc-mcast')
     ap.add_argument('--platform-json', help='TEST SEAM: platform report file instead of tc-perf --platform')
+    ap.add_argument('--proc', default='/proc', help='TEST SEAM: a folder with loadavg and stat instead of /proc')
+    ap.add_argument('--host-window', type=float, default=2.0, help=argparse.SUPPRESS)
     return ap, ap.parse_args(argv)
 
 
@@ -196,10 +199,10 @@ def start_state(opts, st, plan):
     print('tc-experiments: resuming run %s' % st.data['run_id'], file=sys.stderr)
 
 
-def run_plan(plan, runs, st, prog, tools, opts, outdir, platform, pid_, pair):
+def run_plan(plan, runs, st, prog, tools, opts, outdir, platform, pid_, pair, host):
     """every round of every point not done yet, round-major (every point's
     round 1, then every point's round 2, ...); each experiment written when
-    its points are done; -> the failed runs"""
+    its points are done, with the host's state so far; -> the failed runs"""
     R = opts.rounds
     failed = 0
     for e, pts in plan:
@@ -214,6 +217,7 @@ def run_plan(plan, runs, st, prog, tools, opts, outdir, platform, pid_, pair):
                     continue
                 prog.show(point_label(e, p, r, R), p['estimate_s'], 0, force=True)
                 entry = run_point(e, p, r, tools, st, prog, opts)
+                host.tick(e['name'])
                 st.record(e['name'], p['point'], r, entry)
                 prog.finish_point(p['estimate_s'], entry['elapsed_s'])
                 if entry['status'] == 'failed':
@@ -222,7 +226,8 @@ def run_plan(plan, runs, st, prog, tools, opts, outdir, platform, pid_, pair):
                     print('tc-experiments: %s failed: %s' % (point_label(e, p, r, R), entry['reason']),
                           file=sys.stderr)
         prog.newline()
-        ran, sk, fl = finish_experiment(e, pts, st, outdir, opts, platform, pid_, pair)
+        host.tick(e['name'], force=True)
+        ran, sk, fl = finish_experiment(e, pts, st, outdir, opts, platform, pid_, pair, host.result())
         print('tc-experiments: %s: %d ran, %d skipped, %d failed -> %s' % (
             e['name'], ran, sk, fl, os.path.relpath(os.path.join(outdir, e['name'] + '.csv'), paths.TOP)),
             file=sys.stderr)
@@ -257,9 +262,17 @@ def execute(plan, est, st, tools, opts, outdir, platform, pid_, pair):
     prog.i = sum(1 for e, p, r in runs if st.done(e['name'], p['point'], r))
     prog.done_est = sum(p['estimate_s'] for e, p, r in runs if st.done(e['name'], p['point'], r))
     prog.done_real = prog.done_est
+    # the host before the run (a resumed run keeps its first run's and goes on sampling)
+    host = hoststate.Recorder(st.data.setdefault('host_state', {}), proc=opts.proc)
     t_start = time.time()
     try:
-        failed = run_plan(plan, runs, st, prog, tools, opts, outdir, platform, pid_, pair)
+        if 'before' not in host.doc:
+            host.before(opts.host_window)
+            st.save()
+            warn_busy(hoststate.verdict(dict(host.doc, during=[])), 'is busy now', 'the run goes on, marked')
+        else:
+            host.tick()
+        failed = run_plan(plan, runs, st, prog, tools, opts, outdir, platform, pid_, pair, host)
     except KeyboardInterrupt:
         return stopped(opts, st, prog, runs, t_start, pid_)
     finally:
@@ -274,7 +287,16 @@ def execute(plan, est, st, tools, opts, outdir, platform, pid_, pair):
     print('tc-experiments: done in %s (%d points x %d round(s), %d failed); results in %s' % (
         fmt_s(total), sum(len(pts) for _, pts in plan), opts.rounds, failed, os.path.relpath(outdir, paths.TOP)),
         file=sys.stderr)
+    warn_busy(host.result(), 'was busy', 'rerun on an idle host')
     return 1 if failed else 0
+
+
+def warn_busy(hs, when, then):
+    """a busy host said when the run starts and where it ends (its timings carry others' noise)"""
+    if hs.get('busy'):
+        print('tc-experiments: WARNING: the host %s: %s; the timings carry that work\'s noise '
+              '(meta.json host_state; claims.md and make report mark the run); %s'
+              % (when, '; '.join(hs['reasons']), then), file=sys.stderr)
 
 
 def main(argv=None):

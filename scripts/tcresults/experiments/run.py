@@ -10,6 +10,7 @@ import signal
 import subprocess
 import time
 
+from .. import hoststate
 from ..schema import PREFIX_COLS, read_csv
 from .plan import preset_vars, render
 from .procs import free_port, kill_children, reap, release_swaps, signal_session, spawn
@@ -174,8 +175,9 @@ def write_csv(path, fields, data):
     os.replace(tmp, path)
 
 
-def write_meta(outdir, exp, points, st, c, platform, pid_, pair):
-    """meta.json with this experiment's entry (the others kept)"""
+def write_meta(outdir, exp, points, st, c, platform, pid_, pair, host=None):
+    """meta.json with this experiment's entry (the others kept) and the
+    host's state over the run so far (host: a hoststate verdict)"""
     meta_path = os.path.join(outdir, 'meta.json')
     meta = {}
     if os.path.exists(meta_path):
@@ -192,6 +194,8 @@ def write_meta(outdir, exp, points, st, c, platform, pid_, pair):
         meta['pair'] = pair
     else:
         meta.pop('pair', None)
+    if host is not None:
+        meta['host_state'] = dict(host, run_id=st.data['run_id'])
     meta.setdefault('experiments', {})[exp['name']] = {
         'title': exp.get('title', ''), 'paper': exp.get('paper', ''), 'tool': exp.get('tool', 'tc-perf'),
         'preset': st.data['preset'], 'run_id': st.data['run_id'], 'git_rev': st.data['git_rev'],
@@ -199,11 +203,16 @@ def write_meta(outdir, exp, points, st, c, platform, pid_, pair):
         'skipped': c.skipped, 'failed': c.failed,
         'point_axes': [{'point': p['point'], 'axes': p['axes'], 'args': p['args']} for p in points],
         'tool_json': c.tool_json, 'elapsed_s': round(c.elapsed, 2)}
+    if host is not None:
+        # this experiment's share of the run: its own intervals judged
+        mine = hoststate.verdict({'cpus': host.get('cpus'), 'before': host.get('before'),
+                                  'during': [s for s in host.get('during', []) if s.get('experiment') == exp['name']]})
+        meta['experiments'][exp['name']]['host_state'] = {k: mine[k] for k in ('busy', 'reasons', 'summary')}
     # experiments whose definition is gone keep no entry
     atomic_write(meta_path, json.dumps(meta, indent=1))
 
 
-def finish_experiment(exp, points, st, outdir, opts, platform, pid_, pair=None):
+def finish_experiment(exp, points, st, outdir, opts, platform, pid_, pair=None, host=None):
     """Writes results/<platform>/<exp>.csv (and .dist.csv) whole, and its meta entry."""
     name = exp['name']
     c = Collected()
@@ -215,5 +224,5 @@ def finish_experiment(exp, points, st, outdir, opts, platform, pid_, pair=None):
         write_csv(dpath, c.dcols, c.drows)
     elif os.path.exists(dpath):
         os.remove(dpath)           # stale: this run asked for no distribution
-    write_meta(outdir, exp, points, st, c, platform, pid_, pair)
+    write_meta(outdir, exp, points, st, c, platform, pid_, pair, host)
     return c.ran, len(c.skipped), len(c.failed)

@@ -18,18 +18,27 @@ scripts/tc-platforms writes it -> DIR/compare-<name>.html): the markdown as
 HTML, its images inlined, then every other figure of its folder.
 
 Without arguments: every results/<platform>/ with a meta.json (not
-results/baseline/) and every plots/compare/**/*.md; DIR/index.html links
-them. -o DIR: where the pages go (default build/report).
+results/baseline/) and every plots/compare/**/*.md. DIR/index.html lists
+the results folders newest first, each with its CPU, cores, date, preset,
+claim verdict counts and how busy its host was (meta.json's host_state),
+the newest and those git has not committed marked; then the comparisons.
+--compare-runs: also compare the folders reported with each other
+(scripts/tc-platforms into DIR/compare-runs/, not plots/compare/), so a run
+just made stands beside the committed ones (make report). -o DIR: where
+the pages go (default build/report).
 
 Python 3 standard library only.
 """
+import contextlib
 import glob
+import io
 import os
 import sys
 
-from .. import cli, paths, schema
+from .. import cli, gitwork, hoststate, paths, platforms, schema
 from ..claims import judge_all
-from ..claims.report import short_claim, short_value, short_verdict, tally
+from ..claims.report import COUNT_WORDS, counts, counts_text, short_claim, short_value, short_verdict, tally
+from ..platforms.label import cpu_name, hypervisor_name
 from ..readme.sources import duration
 from . import markdown
 from .page import document, esc, figure, figures_of, nested, table
@@ -98,6 +107,15 @@ def shown(p):
     return p if rel.startswith("..") else rel
 
 
+def host_section(meta):
+    """a paragraph on how busy the host was during the run (a busy one stands out)"""
+    hs = meta.get("host_state")
+    if hs and hs.get("busy"):
+        return ('<p class="busy"><strong>Host busy during this run</strong>: %s. Its timings carry that work\'s '
+                "noise; rerun on an idle host before trusting a verdict.</p>" % esc("; ".join(hs.get("reasons") or [])))
+    return '<p class="note">Host: %s.</p>' % esc(hoststate.describe(hs))
+
+
 def folder_page(folder, plots):
     """(title, HTML) of one results folder's page"""
     meta = schema.load_meta(folder)
@@ -110,6 +128,7 @@ def folder_page(folder, plots):
             "preset %s, git %s, %s.</p>" % (esc(shown(folder)), esc(shown(plots)),
                                             esc(meta.get("preset", "?")), esc(meta.get("git_rev", "?")),
                                             esc(meta.get("date", "?"))),
+            host_section(meta),
             '<h2 id="claims">Claims</h2>', claims_section(folder, meta),
             '<h2 id="figures">Figures (%d)</h2>' % len(figs)]
     body += [figure(f) for f in figs] or ['<p>No figures in <code>%s/</code> (make plots).</p>' % esc(shown(plots))]
@@ -150,11 +169,90 @@ def default_inputs():
     return folders, mds
 
 
+def index_row(folder, page):
+    """what the index says of one results folder: a dict of its cells"""
+    meta = schema.load_meta(folder)
+    pl = meta.get("platform") if isinstance(meta.get("platform"), dict) else {}
+    cpu = pl.get("cpu") or {}
+    emulated = pl.get("emulated") or "no"
+    judged, n = None, 0
+    if emulated != "no":
+        verdicts = "not judged: emulated"
+    else:
+        try:
+            rows = judge_all(folder).rows
+            verdicts, judged, n = counts_text(rows), dict(counts(rows)), len(rows)
+        except (OSError, ValueError, KeyError) as err:
+            verdicts = "not judged: %s" % err
+    hs = meta.get("host_state")
+    host = ", ".join(x for x in (hypervisor_name(cpu), "host pair" if meta.get("pair") else None) if x)
+    return {"page": page, "folder": os.path.basename(os.path.normpath(folder)), "date": str(meta.get("date") or ""),
+            "cpu": cpu_name(cpu) or "?", "cores": (pl.get("topology") or {}).get("cores") or "?",
+            "machine": host or "?", "preset": meta.get("preset", "?"), "verdicts": verdicts,
+            "counts": judged, "claims": n,
+            "busy": hoststate.word(hs), "busy_why": hoststate.describe(hs), "busy_brief": hoststate.brief(hs),
+            "uncommitted": gitwork.uncommitted(folder)}
+
+
+def index_table(rows):
+    """the results folders, newest first (the newest marked; so is what git
+    has not committed), a column per verdict"""
+    rows = sorted(rows, key=lambda r: r["date"], reverse=True)
+    words = [w for _, w in COUNT_WORDS]
+    out = ['<table class="index">', "<tr>%s</tr>" % "".join(
+        "<th>%s</th>" % h for h in ["results folder", "CPU", "cores", "machine", "date", "preset", "claims"] +
+        words + ["host while it ran"])]
+    for i, r in enumerate(rows):
+        marks = (["newest"] if i == 0 else []) + (["not committed"] if r["uncommitted"] else [])
+        badge = "<br>" + " ".join('<span class="badge">%s</span>' % m for m in marks) if marks else ""
+        if r["counts"] is None:
+            verdicts = '<td colspan="%d">%s</td>' % (len(words) + 1, esc(r["verdicts"]))
+        else:
+            verdicts = '<td class="num" title="%s">%d</td>' % (esc(r["verdicts"]), r["claims"]) + "".join(
+                '<td class="num c-%s">%s</td>' % (w.replace(" ", "-"), r["counts"].get(w, "")) for w in words)
+        out.append('<tr%s><td><a href="%s">%s</a>%s</td><td>%s</td><td class="num">%s</td><td>%s</td><td>%s</td>'
+                   '<td>%s</td>%s<td class="host-%s" title="%s">%s%s</td></tr>' % (
+                       ' class="newest"' if i == 0 else "", esc(r["page"]), esc(r["folder"]), badge, esc(r["cpu"]),
+                       esc(r["cores"]), esc(r["machine"]), esc(r["date"].replace("T", " ")[:16]), esc(r["preset"]),
+                       verdicts, esc(r["busy"].replace(" ", "-")), esc(r["busy_why"]), esc(r["busy"]),
+                       '<br><span class="note">%s</span>' % esc(r["busy_brief"]) if r["busy_brief"] else ""))
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def index_page(rows, links):
+    """index.html's body: the results folders' table, then the other pages"""
+    body = ["<h1>Two-Chains: the results</h1>",
+            '<p class="note">Generated by <code>scripts/tc-report</code>; every page stands alone. '
+            "Each results folder is one run of <code>make figures</code> on one host (its id hashes what the host "
+            "is); claims: the paper's claims judged on it (<code>claims.md</code>); host: whether other work ran "
+            "beside the run (meta.json <code>host_state</code>; hover for the figures).</p>",
+            "<h2>Results folders, newest first (%d)</h2>" % len(rows), index_table(rows)]
+    if links:
+        body += ["<h2>Comparisons (%d)</h2>" % len(links),
+                 "<ul>%s</ul>" % "".join('<li><a href="%s">%s</a></li>' % (esc(h), esc(t)) for h, t in links)]
+    return "\n".join(body)
+
+
+def compare_runs(folders, out):
+    """scripts/tc-platforms over the folders into out/; -> its compare.md, or None (its output on stderr)"""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        rc = platforms.main(list(folders) + ["-o", out])
+    md = os.path.join(out, "compare.md")
+    if rc != 0 or not os.path.isfile(md):
+        print("tc-report: no comparison of the runs: %s" % buf.getvalue().strip(), file=sys.stderr)
+        return None
+    return md
+
+
 def parse_args(argv):
     ap = cli.parser("tc-report", __doc__)
     ap.add_argument("folders", nargs="*", metavar="RESULTS_DIR")
     ap.add_argument("--compare", nargs="+", default=[], metavar="MD", help="comparison pages (markdown files)")
     ap.add_argument("-o", dest="out", default=os.path.join(paths.TOP, "build", "report"), help="output folder")
+    ap.add_argument("--compare-runs", action="store_true",
+                    help="compare the folders with each other too (tc-platforms into DIR/compare-runs/)")
     ap.add_argument("--plots", default=os.path.join(paths.TOP, "plots"),
                     help="where each folder's figures are (PLOTS/<folder name>/; default plots/)")
     a = ap.parse_args(argv)
@@ -172,15 +270,23 @@ def parse_args(argv):
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     os.makedirs(a.out, exist_ok=True)
-    links = []
+    links, rows = [], []
     for d in a.folders:
         d = os.path.abspath(d)
         name = os.path.basename(d.rstrip("/"))
         title, body = folder_page(d, os.path.join(a.plots, name))
         out = os.path.join(a.out, name + ".html")
         cli.write_whole(out, document(title, body))
-        links.append((name + ".html", title))
+        rows.append(index_row(d, name + ".html"))
         print("tc-report: %s -> %s" % (os.path.relpath(d), out))
+    if a.compare_runs and a.folders:
+        md = compare_runs([os.path.abspath(d) for d in a.folders], os.path.join(a.out, "compare-runs"))
+        if md:
+            title, body = compare_page(md)
+            cli.write_whole(os.path.join(a.out, "compare-runs.html"), document(title, body))
+            links.append(("compare-runs.html", "These %d results folders side by side, the newest included "
+                          "(tc-platforms under %s)" % (len(a.folders), shown(os.path.dirname(md)))))
+            print("tc-report: the runs side by side -> %s" % os.path.join(a.out, "compare-runs.html"))
     croot = os.path.join(a.plots, "compare")
     for m in a.compare:
         m = os.path.abspath(m)
@@ -188,11 +294,8 @@ def main(argv=None):
         name = compare_name(m, croot if m.startswith(os.path.abspath(croot) + os.sep) else os.path.dirname(m))
         out = os.path.join(a.out, name)
         cli.write_whole(out, document(title, body))
-        links.append((name, title))
+        links.append((name, "%s (committed: %s)" % (title, shown(m))))
         print("tc-report: %s -> %s" % (os.path.relpath(m), out))
-    index = ["<h1>Two-Chains: the results</h1>",
-             "<p class=\"note\">Generated by <code>scripts/tc-report</code>; every page stands alone.</p>",
-             "<ul>%s</ul>" % "".join('<li><a href="%s">%s</a></li>' % (esc(h), esc(t)) for h, t in links)]
-    cli.write_whole(os.path.join(a.out, "index.html"), document("Two-Chains: the results", "\n".join(index)))
-    print("tc-report: %d page(s), index -> %s" % (len(links), os.path.join(a.out, "index.html")))
+    cli.write_whole(os.path.join(a.out, "index.html"), document("Two-Chains: the results", index_page(rows, links)))
+    print("tc-report: %d page(s), index -> %s" % (len(rows) + len(links), os.path.join(a.out, "index.html")))
     return 0

@@ -21,6 +21,15 @@ figcaption { font-size: .9em; color: #555; } .note { color: #555; font-size: .9e
 .v-inconclusive { background: #ececec; } .v-na { color: #777; }
 .unsupported { color: #8a4b00; } .supported { color: #1b6e1b; }
 nav a { margin-right: 1em; }
+.busy { background: #fde2c8; border-left: 4px solid #c25e00; padding: .4em .7em; }
+table.index tr.newest td { background: #eef6ff; } table.index td:first-child { white-space: nowrap; }
+table.index tr td.host-busy { background: #fde2c8; font-weight: 600; } table.index td.host-idle { color: #1b6e1b; }
+table.index td.host-not-recorded { color: #777; } table.index td:nth-child(2), table.index td:nth-child(5) { white-space: nowrap; }
+table.index td .note { font-weight: normal; } table.index td.c-hold { color: #1b6e1b; font-weight: 600; }
+table.index td.c-fail { color: #a11; font-weight: 600; } table.index { font-size: 13px; }
+table.index td, table.index th { padding: .2em .3em; }
+table.index td.host-busy, table.index td.host-idle, table.index td.host-not-recorded { min-width: 9em; }
+.badge { font-size: .75em; background: #2a6bb8; color: #fff; border-radius: 3px; padding: 0 .35em; white-space: nowrap; }
 """
 
 
