@@ -19,7 +19,7 @@ CFLAGS   += $(CFLAGS_BASE)
 LIB_DIRS  := $(patsubst %/,%,$(sort $(dir $(wildcard lib/*/*.[ch]))))
 LIB_INC   := -Ilib $(addprefix -I,$(LIB_DIRS))
 CPPFLAGS += $(LIB_INC) -MMD -MP
-UCX_LIBS  := -lucp -lucs
+UCX_LIBS  := -lucp -luct -lucs
 LIBS      := $(UCX_LIBS) -ldl -lm -lpthread
 # hwloc: the harness's platform report and the tools' CPU pinning only
 HWLOC_LIBS := -lhwloc

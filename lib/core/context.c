@@ -8,6 +8,7 @@
 #include "log.h"
 #include "names.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,33 @@ uint64_t tc_context_am_dropped(const tc_context_t *ctx)
     return ctx->am_dropped;
 }
 
+/* UCX's unified mode packs a worker address without its lengths (they
+ * come from this side's own interfaces), so a peer's address could not be
+ * checked before UCX parses it (lib/codec/ucx_blob.h): refused. */
+static tc_status_t tc_context_check_ucx_config(const ucp_config_t *config)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *stream;
+    int unified;
+
+    stream = open_memstream(&text, &len);
+    if (stream == NULL) {
+        tc_error("cannot read UCX's configuration: out of memory");
+        return TC_ERR_NO_MEMORY;
+    }
+    ucp_config_print(config, stream, NULL, UCS_CONFIG_PRINT_CONFIG);
+    fclose(stream);
+    unified = (text != NULL) && (strstr(text, "UCX_UNIFIED_MODE=y") != NULL);
+    free(text);
+    if (unified) {
+        tc_error("UCX_UNIFIED_MODE=y: a peer's worker address then carries no lengths, and "
+                 "cannot be checked before UCX parses it (docs/SECURITY.md)");
+        return TC_ERR_UNSUPPORTED;
+    }
+    return TC_OK;
+}
+
 tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait)
 {
     tc_cpu_features_t cpu;
@@ -221,6 +249,11 @@ tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **
     if (ucs != UCS_OK) {
         tc_error("ucp_config_read: %s", ucs_status_string(ucs));
         status = TC_ERR_UCX;
+        goto err_free;
+    }
+    status = tc_context_check_ucx_config(config);
+    if (status != TC_OK) {
+        ucp_config_release(config);
         goto err_free;
     }
 
