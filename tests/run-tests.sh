@@ -30,7 +30,7 @@ logdir="$TC_BUILD/test-logs"
 mkdir -p "$logdir"
 
 # pure modules: no UCX, so valgrind sees only our code
-pure="test_hist test_clock test_frame test_wait test_mcast test_blob test_manifest test_mcast_sim test_mcast_env test_mcast_rec test_mcast_corpus test_wire_corpus"
+pure="test_hist test_clock test_frame test_wait test_mcast test_blob test_manifest test_mcast_sim test_mcast_env test_mcast_rec test_mcast_corpus test_wire_corpus test_ucxblob_corpus"
 
 count_cmocka() { # log -> "passed failed skipped" (cmocka's closing lines)
     local log=$1 p f s
