@@ -116,9 +116,19 @@ else
     done
 fi
 
+# each failure's cause first (tests/log_cause.sh: a sanitizer's error line
+# and stack, UCX's fatal line, cmocka's first failed assertion), then the
+# log's tail
 for n in "${failed_names[@]}"; do
     echo "failed: $n"
-    tail -n 15 "$logdir/${n%% *}.log" 2>/dev/null | sed 's/^/    /'
+    log="$logdir/${n%% *}.log"
+    cause=$(bash "$here/log_cause.sh" "$log" 2>/dev/null)
+    if [ -n "$cause" ]; then
+        echo "  first error:"
+        printf '%s\n' "$cause" | sed 's/^/    /'
+        echo "  log tail ($log):"
+    fi
+    tail -n 15 "$log" 2>/dev/null | sed 's/^/    /'
 done
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
