@@ -19,7 +19,7 @@ CFLAGS   += $(CFLAGS_BASE)
 LIB_DIRS  := $(patsubst %/,%,$(sort $(dir $(wildcard lib/*/*.[ch]))))
 LIB_INC   := -Ilib $(addprefix -I,$(LIB_DIRS))
 CPPFLAGS += $(LIB_INC) -MMD -MP
-UCX_LIBS  := -lucp -lucs
+UCX_LIBS  := -lucp -luct -lucs
 LIBS      := $(UCX_LIBS) -ldl -lm -lpthread
 # hwloc: the harness's platform report and the tools' CPU pinning only
 HWLOC_LIBS := -lhwloc
@@ -366,6 +366,10 @@ fuzz:
 # (tests/test_wire_corpus.c). The whole connect with forged blobs over real
 # transports is tests/test_wire_forge.c.
 WIRE_FUZZ_SRCS := lib/codec/wire.c lib/codec/maps.c lib/base/log.c lib/base/names.c lib/base/status.c
+# and the peer's UCX worker address and rkey (tests/fuzz/ucxblob_target.c,
+# seeded with real blobs of every transport by ucxblob_seeds; replayed by
+# tests/test_ucxblob_corpus.c)
+UCXBLOB_FUZZ_SRCS := lib/codec/ucx_blob.c
 fuzz-wire:
 	@scripts/deps.sh fuzz
 	@mkdir -p $(BUILD)/fuzz/wire-new tests/fuzz/wire-corpus tests/fuzz/wire-crashes
@@ -375,6 +379,13 @@ fuzz-wire:
 	$(BUILD)/fuzz/fuzz_wire -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	    -artifact_prefix=tests/fuzz/wire-crashes/ $(BUILD)/fuzz/wire-new tests/fuzz/wire-corpus
 	$(BUILD)/fuzz/fuzz_wire -merge=1 tests/fuzz/wire-corpus $(BUILD)/fuzz/wire-new
+	@mkdir -p $(BUILD)/fuzz/ucxblob-new tests/fuzz/ucxblob-corpus tests/fuzz/ucxblob-crashes
+	clang $(FUZZ_CFLAGS) tests/fuzz/ucxblob_target.c $(UCXBLOB_FUZZ_SRCS) -o $(BUILD)/fuzz/fuzz_ucxblob
+	$(CC) -std=gnu11 -O2 tests/fuzz/ucxblob_seeds.c $(UCX_LIBS) -o $(BUILD)/fuzz/ucxblob_seeds
+	$(BUILD)/fuzz/ucxblob_seeds tests/fuzz/ucxblob-corpus
+	$(BUILD)/fuzz/fuzz_ucxblob -max_total_time=$(FUZZ_SECONDS) -max_len=1024 \
+	    -artifact_prefix=tests/fuzz/ucxblob-crashes/ $(BUILD)/fuzz/ucxblob-new tests/fuzz/ucxblob-corpus
+	$(BUILD)/fuzz/fuzz_ucxblob -merge=1 tests/fuzz/ucxblob-corpus $(BUILD)/fuzz/ucxblob-new
 
 # The whole receive path (tests/fuzz/rx_target.c): programs of genuine jams,
 # genuine control frames (config, NACK, goodbye, rieds, sync, credits),

@@ -480,6 +480,9 @@ void        tc_context_destroy(tc_context_t *ctx);
 tc_status_t tc_context_add_pkg(tc_context_t *ctx, const tc_pkg_t *pkg);
 /* The state the package's ried made in this context (NULL if none). */
 void       *tc_context_pkg_state(const tc_context_t *ctx, const tc_pkg_t *pkg);
+/* Active messages that arrived on an id this library never sends: dropped
+ * unread, counted here (docs/SECURITY.md). */
+uint64_t    tc_context_am_dropped(const tc_context_t *ctx);
 /* "x.y.z" of the UCX library in use. */
 const char *tc_ucx_version(void);
 

@@ -30,7 +30,7 @@ logdir="$TC_BUILD/test-logs"
 mkdir -p "$logdir"
 
 # pure modules: no UCX, so valgrind sees only our code
-pure="test_hist test_clock test_frame test_wait test_mcast test_blob test_manifest test_mcast_sim test_mcast_env test_mcast_rec test_mcast_corpus test_wire_corpus"
+pure="test_hist test_clock test_frame test_wait test_mcast test_blob test_manifest test_mcast_sim test_mcast_env test_mcast_rec test_mcast_corpus test_wire_corpus test_ucxblob_corpus"
 
 count_cmocka() { # log -> "passed failed skipped" (cmocka's closing lines)
     local log=$1 p f s
@@ -116,9 +116,19 @@ else
     done
 fi
 
+# each failure's cause first (tests/log_cause.sh: a sanitizer's error line
+# and stack, UCX's fatal line, cmocka's first failed assertion), then the
+# log's tail
 for n in "${failed_names[@]}"; do
     echo "failed: $n"
-    tail -n 15 "$logdir/${n%% *}.log" 2>/dev/null | sed 's/^/    /'
+    log="$logdir/${n%% *}.log"
+    cause=$(bash "$here/log_cause.sh" "$log" 2>/dev/null)
+    if [ -n "$cause" ]; then
+        echo "  first error:"
+        printf '%s\n' "$cause" | sed 's/^/    /'
+        echo "  log tail ($log):"
+    fi
+    tail -n 15 "$log" 2>/dev/null | sed 's/^/    /'
 done
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

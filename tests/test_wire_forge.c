@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -194,22 +195,15 @@ static const struct {
 /* UCX_TLS for a case; each context made after it reads it. */
 static const char *const transports[] = {"posix", "sysv", "cma,tcp"};
 
-static tc_status_t forge_once(liar_t *l, forge_fn fn, char *why, long *rss_kb_p)
+/* The liar's blob, as blob says, at an honest side's connect: what the
+ * honest side returned (its reason in why). */
+static tc_status_t forge_blob(liar_t *l, const char *blob, char *why, long *rss_kb_p)
 {
     tc_context_params_t params;
-    tc_peer_wire_t w;
     honest_t h;
     pthread_t thread;
     tc_boot_t *liar_boot;
     tc_status_t theirs;
-    char *blob;
-
-    blob = malloc(l->blob_len);
-    assert_non_null(blob);
-    memcpy(blob, l->blob, l->blob_len);
-    memcpy(&w, blob, sizeof(w));
-    fn(&w, (uint64_t)sysconf(_SC_PAGESIZE));
-    memcpy(blob, &w, sizeof(w));
 
     memset(&h, 0, sizeof(h));
     pair_params(&params, FORGE_SLOTS);
@@ -229,9 +223,25 @@ static tc_status_t forge_once(liar_t *l, forge_fn fn, char *why, long *rss_kb_p)
     tc_boot_close(liar_boot);
     tc_boot_close(h.boot);
     tc_context_destroy(h.ctx);
-    free(blob);
     *rss_kb_p = h.rss_kb;
     return h.status;
+}
+
+static tc_status_t forge_once(liar_t *l, forge_fn fn, char *why, long *rss_kb_p)
+{
+    tc_peer_wire_t w;
+    tc_status_t status;
+    char *blob;
+
+    blob = malloc(l->blob_len);
+    assert_non_null(blob);
+    memcpy(blob, l->blob, l->blob_len);
+    memcpy(&w, blob, sizeof(w));
+    fn(&w, (uint64_t)sysconf(_SC_PAGESIZE));
+    memcpy(blob, &w, sizeof(w));
+    status = forge_blob(l, blob, why, rss_kb_p);
+    free(blob);
+    return status;
 }
 
 /* An honest pair on the same transport connects and runs a frame both ways;
@@ -291,6 +301,153 @@ static void test_forged_blob_refused(void **unused)
         liar_close(&liar);
     }
     print_message("forged blobs: %u tried, %u refused at connect\n", tried, refused);
+    unsetenv("UCX_TLS");
+}
+
+/* Issue 43 item 2: one byte of a liar's worker address or rkey flipped (an
+ * xorshift of fixed seed picks which blob, which byte and the xor), FLIPS
+ * times on posix and on sysv, each connect in a child process of its own so
+ * that a crash is counted, not the end of the test. UCX parses both blobs
+ * without a length; a flip crashed the honest side in 50 of 200 tries before
+ * the checks of lib/codec/ucx_blob.c. Every flip must be refused with a
+ * reason (by those checks, naming the field, or later by UCX or the extent
+ * check) or be benign (a uuid's byte, say) and connect. A crash is reported
+ * with where the flip landed: in a transport's own rkey bytes, UCX 1.13's
+ * unpack dies in its error path when the transport cannot attach them
+ * (lib/wireup/wire_rkey_probe.c attaches them first). */
+#define FLIPS 200u
+
+enum { FLIP_CHECKED = 10, FLIP_LATER, FLIP_BENIGN };
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Where a flip lands: 0 address, 1 the rkey's header or a length byte,
+ * 2 a transport's opaque rkey bytes. */
+static int flip_place(const uint8_t *rkey, size_t rkey_len, size_t at)
+{
+    uint64_t md_map;
+    size_t off = 9;
+
+    memcpy(&md_map, rkey, sizeof(md_map));
+    for (; (md_map != 0) && (off < rkey_len); md_map &= md_map - 1) {
+        if (at == off) {
+            return 1;
+        }
+        if ((at > off) && (at <= off + rkey[off])) {
+            return 2;
+        }
+        off += 1u + rkey[off];
+    }
+    return 1;
+}
+
+/* The child: a liar of its own (same transport, same layout), flip i. */
+static int flip_child(uint64_t r)
+{
+    char why[TC_WIRE_WHY_MAX], *blob;
+    tc_peer_wire_t w;
+    tc_status_t status;
+    liar_t liar;
+    long rss;
+
+    liar_open(&liar);
+    memcpy(&w, liar.blob, sizeof(w));
+    blob = malloc(liar.blob_len);
+    if (blob == NULL) {
+        return 1;
+    }
+    memcpy(blob, liar.blob, liar.blob_len);
+    {
+        int in_rkey = (int)(r & 1);
+        size_t at = sizeof(w) + (in_rkey ? w.worker_addr_len : 0) +
+                    (size_t)((r >> 8) % (in_rkey ? w.rkey_len : w.worker_addr_len));
+        uint8_t x = (uint8_t)(r >> 40);
+
+        blob[at] ^= (char)((x != 0) ? x : 0x80);
+    }
+    why[0] = '\0';
+    status = forge_blob(&liar, blob, why, &rss);
+    free(blob);
+    liar_close(&liar);
+    if (status == TC_OK) {
+        return FLIP_BENIGN;
+    }
+    if (strlen(why) == 0) {
+        return 2; /* refused without a reason: a failure */
+    }
+    return ((strncmp(why, "worker address: ", 16) == 0) || (strncmp(why, "rkey: ", 6) == 0)) ?
+               FLIP_CHECKED : FLIP_LATER;
+}
+
+static void test_flipped_ucx_blobs(void **unused)
+{
+    static const char *const shm[] = {"posix", "sysv"};
+    unsigned t, i, n[FLIP_BENIGN + 1], crashed, crashed_opaque;
+    uint64_t seed = 0x43u;
+    uint8_t rkey[256];
+    tc_peer_wire_t w;
+    liar_t liar;
+
+    (void)unused;
+    for (t = 0; t < TC_ARRAY_SIZE(shm); ++t) {
+        setenv("UCX_TLS", shm[t], 1);
+        /* the layout the children's liars share; no context of this
+         * process lives on into a fork */
+        liar_open(&liar);
+        memcpy(&w, liar.blob, sizeof(w));
+        assert_true(w.rkey_len <= sizeof(rkey));
+        memcpy(rkey, (const char *)liar.blob + sizeof(w) + w.worker_addr_len, w.rkey_len);
+        liar_close(&liar);
+        memset(n, 0, sizeof(n));
+        crashed = crashed_opaque = 0;
+        for (i = 0; i < FLIPS; ++i) {
+            uint64_t r = xorshift(&seed);
+            int in_rkey = (int)(r & 1), wstatus, place;
+            size_t at = (size_t)((r >> 8) % (in_rkey ? w.rkey_len : w.worker_addr_len));
+            pid_t pid;
+
+            place = in_rkey ? flip_place(rkey, w.rkey_len, at) : 0;
+            fflush(stdout);
+            pid = fork();
+            assert_true(pid >= 0);
+            if (pid == 0) {
+                /* a crash ends the child by its signal (cmocka's handler
+                 * would exit 255) */
+                signal(SIGSEGV, SIG_DFL);
+                signal(SIGBUS, SIG_DFL);
+                signal(SIGABRT, SIG_DFL);
+                signal(SIGILL, SIG_DFL);
+                signal(SIGFPE, SIG_DFL);
+                _exit(flip_child(r));
+            }
+            assert_int_equal(waitpid(pid, &wstatus, 0), pid);
+            if (WIFSIGNALED(wstatus)) {
+                print_message("%-6s %s byte %zu: signal %d%s\n", shm[t],
+                              in_rkey ? "rkey" : "address", at, WTERMSIG(wstatus),
+                              (place == 2) ? " (a transport's rkey bytes, in UCX's unpack)" :
+                                             "");
+                ++crashed;
+                crashed_opaque += (place == 2);
+                continue;
+            }
+            assert_true(WIFEXITED(wstatus));
+            assert_in_range(WEXITSTATUS(wstatus), FLIP_CHECKED, FLIP_BENIGN);
+            ++n[WEXITSTATUS(wstatus)];
+        }
+        print_message("%-6s %u flips of the worker address (%u bytes) and rkey (%u bytes): %u "
+                      "refused by the checks, %u refused later with a reason, %u benign and "
+                      "connected, %u crashed (%u of them in a transport's rkey bytes)\n",
+                      shm[t], FLIPS, w.worker_addr_len, w.rkey_len, n[FLIP_CHECKED],
+                      n[FLIP_LATER], n[FLIP_BENIGN], crashed, crashed_opaque);
+        assert_true(n[FLIP_CHECKED] > 0);
+        assert_int_equal(crashed, 0);
+    }
     unsetenv("UCX_TLS");
 }
 
@@ -410,6 +567,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forged_blob_refused),
         cmocka_unit_test(test_reflected_mailbox_refused),
+        cmocka_unit_test(test_flipped_ucx_blobs),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("wire_forge", tests, NULL, NULL);

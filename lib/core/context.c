@@ -8,6 +8,7 @@
 #include "log.h"
 #include "names.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,91 @@ static ucs_status_t tc_context_doorbell(void *arg, const void *header, size_t he
     return UCS_OK;
 }
 
+/* Every other id: nothing of ours sends it. Dropped (UCS_OK: UCX frees the
+ * data, or answers a rendezvous without fetching it) and counted; no NACK, as
+ * an active message is no frame of a stream and names no peer that the
+ * mailbox protocol knows. Logged once per context: a peer must not fill the
+ * log. */
+static ucs_status_t tc_context_am_stray(void *arg, const void *header, size_t header_length,
+                                        void *data, size_t length,
+                                        const ucp_am_recv_param_t *param)
+{
+    tc_context_t *ctx = arg;
+
+    (void)header;
+    (void)data;
+    (void)param;
+    if (ctx->am_dropped++ == 0) {
+        tc_warn("dropped an active message this library never sends (%zu + %zu bytes): "
+                "counted in tc_context_am_dropped, not logged again",
+                header_length, length);
+    }
+    return UCS_OK;
+}
+
+/* A handler on every id UCX can deliver. UCX 1.13 looks an arriving id up
+ * in its handler array before it checks the id (ucp_am_handler_common reads
+ * the entry's flags), and the array it grows for an id leaves the entries
+ * below uninitialised: an id no one registered reads past the array, or
+ * calls through garbage. The id is a uint16_t on the wire, so all 65,536
+ * get an entry; the highest first makes UCX allocate the array once. */
+static tc_status_t tc_context_am_handlers(tc_context_t *ctx)
+{
+    ucp_am_handler_param_t am;
+    ucs_status_t ucs;
+    uint32_t i, id;
+
+    memset(&am, 0, sizeof(am));
+    am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                    UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    am.arg        = ctx;
+    for (i = 0; i < TC_AM_IDS; ++i) {
+        id    = TC_AM_IDS - 1 - i;
+        am.id = id;
+        /* the doorbell carries nothing: its arrival is the wake-up; taken
+         * with events off too (a peer's config frame can turn doorbells on) */
+        am.cb = (id == TC_AM_DOORBELL) ? tc_context_doorbell : tc_context_am_stray;
+        ucs   = ucp_worker_set_am_recv_handler(ctx->worker, &am);
+        if (ucs != UCS_OK) {
+            tc_error("active-message handler %u: %s", id, ucs_status_string(ucs));
+            return TC_ERR_UCX;
+        }
+    }
+    return TC_OK;
+}
+
+uint64_t tc_context_am_dropped(const tc_context_t *ctx)
+{
+    return ctx->am_dropped;
+}
+
+/* UCX's unified mode packs a worker address without its lengths (they
+ * come from this side's own interfaces), so a peer's address could not be
+ * checked before UCX parses it (lib/codec/ucx_blob.h): refused. */
+static tc_status_t tc_context_check_ucx_config(const ucp_config_t *config)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *stream;
+    int unified;
+
+    stream = open_memstream(&text, &len);
+    if (stream == NULL) {
+        tc_error("cannot read UCX's configuration: out of memory");
+        return TC_ERR_NO_MEMORY;
+    }
+    ucp_config_print(config, stream, NULL, UCS_CONFIG_PRINT_CONFIG);
+    fclose(stream);
+    unified = (text != NULL) && (strstr(text, "UCX_UNIFIED_MODE=y") != NULL);
+    free(text);
+    if (unified) {
+        tc_error("UCX_UNIFIED_MODE=y: a peer's worker address then carries no lengths, and "
+                 "cannot be checked before UCX parses it (docs/SECURITY.md)");
+        return TC_ERR_UNSUPPORTED;
+    }
+    return TC_OK;
+}
+
 tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait)
 {
     tc_cpu_features_t cpu;
@@ -165,6 +251,11 @@ tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **
         status = TC_ERR_UCX;
         goto err_free;
     }
+    status = tc_context_check_ucx_config(config);
+    if (status != TC_OK) {
+        ucp_config_release(config);
+        goto err_free;
+    }
 
     memset(&ucp_params, 0, sizeof(ucp_params));
     ucp_params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
@@ -195,23 +286,15 @@ tc_status_t tc_context_create(const tc_context_params_t *params, tc_context_t **
         goto err_cleanup_ucp;
     }
 
+    status = tc_context_am_handlers(ctx);
+    if (status != TC_OK) {
+        goto err_destroy_worker;
+    }
     ctx->efd = -1;
     if (ctx->params.events) {
-        ucp_am_handler_param_t am;
         ucs = ucp_worker_get_efd(ctx->worker, &ctx->efd);
         if (ucs != UCS_OK) {
             tc_error("ucp_worker_get_efd: %s", ucs_status_string(ucs));
-            status = TC_ERR_UCX;
-            goto err_destroy_worker;
-        }
-        /* the doorbell carries nothing: its arrival is the wake-up */
-        memset(&am, 0, sizeof(am));
-        am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB;
-        am.id         = TC_AM_DOORBELL;
-        am.cb         = tc_context_doorbell;
-        ucs = ucp_worker_set_am_recv_handler(ctx->worker, &am);
-        if (ucs != UCS_OK) {
-            tc_error("doorbell handler: %s", ucs_status_string(ucs));
             status = TC_ERR_UCX;
             goto err_destroy_worker;
         }

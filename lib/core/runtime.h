@@ -122,6 +122,7 @@ struct tc_context {
     unsigned            n_pkgs;
     int                 efd;             /* the worker's wake-up fd (events), else -1 */
     uint64_t            next_peer_serial; /* names peers for what they own (rieds) */
+    uint64_t            am_dropped;      /* active messages of ids we never send */
     /* the receive path's table: control, inject, ried and send register
      * theirs when a peer connects (lib/wireup/wireup.c), multicast with its engine
      * (lib/group/mcast_setup.c: its handler only queues, it runs outside
@@ -599,6 +600,7 @@ tc_status_t tc_peer_goodbye(tc_peer_t *peer, int after_theirs);
 tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait);
 
 #define TC_AM_DOORBELL 31 /* active-message id of the event doorbell */
+#define TC_AM_IDS      65536u /* ids UCX 1.13 can deliver: a uint16_t in its header */
 
 /* Context helpers used by the peer. */
 const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id);

@@ -14,6 +14,8 @@
 #include "send.h"
 #include "boot.h"
 #include "wire_extent.h"
+#include "ucx_blob.h"
+#include "wire_rkey_probe.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -275,6 +277,35 @@ out_release_addr:
     return status;
 }
 
+/* The peer's worker address and rkey, checked before UCX parses them: UCX
+ * 1.13 reads both without a length (lib/codec/ucx_blob.h); then its
+ * shared-memory keys attached once (lib/wireup/wire_rkey_probe.h). */
+static tc_status_t tc_wireup_check_ucx(tc_peer_t *peer, const tc_peer_wire_t *remote,
+                                       const char *addresses, char *why)
+{
+    char what[TC_WIRE_WHY_MAX - 16];
+    tc_ucx_addr_info_t addr;
+    tc_ucx_rkey_info_t rkey;
+    const char *rkey_buf = addresses + remote->worker_addr_len;
+    tc_status_t status;
+
+    if (tc_ucx_addr_check(addresses, remote->worker_addr_len, what, sizeof(what), &addr) !=
+        TC_OK) {
+        snprintf(why, TC_WIRE_WHY_MAX, "worker address: %s", what);
+        status = TC_ERR_PROTOCOL;
+    } else if (tc_ucx_rkey_check(rkey_buf, remote->rkey_len, addr.md_map, what, sizeof(what),
+                                 &rkey) != TC_OK) {
+        snprintf(why, TC_WIRE_WHY_MAX, "rkey: %s", what);
+        status = TC_ERR_PROTOCOL;
+    } else {
+        status = tc_wire_rkey_probe(&addr, rkey_buf, &rkey, why);
+    }
+    if (status != TC_OK) {
+        tc_error("%s: connection blob refused: %s", peer->name, why);
+    }
+    return status;
+}
+
 /* Step 3: the endpoint to the peer's worker, its mailbox's rkey (and, on
  * shared memory, a mapping of its ring for direct placement), and the
  * staging ring our frames are put from. */
@@ -287,6 +318,10 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
     ucs_status_t ucs;
     tc_status_t status;
 
+    status = tc_wireup_check_ucx(peer, remote, addresses, why);
+    if (status != TC_OK) {
+        return status;
+    }
     memset(&ep_params, 0, sizeof(ep_params));
     ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
                            UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
