@@ -26,11 +26,7 @@
 /* A pair of 4-slot rings whose fixed frames fit payload bytes. */
 static void pair_open_frames(pair_t *pair, size_t payload)
 {
-    tc_context_params_t params;
-
-    pair_params(&params, 4);
-    pair_open(pair, &params);
-    pair_set_frames(pair, payload);
+    pair_open_fixed(pair, 4, payload);
 }
 
 /* server_sum: 64 ints per jam, their total kept by the sender. */
