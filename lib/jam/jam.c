@@ -415,16 +415,18 @@ tc_jam_pack_line(const tc_jam_t *jam, const void *src, size_t len, tc_jam_line_b
     return TC_UNLIKELY((uint64_t)packed > TC_FRAME_LINE_PAYLOAD) ? -1 : packed;
 }
 
-/* A payload that may make a one-line frame of a jam whose name word
- * (tc_jam_line_name of its flags and kind) is the line's: packed into a word in registers, with the line's room as the
+/* A payload that may make a one-line frame of a jam whose name word (*name_p,
+ * or with name_p NULL tc_jam_line_name of its flags and kind, made here:
+ * only a payload this small needs it) is the line's: packed into a word in registers, with the line's room as the
  * cap. 1: sent (or failed sending: *status_p). 0: not a line after all
  * (the pack wants more room, or refused): the staged way packs it again
  * there, with the slot's room, and says why where it refuses (a pack has
  * no other effect: tc_jam_pack_fn). */
 static inline __attribute__((always_inline)) int
 tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                uint64_t name, tc_status_t *status_p)
+                unsigned flags, uint8_t kind, const uint64_t *name_p, tc_status_t *status_p)
 {
+    uint64_t name = (name_p != NULL) ? *name_p : tc_jam_line_name(jam, flags, kind);
     tc_jam_line_buf_t buf;
     int64_t packed;
 
@@ -450,17 +452,18 @@ tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t le
 
 /* A frame that carries no code, packed into the staging frame and copied
  * or put from there; a payload that fits the line may go as one
- * (tc_jam_try_line; name: the jam's name word for flags and kind). */
+ * (tc_jam_try_line; name_p: a prepared jam's name word, or NULL). */
 static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                          unsigned flags, uint8_t kind, uint64_t name)
+                          unsigned flags, uint8_t kind, const uint64_t *name_p)
 {
     tc_status_t status;
     int64_t packed;
     uint32_t cap;
     char *frame;
 
-    if ((len <= TC_FRAME_LINE_PAYLOAD) && tc_jam_try_line(peer, jam, src, len, name, &status)) {
+    if ((len <= TC_FRAME_LINE_PAYLOAD) &&
+        tc_jam_try_line(peer, jam, src, len, flags, kind, name_p, &status)) {
         return status;
     }
     frame  = tc_peer_tx_frame(peer);
@@ -482,18 +485,17 @@ tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
 static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                                       size_t len, unsigned flags, uint8_t kind)
 {
-    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind,
-                                     tc_jam_line_name(jam, flags, kind));
+    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, NULL);
 }
 
 /* A frame that carries no code: local, or cached (whose layout is the same:
  * the receiver's cache holds the code, named by package id and element).
- * kind is TC_KIND_LOCAL or TC_KIND_CACHED; name the jam's name word for
- * flags and kind (tc_jam_line_name: a prepared jam's is made once). The
- * jam was checked for kind (its package, the sync) by the caller. */
+ * kind is TC_KIND_LOCAL or TC_KIND_CACHED; name_p the jam's name word for
+ * flags and kind where made once (a prepared jam's), else NULL. The jam
+ * was checked for kind (its package, the sync) by the caller. */
 static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                  unsigned flags, int nowait, uint8_t kind, uint64_t name)
+                  unsigned flags, int nowait, uint8_t kind, const uint64_t *name_p)
 {
     tc_status_t status = tc_send_slot(peer, nowait);
 
@@ -505,7 +507,7 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
          !(tc_pkg_hints(jam->pkg, jam->element) & TC_JAM_HINT_READS_PAYLOAD))) {
         return tc_jam_send_direct(peer, jam, src, len, flags, kind);
     }
-    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, name);
+    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, name_p);
 }
 
 /* Is inj the jam's entry, synced for mode? */
@@ -556,8 +558,10 @@ static inline tc_status_t tc_jam_send_sync(tc_peer_t *peer, const tc_jam_t *jam,
 /* Injected frames of one jam have the same sections whatever the payload:
  * laid out once per jam (tx_itmpl_layout/off, no payload), the header once
  * per payload size and flags (tx_itmpl), copied for every frame. TC_OK, or
- * the layout does not fit the peer's slots (logged). */
-static tc_status_t tc_jam_itmpl_sections(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj)
+ * the layout does not fit the peer's slots (logged). Out of line, as
+ * tc_jam_plain_tmpl: once per jam, not a part of every send's body. */
+static __attribute__((noinline)) tc_status_t
+tc_jam_itmpl_sections(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj)
 {
     tc_jam_layout_into(inj->blob, TC_MODE_INJECTED, &peer->tx_itmpl_layout);
     if (tc_frame_layout(&peer->tx_itmpl_layout, peer->tx_slot_size, &peer->tx_itmpl_off) !=
@@ -693,8 +697,7 @@ tc_jam_send_coded(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
     if (mode == TC_MODE_INJECTED) {
         return tc_jam_send_injected_synced(peer, jam, inj, src, len, flags, nowait);
     }
-    return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_CACHED,
-                             tc_jam_line_name(jam, flags, TC_KIND_CACHED));
+    return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_CACHED, NULL);
 }
 
 static inline __attribute__((always_inline)) tc_status_t tc_jam_send_params(tc_peer_t *peer, const tc_jam_t *jam,
@@ -716,8 +719,7 @@ static inline __attribute__((always_inline)) tc_status_t tc_jam_send_params(tc_p
     }
 
     if (TC_LIKELY(mode == TC_MODE_LOCAL)) {
-        return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_LOCAL,
-                                 tc_jam_line_name(jam, flags, TC_KIND_LOCAL));
+        return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_LOCAL, NULL);
     }
     if (mode == TC_MODE_CACHED) {
         return tc_jam_send_coded(peer, jam, src, len, flags, nowait, TC_MODE_CACHED);
@@ -942,7 +944,7 @@ tc_jam_req_send(tc_jam_req_t *req, const void *src, size_t len, unsigned want)
                                            req->flags | want, 0);
     }
     return tc_jam_send_plain(peer, &req->jam, src, len, req->flags | want, 0, req->kind,
-                             req->line_name[want != 0]);
+                             &req->line_name[want != 0]);
 }
 
 tc_status_t tc_jam_start(tc_jam_req_t *req, const void *src, size_t len)
