@@ -13,11 +13,13 @@
 # key, the versions, the pins, the cycle formula).
 #
 # usage: scripts/bench-cost.sh [-o OUT] [-n ITERS] [-N ITERS] [-j JAMS] [-m MODES] [-s SIZES]
-#                              [--sweep ci] [--unpinned] [--same-as DIR] [--key] [--anchor]
+#                              [--api APIS] [--sweep ci] [--unpinned] [--same-as DIR] [--key]
+#                              [--anchor]
 #   -o OUT    default results/<platform>/cost
 #   -n ITERS  round trips per point under callgrind (default 20000)
 #   -N ITERS  round trips per point natively (default 1000000; 0: skip)
-#   -j, -m, -s  tc-cost's (default noop,server_sum; local,injected,cached; 8,64,1024)
+#   -j, -m, -s, --api  tc-cost's (default noop,server_sum; local,injected,cached;
+#             8,64,1024; send)
 #   --sweep ci  the points CI holds (make bench-ci, make cost-baseline,
 #             make cost-host, make history): noop, indirect_put and
 #             server_sum; local, injected and cached; 8, 64, 1024 and 4096
@@ -46,7 +48,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out="" iters=20000 native=1000000 jams=noop,server_sum modes=local,injected,cached sizes=8,64,1024
-pinned=1 same_as="" print_key="" prepared=() anchor_on=
+pinned=1 same_as="" print_key="" prepared=() anchor_on="" api=send
 while [ $# -gt 0 ]; do
     case $1 in
         -o) out=$2; shift 2 ;;
@@ -55,6 +57,7 @@ while [ $# -gt 0 ]; do
         -j) jams=$2; shift 2 ;;
         -m) modes=$2; shift 2 ;;
         -s) sizes=$2; shift 2 ;;
+        --api) api=$2; shift 2 ;;
         --unpinned) pinned=""; shift ;;
         --same-as) same_as=$2; shift 2 ;;
         --key) print_key=1; shift ;;
@@ -64,7 +67,7 @@ while [ $# -gt 0 ]; do
             jams=noop,indirect_put,server_sum modes=local,injected,cached sizes=8,64,1024,4096
             iters=2000 native=0 prepared=(-j noop,server_sum -m local,injected,cached -s 8) anchor_on=1
             shift 2 ;;
-        -h|--help) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-cost.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -148,7 +151,7 @@ pins=(LC_ALL=C "GLIBC_TUNABLES=$tunables" TC_CPU_TUNE=generic UCX_TLS=posix "UCX
 # read from CPUID): 32 KiB 8-way L1s, an 8 MiB 16-way last level, 64 B lines.
 vg_args=(--tool=callgrind --instr-atstart=no --collect-atstart=no --cache-sim=yes
          --branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64)
-args=(-j "$jams" -m "$modes" -s "$sizes")
+args=(-j "$jams" -m "$modes" -s "$sizes" --api "$api")
 
 # The binary and the package run from one fresh folder of a fixed-length
 # name: the client's stack holds its path and environment, and the heap
