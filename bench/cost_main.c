@@ -295,28 +295,15 @@ static tc_status_t cost_prepare(tc_peer_t *from, tc_peer_t *to, const tc_jam_t *
     return (status != TC_OK) ? status : prep.status;
 }
 
-/* The measured loop, alone in its function (callgrind collects only here):
- * tc_jam_send where req is NULL, else each side's prepared jam req[i]. */
+/* The measured loop, alone in its function (callgrind collects only here). */
 static __attribute__((noinline)) tc_status_t
-cost_loop(cost_side_t *side, const tc_jam_t *jam, tc_jam_req_t *const *req, const void *src,
-          uint32_t payload, tc_mode_t mode, uint64_t iters)
+cost_loop(cost_side_t *side, const tc_jam_t *jam, const void *src, uint32_t payload,
+          tc_mode_t mode, uint64_t iters)
 {
     tc_status_t status = TC_OK;
     uint64_t i;
 
-    for (i = 0; (req != NULL) && (i < iters) && (status == TC_OK); ++i) {
-        status = tc_jam_start(req[0], src, payload);
-        if (status == TC_OK) {
-            status = tc_peer_wait(side[1].peer, NULL);
-        }
-        if (status == TC_OK) {
-            status = tc_jam_start(req[1], src, payload);
-        }
-        if (status == TC_OK) {
-            status = tc_peer_wait(side[0].peer, NULL);
-        }
-    }
-    for (i = 0; (req == NULL) && (i < iters) && (status == TC_OK); ++i) {
+    for (i = 0; (i < iters) && (status == TC_OK); ++i) {
         status = tc_jam_send(side[0].peer, &jam[0], src, payload, TC_SEND_PARAMS(mode, 0));
         if (status == TC_OK) {
             status = tc_peer_wait(side[1].peer, NULL);
@@ -329,6 +316,38 @@ cost_loop(cost_side_t *side, const tc_jam_t *jam, tc_jam_req_t *const *req, cons
         }
     }
     return status;
+}
+
+/* The same with each side's prepared jam req[i] (a loop of its own: the
+ * send loop's instructions stay those of the counts before it). */
+static __attribute__((noinline)) tc_status_t
+cost_loop_prepared(cost_side_t *side, tc_jam_req_t *const *req, const void *src,
+                   uint32_t payload, uint64_t iters)
+{
+    tc_status_t status = TC_OK;
+    uint64_t i;
+
+    for (i = 0; (i < iters) && (status == TC_OK); ++i) {
+        status = tc_jam_start(req[0], src, payload);
+        if (status == TC_OK) {
+            status = tc_peer_wait(side[1].peer, NULL);
+        }
+        if (status == TC_OK) {
+            status = tc_jam_start(req[1], src, payload);
+        }
+        if (status == TC_OK) {
+            status = tc_peer_wait(side[0].peer, NULL);
+        }
+    }
+    return status;
+}
+
+/* One of the two, as the point asks (req NULL: tc_jam_send). */
+static tc_status_t cost_run(cost_side_t *side, const tc_jam_t *jam, tc_jam_req_t *const *req,
+                            const void *src, uint32_t payload, tc_mode_t mode, uint64_t iters)
+{
+    return (req != NULL) ? cost_loop_prepared(side, req, src, payload, iters)
+                         : cost_loop(side, jam, src, payload, mode, iters);
 }
 
 /* One point: warm-up, then the measured round trips between a callgrind
@@ -351,7 +370,7 @@ static tc_status_t cost_point(cost_side_t *side, const tc_jam_t *jam, tc_jam_req
     int i;
 
     CALLGRIND_START_INSTRUMENTATION;
-    status = cost_loop(side, jam, req, src, payload, mode, warm);
+    status = cost_run(side, jam, req, src, payload, mode, warm);
     for (i = 0; i < 2; ++i) {
         tc_peer_stats(side[i].peer, &before[i]);
     }
@@ -361,7 +380,7 @@ static tc_status_t cost_point(cost_side_t *side, const tc_jam_t *jam, tc_jam_req
     t0 = tc_clock_ticks();
     CALLGRIND_TOGGLE_COLLECT;
     if (status == TC_OK) {
-        status = cost_loop(side, jam, req, src, payload, mode, o->iters);
+        status = cost_run(side, jam, req, src, payload, mode, o->iters);
     }
     CALLGRIND_TOGGLE_COLLECT;
     t1 = tc_clock_ticks();
