@@ -40,11 +40,19 @@
 #define COST_MAX_SIZES 16
 #define COST_WARMUP    1000u
 
+/* How the measured loop sends: tc_jam_send, or a prepared jam's start
+ * (tc_jam_init once a point, tc_jam_start each message). One name table. */
+typedef enum cost_api { COST_API_SEND, COST_API_PREPARED, COST_API_LAST } cost_api_t;
+
+static const char *const cost_api_names[COST_API_LAST] = {"send", "prepared"};
+static const tc_names_t  cost_names_api = {"api", cost_api_names, COST_API_LAST};
+
 typedef struct cost_opts {
     char        jam_list[256];
     const char *jams[COST_MAX_JAMS];
     unsigned    n_jams;
     uint32_t    modes[3], n_modes;
+    uint32_t    apis[COST_API_LAST], n_apis;
     uint64_t    sizes[COST_MAX_SIZES];
     unsigned    n_sizes;
     uint64_t    iters;
@@ -72,6 +80,8 @@ static void cost_usage(FILE *out)
             "  -m MODES    comma list: local, injected, cached (default all three)\n"
             "  -s SIZES    payload bytes, comma list (default 8,64,1024)\n"
             "  -n ITERS    round trips per point (default 100000)\n"
+            "  --api APIS  comma list: send (tc_jam_send), prepared (tc_jam_init once,\n"
+            "              tc_jam_start a message) (default send)\n"
             "  -c CPU      pin the thread to this core (default: not pinned)\n"
             "  --csv FILE  one row per point; - for stdout\n"
             "  -h, --help  this help\n"
@@ -107,6 +117,7 @@ static int cost_parse(int argc, char **argv, cost_opts_t *o)
 {
     static const struct option long_opts[] = {
         {"csv", required_argument, NULL, 1},
+        {"api", required_argument, NULL, 2},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, TC_TOOL_OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -125,6 +136,8 @@ static int cost_parse(int argc, char **argv, cost_opts_t *o)
     o->modes[1] = TC_MODE_INJECTED;
     o->modes[2] = TC_MODE_CACHED;
     o->n_modes  = 3;
+    o->apis[0]  = COST_API_SEND;
+    o->n_apis   = 1;
     o->sizes[0] = 8;
     o->sizes[1] = 64;
     o->sizes[2] = 1024;
@@ -156,6 +169,10 @@ static int cost_parse(int argc, char **argv, cost_opts_t *o)
             }
             break;
         case 1: o->csv_path = optarg; break;
+        case 2:
+            rc = tc_tool_opt_names(&cost_tool, &cost_names_api, optarg, o->apis,
+                                   TC_ARRAY_SIZE(o->apis), &o->n_apis);
+            break;
         case 'h': cost_usage(stdout); exit(0);
         case TC_TOOL_OPT_VERSION: exit(tc_tool_version(&cost_tool));
         default: return tc_tool_bad_opt(&cost_tool, c, argv);
@@ -301,15 +318,49 @@ cost_loop(cost_side_t *side, const tc_jam_t *jam, const void *src, uint32_t payl
     return status;
 }
 
+/* The same with each side's prepared jam req[i] (a loop of its own: the
+ * send loop's instructions stay those of the counts before it). */
+static __attribute__((noinline)) tc_status_t
+cost_loop_prepared(cost_side_t *side, tc_jam_req_t *const *req, const void *src,
+                   uint32_t payload, uint64_t iters)
+{
+    tc_status_t status = TC_OK;
+    uint64_t i;
+
+    for (i = 0; (i < iters) && (status == TC_OK); ++i) {
+        status = tc_jam_start(req[0], src, payload);
+        if (status == TC_OK) {
+            status = tc_peer_wait(side[1].peer, NULL);
+        }
+        if (status == TC_OK) {
+            status = tc_jam_start(req[1], src, payload);
+        }
+        if (status == TC_OK) {
+            status = tc_peer_wait(side[0].peer, NULL);
+        }
+    }
+    return status;
+}
+
+/* One of the two, as the point asks (req NULL: tc_jam_send). */
+static tc_status_t cost_run(cost_side_t *side, const tc_jam_t *jam, tc_jam_req_t *const *req,
+                            const void *src, uint32_t payload, tc_mode_t mode, uint64_t iters)
+{
+    return (req != NULL) ? cost_loop_prepared(side, req, src, payload, iters)
+                         : cost_loop(side, jam, src, payload, mode, iters);
+}
+
 /* One point: warm-up, then the measured round trips between a callgrind
  * toggle pair and a dump named after the point; each side must have run
  * exactly what was sent to it. Under callgrind with --instr-atstart=no the
  * point runs instrumented from an empty simulated cache, so its counts do
  * not depend on what ran before it (the setup, the other points). */
-static tc_status_t cost_point(cost_side_t *side, const tc_jam_t *jam, const char *name,
-                              tc_mode_t mode, uint32_t payload, uint32_t frame,
-                              const cost_opts_t *o, const tc_clock_t *clock, FILE *csv)
+static tc_status_t cost_point(cost_side_t *side, const tc_jam_t *jam, tc_jam_req_t *const *req,
+                              const char *name, tc_mode_t mode, uint32_t payload,
+                              uint32_t frame, const cost_opts_t *o, const tc_clock_t *clock,
+                              FILE *csv)
 {
+    const char *api = cost_api_names[(req != NULL) ? COST_API_PREPARED : COST_API_SEND];
     static char src[1u << 20];
     tc_peer_stats_t before[2], after[2];
     uint64_t t0, t1, msgs = 2 * o->iters, warm = (o->iters < COST_WARMUP) ? o->iters : COST_WARMUP;
@@ -319,16 +370,17 @@ static tc_status_t cost_point(cost_side_t *side, const tc_jam_t *jam, const char
     int i;
 
     CALLGRIND_START_INSTRUMENTATION;
-    status = cost_loop(side, jam, src, payload, mode, warm);
+    status = cost_run(side, jam, req, src, payload, mode, warm);
     for (i = 0; i < 2; ++i) {
         tc_peer_stats(side[i].peer, &before[i]);
     }
-    snprintf(label, sizeof(label), "tc-cost jam=%s mode=%s payload=%u frame=%u messages=%llu",
-             name, tc_mode_str(mode), payload, frame, (unsigned long long)msgs);
+    snprintf(label, sizeof(label),
+             "tc-cost jam=%s mode=%s payload=%u frame=%u messages=%llu api=%s", name,
+             tc_mode_str(mode), payload, frame, (unsigned long long)msgs, api);
     t0 = tc_clock_ticks();
     CALLGRIND_TOGGLE_COLLECT;
     if (status == TC_OK) {
-        status = cost_loop(side, jam, src, payload, mode, o->iters);
+        status = cost_run(side, jam, req, src, payload, mode, o->iters);
     }
     CALLGRIND_TOGGLE_COLLECT;
     t1 = tc_clock_ticks();
@@ -352,11 +404,11 @@ static tc_status_t cost_point(cost_side_t *side, const tc_jam_t *jam, const char
     ns = tc_clock_ticks_to_ns(clock, t1 - t0) / (double)msgs;
     /* the table goes to stderr where the rows go to stdout */
     fprintf((csv == stdout) ? stderr : stdout,
-            "%-12s %-9s %8u B  frame %6u B  %8.2f ns a message (one core, both ends)\n", name,
-            tc_mode_str(mode), payload, frame, ns);
+            "%-12s %-9s %8u B  frame %6u B  %-8s %8.2f ns a message (one core, both ends)\n",
+            name, tc_mode_str(mode), payload, frame, api, ns);
     if (csv != NULL) {
-        fprintf(csv, "%s,%s,%u,%u,%llu,%.3f\n", name, tc_mode_str(mode), payload, frame,
-                (unsigned long long)msgs, ns);
+        fprintf(csv, "%s,%s,%u,%u,%llu,%.3f,%s\n", name, tc_mode_str(mode), payload, frame,
+                (unsigned long long)msgs, ns, api);
     }
     return TC_OK;
 }
@@ -390,11 +442,24 @@ static tc_status_t cost_jam_mode(cost_side_t *side, const char *name, tc_mode_t 
     }
     for (s = 0; (s < o->n_sizes) && (status == TC_OK); ++s) {
         uint32_t frame = tc_jam_frame_size(&jam[0], mode, (uint32_t)o->sizes[s]);
+        unsigned a;
 
         status = cost_set_frames(side, frame);
-        if (status == TC_OK) {
-            status = cost_point(side, jam, name, mode, (uint32_t)o->sizes[s], frame, o, clock,
-                                csv);
+        for (a = 0; (a < o->n_apis) && (status == TC_OK); ++a) {
+            tc_jam_req_t *req[2] = {NULL, NULL};
+
+            /* prepared after the frames are sized (and the syncs done): its
+             * first start checks nothing again */
+            for (i = 0; (i < 2) && (status == TC_OK) && (o->apis[a] == COST_API_PREPARED); ++i) {
+                status = tc_jam_init(side[i].peer, &jam[i], TC_SEND_PARAMS(mode, 0), &req[i]);
+            }
+            if (status == TC_OK) {
+                status = cost_point(side, jam, (req[0] != NULL) ? req : NULL, name, mode,
+                                    (uint32_t)o->sizes[s], frame, o, clock, csv);
+            }
+            for (i = 1; i >= 0; --i) {
+                tc_jam_req_free(req[i]);
+            }
         }
     }
     return status;
@@ -480,7 +545,7 @@ int main(int argc, char **argv)
             tc_error("tc-cost: cannot write %s: %m", opts.csv_path);
             status = TC_ERR_IO;
         } else {
-            fprintf(csv, "jam,mode,payload_bytes,frame_bytes,messages,ns_per_msg\n");
+            fprintf(csv, "jam,mode,payload_bytes,frame_bytes,messages,ns_per_msg,api\n");
         }
     }
     for (j = 0; (j < opts.n_jams) && (status == TC_OK); ++j) {

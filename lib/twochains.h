@@ -590,6 +590,26 @@ uint32_t    tc_jam_frame_size(const tc_jam_t *jam, tc_mode_t mode, uint32_t len)
 tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
                         const tc_send_params_t *params, int64_t *ret_p);
 
+/* A prepared jam (as MPI_Send_init / MPI_Start): tc_jam_init checks once
+ * what every tc_jam_send checks (params, the package the peer announced,
+ * the namespace sync for INJECTED and CACHED, which it runs now); each
+ * start then packs and sends one frame as tc_jam_send does (same frames,
+ * same waits for credits). Whatever the request depends on that changes
+ * later (a frame size, the placement, a re-sync, the peer dropping its
+ * cached code) is checked again at the next start: the request is
+ * prepared anew, or the start refused with the reason logged; a closed
+ * peer's requests refuse with TC_ERR_CLOSED (free them still). One
+ * request per thread that sends to the peer, as the peer itself. */
+typedef struct tc_jam_req tc_jam_req_t;
+
+tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_params_t *params,
+                        tc_jam_req_t **req_p);
+/* One frame of len payload bytes from src, with the request's flags. */
+tc_status_t tc_jam_start(tc_jam_req_t *req, const void *src, size_t len);
+/* The same with TC_SEND_WANT_REPLY, waiting for the result as tc_jam_call. */
+tc_status_t tc_jam_start_call(tc_jam_req_t *req, const void *src, size_t len, int64_t *ret_p);
+void        tc_jam_req_free(tc_jam_req_t *req);
+
 /* Run whatever has arrived from the peer (at most max frames; 0 = all
  * ready). Never blocks. */
 tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p);

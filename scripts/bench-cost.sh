@@ -7,32 +7,48 @@
 # one key: architecture, compiler, C library, UCX (docs/REGRESSION.md,
 # "Deterministic counts"). Beside them, the native nanoseconds of the same
 # loop on one core (not pinned: the host's own choices).
-# Writes OUT/cost.csv (one row per jam, mode and payload), OUT/cost.md and
-# OUT/cost-meta.json (the key, the versions, the pins, the cycle formula).
+# Writes OUT/cost.csv (one row per jam, mode, payload and api: send for
+# tc_jam_send, prepared for a prepared jam's tc_jam_start; a cost.csv
+# without the api column is send's), OUT/cost.md and OUT/cost-meta.json (the
+# key, the versions, the pins, the cycle formula).
 #
 # usage: scripts/bench-cost.sh [-o OUT] [-n ITERS] [-N ITERS] [-j JAMS] [-m MODES] [-s SIZES]
-#                              [--sweep ci] [--unpinned] [--same-as DIR] [--key]
+#                              [--api APIS] [--sweep ci] [--unpinned] [--same-as DIR] [--key]
+#                              [--anchor]
 #   -o OUT    default results/<platform>/cost
 #   -n ITERS  round trips per point under callgrind (default 20000)
 #   -N ITERS  round trips per point natively (default 1000000; 0: skip)
-#   -j, -m, -s  tc-cost's (default noop,server_sum; local,injected,cached; 8,64,1024)
+#   -j, -m, -s, --api  tc-cost's (default noop,server_sum; local,injected,cached;
+#             8,64,1024; send)
 #   --sweep ci  the points CI holds (make bench-ci, make cost-baseline,
 #             make cost-host, make history): noop, indirect_put and
 #             server_sum; local, injected and cached; 8, 64, 1024 and 4096
-#             bytes; 2000 round trips, no native run
+#             bytes; 2000 round trips, no native run; and the prepared
+#             api's points: noop and server_sum, local, injected and
+#             cached, 8 bytes (their own rows, api prepared)
 #   --unpinned  keep the caller's environment and this host's choices (C
 #             library routines, CPU vendor, UCX transports): to show what the
 #             pins remove. Never for a baseline.
 #   --same-as DIR  then hold the counts against DIR/cost.csv: exit 1 naming
 #             every point whose counts differ, 2 where DIR has none
 #   --key     print this build's key (e.g. x86_64-gcc12-glibc2.36-ucx1.13.1), exit
+#   --anchor  the anchor too (--sweep ci counts it): beside the jams
+#             (OUT/anchor.csv, cost.md's last table), UCX's own work for
+#             an 8-byte message under the same pins and cache model,
+#             ucx_perftest -l ucp_put_lat and ucp_am_lat, counted in UCX's
+#             calls alone (ucp_put_nbx; ucp_am_send_nbx and ucp_am_handler)
+#             as the difference of two run lengths over the messages
+#             between them. Not the whole perftest loop: its two threads
+#             spin on each other, which callgrind serialises at its own
+#             moments, so their polls differ from run to run. Skipped
+#             (said) where ucx_perftest is missing.
 # Nothing else should run on the machine meanwhile (for the nanoseconds).
 # Exit 77 with "unsupported: why" where callgrind cannot count this build
 # (no valgrind, a cross build, a sanitizer build, no setarch -R).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out="" iters=20000 native=1000000 jams=noop,server_sum modes=local,injected,cached sizes=8,64,1024
-pinned=1 same_as="" print_key=""
+pinned=1 same_as="" print_key="" prepared=() anchor_on="" api=send
 while [ $# -gt 0 ]; do
     case $1 in
         -o) out=$2; shift 2 ;;
@@ -41,14 +57,17 @@ while [ $# -gt 0 ]; do
         -j) jams=$2; shift 2 ;;
         -m) modes=$2; shift 2 ;;
         -s) sizes=$2; shift 2 ;;
+        --api) api=$2; shift 2 ;;
         --unpinned) pinned=""; shift ;;
         --same-as) same_as=$2; shift 2 ;;
         --key) print_key=1; shift ;;
+        --anchor) anchor_on=1; shift ;;
         --sweep)
             [ "$2" = ci ] || { echo "bench-cost.sh: unknown sweep $2 (ci)" >&2; exit 2; }
             jams=noop,indirect_put,server_sum modes=local,injected,cached sizes=8,64,1024,4096
-            iters=2000 native=0; shift 2 ;;
-        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+            iters=2000 native=0 prepared=(-j noop,server_sum -m local,injected,cached -s 8) anchor_on=1
+            shift 2 ;;
+        -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-cost.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -132,7 +151,7 @@ pins=(LC_ALL=C "GLIBC_TUNABLES=$tunables" TC_CPU_TUNE=generic UCX_TLS=posix "UCX
 # read from CPUID): 32 KiB 8-way L1s, an 8 MiB 16-way last level, 64 B lines.
 vg_args=(--tool=callgrind --instr-atstart=no --collect-atstart=no --cache-sim=yes
          --branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64)
-args=(-j "$jams" -m "$modes" -s "$sizes")
+args=(-j "$jams" -m "$modes" -s "$sizes" --api "$api")
 
 # The binary and the package run from one fresh folder of a fixed-length
 # name: the client's stack holds its path and environment, and the heap
@@ -172,6 +191,39 @@ start=$(date +%s.%N)
     "$sa" "$(uname -m)" -R "$vg" "${vg_args[@]}" --callgrind-out-file="$stage/cg.out" \
     ./tc-cost "${args[@]}" -n "$iters") > "$stage/cg.log" 2>&1 ||
     { cat "$stage/cg.log" >&2; echo "bench-cost.sh: tc-cost failed under callgrind" >&2; exit 1; }
+# the prepared api's points: a run of their own (the send points' run stays
+# as it was, its counts comparable with baselines before these)
+if [ ${#prepared[@]} -gt 0 ]; then
+    (cd "$stage" && "${env_cmd[@]}" TC_PKG="$stage/pkg/$(basename "$pkg")" \
+        "$sa" "$(uname -m)" -R "$vg" "${vg_args[@]}" --callgrind-out-file="$stage/cgp.out" \
+        ./tc-cost "${prepared[@]}" --api prepared -n "$iters") > "$stage/cgp.log" 2>&1 ||
+        { cat "$stage/cgp.log" >&2; echo "bench-cost.sh: tc-cost --api prepared failed under callgrind" >&2; exit 1; }
+fi
+# the anchor: each test at two lengths, warm-up alike; messages = 2 x
+# iterations (both threads send each)
+anchor_lens=(1000 3000)
+: > "$stage/anchor.txt"
+if [ -z "$anchor_on" ]; then
+    :
+elif command -v ucx_perftest >/dev/null 2>&1; then
+    for t in "ucp_put_lat ucp_put_nbx" "ucp_am_lat ucp_am_send_nbx,ucp_am_handler*"; do
+        read -r test fns <<<"$t"
+        toggles=()
+        IFS=, read -r -a fn_list <<<"$fns"
+        for f in "${fn_list[@]}"; do toggles+=("--toggle-collect=$f"); done
+        for n in "${anchor_lens[@]}"; do
+            (cd "$stage" && "${env_cmd[@]}" "$sa" "$(uname -m)" -R "$vg" --tool=callgrind \
+                --cache-sim=yes --branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 \
+                "${toggles[@]}" --callgrind-out-file="$stage/anchor.$test.$n" \
+                "$(command -v ucx_perftest)" -l -t "$test" -s 8 -n "$n" -w 100) \
+                > "$stage/anchor.$test.$n.log" 2>&1 ||
+                { tail -5 "$stage/anchor.$test.$n.log" >&2; echo "bench-cost.sh: ucx_perftest $test failed under callgrind" >&2; exit 1; }
+        done
+        echo "$test $fns ${anchor_lens[*]}" >> "$stage/anchor.txt"
+    done
+else
+    echo "bench-cost.sh: no ucx_perftest here: no anchor (UCX's put and AM) beside the jams" >&2
+fi
 end=$(date +%s.%N)
 ls "$stage"/cg.out.* >/dev/null 2>&1 || { echo "bench-cost.sh: callgrind wrote no point" >&2; exit 1; }
 
@@ -202,8 +254,8 @@ def cycles(e):
 
 def parse(path):
     """A point's dump: its label, its totals, and the inclusive costs of the
-    calls the measured loop (cost_loop) made: tc_jam_send is the send path,
-    tc_peer_wait the receive path (finding the frame, checking it, running
+    calls the measured loop (cost_loop) made: tc_jam_send (tc_jam_start for
+    the prepared api) is the send path, tc_peer_wait the receive path (finding the frame, checking it, running
     the jam, the credits)."""
     names, label, events, totals = {}, {}, [], None
     fn = cfn = None
@@ -238,17 +290,18 @@ def parse(path):
     if not label or totals is None:
         return None
     ev = lambda v: dict(zip(events, v + [0] * (len(events) - len(v))))
-    send, recv = calls.get("tc_jam_send"), calls.get("tc_peer_wait")
+    sender = "tc_jam_start" if label.get("api") == "prepared" else "tc_jam_send"
+    send, recv = calls.get(sender), calls.get("tc_peer_wait")
     if send is None or recv is None:
-        sys.exit("bench-cost.sh: %s: no call to tc_jam_send or tc_peer_wait from the measured "
-                 "loop (inlined?): the send and receive paths cannot be told apart" % path)
+        sys.exit("bench-cost.sh: %s: no call to %s or tc_peer_wait from the measured "
+                 "loop (inlined?): the send and receive paths cannot be told apart" % (path, sender))
     return label, ev(totals), ev(send), ev(recv)
 
 ns = {}
 for r in csv.DictReader(open(os.path.join(stage, "ns.csv"))):
-    ns[(r["jam"], r["mode"], r["payload_bytes"])] = float(r["ns_per_msg"])
+    ns[(r["jam"], r["mode"], r["payload_bytes"], r.get("api") or "send")] = float(r["ns_per_msg"])
 rows = []
-for p in glob.glob(os.path.join(stage, "cg.out.*")):
+for p in glob.glob(os.path.join(stage, "cg.out.*")) + glob.glob(os.path.join(stage, "cgp.out.*")):
     got = parse(p)
     if got is None:
         continue
@@ -259,23 +312,24 @@ for p in glob.glob(os.path.join(stage, "cg.out.*")):
         "jam": label["jam"], "mode": label["mode"], "payload_bytes": int(label["payload"]),
         "frame_bytes": int(label["frame"]), "messages": n,
         "instructions_per_msg": per(tot["Ir"]),
-        "ns_per_msg": ns.get((label["jam"], label["mode"], label["payload"])),
+        "ns_per_msg": ns.get((label["jam"], label["mode"], label["payload"], label.get("api", "send"))),
         "cycles_per_msg": per(cycles(tot)),
         "send_instructions_per_msg": per(send["Ir"]), "send_cycles_per_msg": per(cycles(send)),
         "recv_instructions_per_msg": per(recv["Ir"]), "recv_cycles_per_msg": per(cycles(recv)),
         "l1_misses_per_msg": per(tot.get("I1mr", 0) + tot.get("D1mr", 0) + tot.get("D1mw", 0)),
         "ll_misses_per_msg": per(tot.get("ILmr", 0) + tot.get("DLmr", 0) + tot.get("DLmw", 0)),
         "branch_misses_per_msg": per(tot.get("Bcm", 0) + tot.get("Bim", 0)),
+        "api": label.get("api", "send"),
     })
 if not rows:
     sys.exit("bench-cost.sh: callgrind wrote no point")
 order = {"local": 0, "injected": 1, "cached": 2}
-rows.sort(key=lambda r: (r["jam"], r["payload_bytes"], order.get(r["mode"], 9)))
-# the first seven columns as before (old readers), the rest after them
+rows.sort(key=lambda r: (r["api"] != "send", r["jam"], r["payload_bytes"], order.get(r["mode"], 9)))
+# the first seven columns as before (old readers), the rest after them, api last
 cols = ["jam", "mode", "payload_bytes", "frame_bytes", "messages", "instructions_per_msg",
         "ns_per_msg", "cycles_per_msg", "send_instructions_per_msg", "send_cycles_per_msg",
         "recv_instructions_per_msg", "recv_cycles_per_msg", "l1_misses_per_msg",
-        "ll_misses_per_msg", "branch_misses_per_msg"]
+        "ll_misses_per_msg", "branch_misses_per_msg", "api"]
 def fmt(c, v):
     if v is None:
         return ""
@@ -289,6 +343,31 @@ with open(os.path.join(out, "cost.csv"), "w") as f:
     for r in rows:
         f.write(",".join(fmt(c, r[c]) for c in cols) + "\n")
 
+# The anchor: UCX's calls per message, (long run - short run) / messages
+def totals(path):
+    events, tot = [], None
+    for line in open(path):
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("totals:"):
+            tot = [int(x) for x in line.split()[1:]]
+    return dict(zip(events, tot + [0] * (len(events) - len(tot))))
+anchor = []
+for line in open(os.path.join(stage, "anchor.txt")):
+    test, fns, n1, n2 = line.split()
+    a, b = (totals(os.path.join(stage, "anchor.%s.%s" % (test, n))) for n in (n1, n2))
+    msgs = 2 * (int(n2) - int(n1))
+    anchor.append({"test": test, "functions": fns.replace(",", " "), "payload_bytes": 8,
+                   "messages": msgs,
+                   "instructions_per_msg": (b["Ir"] - a["Ir"]) / msgs,
+                   "cycles_per_msg": (cycles(b) - cycles(a)) / msgs})
+if anchor:
+    with open(os.path.join(out, "anchor.csv"), "w") as f:
+        f.write("test,functions,payload_bytes,messages,instructions_per_msg,cycles_per_msg\n")
+        for r in anchor:
+            f.write("%s,%s,%d,%d,%.1f,%.2f\n" % (r["test"], r["functions"], r["payload_bytes"],
+                                                r["messages"], r["instructions_per_msg"],
+                                                r["cycles_per_msg"]))
 formula = "Ir + 10*(I1mr + D1mr + D1mw) + 100*(ILmr + DLmr + DLmw) + 10*(Bcm + Bim)"
 meta = {
     "key": key, "arch": key.split("-")[0], "compiler": cc_full, "libc": libc_full,
@@ -297,6 +376,7 @@ meta = {
     "valgrind_args": vg_args.split(),
     "cycles_formula": formula, "round_trips_per_point": int(iters),
     "callgrind_s": float(elapsed),
+    "anchor": {r["test"]: r["instructions_per_msg"] for r in anchor},
 }
 with open(os.path.join(out, "cost-meta.json"), "w") as f:
     json.dump(meta, f, indent=1)
@@ -312,15 +392,34 @@ with open(os.path.join(out, "cost.md"), "w") as f:
                 key, platform, rev, "" if pinned else " (NOT pinned)", iters, formula,
                 "natively (%s round trips, core 0) the nanoseconds of the same loop" % native
                 if int(native) > 0 else "no native run"))
-    f.write("| jam | payload B | mode | frame B | instr / msg | cycles / msg | send instr | "
+    f.write("| jam | payload B | mode | api | frame B | instr / msg | cycles / msg | send instr | "
             "send cycles | recv instr | recv cycles | ns / msg |\n")
-    f.write("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+    f.write("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     for r in rows:
-        f.write("| %s | %d | %s | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n" % (
-            r["jam"], r["payload_bytes"], r["mode"], r["frame_bytes"], r["instructions_per_msg"],
+        f.write("| %s | %d | %s | %s | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n" % (
+            r["jam"], r["payload_bytes"], r["mode"], r["api"], r["frame_bytes"], r["instructions_per_msg"],
             r["cycles_per_msg"], r["send_instructions_per_msg"], r["send_cycles_per_msg"],
             r["recv_instructions_per_msg"], r["recv_cycles_per_msg"],
             "" if r["ns_per_msg"] is None else "%.2f" % r["ns_per_msg"]))
+    if anchor:
+        by = {r["test"]: r["instructions_per_msg"] for r in anchor}
+        put, am = by.get("ucp_put_lat"), by.get("ucp_am_lat")
+        f.write("\nThe anchor: UCX's own calls for an 8-byte message under the same pins "
+                "(`ucx_perftest -l -s 8`, callgrind collecting only in the functions named, "
+                "the difference of two run lengths): %s. jam / put: a jam's send path "
+                "against ucp_put_nbx; jam / AM: a whole jam message (send and run) against "
+                "an AM's send and its handler.\n\n" % "; ".join(
+                    "%s %s %.1f" % (r["test"], r["functions"], r["instructions_per_msg"])
+                    for r in anchor))
+        f.write("| jam 8 B | mode | api | send instr | jam / put | instr / msg | jam / AM |\n")
+        f.write("|---|---|---|---:|---:|---:|---:|\n")
+        for r in rows:
+            if r["payload_bytes"] != 8:
+                continue
+            f.write("| %s | %s | %s | %.1f | %s | %.1f | %s |\n" % (
+                r["jam"], r["mode"], r["api"], r["send_instructions_per_msg"],
+                "%.2f" % (r["send_instructions_per_msg"] / put) if put else "-",
+                r["instructions_per_msg"], "%.2f" % (r["instructions_per_msg"] / am) if am else "-"))
 EOF
 echo "bench-cost: $out/cost.md (key $key, callgrind $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }') s)"
 
@@ -332,7 +431,8 @@ python3 - "$same_as/cost.csv" "$out/cost.csv" <<'EOF'
 import csv, sys
 key = ("jam", "mode", "payload_bytes")
 def load(p):
-    return {tuple(r[k] for k in key): r for r in csv.DictReader(open(p))}
+    # a point is its jam, mode, payload and api (none: send, as before the column)
+    return {tuple(r[k] for k in key) + (r.get("api") or "send",): r for r in csv.DictReader(open(p))}
 base, new = load(sys.argv[1]), load(sys.argv[2])
 common = sorted(set(base) & set(new))
 if not common:
@@ -340,10 +440,10 @@ if not common:
     sys.exit(2)
 differ = []
 for k in common:
-    cols = [c for c in base[k] if c != "ns_per_msg" and c in new[k]]
+    cols = [c for c in base[k] if c not in ("ns_per_msg", "api") and c in new[k]]
     d = ["%s %s -> %s" % (c, base[k][c], new[k][c]) for c in cols if base[k][c] != new[k][c]]
     if d:
-        differ.append("%s %s %s B: %s" % (k + ("; ".join(d),)))
+        differ.append("%s %s %s B %s: %s" % (k + ("; ".join(d),)))
 for line in differ:
     print("bench-cost: differs: " + line, file=sys.stderr)
 print("bench-cost: %d of %d points identical to %s" % (len(common) - len(differ), len(common),

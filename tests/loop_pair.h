@@ -173,6 +173,16 @@ static __attribute__((unused)) void pair_set_frames(pair_t *pair, uint32_t paylo
     assert_int_equal(tc_peer_progress(pair->s[1].peer, 0, NULL), TC_OK);
 }
 
+/* A pair of rings of slots 4 KiB slots whose fixed frames fit payload bytes. */
+static __attribute__((unused)) void pair_open_fixed(pair_t *pair, uint32_t slots, size_t payload)
+{
+    tc_context_params_t params;
+
+    pair_params(&params, slots);
+    pair_open(pair, &params);
+    pair_set_frames(pair, (uint32_t)payload);
+}
+
 static __attribute__((unused)) tc_bench_state_t *state_of(side_t *side)
 {
     return tc_context_pkg_state(side->ctx, side->pkg);

@@ -26,11 +26,7 @@
 /* A pair of 4-slot rings whose fixed frames fit payload bytes. */
 static void pair_open_frames(pair_t *pair, size_t payload)
 {
-    tc_context_params_t params;
-
-    pair_params(&params, 4);
-    pair_open(pair, &params);
-    pair_set_frames(pair, payload);
+    pair_open_fixed(pair, 4, payload);
 }
 
 /* server_sum: 64 ints per jam, their total kept by the sender. */
@@ -390,6 +386,10 @@ static int64_t reply_progress_run(tc_jam_ctx_t *ctx, void *payload, size_t len)
 {
     reply_wrapped_runs++;
     assert_int_equal(tc_peer_progress(reply_peer, 0, NULL), TC_OK);
+    /* the nested progress leaves the outer one's flag set: a send from
+     * here that waits for credits must not handle frames (this one is not
+     * consumed yet) */
+    assert_int_equal(reply_peer->in_progress, 1);
     return reply_real_run(ctx, payload, len);
 }
 

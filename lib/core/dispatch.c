@@ -348,6 +348,7 @@ static __attribute__((noinline)) tc_status_t tc_rx_owed_steps(tc_peer_t *peer)
 
 tc_status_t tc_peer_send_owed(tc_peer_t *peer)
 {
+    uint8_t was = peer->in_progress; /* a jam's nested call leaves it set */
     tc_status_t status = TC_OK;
 
     /* as inside tc_peer_progress: a send that waits for credits does not
@@ -362,7 +363,7 @@ tc_status_t tc_peer_send_owed(tc_peer_t *peer)
     if ((status == TC_OK) && (peer->rx_seq - peer->rx_reported >= peer->credit_batch)) {
         status = tc_credits_return(peer);
     }
-    peer->in_progress = 0;
+    peer->in_progress = was;
     return status;
 }
 
@@ -372,11 +373,15 @@ static tc_status_t tc_rx_steps(tc_peer_t *peer, unsigned max, int slow_first, un
 {
     tc_status_t status = TC_OK;
     unsigned n = 0;
+    uint8_t was;
     int got;
 
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return peer->failed;
     }
+    /* a jam that runs tc_peer_progress on its origin nests in this: the
+     * outer call's flag stays set when the nested one returns */
+    was               = peer->in_progress;
     peer->in_progress = 1;
     while ((max == 0) || (n < max)) {
         got = slow_first ? -1 : tc_rx_poll(peer);
@@ -392,7 +397,7 @@ static tc_status_t tc_rx_steps(tc_peer_t *peer, unsigned max, int slow_first, un
         }
         n += (unsigned)got;
     }
-    peer->in_progress = 0;
+    peer->in_progress = was;
     if (tc_peer_owes(peer)) {
         status = tc_peer_send_owed(peer);
     }

@@ -272,6 +272,10 @@ struct tc_peer {
      * it is the same in all (0: not): a frame of it clears nothing, one
      * compare on the send path (tc_peer_send_sized) */
     uint32_t          tx_slots_frame;
+    /* what prepared jams (tc_jam_init) checked once holds while this is
+     * the same: bumped where a frame size, the delivery, a sync or the
+     * peer's cache of our code changes (tc_peer_tx_changed) */
+    uint32_t          tx_gen;
     uint64_t          remote_base;
 
     tc_peer_stats_t   stats;
@@ -337,6 +341,8 @@ struct tc_peer {
      * tc_peer_tx_frame clears it); a stream of one jam then writes its code
      * into staging once per slot, not per frame */
     const struct tc_inj **tx_code_in;
+    /* the prepared jams of this peer (lib/jam/jam.c): told when it goes */
+    struct tc_jam_req_link *tx_reqs;
 
     /* header of the last jam frame sent: the next one of the same jam, size
      * and flags copies it instead of laying the frame out again */
@@ -444,6 +450,32 @@ struct tc_peer {
 };
 
 _Static_assert(TC_WIRE_PKGS_MAX == TC_MAX_PKGS, "a connect announces every package");
+
+/* A prepared jam's place in its peer's list (tx_reqs): the peer's going
+ * leaves peer NULL, which the request's next start refuses. */
+typedef struct tc_jam_req_link {
+    tc_peer_t              *peer;
+    struct tc_jam_req_link *next;
+    struct tc_jam_req_link *prev;
+} tc_jam_req_link_t;
+
+/* Something a prepared jam checked once changed: each checks again at
+ * its next start (lib/jam/jam.c). */
+static inline void tc_peer_tx_changed(tc_peer_t *peer)
+{
+    peer->tx_gen++;
+}
+
+/* The peer goes (tc_peer_destroy): its prepared jams refuse from now on. */
+static inline void tc_peer_reqs_detach(tc_peer_t *peer)
+{
+    tc_jam_req_link_t *link;
+
+    for (link = peer->tx_reqs; link != NULL; link = link->next) {
+        link->peer = NULL;
+    }
+    peer->tx_reqs = NULL;
+}
 
 _Static_assert(offsetof(struct tc_peer, rx_ring) == 64, "send path: one cache line");
 _Static_assert(offsetof(struct tc_peer, ctx) == 128, "receive path: one cache line");

@@ -71,6 +71,7 @@ static inline void tc_peer_drop_tmpl(tc_peer_t *peer)
     peer->tx_itmpl_key = 0;
     peer->tx_line_name = 0;
     peer->tx_vline_name = 0;
+    tc_peer_tx_changed(peer);
 }
 
 /* The size a frame of needed bytes goes out in; 0 when it does not fit. */

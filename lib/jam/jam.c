@@ -28,6 +28,7 @@ void tc_peer_forget_code(tc_peer_t *peer)
     peer->disp_cached   = NULL;
     peer->disp_injected = NULL;
     peer->fast_run      = NULL; /* it may be a cached jam's */
+    tc_peer_tx_changed(peer);
 }
 
 int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
@@ -414,17 +415,18 @@ tc_jam_pack_line(const tc_jam_t *jam, const void *src, size_t len, tc_jam_line_b
     return TC_UNLIKELY((uint64_t)packed > TC_FRAME_LINE_PAYLOAD) ? -1 : packed;
 }
 
-/* A payload that may make a one-line frame of a jam whose name word is the
- * line's: packed into a word in registers, with the line's room as the
+/* A payload that may make a one-line frame of a jam whose name word (*name_p,
+ * or with name_p NULL tc_jam_line_name of its flags and kind, made here:
+ * only a payload this small needs it) is the line's: packed into a word in registers, with the line's room as the
  * cap. 1: sent (or failed sending: *status_p). 0: not a line after all
  * (the pack wants more room, or refused): the staged way packs it again
  * there, with the slot's room, and says why where it refuses (a pack has
  * no other effect: tc_jam_pack_fn). */
 static inline __attribute__((always_inline)) int
 tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                unsigned flags, uint8_t kind, tc_status_t *status_p)
+                unsigned flags, uint8_t kind, const uint64_t *name_p, tc_status_t *status_p)
 {
-    uint64_t name = tc_jam_line_name(jam, flags, kind);
+    uint64_t name = (name_p != NULL) ? *name_p : tc_jam_line_name(jam, flags, kind);
     tc_jam_line_buf_t buf;
     int64_t packed;
 
@@ -450,18 +452,18 @@ tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t le
 
 /* A frame that carries no code, packed into the staging frame and copied
  * or put from there; a payload that fits the line may go as one
- * (tc_jam_try_line). */
+ * (tc_jam_try_line; name_p: a prepared jam's name word, or NULL). */
 static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                          unsigned flags, uint8_t kind)
+                          unsigned flags, uint8_t kind, const uint64_t *name_p)
 {
     tc_status_t status;
     int64_t packed;
     uint32_t cap;
     char *frame;
 
-    if ((len <= TC_FRAME_LINE_PAYLOAD) && tc_jam_try_line(peer, jam, src, len, flags, kind,
-                                                          &status)) {
+    if ((len <= TC_FRAME_LINE_PAYLOAD) &&
+        tc_jam_try_line(peer, jam, src, len, flags, kind, name_p, &status)) {
         return status;
     }
     frame  = tc_peer_tx_frame(peer);
@@ -483,15 +485,17 @@ tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
 static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
                                       size_t len, unsigned flags, uint8_t kind)
 {
-    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind);
+    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, NULL);
 }
 
 /* A frame that carries no code: local, or cached (whose layout is the same:
  * the receiver's cache holds the code, named by package id and element).
- * kind is TC_KIND_LOCAL or TC_KIND_CACHED. */
+ * kind is TC_KIND_LOCAL or TC_KIND_CACHED; name_p the jam's name word for
+ * flags and kind where made once (a prepared jam's), else NULL. The jam
+ * was checked for kind (its package, the sync) by the caller. */
 static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                  unsigned flags, int nowait, uint8_t kind)
+                  unsigned flags, int nowait, uint8_t kind, const uint64_t *name_p)
 {
     tc_status_t status = tc_send_slot(peer, nowait);
 
@@ -503,7 +507,7 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
          !(tc_pkg_hints(jam->pkg, jam->element) & TC_JAM_HINT_READS_PAYLOAD))) {
         return tc_jam_send_direct(peer, jam, src, len, flags, kind);
     }
-    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind);
+    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, name_p);
 }
 
 /* Is inj the jam's entry, synced for mode? */
@@ -554,8 +558,10 @@ static inline tc_status_t tc_jam_send_sync(tc_peer_t *peer, const tc_jam_t *jam,
 /* Injected frames of one jam have the same sections whatever the payload:
  * laid out once per jam (tx_itmpl_layout/off, no payload), the header once
  * per payload size and flags (tx_itmpl), copied for every frame. TC_OK, or
- * the layout does not fit the peer's slots (logged). */
-static tc_status_t tc_jam_itmpl_sections(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj)
+ * the layout does not fit the peer's slots (logged). Out of line, as
+ * tc_jam_plain_tmpl: once per jam, not a part of every send's body. */
+static __attribute__((noinline)) tc_status_t
+tc_jam_itmpl_sections(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj)
 {
     tc_jam_layout_into(inj->blob, TC_MODE_INJECTED, &peer->tx_itmpl_layout);
     if (tc_frame_layout(&peer->tx_itmpl_layout, peer->tx_slot_size, &peer->tx_itmpl_off) !=
@@ -605,9 +611,11 @@ static tc_status_t tc_jam_itmpl_header(tc_peer_t *peer, const tc_jam_t *jam, uin
     return TC_OK;
 }
 
+/* An injected frame of jam, whose entry inj is synced with the peer (the
+ * caller's sync, or a prepared jam's). */
 static inline __attribute__((always_inline)) tc_status_t
-tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                                        size_t len, unsigned flags, int nowait)
+tc_jam_send_injected_synced(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj,
+                            const void *src, size_t len, unsigned flags, int nowait)
 {
     const tc_frame_offsets_t *off = &peer->tx_itmpl_off;
     const tc_inj_t *held;
@@ -615,16 +623,9 @@ tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     uint32_t cap, got, room;
     int direct;
     int64_t packed;
-    tc_inj_t *inj;
     char *frame;
 
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
-        return peer->failed;
-    }
-    status = tc_jam_send_sync(peer, jam, TC_MODE_INJECTED, nowait, &inj);
-    if (TC_LIKELY(status == TC_OK)) {
-        status = tc_send_slot(peer, nowait); /* after the sync, which may use a slot */
-    }
+    status = tc_send_slot(peer, nowait); /* after the sync, which may use a slot */
     if ((status == TC_OK) && (inj != peer->tx_itmpl_inj)) {
         status = tc_jam_itmpl_sections(peer, jam, inj);
     }
@@ -675,11 +676,13 @@ tc_jam_send_injected(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     return tc_peer_send_sized(peer, &peer->tx_itmpl, frame, peer->tx_itmpl_size, 1);
 }
 
-/* Cached: the sync that put the code in the receiver's cache first (once),
- * then a frame laid out as a local one. */
+/* Injected or cached (mode, a constant): the sync first (once per peer and
+ * jam: for injected the GOT resolved, for cached the code put in the
+ * receiver's cache), then the frame: with its code, or laid out as a local
+ * one (the receiver's cache holds the code, named by package and element). */
 static inline __attribute__((always_inline)) tc_status_t
-tc_jam_send_cached(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                   unsigned flags, int nowait)
+tc_jam_send_coded(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                  unsigned flags, int nowait, tc_mode_t mode)
 {
     tc_status_t status;
     tc_inj_t *inj;
@@ -687,11 +690,14 @@ tc_jam_send_cached(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return peer->failed;
     }
-    status = tc_jam_send_sync(peer, jam, TC_MODE_CACHED, nowait, &inj);
+    status = tc_jam_send_sync(peer, jam, mode, nowait, &inj);
     if (TC_UNLIKELY(status != TC_OK)) {
         return status;
     }
-    return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_CACHED);
+    if (mode == TC_MODE_INJECTED) {
+        return tc_jam_send_injected_synced(peer, jam, inj, src, len, flags, nowait);
+    }
+    return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_CACHED, NULL);
 }
 
 static inline __attribute__((always_inline)) tc_status_t tc_jam_send_params(tc_peer_t *peer, const tc_jam_t *jam,
@@ -713,13 +719,13 @@ static inline __attribute__((always_inline)) tc_status_t tc_jam_send_params(tc_p
     }
 
     if (TC_LIKELY(mode == TC_MODE_LOCAL)) {
-        return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_LOCAL);
+        return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_LOCAL, NULL);
     }
     if (mode == TC_MODE_CACHED) {
-        return tc_jam_send_cached(peer, jam, src, len, flags, nowait);
+        return tc_jam_send_coded(peer, jam, src, len, flags, nowait, TC_MODE_CACHED);
     }
     if (mode == TC_MODE_INJECTED) {
-        return tc_jam_send_injected(peer, jam, src, len, flags, nowait);
+        return tc_jam_send_coded(peer, jam, src, len, flags, nowait, TC_MODE_INJECTED);
     }
     tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
     return TC_ERR_INVALID_PARAM;
@@ -781,6 +787,186 @@ tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, s
         status = tc_jam_send_params(peer, jam, src, len, params, TC_SEND_WANT_REPLY, 0);
         if (status == TC_OK) {
             status = tc_jam_wait_result(peer, jam, peer->tx_seq - 1, 0, ret_p);
+        }
+    }
+    return status;
+}
+
+/* ------------------------------------------------------- prepared jams */
+
+/* A jam checked once for one peer, mode and flags (as MPI_Send_init): what
+ * every tc_jam_send checks again - the mode and flags, the package the
+ * peer announced at connect (local), the namespace sync and the peer's
+ * cache of the code (injected, cached), the line's name word - holds while
+ * the peer's tx_gen does; each start then sends the frame the same way
+ * tc_jam_send does, through the same functions. */
+struct tc_jam_req {
+    tc_jam_req_link_t link;   /* link.peer NULL: the peer went */
+    tc_jam_t          jam;    /* a copy: the caller's may go */
+    tc_inj_t         *inj;    /* injected: the synced entry */
+    uint64_t          line_name[2]; /* tc_jam_line_name, [1] with TC_SEND_WANT_REPLY */
+    uint32_t          gen;    /* the peer's tx_gen when checked */
+    tc_mode_t         mode;
+    unsigned          flags;
+    uint8_t           kind;
+};
+
+/* Check the request against its peer as it is now (at init, and at the
+ * first start after anything it depends on changed): re-prepared, or
+ * refused with the reason logged. */
+static __attribute__((noinline)) tc_status_t tc_jam_req_check(tc_jam_req_t *req)
+{
+    tc_peer_t *peer = req->link.peer;
+    const tc_jam_t *jam = &req->jam;
+    tc_status_t status;
+
+    if (peer == NULL) {
+        tc_error("prepared jam '%s': its peer was closed (tc_jam_req_free the request)",
+                 jam->elem->name);
+        return TC_ERR_CLOSED;
+    }
+    if (peer->failed != TC_OK) {
+        return peer->failed; /* said when it failed */
+    }
+    req->inj = NULL;
+    if (req->mode == TC_MODE_LOCAL) {
+        status = tc_peer_check_pkg(peer, jam); /* a local jam runs the peer's copy */
+    } else {
+        status = tc_jam_prepare(peer, jam, req->mode);
+        req->inj = tc_inj_find(peer, jam->pkg_id, jam->element);
+        if ((status == TC_OK) && !tc_jam_synced(req->inj, jam, req->mode)) {
+            tc_error("%s: jam '%s' is not synced %s after its sync", peer->name,
+                     jam->elem->name, tc_mode_str(req->mode));
+            status = TC_ERR_PROTOCOL;
+        }
+    }
+    if (status != TC_OK) {
+        return status;
+    }
+    /* after the sync, which moved tx_gen */
+    req->gen = peer->tx_gen;
+    return TC_OK;
+}
+
+static void tc_jam_req_unlink(tc_jam_req_t *req)
+{
+    tc_jam_req_link_t *link = &req->link;
+
+    if (link->peer == NULL) {
+        return;
+    }
+    if (link->prev != NULL) {
+        link->prev->next = link->next;
+    } else {
+        link->peer->tx_reqs = link->next;
+    }
+    if (link->next != NULL) {
+        link->next->prev = link->prev;
+    }
+    link->peer = NULL;
+}
+
+tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_params_t *params,
+                        tc_jam_req_t **req_p)
+{
+    uint64_t mask = (params != NULL) ? params->field_mask : 0;
+    tc_mode_t mode = (mask & TC_SEND_PARAM_FIELD_MODE) ? params->mode : TC_MODE_LOCAL;
+    unsigned flags = (mask & TC_SEND_PARAM_FIELD_FLAGS) ? params->flags : 0;
+    tc_jam_req_t *req;
+    tc_status_t status;
+
+    if ((peer == NULL) || (jam == NULL) || (jam->elem == NULL) || (req_p == NULL)) {
+        tc_error("tc_jam_init: %s is NULL", (peer == NULL) ? "the peer" :
+                 (req_p == NULL) ? "req_p" : "the jam");
+        return TC_ERR_INVALID_PARAM;
+    }
+    if ((mode != TC_MODE_LOCAL) && (mode != TC_MODE_INJECTED) && (mode != TC_MODE_CACHED)) {
+        tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (flags & ~TC_SEND_WANT_REPLY) {
+        tc_error("%s: jam '%s': unknown send flags 0x%x (known: TC_SEND_WANT_REPLY)",
+                 peer->name, jam->elem->name, flags & ~TC_SEND_WANT_REPLY);
+        return TC_ERR_INVALID_PARAM;
+    }
+    req = calloc(1, sizeof(*req));
+    if (req == NULL) {
+        tc_error("%s: jam '%s': no memory for a prepared request", peer->name, jam->elem->name);
+        return TC_ERR_NO_MEMORY;
+    }
+    req->link.peer = peer;
+    req->jam       = *jam;
+    req->mode      = mode;
+    req->flags     = flags;
+    req->kind      = (mode == TC_MODE_LOCAL)    ? TC_KIND_LOCAL :
+                     (mode == TC_MODE_INJECTED) ? TC_KIND_INJECTED : TC_KIND_CACHED;
+    req->line_name[0] = tc_jam_line_name(jam, flags, req->kind);
+    req->line_name[1] = tc_jam_line_name(jam, flags | TC_SEND_WANT_REPLY, req->kind);
+    status = tc_jam_req_check(req);
+    if (status != TC_OK) {
+        free(req);
+        return status;
+    }
+    req->link.next = peer->tx_reqs;
+    if (peer->tx_reqs != NULL) {
+        peer->tx_reqs->prev = &req->link;
+    }
+    peer->tx_reqs = &req->link;
+    *req_p        = req;
+    return TC_OK;
+}
+
+void tc_jam_req_free(tc_jam_req_t *req)
+{
+    if (req == NULL) {
+        return;
+    }
+    tc_jam_req_unlink(req);
+    free(req);
+}
+
+/* A prepared jam's frame (want: 0, or TC_SEND_WANT_REPLY for a call), the
+ * request checked again first where its peer changed since. */
+static inline __attribute__((always_inline)) tc_status_t
+tc_jam_req_send(tc_jam_req_t *req, const void *src, size_t len, unsigned want)
+{
+    tc_peer_t *peer = req->link.peer;
+    tc_status_t status;
+
+    if (TC_UNLIKELY((peer == NULL) || (req->gen != peer->tx_gen))) {
+        status = tc_jam_req_check(req);
+        if (status != TC_OK) {
+            return status;
+        }
+    }
+    if (req->kind == TC_KIND_INJECTED) {
+        return tc_jam_send_injected_synced(peer, &req->jam, req->inj, src, len,
+                                           req->flags | want, 0);
+    }
+    return tc_jam_send_plain(peer, &req->jam, src, len, req->flags | want, 0, req->kind,
+                             &req->line_name[want != 0]);
+}
+
+tc_status_t tc_jam_start(tc_jam_req_t *req, const void *src, size_t len)
+{
+    return tc_jam_req_send(req, src, len, 0);
+}
+
+tc_status_t tc_jam_start_call(tc_jam_req_t *req, const void *src, size_t len, int64_t *ret_p)
+{
+    tc_status_t status = tc_jam_req_send(req, src, len, TC_SEND_WANT_REPLY);
+
+    if (status == TC_OK) {
+        status = tc_jam_wait_result(req->link.peer, &req->jam, req->link.peer->tx_seq - 1,
+                                    req->mode == TC_MODE_CACHED, ret_p);
+    }
+    if (status == TC_ERR_AGAIN) {
+        /* as tc_jam_call: the peer dropped the code and said so (which
+         * moved tx_gen: this send syncs it again first) */
+        status = tc_jam_req_send(req, src, len, TC_SEND_WANT_REPLY);
+        if (status == TC_OK) {
+            status = tc_jam_wait_result(req->link.peer, &req->jam, req->link.peer->tx_seq - 1, 0,
+                                        ret_p);
         }
     }
     return status;

@@ -609,6 +609,7 @@ void tc_peer_destroy(tc_peer_t *peer)
      * queued on it, puts that use the rkey and read the staging ring
      * (over tcp a put can wait on wireup past the goodbye's flush). */
     tc_peer_close_ep(peer);
+    tc_peer_reqs_detach(peer);
     ucp_rkey_destroy(peer->rkey);
     ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
     tc_mbox_destroy(peer);

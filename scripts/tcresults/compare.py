@@ -208,12 +208,16 @@ COST_METRICS = [("instructions", "instructions_per_msg"), ("send instructions", 
 
 def cost_rows(path):
     """{(jam, mode, payload): {metric: count per message}} of a cost.csv
-    (a point without its instructions is left out)"""
+    (a point without its instructions is left out; the jam of another api
+    than send, tc_jam_send's, as "noop [prepared]")"""
     out = {}
     for r in schema.read(path).rows:
         vals = {m: num(r.get(col)) for m, col in COST_METRICS}
         if vals["instructions"] is not None:
-            out[tuple(r[k] for k in COST_KEY)] = vals
+            key = [r[k] for k in COST_KEY]
+            if (r.get("api") or "send") != "send":  # a prepared jam's point: its own row
+                key[0] = "%s [%s]" % (key[0], r["api"])
+            out[tuple(key)] = vals
     return out
 
 

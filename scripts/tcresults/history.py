@@ -118,7 +118,9 @@ def parse_cost(path):
         rows = list(csv.DictReader(f))
     out = {}
     for r in rows:
-        extra = [k for k in r if k not in POINT_COLS and k not in NOT_COUNTS and r[k] and num(r[k]) is None]
+        # api send is the point as it was before the column (tc_jam_send's)
+        extra = [k for k in r if k not in POINT_COLS and k not in NOT_COUNTS and r[k] and num(r[k]) is None
+                 and not (k == "api" and r[k] == "send")]
         point = "/".join([r.get(k, "") for k in POINT_COLS] + [r[k] for k in extra])
         for k, v in r.items():
             if k in POINT_COLS or k in NOT_COUNTS or k in extra or num(v) is None:

@@ -299,6 +299,19 @@ class Compare(Case):
         self.assertEqual(rc, 0)
         self.assertIn("cost.csv only in BASE: not compared", out)
 
+    def test_cost_prepared_rows_are_their_own_points(self):
+        # bench-cost.sh's api column: a prepared point beside the send point of the same jam,
+        # mode and payload is compared with its own; a base without the column is send's
+        base = os.path.dirname(self.write("pa/cost.csv", csv_text("jam,mode,payload_bytes,instructions_per_msg",
+                                                                   "noop,local,8,100")))
+        new = os.path.dirname(self.write("pb/cost.csv", csv_text("jam,mode,payload_bytes,instructions_per_msg,api",
+                                                                  "noop,local,8,100,send",
+                                                                  "noop,local,8,80,prepared")))
+        rc, out, _ = self.cmp(base, new, "--cost-base", base)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("| noop | local | 8 | 100.0 | 100.0 | 1.000 |", out)
+        self.assertIn("| noop [prepared] | local | 8 | - | 80.0 | - | - | - | - | only in NEW |", out)
+
     def test_cost_send_recv_and_cycles_each_gate(self):
         head = ("jam,mode,payload_bytes,instructions_per_msg,send_instructions_per_msg,"
                 "recv_instructions_per_msg,cycles_per_msg")

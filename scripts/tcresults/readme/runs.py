@@ -187,7 +187,8 @@ def cost_budgets(ctx, srcs, attrs):
     (src: results/baseline/cost/<key>)"""
     src = srcs[0]
     rows = {(r["jam"], r["mode"], r["payload_bytes"]): r
-            for r in schema.read(os.path.join(ctx.path(src), "cost.csv")).rows}
+            for r in schema.read(os.path.join(ctx.path(src), "cost.csv")).rows
+            if (r.get("api") or "send") == "send"}
     lines = ["| 8 B payload | instructions | send | receive | simulated cycles |", "|---|---:|---:|---:|---:|"]
     for jam in ("noop", "server_sum", "indirect_put"):
         for mode in ("local", "cached", "injected"):

@@ -1,0 +1,319 @@
+/*
+ * Prepared jams (tc_jam_init, tc_jam_start, tc_jam_start_call) over a
+ * loopback pair: the same results as tc_jam_send and tc_jam_call in every
+ * mode, one-way and called, interleaved with them; what invalidates a
+ * request (a frame-size change, a sync of another jam, the peer dropping
+ * its cached code, the peer's close) re-prepares it or refuses the start,
+ * and the receiver never rejects a frame of it.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "twochains.h"
+#include "bench_state.h"
+#include "log.h"
+#include "runtime.h"
+
+#include "loop_pair.h"
+
+/* A pair of 8-slot rings with fixed frames that hold payload bytes. */
+static void pair_open_frames(pair_t *pair, size_t payload)
+{
+    pair_open_fixed(pair, 8, payload);
+}
+
+/* The receiver rejected nothing. */
+static void assert_none_rejected(side_t *side)
+{
+    tc_peer_stats_t st;
+
+    tc_peer_stats(side->peer, &st);
+    assert_int_equal(st.rx_rejected, 0);
+}
+
+/* server_sum's running total on the receiver: each call, prepared or not,
+ * returns the total after it, so a prepared call answers what tc_jam_call
+ * would have (the frames are the same jam's, in one order). */
+static void calls_match(tc_mode_t mode)
+{
+    tc_jam_req_t *req = NULL;
+    int64_t total = 0, ret = 0;
+    int32_t v[2];
+    serve_t serve;
+    pthread_t thread;
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    /* local: 8-byte payloads go as one line; code in frames or syncs: room */
+    pair_open_frames(&pair, (mode == TC_MODE_LOCAL) ? sizeof(v) : 2048);
+    jam = jam_of(&pair.s[1], "server_sum");
+    serve_start(&serve, &pair.s[0], &thread);
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, TC_SEND_PARAMS(mode, 0), &req), TC_OK);
+    for (i = 0; i < 40; ++i) {
+        v[0] = 3 * i + 1;
+        v[1] = -i;
+        total += v[0] + v[1];
+        if (i % 2) {
+            assert_int_equal(tc_jam_call(pair.s[1].peer, &jam, v, sizeof(v),
+                                         TC_SEND_PARAMS(mode, 0), &ret), TC_OK);
+        } else {
+            assert_int_equal(tc_jam_start_call(req, v, sizeof(v), &ret), TC_OK);
+        }
+        assert_int_equal(ret, total);
+    }
+    /* one-way starts, then a call that sees their sum */
+    for (i = 0; i < 40; ++i) {
+        v[0] = i;
+        v[1] = 1;
+        total += i + 1;
+        assert_int_equal(tc_jam_start(req, v, sizeof(v)), TC_OK);
+    }
+    v[0] = 0;
+    v[1] = 0;
+    assert_int_equal(tc_jam_start_call(req, v, sizeof(v), &ret), TC_OK);
+    assert_int_equal(ret, total);
+    serve_stop(&serve, thread);
+    assert_int_equal(serve.status, TC_OK);
+    assert_none_rejected(&pair.s[0]);
+    assert_int_equal(state_of(&pair.s[0])->calls, 81);
+    tc_jam_req_free(req);
+    pair_close(&pair);
+}
+
+static void test_calls_match_local(void **unused)
+{
+    (void)unused;
+    calls_match(TC_MODE_LOCAL);
+}
+
+static void test_calls_match_injected(void **unused)
+{
+    (void)unused;
+    calls_match(TC_MODE_INJECTED);
+}
+
+static void test_calls_match_cached(void **unused)
+{
+    (void)unused;
+    calls_match(TC_MODE_CACHED);
+}
+
+/* Two prepared jams and tc_jam_send of a third interleaved (each takes the
+ * peer's template from the other), over one-line and larger payloads: the
+ * receiver's sum and array are what the sender computed. */
+static void test_interleaved_with_send(void **unused)
+{
+    tc_jam_req_t *sum_req = NULL, *put_req = NULL;
+    int32_t ints[100];
+    int64_t expect = 0;
+    tc_jam_t sum, put, noop;
+    server_arg_t server;
+    tc_peer_stats_t rx;
+    pthread_t thread;
+    tc_bench_state_t *st;
+    pair_t pair;
+    size_t n;
+    int i;
+
+    (void)unused;
+    pair_open_frames(&pair, sizeof(ints));
+    sum  = jam_of(&pair.s[1], "server_sum");
+    put  = jam_of(&pair.s[1], "indirect_put");
+    noop = jam_of(&pair.s[1], "noop");
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &sum, NULL, &sum_req), TC_OK);
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &put, NULL, &put_req), TC_OK);
+    /* served until these 900 frames ran, then its credits flushed (a
+     * receiver that only progresses keeps the last batch's) */
+    tc_peer_stats(pair.s[0].peer, &rx);
+    server = (server_arg_t){&pair.s[0], rx.rx_frames + rx.rx_rejected + 900, 0, TC_OK};
+    assert_int_equal(pthread_create(&thread, NULL, server_thread, &server), 0);
+    for (i = 0; i < 300; ++i) {
+        n = (i % 3 == 0) ? 2 : (i % 3 == 1) ? 16 : 100; /* a line, and not */
+        expect += pattern_fill(ints, n, (uint64_t)i);
+        assert_int_equal(tc_jam_start(sum_req, ints, n * sizeof(int32_t)), TC_OK);
+        assert_int_equal(tc_jam_start(put_req, ints, 2 * sizeof(int32_t)), TC_OK);
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &noop, ints, 8, NULL), TC_OK);
+    }
+    assert_int_equal(tc_peer_drain(pair.s[1].peer), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(server.status, TC_OK);
+    assert_none_rejected(&pair.s[0]);
+    st = state_of(&pair.s[0]);
+    assert_int_equal(st->sum, expect);
+    assert_int_equal(st->cursor, 600); /* indirect_put: two ints each */
+    tc_jam_req_free(put_req);
+    tc_jam_req_free(sum_req);
+    pair_close(&pair);
+}
+
+/* A frame-size change (both ways, through a size a line is not) moves the
+ * peer's generation: the next start prepares the request again and its
+ * frames are of the new size, none rejected, results right. */
+static void test_frame_size_change(void **unused)
+{
+    tc_jam_req_t *req = NULL;
+    int64_t total = 0, ret = 0;
+    static const uint32_t sizes[] = {128, 64, 256, 64};
+    uint32_t gen;
+    int32_t v[2] = {5, 6};
+    serve_t serve;
+    pthread_t thread;
+    tc_jam_t jam;
+    pair_t pair;
+    unsigned k;
+    int i;
+
+    (void)unused;
+    pair_open_frames(&pair, sizeof(v));
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, &req), TC_OK);
+    serve_start(&serve, &pair.s[0], &thread);
+    for (k = 0; k < TC_ARRAY_SIZE(sizes); ++k) {
+        for (i = 0; i < 20; ++i) {
+            total += v[0] + v[1];
+            assert_int_equal(tc_jam_start_call(req, v, sizeof(v), &ret), TC_OK);
+            assert_int_equal(ret, total);
+        }
+        gen = pair.s[1].peer->tx_gen;
+        assert_int_equal(tc_peer_set_frame_size(pair.s[1].peer, sizes[k]), TC_OK);
+        assert_true(pair.s[1].peer->tx_gen != gen); /* what the next start checks */
+    }
+    serve_stop(&serve, thread);
+    assert_int_equal(serve.status, TC_OK);
+    assert_none_rejected(&pair.s[0]);
+    tc_jam_req_free(req);
+    pair_close(&pair);
+}
+
+/* The receiver (policy any) drops the code it cached for us between calls: the next
+ * prepared cached call hears so (a MISS, then its frame NACKed AGAIN),
+ * prepares the request again, which pushes the code once more, and
+ * returns the right total. Also a sync of another jam (which moves the
+ * generation too) in between. */
+static void test_cached_forget(void **unused)
+{
+    tc_jam_req_t *req = NULL;
+    int64_t total = 0, ret = 0;
+    int32_t v[2] = {2, 3};
+    tc_jam_t jam, other;
+    serve_t serve;
+    pthread_t thread;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    pair_open_frames(&pair, 2048);
+    /* policy any: the receiver has nothing to relink a dropped cached jam
+     * from (allow-list relinks its own blob), so it says MISS */
+    pair.s[0].ctx->params.exec = TC_EXEC_ANY;
+    jam   = jam_of(&pair.s[1], "server_sum");
+    other = jam_of(&pair.s[1], "noop");
+    serve_start(&serve, &pair.s[0], &thread);
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, TC_SEND_PARAMS(TC_MODE_CACHED, 0), &req),
+                     TC_OK);
+    for (i = 0; i < 12; ++i) {
+        if (i % 4 == 1) {
+            atomic_store(&serve.forget, 1);
+            while (atomic_load(&serve.forget)) {
+                sched_yield();
+            }
+        }
+        if (i == 6) {
+            assert_int_equal(tc_jam_prepare(pair.s[1].peer, &other, TC_MODE_INJECTED), TC_OK);
+        }
+        total += v[0] + v[1];
+        assert_int_equal(tc_jam_start_call(req, v, sizeof(v), &ret), TC_OK);
+        assert_int_equal(ret, total);
+    }
+    serve_stop(&serve, thread);
+    assert_int_equal(serve.status, TC_OK);
+    tc_jam_req_free(req);
+    pair_close(&pair);
+}
+
+static void *close_peer(void *arg)
+{
+    side_t *side = arg;
+
+    tc_peer_close(side->peer);
+    side->peer = NULL;
+    return NULL;
+}
+
+/* The peer closes under a prepared jam: its starts refuse (TC_ERR_CLOSED),
+ * nothing touches the freed peer (ASan), and it is freed after. */
+static void test_peer_closed(void **unused)
+{
+    tc_jam_req_t *req = NULL, *other = NULL;
+    int32_t v[2] = {1, 2};
+    pthread_t thread;
+    int64_t ret = 0;
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    pair_open_frames(&pair, sizeof(v));
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, &req), TC_OK);
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, &other), TC_OK);
+    tc_jam_req_free(other); /* unlinked from the middle of the list: the rest stays */
+    assert_int_equal(pthread_create(&thread, NULL, close_peer, &pair.s[0]), 0);
+    close_peer(&pair.s[1]);
+    pthread_join(thread, NULL);
+    assert_int_equal(tc_jam_start(req, v, sizeof(v)), TC_ERR_CLOSED);
+    assert_int_equal(tc_jam_start_call(req, v, sizeof(v), &ret), TC_ERR_CLOSED);
+    tc_jam_req_free(req);
+    tc_jam_req_free(NULL);
+    for (i = 0; i < 2; ++i) {
+        tc_context_destroy(pair.s[i].ctx);
+        tc_pkg_close(pair.s[i].pkg);
+        tc_boot_close(pair.s[i].boot);
+    }
+}
+
+/* Bad requests are refused at init, with nothing allocated. */
+static void test_init_refuses(void **unused)
+{
+    tc_send_params_t params = {TC_SEND_PARAM_FIELD_MODE, (tc_mode_t)42, 0};
+    tc_jam_req_t *req = NULL;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)unused;
+    pair_open_frames(&pair, 8);
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, &params, &req), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, TC_SEND_PARAMS(TC_MODE_LOCAL, 0x80),
+                                 &req), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_jam_init(NULL, &jam, NULL, &req), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, NULL), TC_ERR_INVALID_PARAM);
+    assert_null(req);
+    assert_null(pair.s[1].peer->tx_reqs);
+    pair_close(&pair);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_calls_match_local),
+        cmocka_unit_test(test_calls_match_injected),
+        cmocka_unit_test(test_calls_match_cached),
+        cmocka_unit_test(test_interleaved_with_send),
+        cmocka_unit_test(test_frame_size_change),
+        cmocka_unit_test(test_cached_forget),
+        cmocka_unit_test(test_peer_closed),
+        cmocka_unit_test(test_init_refuses),
+    };
+
+    test_filter_from_env();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
