@@ -179,7 +179,7 @@ def start_state(opts, st, plan):
     (a resumed run continues only the same plan)"""
     rev = git_rev()
     # what each point runs
-    fingerprint = {e['name']: [' '.join(p['args'] + ['@%s:%s' % tuple(p['cores'])] * ('cores' in p))
+    fingerprint = {e['name']: [' '.join(p['args'] + (['@%s:%s' % tuple(p['cores'])] if 'cores' in p else []))
                                if not p['skip'] else 'skip' for p in pts] for e, pts in plan}
     fingerprint['(rounds)'] = opts.rounds
     if not opts.resume:

@@ -12,12 +12,12 @@ host's topology, or HWLOC_SYNTHETIC's or HWLOC_XMLFILE's). Long sweeps
 show progress and an estimate; a stopped one continues with --resume.
 
 Then (and alone with --outputs FOLDER) from results/<platform>/topo.csv:
-  results/<platform>/topo-pairs.csv    per pair, jam, mode, payload: both
+  results/<platform>/topo.pairs.csv    per pair, jam, mode, payload: both
                                        cores, their class and NIC side, each
                                        metric's median over rounds and 95%
                                        interval, jam/floor and jam/put
-  results/<platform>/topo-classes.csv  the same per class (pairs pooled)
-  results/<platform>/topo-claims.md    each class against the closest one
+  results/<platform>/topo.classes.csv  the same per class (pairs pooled)
+  results/<platform>/topo.claims.md    each class against the closest one
   plots/<platform>/topo-matrix.png|svg  jam_lat (noop, local, 8 B) per pair
   plots/<platform>/topo-classes.png|svg per class, intervals as bars
 
@@ -155,8 +155,8 @@ def outputs(folder, plotdir):
     psum = table.summarize(rounds)
     csum = table.summarize(table.by_class(rounds))
     npairs = table.pairs_per_class(rounds)
-    cli.write_whole(os.path.join(folder, "topo-pairs.csv"), table.csv_text(psum, table.KEY))
-    cli.write_whole(os.path.join(folder, "topo-classes.csv"), table.csv_text(
+    cli.write_whole(os.path.join(folder, "topo.pairs.csv"), table.csv_text(psum, table.KEY))
+    cli.write_whole(os.path.join(folder, "topo.classes.csv"), table.csv_text(
         csum, table.CLASS_KEY, (lambda k: (table.TITLES.get(k[0], k[0]), str(npairs.get(k[:2], 0))),
                                 ("title", "pairs"))))
     em = schema.exp_meta(meta, table.EXP)
@@ -165,12 +165,12 @@ def outputs(folder, plotdir):
               "each class against the closest class measured here." % (
                   em.get("preset", "?"), em.get("rounds", "?"), em.get("git_rev", "?")), ""]
     claims += table.claims(csum, npairs)
-    cli.write_whole(os.path.join(folder, "topo-claims.md"), "\n".join(claims) + "\n")
+    cli.write_whole(os.path.join(folder, "topo.claims.md"), "\n".join(claims) + "\n")
     log = []
     ok = figures(psum, csum, meta, pid_, plotdir or os.path.join(PLOTS, pid_), log)
     for line in log:
         print("tc-topo: %s" % line, file=sys.stderr)
-    print("tc-topo: %s: %d pair(s) in %d class(es) -> topo-pairs.csv, topo-classes.csv, topo-claims.md%s" % (
+    print("tc-topo: %s: %d pair(s) in %d class(es) -> topo.pairs.csv, topo.classes.csv, topo.claims.md%s" % (
         os.path.relpath(folder, paths.TOP), len({k[:2] for k in rounds}), len(npairs),
         ", figures" if ok else ""), file=sys.stderr)
     return 0 if ok else 1
