@@ -210,8 +210,10 @@ def pair_values(sel, tools, hosts):
     """the values of a topology axis: (values, skip reason or None)"""
     if hosts:
         return [None], 'a topology sweep pairs the cores of one host, not two hosts'
-    if not tools.get('tc-perf', {}).get('present') or 'topology' not in tools:
+    if not tools.get('tc-perf', {}).get('present'):
         return [None], tools.get('tc-perf', {}).get('why', 'tc-perf not built')
+    if 'topology' not in tools:     # a plan for another host's report: its pairs are unknown here
+        return [None], 'no topology to pair (tc-perf --pairs on the host itself)'
     doc = tools['topology'](sel)     # ValueError: a bad selection, said why
     return [{'value': '%d:%d' % (p['a'], p['b']),
              'vars': {'sender': p['a'], 'receiver': p['b'], 'pair_class': p['class'],
