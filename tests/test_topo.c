@@ -239,6 +239,7 @@ static void test_bad_selection(void **state)
     }
     assert_int_equal(tc_topo_classify(topo, 2, 2, &c, &n), TC_ERR_INVALID_PARAM);
     assert_int_equal(tc_topo_classify(topo, 0, 99, &c, &n), TC_ERR_INVALID_PARAM);
+    hwloc_topology_destroy(topo);
     assert_int_not_equal(tc_topo_load("pack:2 bogus:3", NULL, &topo), TC_OK);
     assert_int_not_equal(tc_topo_load(NULL, "/nonexistent/topo.xml", &topo), TC_OK);
     hwloc_topology_destroy(load_syn("pu:1")); /* still usable after the refusals */
