@@ -151,3 +151,24 @@ class Outputs(Case):
         rc, _, err = self.run_main(topo.main, ["--outputs", self.path("res", "q")])
         self.assertEqual(rc, 1)
         self.assertIn("no topo.csv", err)
+
+    def test_platforms_class_by_class(self):
+        from tcresults import platforms
+        a = self.folder()
+        self.write("res/b/topo.csv", "\n".join([COLS] + rows_of(0, 1, 150, 90, 70) + rows_of(0, 2, 160, 90, 70))
+                   + "\n")
+        self.write("res/b/meta.json", json.dumps({"platform_id": "b", "experiments": {"topo": {"point_axes": [
+            {"point": 0, "axes": {"pair": "0:1", "jam": "noop", "class": "l3", "nic": "local"}, "cores": [0, 1]}]}}}))
+        rc, out, err = self.run_main(platforms.main, [a, self.path("res", "b"), "-o", self.path("cmp"), "--no-plots"])
+        self.assertEqual(rc, 0, err)
+        with open(self.path("cmp", "compare.md")) as f:
+            md = f.read()
+        sec = md[md.index("## Classes of core pair"):md.index("## Each experiment")]
+        rows = [line for line in sec.split("\n") if line.startswith("| ")]
+        # per mode: the header, then a row per class of either platform, closest first
+        self.assertEqual([r.split(" | ")[0] for r in rows[:4]],
+                         ["| class (local)", "| SMT siblings", "| shared L3, NIC local", "| across packages"])
+        self.assertIn("| SMT siblings | 102 [", rows[1])
+        self.assertTrue(rows[1].endswith("| - |"), rows[1])          # b has no SMT pair
+        self.assertIn("155 [", rows[2])
+        self.assertIn("jam/floor", rows[2])
