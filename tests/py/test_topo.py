@@ -72,6 +72,8 @@ class Axis(Case):
 
         def refuse(sel):
             raise ValueError("tc-perf: bad --pairs '%s'" % sel)
+        pts = plan.expand(definition(), "quick", {}, tools(topology={"pus": 1, "pairs": []}))
+        self.assertTrue(pts and all("no pair of PUs" in p["skip"] for p in pts))
         t["topology"] = refuse
         with self.assertRaises(ValueError):
             plan.expand(definition(), "quick", {}, t, pairs="x")
@@ -145,6 +147,12 @@ class Outputs(Case):
             self.assertTrue(os.path.getsize(self.path("plots", fig)) > 0, fig)
         # the derived tables are not experiments of the folder
         self.assertEqual(schema.experiments(d), ["topo"])
+
+    def test_nothing_measured(self):
+        self.write("res/e/topo.csv", COLS + "\n")
+        rc, _, err = self.run_main(topo.main, ["--outputs", self.path("res", "e")])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("measured nothing", err)
 
     def test_no_sweep(self):
         self.write("res/q/meta.json", "{}")

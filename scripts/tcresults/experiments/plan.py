@@ -215,6 +215,8 @@ def pair_values(sel, tools, hosts):
     if 'topology' not in tools:     # a plan for another host's report: its pairs are unknown here
         return [None], 'no topology to pair (tc-perf --pairs on the host itself)'
     doc = tools['topology'](sel)     # ValueError: a bad selection, said why
+    if not doc['pairs']:
+        return [None], 'no pair of PUs to measure (%d PU)' % doc.get('pus', 0)
     return [{'value': '%d:%d' % (p['a'], p['b']),
              'vars': {'sender': p['a'], 'receiver': p['b'], 'pair_class': p['class'],
                       'pair_nic': p['nic']}} for p in doc['pairs']], None

@@ -69,6 +69,9 @@ def topology(tools):
                                capture_output=True, text=True, timeout=60)
             if r.returncode != 0:
                 raise ValueError((r.stderr.strip().split('\n') or ['tc-perf --pairs failed'])[0])
-            cache[sel] = json.loads(r.stdout)
+            try:
+                cache[sel] = json.loads(r.stdout)
+            except ValueError:
+                raise ValueError('tc-perf --pairs %s --json - wrote no JSON: %r' % (sel, r.stdout[:80]))
         return cache[sel]
     return get

@@ -149,6 +149,9 @@ def outputs(folder, plotdir):
     meta = schema.load_meta(folder)
     pid_ = os.path.basename(os.path.normpath(folder))
     rounds = table.per_round(rows, pts)
+    if not rows:    # every point skipped (one PU, between hosts): meta.json says why
+        print("tc-topo: %s: the sweep measured nothing (its skips: meta.json)" % folder, file=sys.stderr)
+        return 0
     if not rounds:
         print("tc-topo: %s: no jam rows of a pinned pair (a topo.csv from tc-topo?)" % folder, file=sys.stderr)
         return 1
