@@ -304,7 +304,8 @@ cost-baseline: all
 # The paper's figures as data (scripts/experiments/*.json): tc-experiments runs
 # every experiment with PRESET (quick: minutes, README.md says how many; paper:
 # 10,000 warm-up + 10^6 iterations, hours) into results/<platform>/, then
-# tc-plot draws plots/<platform>/figNN-*.png|svg. EXPERIMENTS= picks some
+# tc-plot draws plots/<platform>/figNN-*.png|svg (tc-topo the topology
+# sweep's matrix, per-class summary and topo.claims.md). EXPERIMENTS= picks some
 # (names or prefixes); RESUME=1 continues a stopped run; make plots redraws.
 # Every point runs FIG_ROUNDS rounds (default 5, quick and paper),
 # each its own invocation; figures and claims use the rounds' median and 95%
@@ -327,6 +328,7 @@ figures:
 	    scripts/tc-experiments --platform-id $$id $(HOST_ARGS) \
 	    $(if $(RESUME),--resume,--preset $(PRESET) $(if $(FIG_ROUNDS),--rounds $(FIG_ROUNDS)) $(EXPERIMENTS)) || rc=$$?; \
 	    [ $$rc = 130 ] && exit $$rc; scripts/tc-plot --platform-id $$id $(EXPERIMENTS) || rc=1; \
+	    if [ -f results/$$id/topo.csv ]; then scripts/tc-topo --outputs results/$$id || rc=1; fi; \
 	    scripts/tc-claims results/$$id || rc=1; \
 	    echo "next: make report (build/report/index.html: this run beside the committed ones)"; exit $$rc
 

@@ -89,6 +89,7 @@ typedef struct perf_local {
     int         quiet;
     int         wide;        /* --wide: the table with every column */
     int         platform;    /* --platform: report and exit */
+    const char *pairs;       /* --pairs: list the topology's pairs and exit */
     const char *stress_cpus; /* --stress-cpus: cores the load is pinned to */
     const char *dist_path;   /* --dist: latency distribution of latency rows */
     struct tc_stress *stress; /* the running load, NULL if none */

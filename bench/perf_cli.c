@@ -108,6 +108,10 @@ void perf_usage(FILE *out)
             "              long point) or final (only the rows)\n"
             "  --platform  print what this host supports (wait strategies, placement,\n"
             "              controls, PMU) and exit; with --json -: as JSON\n"
+            "  --pairs P   list the core pairs the topology sweep (scripts/tc-topo) measures\n"
+            "              and their hwloc classes, and exit: all, classes (one per class)\n"
+            "              or sender:receiver PUs (0:1,0:8); HWLOC_SYNTHETIC or\n"
+            "              HWLOC_XMLFILE: another topology; with --json -: as JSON\n"
             "  -q          quiet: no table\n"
             "  --wide      the table with every column (min, p99.9, max, mean, tail spread,\n"
             "              frame bytes, CPU ns per message: 169 wide); default: test, mode,\n"
@@ -200,6 +204,7 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
         {"blocks", required_argument, NULL, 21},
         {"ref-work", required_argument, NULL, 22},
         {"wide", no_argument, NULL, 23},
+        {"pairs", required_argument, NULL, 24},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, TC_TOOL_OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -396,6 +401,7 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
         case 1: local->csv_path = optarg; break;
         case 2: local->json_path = optarg; break;
         case 23: local->wide = 1; break;
+        case 24: local->pairs = optarg; break;
         case 'h': perf_usage(stdout); exit(0);
         case TC_TOOL_OPT_VERSION: exit(tc_tool_version(&perf_tool));
         default: return tc_tool_bad_opt(&perf_tool, c, argv);

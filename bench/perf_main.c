@@ -10,6 +10,7 @@
 #include "log.h"
 #include "tool.h"
 #include "harness/platform.h"
+#include "harness/topo.h"
 #include "manifest.h"
 #include "harness/cycles.h"
 #include "stress.h"
@@ -769,33 +770,81 @@ static int perf_check_cpus(const perf_local_t *local, const perf_side_t *side)
     return tc_tool_check_cpus(&perf_tool, &side->cpu, 1);
 }
 
-/* --platform: the report on stdout, or as JSON with --json (to its file,
- * or stdout for -). */
-static int perf_platform(const perf_local_t *local)
+/* --platform and --pairs write to stdout, or as JSON with --json (to its
+ * file, or stdout for -): out_p, or an exit status. */
+static int perf_info_open(const perf_local_t *local, FILE **out_p, int *created_p)
 {
     const char *path = local->json_path;
-    tc_status_t status;
-    FILE *out = stdout;
-    int rc, created;
+    int rc;
 
+    *out_p     = stdout;
+    *created_p = 0;
     if ((path != NULL) && strcmp(path, "-")) {
-        rc = tc_tool_check_output(&perf_tool, "--json", path, &created);
+        rc = tc_tool_check_output(&perf_tool, "--json", path, created_p);
         if (rc != 0) {
             return rc;
         }
-        out = perf_open_out(path);
-        if (out == NULL) {
-            tc_tool_drop_output(path, created);
+        *out_p = perf_open_out(path);
+        if (*out_p == NULL) {
+            tc_tool_drop_output(path, *created_p);
             return TC_TOOL_EXIT_FAILED;
         }
     }
-    status = tc_platform_report(out, (path != NULL));
-    if (out != stdout) {
-        if (perf_close_out(out, path) != TC_OK) {
-            status = TC_ERR_IO;
-        }
+    return 0;
+}
+
+static int perf_info_close(const perf_local_t *local, FILE *out, tc_status_t status)
+{
+    if ((out != stdout) && (perf_close_out(out, local->json_path) != TC_OK)) {
+        status = TC_ERR_IO;
     }
     return (status == TC_OK) ? 0 : TC_TOOL_EXIT_FAILED;
+}
+
+static int perf_platform(const perf_local_t *local)
+{
+    FILE *out;
+    int rc, created;
+
+    rc = perf_info_open(local, &out, &created);
+    if (rc != 0) {
+        return rc;
+    }
+    return perf_info_close(local, out, tc_platform_report(out, (local->json_path != NULL)));
+}
+
+/* --pairs: the core pairs the topology sweep (scripts/tc-topo) would
+ * measure and their classes, on this host's topology or the one
+ * HWLOC_SYNTHETIC / HWLOC_XMLFILE give; nothing measured. */
+static int perf_pairs(const perf_local_t *local)
+{
+    const char *syn = getenv("HWLOC_SYNTHETIC"), *xml = getenv("HWLOC_XMLFILE");
+    char source[PATH_MAX + 16], why[256];
+    hwloc_topology_t topo;
+    tc_topo_plan_t plan;
+    tc_status_t status;
+    FILE *out;
+    int rc, created;
+
+    if (tc_topo_load(NULL, NULL, &topo) != TC_OK) {
+        return TC_TOOL_EXIT_FAILED;
+    }
+    why[0] = '\0';
+    status = tc_topo_plan(topo, local->pairs, why, sizeof(why), &plan);
+    hwloc_topology_destroy(topo);
+    if (status != TC_OK) {
+        return why[0] ? tc_tool_bad(&perf_tool, "%s", why) : TC_TOOL_EXIT_FAILED;
+    }
+    snprintf(source, sizeof(source), "%s%s", (syn && syn[0]) ? "synthetic " :
+             (xml && xml[0]) ? "xml " : "this host",
+             (syn && syn[0]) ? syn : (xml && xml[0]) ? xml : "");
+    rc = perf_info_open(local, &out, &created);
+    if (rc == 0) {
+        tc_topo_plan_print(out, &plan, source, (local->json_path != NULL));
+        rc = perf_info_close(local, out, TC_OK);
+    }
+    tc_topo_plan_free(&plan);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -812,6 +861,9 @@ int main(int argc, char **argv)
     }
     if (local.platform) {
         return perf_platform(&local);
+    }
+    if (local.pairs != NULL) {
+        return perf_pairs(&local);
     }
     if (perf_open_pkg(&local) != TC_OK) {
         return 1;

@@ -426,7 +426,7 @@ typedef struct tc_out {
     const char *group;    /* NULL at the top level */
 } tc_out_t;
 
-static void tc_json_string(FILE *f, const char *s)
+void tc_json_string(FILE *f, const char *s)
 {
     const unsigned char *c;
 

@@ -174,6 +174,9 @@ tc_status_t tc_platform_stash_get(char *why, size_t len, tc_hwctl_state_t *state
 tc_status_t tc_platform_stash_set(int on, char *why, size_t len);
 tc_status_t tc_platform_stash_restore(void);
 
+/* s as a JSON string literal, escaped (the platform report's, the pairs'). */
+void tc_json_string(FILE *f, const char *s);
+
 #ifdef __cplusplus
 }
 #endif

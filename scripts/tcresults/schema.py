@@ -150,10 +150,11 @@ def group(rows, key):
 
 def experiments(folder):
     """the experiment names of a folder: its <name>.csv (in the order of the
-    file names), not the .dist.csv"""
+    file names), not a table derived from one, <name>.<what>.csv (the
+    .dist.csv, tc-topo's .pairs.csv and .classes.csv)"""
     if not os.path.isdir(folder):
         return []
-    return [n[:-4] for n in sorted(os.listdir(folder)) if n.endswith(".csv") and not n.endswith(".dist.csv")]
+    return [n[:-4] for n in sorted(os.listdir(folder)) if n.endswith(".csv") and "." not in n[:-4]]
 
 
 def size_label(b):

@@ -52,7 +52,7 @@ from .launch import Launcher, pair_platform
 from .plan import expand, load_experiments, render
 from .run import finish_experiment, point_label, run_point
 from .state import Progress, State, atomic_write, fmt_s, short
-from .tools import git_rev, platform_id, platform_report, probe_tool
+from .tools import git_rev, platform_id, platform_report, probe_tool, topology
 
 RESULTS = os.path.join(paths.TOP, 'results')
 # rounds per point of each preset (--rounds overrides). Measured here: two
@@ -74,6 +74,8 @@ def parse_args(argv=None):
     ap.add_argument('--dry-run', action='store_true', help='print the plan (points, skips, estimate); run nothing')
     ap.add_argument('--plan-json', metavar='FILE', help='write the expanded plan as JSON (- for stdout)')
     ap.add_argument('--list', action='store_true', help='list the experiments and exit')
+    ap.add_argument('--pairs', metavar='SEL', help='a topology sweep\'s pairs (scripts/tc-topo): all, '
+                    'classes (one per hwloc class; the presets\' default) or sender:receiver PUs 0:1,0:8')
     ap.add_argument('--platform-id', help='results/<ID>/ (default: TC_PLATFORM_ID or scripts/platform-id.sh)')
     ap.add_argument('--results', default=RESULTS, help='results root (default results/)')
     ap.add_argument('--hosts', metavar='A,B', help='run between two hosts: the client on A, the server '
@@ -180,7 +182,8 @@ def start_state(opts, st, plan):
     (a resumed run continues only the same plan)"""
     rev = git_rev()
     # what each point runs
-    fingerprint = {e['name']: [' '.join(p['args']) if not p['skip'] else 'skip' for p in pts] for e, pts in plan}
+    fingerprint = {e['name']: [' '.join(p['args'] + (['@%s:%s' % tuple(p['cores'])] if 'cores' in p else []))
+                               if not p['skip'] else 'skip' for p in pts] for e, pts in plan}
     fingerprint['(rounds)'] = opts.rounds
     if not opts.resume:
         st.new(opts.preset, [e['name'] for e, _ in plan], rev)
@@ -308,6 +311,7 @@ def main(argv=None):
         return 0
     tools = {'tc-perf': probe_tool('tc-perf', shlex.split(opts.tool_cmd) if opts.tool_cmd else None),
              'tc-mcast': probe_tool('tc-mcast', shlex.split(opts.mcast_cmd) if opts.mcast_cmd else None)}
+    tools['topology'] = topology(tools)
     pair, pair_report = between_hosts(ap, opts, tools)
     pid_ = platform_id(opts.platform_id)
     if opts.print_platform_id:
@@ -324,11 +328,16 @@ def main(argv=None):
     if opts.rounds < 1:
         ap.error('--rounds %d: at least 1' % opts.rounds)
 
+    if opts.pairs and tools['tc-perf']['present']:
+        try:    # a bad selection is a bad flag: said before anything runs
+            tools['topology'](opts.pairs)
+        except ValueError as err:
+            ap.error('--pairs %s: %s' % (opts.pairs, err))
     platform = pair_report if pair else platform_report(tools, opts.platform_json)
     plan = []
     for e in exps:
         try:
-            plan.append((e, expand(e, opts.preset, platform, tools, pair is not None)))
+            plan.append((e, expand(e, opts.preset, platform, tools, pair is not None, opts.pairs)))
         except ValueError as err:
             sys.exit('tc-experiments: %s: %s' % (e['name'], err))
     est = opts.rounds * sum(p['estimate_s'] for _, pts in plan for p in pts)
@@ -339,7 +348,8 @@ def main(argv=None):
         if not opts.plan_json:
             for e, pts in plan:
                 for p in pts:
-                    print('%s #%d %s%s' % (e['name'], p['point'], ' '.join(p['args']),
+                    print('%s #%d %s%s%s' % (e['name'], p['point'], ' '.join(p['args']),
+                                             ' (sender:receiver %s:%s)' % tuple(p['cores']) if 'cores' in p else '',
                                            '   [skip: %s]' % p['skip'] if p['skip'] else ''))
         return 0
     os.makedirs(outdir, exist_ok=True)

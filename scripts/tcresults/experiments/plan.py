@@ -199,9 +199,34 @@ def requirements(requires, env, platform, tools):
     return skip, dropped
 
 
-def expand(exp, preset, platform, tools, hosts=False):
+# An axis whose values are "topology": the core pairs of this host that
+# `tc-perf --pairs SEL` lists (SEL: the variable "pairs", tc-experiments
+# --pairs), one point each, its server pinned to the receiver, its client to
+# the sender (scripts/tc-topo).
+TOPOLOGY = 'topology'
+
+
+def pair_values(sel, tools, hosts):
+    """the values of a topology axis: (values, skip reason or None)"""
+    if hosts:
+        return [None], 'a topology sweep pairs the cores of one host, not two hosts'
+    if not tools.get('tc-perf', {}).get('present'):
+        return [None], tools.get('tc-perf', {}).get('why', 'tc-perf not built')
+    if 'topology' not in tools:     # a plan for another host's report: its pairs are unknown here
+        return [None], 'no topology to pair (tc-perf --pairs on the host itself)'
+    doc = tools['topology'](sel)     # ValueError: a bad selection, said why
+    if not doc['pairs']:
+        return [None], 'no pair of PUs to measure (%d PU)' % doc.get('pus', 0)
+    return [{'value': '%d:%d' % (p['a'], p['b']),
+             'vars': {'sender': p['a'], 'receiver': p['b'], 'pair_class': p['class'],
+                      'pair_nic': p['nic']}} for p in doc['pairs']], None
+
+
+def expand(exp, preset, platform, tools, hosts=False, pairs=None):
     """The experiment's points: dicts with point, sweep, axes, args, skip,
-    dropped (in-run list values the platform cannot run, with reasons)."""
+    dropped (in-run list values the platform cannot run, with reasons);
+    a topology axis's points have cores (sender, receiver). pairs: the
+    selection of a topology axis (default: the preset's "pairs")."""
     if preset not in exp.get('presets', {}):
         raise ValueError('%s: no preset %r' % (exp['name'], preset))
     pvars = preset_vars(exp, preset, hosts)
@@ -210,10 +235,17 @@ def expand(exp, preset, platform, tools, hosts=False):
     points = []
     for si, sw in enumerate(exp.get('sweeps') or [{}]):
         env0, names, values = sweep_env(exp, pvars, si, sw)
+        topo_skip = None
+        if TOPOLOGY in values:
+            env0['pairs'] = pairs or env0.get('pairs') or 'classes'
+            vals, topo_skip = pair_values(env0['pairs'], tools, hosts)
+            values = [vals if v == TOPOLOGY else v for v in values]
         spec = sw.get('args', exp.get('args', []))
         for combo in itertools.product(*values):
             env = point_env(env0, names, combo)
             skip = [] if tinfo.get('present') else [tinfo.get('why', '%s not built' % tool)]
+            if topo_skip and topo_skip not in skip:
+                skip.append(topo_skip)
             if hosts and tool == 'tc-perf' and exp.get('connection', 'two-process') != 'two-process':
                 skip.append('a %s experiment runs in one process, not between hosts' %
                             exp.get('connection'))
@@ -233,10 +265,15 @@ def expand(exp, preset, platform, tools, hosts=False):
                 if lacking:
                     skip.append('%s has no %s (a build older than the option? make all)' % (
                         tool, ', '.join(lacking)))
-            points.append({'point': len(points), 'sweep': si,
-                           'axes': {n: env[n] for n in names},
-                           'args': args, 'skip': '; '.join(skip) or None, 'dropped': dropped,
-                           'silence_ms': int(env.get('silence_ms', 60000)), 'estimate_s': 0.0})
+            axes = {n: env[n] for n in names}
+            pt = {'point': len(points), 'sweep': si, 'axes': axes,
+                  'args': args, 'skip': '; '.join(skip) or None, 'dropped': dropped,
+                  'silence_ms': int(env.get('silence_ms', 60000)), 'estimate_s': 0.0}
+            if env.get('sender') is not None:
+                # the pair's classes as axes: the CSV's rows get them (axis:class)
+                axes.update({'class': env['pair_class'], 'nic': env['pair_nic']})
+                pt['cores'] = [env['sender'], env['receiver']]
+            points.append(pt)
     for p in points:
         p['estimate_s'] = estimate(exp, p, pvars)
     return points

@@ -34,12 +34,14 @@ def point_argv(exp, p, tool, targs, opts, tmpdir):
     if opts.launcher and '--simulate' not in p['args']:
         return opts.launcher.mcast(tool['cmd'], targs, tmpdir)
     ncpu = os.cpu_count() or 1
+    # a topology sweep's point: its pair (sender: the client, receiver: the server)
+    cli_cpu, srv_cpu = (str(c) for c in p.get('cores') or (0, 1 if ncpu > 1 else 0))
     if is_perf and exp.get('connection', 'two-process') == 'two-process':
         port = str(free_port())
-        return ([tool['cmd'] + ['-p', port, '-c', '1' if ncpu > 1 else '0', '-T', str(p['silence_ms'])]],
-                tool['cmd'] + ['127.0.0.1', '-p', port, '-c', '0', '-T', str(p['silence_ms'])] + targs, None)
+        return ([tool['cmd'] + ['-p', port, '-c', srv_cpu, '-T', str(p['silence_ms'])]],
+                tool['cmd'] + ['127.0.0.1', '-p', port, '-c', cli_cpu, '-T', str(p['silence_ms'])] + targs, None)
     if is_perf:
-        return [], tool['cmd'] + ['-l', '-c', '0,1' if ncpu > 1 else '0,0'] + targs, None
+        return [], tool['cmd'] + ['-l', '-c', '%s,%s' % (cli_cpu, srv_cpu)] + targs, None
     return [], tool['cmd'] + targs, None
 
 
@@ -201,7 +203,8 @@ def write_meta(outdir, exp, points, st, c, platform, pid_, pair, host=None):
         'preset': st.data['preset'], 'run_id': st.data['run_id'], 'git_rev': st.data['git_rev'],
         'date': now_iso(), 'points': len(points), 'rounds': st.data.get('rounds', 1), 'ran': c.ran,
         'skipped': c.skipped, 'failed': c.failed,
-        'point_axes': [{'point': p['point'], 'axes': p['axes'], 'args': p['args']} for p in points],
+        'point_axes': [dict({'point': p['point'], 'axes': p['axes'], 'args': p['args']},
+                            **({'cores': p['cores']} if 'cores' in p else {})) for p in points],
         'tool_json': c.tool_json, 'elapsed_s': round(c.elapsed, 2)}
     if host is not None:
         # this experiment's share of the run: its own intervals judged

@@ -55,3 +55,23 @@ def platform_report(tools, fake):
     if r.returncode != 0:
         sys.exit('tc-experiments: tc-perf --platform --json - failed: %s' % r.stderr.strip())
     return json.loads(r.stdout)
+
+
+def topology(tools):
+    """sel -> the pairs tc-perf --pairs SEL --json - lists (this host's
+    topology, or HWLOC_SYNTHETIC's / HWLOC_XMLFILE's); ValueError with
+    tc-perf's reason for a selection it refuses"""
+    cache = {}
+
+    def get(sel):
+        if sel not in cache:
+            r = subprocess.run(tools['tc-perf']['cmd'] + ['--pairs', sel, '--json', '-'],
+                               capture_output=True, text=True, timeout=60)
+            if r.returncode != 0:
+                raise ValueError((r.stderr.strip().split('\n') or ['tc-perf --pairs failed'])[0])
+            try:
+                cache[sel] = json.loads(r.stdout)
+            except ValueError:
+                raise ValueError('tc-perf --pairs %s --json - wrote no JSON: %r' % (sel, r.stdout[:80]))
+        return cache[sel]
+    return get

@@ -14,7 +14,9 @@ layout). Writes one page per comparison to OUT_DIR (default plots/compare/):
                               what differs between the hosts (the rows of their
                               platform reports that differ: CPU, caches, wait,
                               placement, controls, network: UCX version,
-                              transports, NICs); each experiment side by side (a
+                              transports, NICs); the classes of core pair of
+                              the topology sweep (scripts/tc-topo), class by
+                              class; each experiment side by side (a
                               row per point, a column per platform); the
                               reports in full
   headline-<quantity>.png/.svg  small multiples of the lead quantities
@@ -49,7 +51,7 @@ import shutil
 import sys
 
 from .. import cli, paths, schema
-from . import label, page, report
+from . import classes, label, page, report
 from .report import DIFFERS, NOT_REPORTED, hardware_rows, network_rows, short  # noqa: F401 (the module's API)
 from .values import fmt_interval, fmt_val, injected_vs_local, reduce_mcast, reduce_perf  # noqa: F401
 
@@ -133,6 +135,7 @@ def main(argv=None):
         md += sec
         made += drawn
     md += page.differences_section(plats)
+    md += classes.section(plats)
     md += ["## Each experiment side by side", ""]
     for exp in exps:
         sec, drawn = page.experiment_section(exp, plats, a.out, gp, a.emit_gp)

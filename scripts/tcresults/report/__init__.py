@@ -116,6 +116,17 @@ def host_section(meta):
     return '<p class="note">Host: %s.</p>' % esc(hoststate.describe(hs))
 
 
+def topo_section(folder):
+    """the topology sweep's claims (scripts/tc-topo's topo.claims.md), where
+    the folder has them; its figures are among the folder's"""
+    path = os.path.join(folder, "topo.claims.md")
+    if not os.path.isfile(path):
+        return []
+    with open(path) as f:
+        html_, _ = markdown.to_html(f.read(), folder)
+    return ['<h2 id="topology">Classes of core pair</h2>', html_]
+
+
 def folder_page(folder, plots):
     """(title, HTML) of one results folder's page"""
     meta = schema.load_meta(folder)
@@ -132,6 +143,7 @@ def folder_page(folder, plots):
             '<h2 id="claims">Claims</h2>', claims_section(folder, meta),
             '<h2 id="figures">Figures (%d)</h2>' % len(figs)]
     body += [figure(f) for f in figs] or ['<p>No figures in <code>%s/</code> (make plots).</p>' % esc(shown(plots))]
+    body += topo_section(folder)
     body += ['<h2 id="experiments">Experiments</h2>', experiments_section(meta),
              '<h2 id="platform">Platform report</h2>', nested(meta.get("platform") or {}),
              '<h2 id="run">The run</h2>', nested(run)]
