@@ -10,6 +10,7 @@
 #include "blob.h"
 #include "frame.h"
 #include "manifest.h"
+#include "shm_object.h"
 #include "wait.h"
 #include "wire.h"
 
@@ -301,6 +302,12 @@ struct tc_peer {
     /* the packages the peer loaded, as it announced them at connect */
     uint32_t          n_peer_pkgs;
     tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
+
+    /* where the peer's mailbox is mapped here: the SIGBUS guard over that
+     * mapping (-1: none; lib/arch/shm_guard.h) and the object behind it,
+     * held open to see it resized (fd -1: none), which liveness checks */
+    int               remote_guard;
+    tc_shm_object_t   remote_obj;
 
     /* peer (lib/core/peer.c): liveness */
     ucs_status_t      ep_error;     /* the endpoint's failure (wireup's handler sets it),
