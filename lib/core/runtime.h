@@ -333,6 +333,7 @@ struct tc_peer {
      * run of frames of one size since tx_run_start, which once it covers
      * every slot sets tx_slots_frame */
     uint32_t         *tx_slot_frame;
+    void             *bell_req;        /* the doorbell in flight (NULL: none; tc_peer_ring) */
     uint32_t          tx_run_frame;
     uint32_t          tx_run_start;
     uint64_t         *zero_src;        /* a registered word that stays 0: the clear's put */

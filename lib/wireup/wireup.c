@@ -566,6 +566,11 @@ static void tc_peer_close_ep(tc_peer_t *peer)
     ucs_status_ptr_t req;
     uint64_t deadline;
 
+    /* the doorbell in flight goes when the close completes or cancels it */
+    if (peer->bell_req != NULL) {
+        ucp_request_free(peer->bell_req);
+        peer->bell_req = NULL;
+    }
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     /* A failed peer cannot answer a flush; nor can a blocking peer that
