@@ -297,6 +297,9 @@ struct tc_peer {
      * then reads the slot (signalling single-put is correct; see
      * docs/ARCHITECTURE.md, "Signalling modes") */
     int               put_landed_by_peer;
+    /* the endpoint has peer failure handling: UCX closes it by force (else
+     * only by a flush) */
+    int               ep_forcible;
     char              name[128];
     char              transports[128];
     /* the packages the peer loaded, as it announced them at connect */

@@ -303,6 +303,7 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
                            UCP_EP_PARAM_FIELD_ERR_HANDLER;
     ep_params.address         = (const ucp_address_t *)addresses;
     ep_params.err_mode        = tc_peer_err_mode();
+    peer->ep_forcible         = (ep_params.err_mode == UCP_ERR_HANDLING_MODE_PEER);
     ep_params.err_handler.cb  = tc_peer_err_cb;
     ep_params.err_handler.arg = peer;
     ucs = ucp_ep_create(peer->ctx->worker, &ep_params, &peer->ep);
@@ -574,9 +575,15 @@ static void tc_peer_close_ep(tc_peer_t *peer)
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     /* A failed peer cannot answer a flush; nor can a blocking peer that
-     * already closed answer the doorbells still queued for it (useless now:
-     * every frame's landing was proven by its credit). */
-    param.flags        = ((peer->failed != TC_OK) || peer->doorbell || (peer->ep_error != UCS_OK)) ?
+     * already closed answer the doorbell still queued for it (useless now:
+     * every frame's landing was proven by its credit). UCX 1.13 forces
+     * only an endpoint with peer failure handling: any other it refuses
+     * to close at all, keeping the endpoint and its mappings of the peer's
+     * FIFO segments (a connection's worth each time the peer said goodbye
+     * first). Those close with a flush, which the timeout below bounds
+     * (shared memory's needs no answer from the peer). */
+    param.flags        = (peer->ep_forcible &&
+                          ((peer->failed != TC_OK) || peer->doorbell || (peer->ep_error != UCS_OK))) ?
                              UCP_EP_CLOSE_FLAG_FORCE : 0;
     req = ucp_ep_close_nbx(peer->ep, &param);
     if ((req == NULL) || UCS_PTR_IS_ERR(req)) {
