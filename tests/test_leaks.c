@@ -61,6 +61,7 @@ static uint64_t heap_bytes(void)
 typedef struct drainer {
     tc_peer_t  *peer;
     atomic_int  stop;
+    tc_status_t status; /* the first failure (the main thread asserts it) */
 } drainer_t;
 
 /* The receiver takes frames and hands credits back, but never progresses
@@ -69,8 +70,8 @@ static void *drain_only(void *arg)
 {
     drainer_t *d = arg;
 
-    while (!atomic_load(&d->stop)) {
-        assert_int_equal(tc_peer_progress(d->peer, 0, NULL), TC_OK);
+    while (!atomic_load(&d->stop) && (d->status == TC_OK)) {
+        d->status = tc_peer_progress(d->peer, 0, NULL);
     }
     return NULL;
 }
@@ -81,6 +82,7 @@ static void test_doorbells_bounded(void **unused)
     tc_context_params_t params;
     int32_t payload[4] = {1, 2, 3, 4};
     uint64_t heap0, heap1, rss0, rss1;
+    tc_status_t status;
     pthread_t thread;
     drainer_t d;
     tc_peer_t *sender;
@@ -103,29 +105,32 @@ static void test_doorbells_bounded(void **unused)
     /* what a config frame asking for events sets (lib/core/control.c) */
     sender->doorbell = 1;
     jam = jam_of(&pair.s[1], "server_sum");
-    d.peer = pair.s[0].peer;
+    d.peer   = pair.s[0].peer;
+    d.status = TC_OK;
     atomic_store(&d.stop, 0);
     assert_int_equal(pthread_create(&thread, NULL, drain_only, &d), 0);
 
-    for (i = 0; i < WARM; ++i) {
-        assert_int_equal(tc_jam_send(sender, &jam, payload, sizeof(payload), NULL), TC_OK);
+    /* (the thread is joined before anything is asserted: it reads d) */
+    for (i = 0, status = TC_OK; (i < WARM) && (status == TC_OK); ++i) {
+        status = tc_jam_send(sender, &jam, payload, sizeof(payload), NULL);
     }
     heap0 = heap_bytes();
     rss0  = rss_bytes();
-    for (i = 0; i < SENDS; ++i) {
-        assert_int_equal(tc_jam_send(sender, &jam, payload, sizeof(payload), NULL), TC_OK);
+    for (i = 0; (i < SENDS) && (status == TC_OK); ++i) {
+        status = tc_jam_send(sender, &jam, payload, sizeof(payload), NULL);
     }
     heap1 = heap_bytes();
     rss1  = rss_bytes();
+    atomic_store(&d.stop, 1);
+    pthread_join(thread, NULL);
+    assert_int_equal(status, TC_OK);
+    assert_int_equal(d.status, TC_OK);
     printf("%u doorbells to a peer that never progresses: heap %+lld bytes, RSS %+lld bytes\n",
            SENDS, (long long)(heap1 - heap0), (long long)(rss1 - rss0));
     /* a request per doorbell held would be hundreds of bytes each */
     assert_true((int64_t)(heap1 - heap0) < (int64_t)SENDS * 16);
     assert_true((int64_t)(rss1 - rss0) < (int64_t)SENDS * 16);
 
-    assert_int_equal(tc_peer_drain(sender), TC_OK);
-    atomic_store(&d.stop, 1);
-    pthread_join(thread, NULL);
     pair_close(&pair);
 }
 
@@ -202,7 +207,11 @@ static void reconnect_cycles(int first)
     /* a leak per connection (mappings, their pages) would grow with the
      * cycles; what is left is UCX's pools reaching their size */
     assert_true(maps1 <= maps0 + 8);
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan's quarantine keeps freed memory resident: RSS says nothing */
+#else
     assert_true((int64_t)(rss1 - rss0) < (int64_t)cycles * 1024);
+#endif
     pair_close(&pair);
 }
 

@@ -6,7 +6,8 @@
  * mapping that backs it (/proc/self/maps, /proc/self/map_files); the
  * sender (the victim) then stores into it. Shrunk: the store faults, the
  * guard takes it, the victim lives and its next wait fails the peer with
- * the reason. Grown: nothing faults, the next wait fails the peer. A thread
+ * the reason. Grown: nothing faults, the next wait fails the peer.
+ * Unmapped by its owner: nothing faults, the wait times out. A thread
  * that maps shared memory all through connect changes nothing.
  */
 #define _GNU_SOURCE
@@ -193,6 +194,47 @@ static void test_grown_mailbox_detected(void **unused)
     pair_close(&pair);
 }
 
+/* The attacker unmaps its own view: the object lives while the victim maps
+ * it, nothing faults, and the silence is a wait's timeout. */
+static void test_unmapped_mailbox_times_out(void **unused)
+{
+    tc_peer_t *victim;
+    tc_map_range_t r;
+    tc_maps_t maps;
+    tc_jam_t jam;
+    int32_t payload[4] = {1, 2, 3, 4};
+    tc_status_t status;
+    pair_t pair;
+    off_t size;
+    unsigned i;
+    int fd;
+
+    (void)unused;
+    if (!attack_setup(&pair, &fd, &size)) {
+        skip();
+    }
+    victim = pair.s[1].peer;
+    assert_int_equal(tc_maps_read(&maps), TC_OK);
+    r = *tc_maps_find(&maps, (uintptr_t)pair.s[0].peer->mbox);
+    tc_maps_free(&maps);
+    assert_int_equal(munmap((void *)r.start, r.end - r.start), 0);
+
+    jam = jam_of(&pair.s[1], "server_sum");
+    for (i = 0, status = TC_OK; (i < 64) && (status == TC_OK); ++i) {
+        status = tc_jam_send(victim, &jam, payload, sizeof(payload), NULL);
+    }
+    if (status == TC_OK) {
+        status = tc_peer_drain(victim);
+    }
+    assert_int_equal(status, TC_ERR_TIMEOUT);
+    assert_false(tc_shm_guard_hit(victim->remote_guard));
+    /* the attacker's view back where its UCX expects it, for its close */
+    assert_true(mmap((void *)r.start, r.end - r.start, PROT_READ | PROT_WRITE,
+                     MAP_SHARED | MAP_FIXED, fd, (off_t)r.offset) == (void *)r.start);
+    close(fd);
+    pair_close(&pair);
+}
+
 /* A fault outside every guarded range still reaches the handler installed
  * before the guard's (here: one that jumps back). */
 static sigjmp_buf outside_jmp;
@@ -291,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_shrunk_mailbox_survived),
         cmocka_unit_test(test_shrunk_mailbox_seen_before_a_store),
         cmocka_unit_test(test_grown_mailbox_detected),
+        cmocka_unit_test(test_unmapped_mailbox_times_out),
         cmocka_unit_test(test_connect_beside_mapping_thread),
     };
 
