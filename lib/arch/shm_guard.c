@@ -69,15 +69,18 @@ static void tc_guard_chain(int sig, siginfo_t *info, void *uc)
 static void tc_guard_handler(int sig, siginfo_t *info, void *uc)
 {
     uintptr_t addr = (uintptr_t)info->si_addr, start, end, none = 0;
-    int saved = errno, used = atomic_load(&tc_guard_used), i;
+    int saved = errno, used = atomic_load(&tc_guard_used), active, i;
 
     for (i = 0; (info->si_code > 0) && (i < used); ++i) {
         tc_guard_entry_t *e = &tc_guard_entries[i];
 
+        /* counted in before the state is read (a remove waits for it);
+         * the state before the bounds (an add writes them before it) */
         atomic_fetch_add(&e->inside, 1);
-        start = atomic_load(&e->start);
-        end   = atomic_load(&e->end);
-        if ((atomic_load(&e->state) == TC_GUARD_ACTIVE) && (addr >= start) && (addr < end) &&
+        active = (atomic_load(&e->state) == TC_GUARD_ACTIVE);
+        start  = atomic_load(&e->start);
+        end    = atomic_load(&e->end);
+        if (active && (addr >= start) && (addr < end) &&
             (mmap((void *)start, end - start, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED)) {
             atomic_compare_exchange_strong(&e->fault, &none, addr);
