@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include "twochains.h"
 #include "runtime.h"
 #include "wire.h"
+#include "wire_extent.h"
 #include "log.h"
 
 #include "loop_pair.h"
@@ -562,12 +564,100 @@ static void test_reflected_mailbox_refused(void **unused)
     unsetenv("UCX_TLS");
 }
 
+/* A shared mapping another thread makes while this side unpacks the rkey
+ * (between the map read before it and the check after): the peer aims its
+ * mailbox at it. The check (lib/wireup/wire_extent.c) takes the mailbox's
+ * mapping to be the one the rkey maps only where the rkey, unpacked again,
+ * maps the same byte of the same object: refused here, while the honest
+ * base is taken. (A comparison of two map reads took any new mapping.) */
+static void ep_close_both(ucp_ep_h ep, ucp_worker_h w0, ucp_worker_h w1)
+{
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    ucs_status_ptr_t req = ucp_ep_close_nbx(ep, &param);
+
+    if ((req == NULL) || UCS_PTR_IS_ERR(req)) {
+        return;
+    }
+    while (ucp_request_check_status(req) == UCS_INPROGRESS) {
+        ucp_worker_progress(w0);
+        ucp_worker_progress(w1);
+    }
+    ucp_request_free(req);
+}
+
+static void test_window_mapping_refused(void **unused)
+{
+    char why[TC_WIRE_WHY_MAX] = "";
+    tc_context_params_t params;
+    tc_maps_t before, after;
+    const tc_peer_wire_t *w;
+    const char *addr, *rkey_buf;
+    ucp_ep_params_t ep_params;
+    tc_context_t *ctx;
+    tc_extent_t extent;
+    liar_t liar;
+    ucp_ep_h ep;
+    ucp_rkey_h rkey;
+    void *lo, *decoy;
+    uint64_t forged;
+    int fd;
+
+    (void)unused;
+    setenv("UCX_TLS", "posix", 1);
+    liar_open(&liar);
+    w        = liar.blob;
+    addr     = (const char *)liar.blob + sizeof(*w);
+    rkey_buf = addr + w->worker_addr_len;
+    pair_params(&params, FORGE_SLOTS);
+    assert_int_equal(tc_context_create(&params, &ctx), TC_OK);
+    memset(&ep_params, 0, sizeof(ep_params));
+    ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+    ep_params.address    = (const ucp_address_t *)addr;
+    assert_int_equal(ucp_ep_create(ctx->worker, &ep_params, &ep), UCS_OK);
+
+    assert_int_equal(tc_maps_read(&before), TC_OK);
+    assert_int_equal(ucp_ep_rkey_unpack(ep, rkey_buf, &rkey), UCS_OK);
+    assert_int_equal(ucp_rkey_ptr(rkey, w->mbox_base, &lo), UCS_OK);
+    /* the other thread's mapping, made in the window */
+    fd = memfd_create("tc-window", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)liar.mbox_len), 0);
+    decoy = mmap(NULL, liar.mbox_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    assert_true(decoy != MAP_FAILED);
+    assert_int_equal(tc_maps_read(&after), TC_OK);
+    assert_true(tc_maps_find(&after, (uintptr_t)decoy)->shm);
+    tc_maps_free(&after);
+
+    forged = w->mbox_base + ((uintptr_t)decoy - (uintptr_t)lo);
+    /* in_process: the liar is this process, whose mailbox this side maps
+     * (the rule against objects mapped before is off: the rkey decides) */
+    assert_int_equal(tc_wire_extent_check(ep, rkey_buf, rkey, forged, w->mbox_len, &before, 1,
+                                          why, &extent), TC_ERR_PROTOCOL);
+    print_message("mailbox aimed at a mapping made during the unpack: %s\n", why);
+    assert_non_null(strstr(why, "not the one the peer's rkey maps"));
+    assert_int_equal(tc_wire_extent_check(ep, rkey_buf, rkey, w->mbox_base, w->mbox_len,
+                                          &before, 1, why, &extent), TC_OK);
+    assert_int_equal(extent.kind, TC_EXTENT_MAPPED);
+    assert_true((extent.map_start <= (uintptr_t)lo) && ((uintptr_t)lo < extent.map_end));
+    tc_shm_object_close(&extent.obj);
+
+    munmap(decoy, liar.mbox_len);
+    close(fd);
+    tc_maps_free(&before);
+    ucp_rkey_destroy(rkey);
+    ep_close_both(ep, ctx->worker, liar.ctx->worker);
+    tc_context_destroy(ctx);
+    liar_close(&liar);
+    unsetenv("UCX_TLS");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forged_blob_refused),
         cmocka_unit_test(test_reflected_mailbox_refused),
         cmocka_unit_test(test_flipped_ucx_blobs),
+        cmocka_unit_test(test_window_mapping_refused),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("wire_forge", tests, NULL, NULL);

@@ -36,10 +36,19 @@ static int tc_maps_parse_line(const char *line, tc_map_range_t *r)
     }
     r->start  = (uintptr_t)start;
     r->end    = (uintptr_t)end;
+    r->offset = offset;
     r->inode  = inode;
     r->dev    = (major << 20) | minor;
     r->shared = (perms[3] == 's');
     r->shm    = r->shared && (inode != 0) && tc_maps_path_is_shm(line + used);
+    /* a removed object's path ends " (deleted)": only its mappings reach it */
+    r->named  = r->shm && (strncmp(line + used, "/dev/shm/", 9) == 0) &&
+                (strstr(line + used, " (deleted)") == NULL) &&
+                (strlen(line + used) < sizeof(r->path));
+    r->path[0] = '\0';
+    if (r->named) {
+        snprintf(r->path, sizeof(r->path), "%s", line + used);
+    }
     return 1;
 }
 

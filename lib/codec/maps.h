@@ -14,10 +14,13 @@
 
 typedef struct tc_map_range {
     uintptr_t start, end;   /* [start, end) */
+    uint64_t  offset;       /* of start in the object */
     uint64_t  inode;        /* 0: anonymous */
     uint32_t  dev;          /* major << 20 | minor */
     int       shared;       /* MAP_SHARED ('s') */
     int       shm;          /* backed by a shared-memory object: /dev/shm, SysV, memfd */
+    int       named;        /* a /dev/shm object's path that still names it (path) */
+    char      path[96];     /* of a named object, else "" */
 } tc_map_range_t;
 
 typedef struct tc_maps {

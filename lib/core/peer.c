@@ -13,17 +13,41 @@
 #include "log.h"
 #include "mailbox.h"
 #include "peer_wait.h"
+#include "shm_guard.h"
 
 #include <stdio.h>
 #include <string.h>
 
 /* ----------------------------------------------------------------- checks */
 
+/* The peer's mapped mailbox: a store that faulted there (the guard took it
+ * into anonymous memory) or an object resized since connect fails the peer. */
+static tc_status_t tc_peer_check_mapped(tc_peer_t *peer)
+{
+    char buf[160];
+    const char *why = tc_shm_object_changed(&peer->remote_obj, buf, sizeof(buf));
+
+    if (tc_shm_guard_hit(peer->remote_guard)) {
+        /* the mailbox's first byte here: the ring's, less the ring's offset */
+        uintptr_t mbox = (uintptr_t)peer->remote_ring_ptr - (peer->remote_ring - peer->remote_base);
+
+        tc_error("%s: its mailbox's shared memory went away under this side's access at "
+                 "byte %lld of the mailbox (the peer shrank or removed the object); the "
+                 "access went to anonymous memory", peer->name,
+                 (long long)(tc_shm_guard_fault_addr(peer->remote_guard) - mbox));
+        peer->failed = TC_ERR_PEER_FAILED;
+    } else if (why != NULL) {
+        tc_error("%s: %s", peer->name, why);
+        peer->failed = TC_ERR_PEER_FAILED;
+    }
+    return peer->failed;
+}
+
 tc_status_t tc_peer_check_alive(tc_peer_t *peer)
 {
     tc_status_t status;
 
-    if (peer->failed != TC_OK) {
+    if ((peer->failed != TC_OK) || (tc_peer_check_mapped(peer) != TC_OK)) {
         return peer->failed;
     }
     /* what the peer put before it went is read first: its goodbye, if it

@@ -10,6 +10,7 @@
 #include "blob.h"
 #include "frame.h"
 #include "manifest.h"
+#include "shm_object.h"
 #include "wait.h"
 #include "wire.h"
 
@@ -301,11 +302,20 @@ struct tc_peer {
      * then reads the slot (signalling single-put is correct; see
      * docs/ARCHITECTURE.md, "Signalling modes") */
     int               put_landed_by_peer;
+    /* the endpoint has peer failure handling: UCX closes it by force (else
+     * only by a flush) */
+    int               ep_forcible;
     char              name[128];
     char              transports[128];
     /* the packages the peer loaded, as it announced them at connect */
     uint32_t          n_peer_pkgs;
     tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
+
+    /* where the peer's mailbox is mapped here: the SIGBUS guard over that
+     * mapping (-1: none; lib/arch/shm_guard.h) and the object behind it,
+     * held open to see it resized (fd -1: none), which liveness checks */
+    int               remote_guard;
+    tc_shm_object_t   remote_obj;
 
     /* peer (lib/core/peer.c): liveness */
     ucs_status_t      ep_error;     /* the endpoint's failure (wireup's handler sets it),
@@ -331,6 +341,7 @@ struct tc_peer {
      * run of frames of one size since tx_run_start, which once it covers
      * every slot sets tx_slots_frame */
     uint32_t         *tx_slot_frame;
+    void             *bell_req;        /* the doorbell in flight (NULL: none; tc_peer_ring) */
     uint32_t          tx_run_frame;
     uint32_t          tx_run_start;
     uint64_t         *zero_src;        /* a registered word that stays 0: the clear's put */

@@ -68,12 +68,23 @@ void tc_peer_answer_refused(const tc_peer_t *peer, const char *what, uint32_t ne
 }
 
 /* A peer that blocks in its worker's fd wakes on an active message: a
- * zero-byte doorbell after the frame's puts (which it cannot see land). */
+ * zero-byte doorbell after the frame's puts (which it cannot see land).
+ * One at most in flight: while the last has not left (a peer that does not
+ * progress takes none), the next is not sent - that one wakes the peer to
+ * everything before it - so a peer cannot make this side queue a request
+ * per frame. */
 tc_status_t tc_peer_ring(tc_peer_t *peer)
 {
     ucp_request_param_t param;
     ucs_status_ptr_t sp;
 
+    if (peer->bell_req != NULL) {
+        if (ucp_request_check_status(peer->bell_req) == UCS_INPROGRESS) {
+            return TC_OK;
+        }
+        ucp_request_free(peer->bell_req);
+        peer->bell_req = NULL;
+    }
     param.op_attr_mask = 0;
     sp = ucp_am_send_nbx(peer->ep, TC_AM_DOORBELL, NULL, 0, NULL, 0, &param);
     if (UCS_PTR_IS_ERR(sp)) {
@@ -81,9 +92,7 @@ tc_status_t tc_peer_ring(tc_peer_t *peer)
         peer->failed = TC_ERR_PEER_FAILED;
         return TC_ERR_PEER_FAILED;
     }
-    if (sp != NULL) {
-        ucp_request_free(sp);
-    }
+    peer->bell_req = sp; /* NULL: it left in the call */
     return TC_OK;
 }
 

@@ -12,6 +12,7 @@
 #include "mailbox.h"
 #include "peer_wait.h"
 #include "send.h"
+#include "shm_guard.h"
 #include "boot.h"
 #include "wire_extent.h"
 #include "ucx_blob.h"
@@ -306,13 +307,22 @@ static tc_status_t tc_wireup_check_ucx(tc_peer_t *peer, const tc_peer_wire_t *re
     return status;
 }
 
+/* The peer's mapping is let go (the rkey's destroy unmaps it): unguarded
+ * first, its object closed. */
+static void tc_peer_unguard(tc_peer_t *peer)
+{
+    tc_shm_guard_remove(peer->remote_guard);
+    peer->remote_guard = -1;
+    tc_shm_object_close(&peer->remote_obj);
+}
+
 /* Step 3: the endpoint to the peer's worker, its mailbox's rkey (and, on
  * shared memory, a mapping of its ring for direct placement), and the
  * staging ring our frames are put from. */
 static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *remote,
                                       const char *addresses, char *why)
 {
-    tc_extent_kind_t extent;
+    tc_extent_t extent;
     ucp_ep_params_t ep_params;
     tc_maps_t before;
     ucs_status_t ucs;
@@ -328,6 +338,7 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
                            UCP_EP_PARAM_FIELD_ERR_HANDLER;
     ep_params.address         = (const ucp_address_t *)addresses;
     ep_params.err_mode        = tc_peer_err_mode();
+    peer->ep_forcible         = (ep_params.err_mode == UCP_ERR_HANDLING_MODE_PEER);
     ep_params.err_handler.cb  = tc_peer_err_cb;
     ep_params.err_handler.arg = peer;
     ucs = ucp_ep_create(peer->ctx->worker, &ep_params, &peer->ep);
@@ -352,12 +363,23 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
         status = TC_ERR_UCX;
         goto err_close_ep;
     }
-    status = tc_wire_extent_check(peer->rkey, remote->mbox_base, remote->mbox_len, &before,
+    status = tc_wire_extent_check(peer->ep, addresses + remote->worker_addr_len, peer->rkey,
+                                  remote->mbox_base, remote->mbox_len, &before,
                                   tc_boot_in_process(peer->boot), why, &extent);
     tc_maps_free(&before);
     if (status != TC_OK) {
         tc_error("%s: connection blob refused: %s", peer->name, why);
         goto err_destroy_rkey;
+    }
+    /* the peer owns what that mapping shows: shrunk, a store faults */
+    peer->remote_obj = extent.obj;
+    if ((extent.kind == TC_EXTENT_MAPPED) &&
+        (tc_shm_guard_add(extent.map_start, extent.map_end - extent.map_start,
+                          &peer->remote_guard) != TC_OK)) {
+        snprintf(why, TC_WIRE_WHY_MAX, "cannot guard the mapping of the peer's mailbox");
+        tc_error("%s: %s", peer->name, why);
+        status = TC_ERR_NO_RESOURCE;
+        goto err_unguard;
     }
     /* Direct placement needs the peer's ring in our address space; only
      * shared-memory transports can give it (tc_peer_set_placement says). */
@@ -374,7 +396,7 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
                                &peer->tx_memh, (void **)&peer->tx_ring);
     if (status != TC_OK) {
         snprintf(why, TC_WIRE_WHY_MAX, "cannot allocate the staging ring");
-        goto err_destroy_rkey;
+        goto err_unguard;
     }
     peer->credit_src = (uint64_t *)(peer->tx_ring +
                                     (size_t)peer->tx_slots * peer->tx_slot_size);
@@ -397,6 +419,8 @@ err_free_code_in:
     peer->tx_code_in = NULL;
 err_unmap_tx:
     ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
+err_unguard:
+    tc_peer_unguard(peer);
 err_destroy_rkey:
     ucp_rkey_destroy(peer->rkey);
 err_close_ep:
@@ -513,6 +537,8 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_pa
     peer->ctx    = ctx;
     peer->boot   = boot;
     peer->serial = ++ctx->next_peer_serial;
+    peer->remote_guard = -1;
+    peer->remote_obj   = TC_SHM_OBJECT_NONE;
     snprintf(peer->name, sizeof(peer->name), "peer %s", boot->peer_name);
 
     status = tc_wireup_params(peer, params);
@@ -576,12 +602,23 @@ static void tc_peer_close_ep(tc_peer_t *peer)
     ucs_status_ptr_t req;
     uint64_t deadline;
 
+    /* the doorbell in flight goes when the close completes or cancels it */
+    if (peer->bell_req != NULL) {
+        ucp_request_free(peer->bell_req);
+        peer->bell_req = NULL;
+    }
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     /* A failed peer cannot answer a flush; nor can a blocking peer that
-     * already closed answer the doorbells still queued for it (useless now:
-     * every frame's landing was proven by its credit). */
-    param.flags        = ((peer->failed != TC_OK) || peer->doorbell || (peer->ep_error != UCS_OK)) ?
+     * already closed answer the doorbell still queued for it (useless now:
+     * every frame's landing was proven by its credit). UCX 1.13 forces
+     * only an endpoint with peer failure handling: any other it refuses
+     * to close at all, keeping the endpoint and its mappings of the peer's
+     * FIFO segments (a connection's worth each time the peer said goodbye
+     * first). Those close with a flush, which the timeout below bounds
+     * (shared memory's needs no answer from the peer). */
+    param.flags        = (peer->ep_forcible &&
+                          ((peer->failed != TC_OK) || peer->doorbell || (peer->ep_error != UCS_OK))) ?
                              UCP_EP_CLOSE_FLAG_FORCE : 0;
     req = ucp_ep_close_nbx(peer->ep, &param);
     if ((req == NULL) || UCS_PTR_IS_ERR(req)) {
@@ -610,6 +647,7 @@ void tc_peer_destroy(tc_peer_t *peer)
      * (over tcp a put can wait on wireup past the goodbye's flush). */
     tc_peer_close_ep(peer);
     tc_peer_reqs_detach(peer);
+    tc_peer_unguard(peer);
     ucp_rkey_destroy(peer->rkey);
     ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
     tc_mbox_destroy(peer);
