@@ -152,11 +152,11 @@ void perf_print_header(const perf_run_t *run)
 void perf_print_table_head(FILE *out, int wide)
 {
     if (!wide) {
-        fprintf(out, "%-13s %-8s %-8s %-7s %9s | %9s %9s | %12s %10s\n", "test", "mode", "wait",
+        fprintf(out, "%-13s %-12s %-8s %-7s %7s | %9s %9s | %12s %10s\n", "test", "mode", "wait",
                 "place", "payload", "p50 us", "p99 us", "rate msg/s", "MB/s");
         return;
     }
-    fprintf(out, "%-13s %-8s %-8s %-7s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
+    fprintf(out, "%-13s %-12s %-8s %-7s %7s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
             "test", "mode", "wait", "place", "payload", "frame", "min us", "p50 us", "p99 us",
             "p99.9 us", "max us", "mean us", "spread%", "rate msg/s", "MB/s", "cpu ns/msg");
 }
@@ -170,16 +170,25 @@ static double perf_tail_spread(const perf_result_t *r)
 
 void perf_print_row(FILE *out, const perf_result_t *r, int wide)
 {
+    char mode[24];
+
+    /* a reference row names the jam mode whose frame it puts: with -m
+     * local,injected a payload has two put_lat rows, of two frame sizes */
+    if ((r->frame_of != NULL) && (r->frame_of[0] != '\0')) {
+        snprintf(mode, sizeof(mode), "%s/%s", r->mode, r->frame_of);
+    } else {
+        snprintf(mode, sizeof(mode), "%s", r->mode);
+    }
     if (!wide) {
-        fprintf(out, "%-13s %-8s %-8s %-7s %9u | %9.3f %9.3f | %12.0f %10.1f\n", r->test, r->mode,
+        fprintf(out, "%-13s %-12s %-8s %-7s %7u | %9.3f %9.3f | %12.0f %10.1f\n", r->test, mode,
                 r->wait, r->place, r->payload, r->lat.p50 / 1e3, r->lat.p99 / 1e3, r->rate_mps,
                 r->bw_mbs);
         fflush(out);
         return;
     }
-    fprintf(out, "%-13s %-8s %-8s %-7s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
+    fprintf(out, "%-13s %-12s %-8s %-7s %7u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
            " | %9.1f\n",
-           r->test, r->mode, r->wait, r->place, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
+           r->test, mode, r->wait, r->place, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
            r->lat.p99 / 1e3, r->lat.p999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
            perf_tail_spread(r), r->rate_mps, r->bw_mbs, r->cpu_ns_per_msg);
     fflush(out);

@@ -5,7 +5,7 @@
 # columns at the end of the CSV, outputs opened before the run, progress
 # lines within a long point counting what -n and -w asked for (and none
 # with --report final), the default warm-up clamped to -n, and a table under
-# 100 columns (169 with --wide). SIGINT: tests/test_perf_sigint.sh.
+# 100 columns (171 with --wide). SIGINT: tests/test_perf_sigint.sh.
 . "$(dirname "$0")/lib.sh"
 set -m # background jobs in their own group: SIGINT not ignored
 
@@ -100,7 +100,7 @@ grep -q '"warmup": 70,' "$TMP/w.json" || fail "explicit -w changed"
 ! grep -q "clamped" "$TMP/err" || fail "explicit -w said clamped"
 
 # 7. the table: under 100 columns by default (test, mode, wait, placement,
-# payload, p50, p99, rate, MB/s); --wide has every column (169)
+# payload, p50, p99, rate, MB/s); --wide has every column (171)
 "$TC_PERF" -l -t jam_lat,jam_rate -m local,injected -s 8,4096 -n 2000 -w 10 >"$TMP/t.out" 2>"$TMP/err" ||
     fail "table: $(cat "$TMP/err")"
 head_line=$(grep "^test " "$TMP/t.out")
@@ -111,6 +111,15 @@ w=$(grep -E "^(test|jam_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -nu 
 [ "$(grep -c "^jam_" "$TMP/t.out")" = 8 ] || fail "compact table: not 8 rows: $(cat "$TMP/t.out")"
 "$TC_PERF" -l -t jam_lat -s 8 -n 2000 -w 10 --wide >"$TMP/t.out" 2>"$TMP/err" || fail "--wide: $(cat "$TMP/err")"
 grep "^test " "$TMP/t.out" | grep -q "p99.9 us .*cpu ns/msg" || fail "--wide head: $(grep "^test " "$TMP/t.out")"
-[ "$(grep -E "^(test|jam_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -n | tail -1)" = 169 ] ||
-    fail "--wide: not 169 columns: $(grep -E "^(test|jam_)" "$TMP/t.out")"
+[ "$(grep -E "^(test|jam_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -n | tail -1)" = 171 ] ||
+    fail "--wide: not 171 columns: $(grep -E "^(test|jam_)" "$TMP/t.out")"
+# a payload's two put_lat rows under -m local,injected (two frame sizes) are
+# told apart in the compact table: the mode column names the jam mode's frame
+"$TC_PERF" -l -t jam_lat,put_lat -m local,injected -s 8 -n 2000 -w 10 >"$TMP/t.out" 2>"$TMP/err" ||
+    fail "put_lat rows: $(cat "$TMP/err")"
+rows=$(grep "^put_lat " "$TMP/t.out" | awk '{ print $2, $5 }' | sort)
+[ "$rows" = "raw/injected 8
+raw/local 8" ] || fail "the put_lat rows of -m local,injected are not told apart: $(cat "$TMP/t.out")"
+w=$(grep -E "^(test|jam_|put_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -nu | tail -1)
+[ "$w" -le 100 ] || fail "compact table with references: $w columns: $(cat "$TMP/t.out")"
 echo ok
