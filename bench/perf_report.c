@@ -131,7 +131,7 @@ void perf_print_header(const perf_run_t *run)
     perf_box(out, "tc-perf  host %-30s  rev %-10s  UCX %s", host, tc_build_rev, tc_ucx_version());
     perf_box(out, "cpu        %s", cpu);
     perf_box(out, "topology   %s", topo);
-    perf_box(out, "cores      %-20s  peer %s", cores, tc_peer_name(run->peer));
+    perf_box(out, "cores      %-20s  %s", cores, tc_peer_name(run->peer)); /* "peer HOST" */
     perf_box(out, "transports %-20s  progress %s (%s)", tc_peer_transports(run->peer),
              prog ? "on" : "off", why);
     perf_box(out, "signalling %-14s frames %-8s slots %u x %u B  jam %s", sig,

@@ -120,6 +120,9 @@ grep "^test " "$TMP/t.out" | grep -q "p99.9 us .*cpu ns/msg" || fail "--wide hea
 rows=$(grep "^put_lat " "$TMP/t.out" | awk '{ print $2, $5 }' | sort)
 [ "$rows" = "raw/injected 8
 raw/local 8" ] || fail "the put_lat rows of -m local,injected are not told apart: $(cat "$TMP/t.out")"
+# the header names the peer once ("peer peer loopback" before)
+grep -q "^| cores .*  peer [^ ]" "$TMP/t.out" || fail "the header names no peer: $(head -12 "$TMP/t.out")"
+grep -q "peer peer" "$TMP/t.out" && fail "the header says peer twice: $(grep "peer peer" "$TMP/t.out")"
 w=$(grep -E "^(test|jam_|put_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -nu | tail -1)
 [ "$w" -le 100 ] || fail "compact table with references: $w columns: $(cat "$TMP/t.out")"
 echo ok
