@@ -78,7 +78,7 @@ TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 .PHONY: FORCE help all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline bench-ab history cost-host cost-baseline soak deps install uninstall clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
 .SECONDARY:
-all: lib pkg tools
+all: lib pkg tools $(BUILD)/include/.stamp
 
 # make help: the targets and variables, briefly (docs/TOOLS.md has the
 # table; tests/test_make_help.sh holds this list to the Makefile's targets)
@@ -459,6 +459,15 @@ INSTALL_TOOLS   := $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST) $(TC_CO
 # <twochains/...>: the jam header; multicast over process groups (group, codec, forwarding)
 INSTALL_SUBHDRS := jams/tc_jam.h lib/group/group.h lib/codec/mcast.h lib/codec/mcast_env.h lib/group/mcast_fwd.h
 INSTALL_PKG_DIR := share/twochains/pkg/bench
+
+# The installed headers' layout in the build tree, as links (twochains.h and
+# twochains/<x>.h): a jam or program spells <twochains/tc_jam.h> or
+# "tc_jam.h" alike against the build tree's tc-pkg and an installed one.
+$(BUILD)/include/.stamp: lib/twochains.h $(INSTALL_SUBHDRS)
+	@rm -rf $(BUILD)/include && mkdir -p $(BUILD)/include/twochains
+	ln -sr lib/twochains.h $(BUILD)/include/twochains.h
+	ln -sr $(INSTALL_SUBHDRS) $(BUILD)/include/twochains/
+	@touch $@
 # the bench package, as shell patterns in its directory (blobs and rieds by jam)
 INSTALL_PKG     := $(notdir $(PKG_SO)) libried_*.so bench.h manifest.tcm jam_*.blob
 
