@@ -384,17 +384,18 @@ tc_status_t perf_write_dist(const char *path, const perf_run_t *run,
         return TC_ERR_IO;
     }
     fprintf(f, "test,jam,mode,payload_bytes,wait,placement,sw_prefetch,stress,percentile,"
-               "latency_us\n");
+               "latency_us,schema_version\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         if (!r->has_dist) {
             continue;
         }
         for (k = 0; k < PERF_DIST_POINTS; ++k) {
-            fprintf(f, "%s,%s,%s,%u,%s,%s,%s,%s,%.6f,%.4f\n", r->test,
+            fprintf(f, "%s,%s,%s,%u,%s,%s,%s,%s,%.6f,%.4f,%d\n", r->test,
                     perf_find(r->test)->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                     r->wait, r->place, run->opts->sw_prefetch ? "on" : "off",
-                    perf_stress_name(run), perf_dist_percentile(k), r->dist_ns[k] / 1e3);
+                    perf_stress_name(run), perf_dist_percentile(k), r->dist_ns[k] / 1e3,
+                    TC_TOOL_SCHEMA_VERSION);
         }
     }
     return perf_close_out(f, path);
@@ -414,7 +415,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                "signal,transports,code_bytes,got_slots,wait,cpu_ns_per_msg,polls_per_msg,"
                "cycles,cycles_source,placement,sw_prefetch,stress,peer_cpu_ns_per_msg,"
                "peer_polls_per_msg,peer_cycles,instructions,ref_cycles,gap_us,floor_ratio,"
-               "put_read_ratio,frame_of,host,timestamp\n");
+               "put_read_ratio,frame_of,host,timestamp,schema_version\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
@@ -422,7 +423,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
         tc_tool_iso_time(r->when, when, sizeof(when));
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
                    "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu,%s,%s,%s,"
-                   "%s,%s\n",
+                   "%s,%s,%d\n",
                 r->test, t->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                 r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
@@ -437,7 +438,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                 perf_opt_num(c3, r->ref_cycles_per_msg),
                 (unsigned long long)(strcmp(r->test, "jam_lat") ? 0 : run->opts->gap_ns / 1000),
                 perf_ratio_num(c4, r->floor_ratio), perf_ratio_num(c5, r->put_read_ratio),
-                r->frame_of, run->opts->host, when);
+                r->frame_of, run->opts->host, when, TC_TOOL_SCHEMA_VERSION);
     }
     return perf_close_out(f, path);
 }

@@ -129,7 +129,7 @@ point=0
 args_list=()
 for r in $(seq "$rounds"); do
     for jam in $jams; do
-        args=(-l -c "$cpus" -T 60000 "${pkgopt[@]}" -j "$jam" -m "$modes" -t "$tests" -s "$sizes" -n "$iters" -w 10000)
+        args=(-l -c "$cpus" -T 60000 -F fixed "${pkgopt[@]}" -j "$jam" -m "$modes" -t "$tests" -s "$sizes" -n "$iters" -w 10000)
         echo "bench-ci: point $point (round $r/$rounds, jam $jam)" >&2
         "$perf" "${args[@]}" -q --csv "$tmp/p$point.csv" --json "$tmp/p$point.json"
         args_list+=("${args[*]}")

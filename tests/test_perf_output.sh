@@ -40,11 +40,12 @@ python3 - "$TMP/csv" "$(hostname)" <<'PY' || fail "--csv - output"
 import csv, re, sys
 lines = open(sys.argv[1]).read().splitlines()
 assert lines[0].startswith("test,jam,mode,"), lines[:2]
-assert lines[0].endswith(",frame_of,host,timestamp"), lines[0]
+assert lines[0].endswith(",frame_of,host,timestamp,schema_version"), lines[0]
 rows = list(csv.DictReader(lines))
 assert len(rows) == 2, lines          # nothing but the CSV
 for r in rows:
     assert r["host"] == sys.argv[2], r
+    assert r["schema_version"] == "1", r      # bench/tool.h TC_TOOL_SCHEMA_VERSION
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", r["timestamp"]), r
 PY
 "$TC_PERF" -l -t jam_lat -n 2000 -w 10 --json - >"$TMP/json" 2>"$TMP/err" || fail "--json -: $(cat "$TMP/err")"
@@ -120,6 +121,13 @@ grep "^test " "$TMP/t.out" | grep -q "p99.9 us .*cpu ns/msg" || fail "--wide hea
 rows=$(grep "^put_lat " "$TMP/t.out" | awk '{ print $2, $5 }' | sort)
 [ "$rows" = "raw/injected 8
 raw/local 8" ] || fail "the put_lat rows of -m local,injected are not told apart: $(cat "$TMP/t.out")"
+# frames: variable by default, as the library's; -F fixed as asked (the
+# header and the JSON say which)
+"$TC_PERF" -l -t jam_lat -s 8 -n 100 -w 10 --json "$TMP/f.json" >"$TMP/f.out" 2>"$TMP/err" || fail "frames: $(cat "$TMP/err")"
+grep -q '"frames": "variable",' "$TMP/f.json" && grep -q " frames variable " "$TMP/f.out" ||
+    fail "the default frames are not variable: $(grep -o '"frames": "[a-z]*"' "$TMP/f.json")"
+"$TC_PERF" -l -F fixed -t jam_lat -s 8 -n 100 -w 10 --json "$TMP/f.json" >/dev/null 2>"$TMP/err" || fail "-F fixed: $(cat "$TMP/err")"
+grep -q '"frames": "fixed",' "$TMP/f.json" || fail "-F fixed: $(grep -o '"frames": "[a-z]*"' "$TMP/f.json")"
 # the header names the peer once ("peer peer loopback" before)
 grep -q "^| cores .*  peer [^ ]" "$TMP/t.out" || fail "the header names no peer: $(head -12 "$TMP/t.out")"
 grep -q "peer peer" "$TMP/t.out" && fail "the header says peer twice: $(grep "peer peer" "$TMP/t.out")"
