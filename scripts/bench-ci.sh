@@ -210,7 +210,7 @@ meta = {
     "loadavg": {"start": load0, "end": load1},
     # cost.csv: instructions and simulated cycles per message of the same
     # jams and the key they hold for (cost-meta.json), or why not, and how
-    # long counting them took (README.md quotes the sweep's time)
+    # long counting them took (docs/REGRESSION.md quotes the sweep's time)
     "cost": dict({"file": "cost.csv", "meta": "cost-meta.json",
                   "key": json.load(open(os.path.join(out, "cost-meta.json")))["key"]}
                  if not cost_note else {"skipped": cost_note},
