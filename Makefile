@@ -76,9 +76,51 @@ MCAST_SRCS := $(wildcard bench/mcast_*.c) bench/tool.c
 TEST_SRCS  := $(wildcard tests/test_*.c)
 TEST_BINS  := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline bench-ab history cost-host cost-baseline soak deps install uninstall clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
+.PHONY: FORCE help all lib harness pkg tools check check-run check-aarch64 coverage-py readme report bench bench-ci bench-ci-baseline bench-ab history cost-host cost-baseline soak deps install uninstall clean fuzz fuzz-mcast fuzz-rx fuzz-wire docs-jams
 .SECONDARY:
-all: lib pkg tools
+all: lib pkg tools $(BUILD)/include/.stamp
+
+# make help: the targets and variables, briefly (docs/TOOLS.md has the
+# table; tests/test_make_help.sh holds this list to the Makefile's targets)
+help:
+	@printf '%s\n' \
+	 'The two commands:' \
+	 '  figures            the paper'"'"'s experiments on this host -> results/<platform>/, plots/<platform>/' \
+	 '  check              build everything and run every test (check-run: without installing deps)' \
+	 'Build and install:' \
+	 '  all (default)      the library, the bench package and the tools into $(BUILD)/' \
+	 '  lib harness pkg tools   parts of all: the library, the harness, the bench package, the tools' \
+	 '  deps               install the Debian packages (scripts/deps.sh)' \
+	 '  install uninstall  into / out of PREFIX (DESTDIR too)' \
+	 '  clean              remove $(BUILD)/' \
+	 'Experiments and results:' \
+	 '  figures-paper      figures with the paper'"'"'s preset (PRESET=paper)' \
+	 '  plots              redraw the figures of results/ (PLATFORM=<id> for one)' \
+	 '  report             static HTML pages of the results -> $(REPORT_DIR)/index.html' \
+	 '  readme             regenerate the blocks README.md and docs/ quote from results' \
+	 '  docs-jams          the bench jams'"'"' table in docs/JAMS.md and names in README.md' \
+	 '  bench              jams vs raw UCX puts and AMs (ROUNDS, ITERS)' \
+	 '  soak               SOAK_COUNT jams under stress-ng (SOAK_STRESS)' \
+	 'Regression tracking:' \
+	 '  bench-ci           the CI sweep: counts against the key'"'"'s baseline (3%), time against the platform'"'"'s' \
+	 '  bench-ci-baseline  re-record this platform'"'"'s timing baseline (refused on a busy host)' \
+	 '  bench-ab           BASE and this tree, alternating in one job, a rank test (AB_FLAGS)' \
+	 '  history            the counts of the last N commits (HISTORY_FLAGS)' \
+	 '  cost-host          this host'"'"'s counts against its key'"'"'s baseline' \
+	 '  cost-baseline      record the key'"'"'s count baseline (COST_FLAGS)' \
+	 'Checks:' \
+	 '  check-aarch64      cross-built for arm64 and tested under qemu-user' \
+	 '  coverage-py        line coverage of scripts/tcresults by its unit tests' \
+	 '  fuzz               libFuzzer, FUZZ_SECONDS each (fuzz-mcast, fuzz-rx, fuzz-wire alone)' \
+	 'Variables (make VAR=value TARGET):' \
+	 '  BUILD=build  PREFIX=/usr/local  DESTDIR  CC  CFLAGS' \
+	 '  SAN=address,undefined  VALGRIND=1  TC_TESTS="test_x ..." (check, check-run)' \
+	 '  PRESET=quick|paper  FIG_ROUNDS=N  EXPERIMENTS="names"  RESUME=1  HOSTS=a,b  LAUNCHER=mpirun|srun|ssh' \
+	 '  PLATFORM=<id> (plots)  REPORT_DIR (report)  ROUNDS ITERS (bench)  SOAK_COUNT SOAK_STRESS (soak)' \
+	 '  BASELINES BENCH_CI_OUT BENCH_CI_FLAGS RECORD=1 SLOW_JAM=N (bench-ci)  BASE=<rev> AB_FLAGS (bench-ab)' \
+	 '  N=50 HISTORY_FLAGS (history)  COST_FLAGS (cost-host, cost-baseline)  FUZZ_SECONDS FUZZ_RX_FLAGS (fuzz)' \
+	 '  help               this list' \
+	 'Docs: README.md, docs/TOOLS.md (every target in full).'
 
 lib: $(LIB_A) $(LIB_SO)
 harness: $(HARNESS_A)
@@ -433,6 +475,15 @@ INSTALL_TOOLS   := $(TC_PERF) $(TC_SOAK) $(TC_RUN) $(TC_PKG) $(TC_MCAST) $(TC_CO
 # <twochains/...>: the jam header; multicast over process groups (group, codec, forwarding)
 INSTALL_SUBHDRS := jams/tc_jam.h lib/group/group.h lib/codec/mcast.h lib/codec/mcast_env.h lib/group/mcast_fwd.h
 INSTALL_PKG_DIR := share/twochains/pkg/bench
+
+# The installed headers' layout in the build tree, as links (twochains.h and
+# twochains/<x>.h): a jam or program spells <twochains/tc_jam.h> or
+# "tc_jam.h" alike against the build tree's tc-pkg and an installed one.
+$(BUILD)/include/.stamp: lib/twochains.h $(INSTALL_SUBHDRS)
+	@rm -rf $(BUILD)/include && mkdir -p $(BUILD)/include/twochains
+	ln -sr lib/twochains.h $(BUILD)/include/twochains.h
+	ln -sr $(INSTALL_SUBHDRS) $(BUILD)/include/twochains/
+	@touch $@
 # the bench package, as shell patterns in its directory (blobs and rieds by jam)
 INSTALL_PKG     := $(notdir $(PKG_SO)) libried_*.so bench.h manifest.tcm jam_*.blob
 

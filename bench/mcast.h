@@ -60,7 +60,8 @@ typedef struct mcast_row {
 /* The CSV header, exactly as the plotting scripts expect it. */
 #define MCAST_CSV_HEADER                                                              \
     "mode,n,radix,ack,jam,payload_bytes,iterations,p50_us,p99_us,p999_us,origin_sends," \
-    "depth,edges,max_fanout,target_bytes_per_hop,modelled_us,hop_us,send_us,host,timestamp"
+    "depth,edges,max_fanout,target_bytes_per_hop,modelled_us,hop_us,send_us,host,timestamp," \
+    "schema_version"
 
 FILE *mcast_csv_open(const char *path);
 void  mcast_csv_row(FILE *f, const mcast_row_t *row);

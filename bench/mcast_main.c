@@ -303,7 +303,7 @@ void mcast_csv_row(FILE *f, const mcast_row_t *r)
     }
     host[sizeof(host) - 1] = '\0';
     tc_tool_iso_time(time(NULL), when, sizeof(when));
-    fprintf(f, "%s,%s\n", host, when);
+    fprintf(f, "%s,%s,%d\n", host, when, TC_TOOL_SCHEMA_VERSION);
     fflush(f);
 }
 

@@ -94,7 +94,8 @@ void perf_usage(FILE *out)
             "  --signal M  auto (default: store where the peer's mailbox is mapped,\n"
             "              single-put over tcp, else fenced), store, fenced, ordered or\n"
             "              single-put (docs/ARCHITECTURE.md)\n"
-            "  -F MODE     frames: fixed (default) or variable\n"
+            "  -F MODE     frames: variable (default, as the library's) or fixed (one\n"
+            "              size per side, set per point; the committed figures' mode)\n"
             "  --progress M  worker progress in wait loops: auto (default), on, off\n"
             "  -T MS       timeout: longest silence from the peer (default 10000); a server\n"
             "              also waits 6 x MS for its client to connect\n"
@@ -227,6 +228,7 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
     opts->window   = 64;
     opts->blocks   = 1;
     opts->signal   = TC_SIGNAL_AUTO;
+    opts->frames   = TC_FRAMES_VARIABLE; /* the library's default: what a program gets */
     opts->n_modes  = 1;
     opts->modes[0] = TC_MODE_LOCAL;
     opts->n_waits  = 1;

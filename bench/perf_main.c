@@ -561,6 +561,13 @@ static tc_status_t perf_run_side(perf_side_t *side)
 
     if (run.initiator) {
         perf_live_arm(&run, results);
+        /* said once the run is on: not before a refusal (exit 2) or an
+         * unsupported wait or placement (exit 77) it has nothing to do with */
+        if (!side->local->warmup_set && (side->opts.warmup == side->opts.iters) &&
+            (side->opts.iters < 10000)) {
+            fprintf(stderr, "tc-perf: warm-up %llu iterations: the default 10000 clamped to -n "
+                    "(-w sets it)\n", (unsigned long long)side->opts.warmup);
+        }
     }
     if (run.initiator && !side->local->quiet) {
         perf_print_header(&run);
@@ -901,11 +908,6 @@ int main(int argc, char **argv)
     if (rc != 0) {
         perf_leave(&local, &side);
         return rc;
-    }
-    if ((side.initiator || local.loopback) && !local.warmup_set && (opts.warmup == opts.iters) &&
-        (opts.iters < 10000)) {
-        fprintf(stderr, "tc-perf: warm-up %llu iterations: the default 10000 clamped to -n "
-                "(-w sets it)\n", (unsigned long long)opts.warmup);
     }
     if (side.initiator || local.loopback) {
         status = perf_check_waits(&opts);

@@ -131,7 +131,7 @@ void perf_print_header(const perf_run_t *run)
     perf_box(out, "tc-perf  host %-30s  rev %-10s  UCX %s", host, tc_build_rev, tc_ucx_version());
     perf_box(out, "cpu        %s", cpu);
     perf_box(out, "topology   %s", topo);
-    perf_box(out, "cores      %-20s  peer %s", cores, tc_peer_name(run->peer));
+    perf_box(out, "cores      %-20s  %s", cores, tc_peer_name(run->peer)); /* "peer HOST" */
     perf_box(out, "transports %-20s  progress %s (%s)", tc_peer_transports(run->peer),
              prog ? "on" : "off", why);
     perf_box(out, "signalling %-14s frames %-8s slots %u x %u B  jam %s", sig,
@@ -152,11 +152,11 @@ void perf_print_header(const perf_run_t *run)
 void perf_print_table_head(FILE *out, int wide)
 {
     if (!wide) {
-        fprintf(out, "%-13s %-8s %-8s %-7s %9s | %9s %9s | %12s %10s\n", "test", "mode", "wait",
+        fprintf(out, "%-13s %-12s %-8s %-7s %7s | %9s %9s | %12s %10s\n", "test", "mode", "wait",
                 "place", "payload", "p50 us", "p99 us", "rate msg/s", "MB/s");
         return;
     }
-    fprintf(out, "%-13s %-8s %-8s %-7s %9s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
+    fprintf(out, "%-13s %-12s %-8s %-7s %7s %7s | %9s %9s %9s %9s %9s %9s | %8s | %12s %10s | %9s\n",
             "test", "mode", "wait", "place", "payload", "frame", "min us", "p50 us", "p99 us",
             "p99.9 us", "max us", "mean us", "spread%", "rate msg/s", "MB/s", "cpu ns/msg");
 }
@@ -170,16 +170,25 @@ static double perf_tail_spread(const perf_result_t *r)
 
 void perf_print_row(FILE *out, const perf_result_t *r, int wide)
 {
+    char mode[24];
+
+    /* a reference row names the jam mode whose frame it puts: with -m
+     * local,injected a payload has two put_lat rows, of two frame sizes */
+    if ((r->frame_of != NULL) && (r->frame_of[0] != '\0')) {
+        snprintf(mode, sizeof(mode), "%s/%s", r->mode, r->frame_of);
+    } else {
+        snprintf(mode, sizeof(mode), "%s", r->mode);
+    }
     if (!wide) {
-        fprintf(out, "%-13s %-8s %-8s %-7s %9u | %9.3f %9.3f | %12.0f %10.1f\n", r->test, r->mode,
+        fprintf(out, "%-13s %-12s %-8s %-7s %7u | %9.3f %9.3f | %12.0f %10.1f\n", r->test, mode,
                 r->wait, r->place, r->payload, r->lat.p50 / 1e3, r->lat.p99 / 1e3, r->rate_mps,
                 r->bw_mbs);
         fflush(out);
         return;
     }
-    fprintf(out, "%-13s %-8s %-8s %-7s %9u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
+    fprintf(out, "%-13s %-12s %-8s %-7s %7u %7u | %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f | %8.1f | %12.0f %10.1f"
            " | %9.1f\n",
-           r->test, r->mode, r->wait, r->place, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
+           r->test, mode, r->wait, r->place, r->payload, r->frame_bytes, r->lat.min / 1e3, r->lat.p50 / 1e3,
            r->lat.p99 / 1e3, r->lat.p999 / 1e3, r->lat.max / 1e3, r->lat.mean / 1e3,
            perf_tail_spread(r), r->rate_mps, r->bw_mbs, r->cpu_ns_per_msg);
     fflush(out);
@@ -375,17 +384,18 @@ tc_status_t perf_write_dist(const char *path, const perf_run_t *run,
         return TC_ERR_IO;
     }
     fprintf(f, "test,jam,mode,payload_bytes,wait,placement,sw_prefetch,stress,percentile,"
-               "latency_us\n");
+               "latency_us,schema_version\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         if (!r->has_dist) {
             continue;
         }
         for (k = 0; k < PERF_DIST_POINTS; ++k) {
-            fprintf(f, "%s,%s,%s,%u,%s,%s,%s,%s,%.6f,%.4f\n", r->test,
+            fprintf(f, "%s,%s,%s,%u,%s,%s,%s,%s,%.6f,%.4f,%d\n", r->test,
                     perf_find(r->test)->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                     r->wait, r->place, run->opts->sw_prefetch ? "on" : "off",
-                    perf_stress_name(run), perf_dist_percentile(k), r->dist_ns[k] / 1e3);
+                    perf_stress_name(run), perf_dist_percentile(k), r->dist_ns[k] / 1e3,
+                    TC_TOOL_SCHEMA_VERSION);
         }
     }
     return perf_close_out(f, path);
@@ -405,7 +415,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                "signal,transports,code_bytes,got_slots,wait,cpu_ns_per_msg,polls_per_msg,"
                "cycles,cycles_source,placement,sw_prefetch,stress,peer_cpu_ns_per_msg,"
                "peer_polls_per_msg,peer_cycles,instructions,ref_cycles,gap_us,floor_ratio,"
-               "put_read_ratio,frame_of,host,timestamp\n");
+               "put_read_ratio,frame_of,host,timestamp,schema_version\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
@@ -413,7 +423,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
         tc_tool_iso_time(r->when, when, sizeof(when));
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
                    "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu,%s,%s,%s,"
-                   "%s,%s\n",
+                   "%s,%s,%d\n",
                 r->test, t->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                 r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
@@ -428,7 +438,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                 perf_opt_num(c3, r->ref_cycles_per_msg),
                 (unsigned long long)(strcmp(r->test, "jam_lat") ? 0 : run->opts->gap_ns / 1000),
                 perf_ratio_num(c4, r->floor_ratio), perf_ratio_num(c5, r->put_read_ratio),
-                r->frame_of, run->opts->host, when);
+                r->frame_of, run->opts->host, when, TC_TOOL_SCHEMA_VERSION);
     }
     return perf_close_out(f, path);
 }

@@ -21,6 +21,11 @@
 #include <stdio.h>
 #include <time.h>
 
+/* The schema of the results the tools write (a schema_version column in
+ * every CSV row; scripts/tcresults/schema.py SCHEMA_VERSION reads it and
+ * migrates older rows, which have none: version 0). */
+#define TC_TOOL_SCHEMA_VERSION 1
+
 #define TC_TOOL_EXIT_FAILED      1
 #define TC_TOOL_EXIT_USAGE       2
 #define TC_TOOL_EXIT_UNSUPPORTED 77

@@ -649,6 +649,7 @@ typedef struct tc_nack {
 
 /* TC_OK and the latest NACK, or TC_ERR_NOT_FOUND if none came. */
 tc_status_t tc_peer_last_nack(const tc_peer_t *peer, tc_nack_t *nack_p);
+/* "peer NAME" (the bootstrap's name of the other side), as log lines name it. */
 const char *tc_peer_name(const tc_peer_t *peer);
 /* Does the wait loop progress the UCX worker, and why. */
 int         tc_peer_progress_needed(const tc_peer_t *peer, const char **why_p);

@@ -128,7 +128,7 @@ point=0
 args_list=()
 for r in $(seq "$rounds"); do
     for jam in $jams; do
-        args=(-l -c "$cpus" -T 60000 "${pkgopt[@]}" -j "$jam" -m "$modes" -t "$tests" -s "$sizes" -n "$iters" -w 10000)
+        args=(-l -c "$cpus" -T 60000 -F fixed "${pkgopt[@]}" -j "$jam" -m "$modes" -t "$tests" -s "$sizes" -n "$iters" -w 10000)
         echo "bench-ci: point $point (round $r/$rounds, jam $jam)" >&2
         "$perf" "${args[@]}" -q --csv "$tmp/p$point.csv" --json "$tmp/p$point.json"
         args_list+=("${args[*]}")
@@ -209,7 +209,7 @@ meta = {
     "loadavg": {"start": load0, "end": load1},
     # cost.csv: instructions and simulated cycles per message of the same
     # jams and the key they hold for (cost-meta.json), or why not, and how
-    # long counting them took (README.md quotes the sweep's time)
+    # long counting them took (docs/REGRESSION.md quotes the sweep's time)
     "cost": dict({"file": "cost.csv", "meta": "cost-meta.json",
                   "key": json.load(open(os.path.join(out, "cost-meta.json")))["key"]}
                  if not cost_note else {"skipped": cost_note},

@@ -76,7 +76,7 @@ for r in $(seq "$rounds"); do
         srv=$!
         sleep 0.3
         echo "bench-floor: round $r/$rounds, jam $jam" >&2
-        "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -j "$jam" -m local,injected,cached \
+        "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -F fixed -j "$jam" -m local,injected,cached \
             -W "$wait" -t "$tests" -s "$sizes" -n "$iters" -w 10000 --order size --blocks "$blocks" -q \
             --csv "$tmp/$jam.r$r.csv" --json "$tmp/$jam.r$r.json" \
             || { cat "$tmp/srv.log" >&2; exit 1; }

@@ -26,7 +26,7 @@ for signal in fenced ordered; do
       echo "round $r/$rounds: signalling $signal, jam $jam" >&2
       "$perf" -p "$port" -c "$srv_cpu" -T 60000 >"$tmp/srv.log" 2>&1 &
       srv=$!
-      "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 --signal "$signal" -j "$jam" -t "$tests" -s "$sizes" \
+      "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -F fixed --signal "$signal" -j "$jam" -t "$tests" -s "$sizes" \
           -n "$iters" -w 10000 -q --csv "$tmp/$signal-$jam-$r.csv" --json "$tmp/$signal-$jam-$r.json" \
           || { cat "$tmp/srv.log" >&2; exit 1; }
       wait "$srv"

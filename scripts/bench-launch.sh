@@ -17,7 +17,7 @@ trap cleanup EXIT
 mkdir -p "$out"
 "$top/scripts/tc-netns" up "$pre" 2 >"$tmp/hosts"
 addr2=$(awk -v h="${pre}2" '$1 == "host" && $2 == h { print $3 }' "$tmp/hosts")
-args=(-t jam_lat,jam_rate,put_lat -s 8,4096 -n "$iters" -w 1000 -T 30000 -q)
+args=(-F fixed -t jam_lat,jam_rate,put_lat -s 8,4096 -n "$iters" -w 1000 -T 30000 -q)
 export UCX_TLS=tcp
 for r in $(seq "$rounds"); do
     port=$((20000 + RANDOM % 20000))

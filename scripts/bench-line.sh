@@ -80,7 +80,7 @@ for r in $(seq "$rounds"); do
     "$perf" -p "$port" -c 1 -T 60000 -q >"$tmp/srv.log" 2>&1 &
     srv=$!
     sleep 0.3
-    "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -t jam_lat,floor_lat,put_lat,am_lat -j "$jam" \
+    "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -F fixed -t jam_lat,floor_lat,put_lat,am_lat -j "$jam" \
         -m "$mode" -W "$wait" -s "$size" -n "$iters" -w "$warm" --order size --blocks "$blocks" \
         -q --csv "$tmp/p.csv" --json "$tmp/p.json" >"$tmp/cli.log" 2>&1 ||
         { cat "$tmp/cli.log" "$tmp/srv.log" >&2; exit 1; }

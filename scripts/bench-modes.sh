@@ -17,7 +17,7 @@ for r in $(seq "$rounds"); do
     port=$((20000 + RANDOM % 20000))
     "$perf" -p "$port" -c 1 -T 60000 >/dev/null 2>&1 &
     sleep 0.3
-    "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -j "$jam" -m local,injected,cached \
+    "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -F fixed -j "$jam" -m local,injected,cached \
         -t jam_lat,jam_rate -s "$sizes" -n "$iters" -w 2000 -q --csv "$tmp/r$r.csv"
     wait
 done

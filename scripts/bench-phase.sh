@@ -52,7 +52,7 @@ for r in $(seq "$rounds"); do
         "$perf" -p "$port" -c 1 -T 60000 -q >"$tmp/srv.log" 2>&1 &
         srv=$!
         sleep 0.3
-        "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -t floor_lat -W "$wait" -s "$size" \
+        "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -F fixed -t floor_lat -W "$wait" -s "$size" \
             -n "$iters" -w "$warm" --ref-work "$n" -q --csv "$tmp/p.csv" --json "$tmp/p.json" \
             >"$tmp/cli.log" 2>&1 || { cat "$tmp/cli.log" "$tmp/srv.log" >&2; exit 1; }
         wait "$srv" || { cat "$tmp/srv.log" >&2; exit 1; }

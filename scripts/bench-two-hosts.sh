@@ -21,7 +21,7 @@ ip link set "$vA" netns "$nsA"; ip link set "$vB" netns "$nsB"
 ip -n "$nsA" addr add "${net}1/24" dev "$vA"; ip -n "$nsB" addr add "${net}2/24" dev "$vB"
 for ns in "$nsA" "$nsB"; do ip -n "$ns" link set lo up; done
 ip -n "$nsA" link set "$vA" up; ip -n "$nsB" link set "$vB" up
-args=(-t jam_lat,put_lat,am_lat,jam_rate,put_rate,am_rate -s 8,1024 -n "$iters" -w 1000 -T 30000 -q)
+args=(-F fixed -t jam_lat,put_lat,am_lat,jam_rate,put_rate,am_rate -s 8,1024 -n "$iters" -w 1000 -T 30000 -q)
 port=$((20000 + RANDOM % 20000))
 ip netns exec "$nsA" env UCX_TLS=tcp "$perf" -p "$port" -c 1 -T 30000 >/dev/null 2>&1 &
 sleep 0.3

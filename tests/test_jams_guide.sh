@@ -66,6 +66,35 @@ grep -A8 "^element [0-9]* jam $jam:" "$TMP/out" | grep -qxF "    payload: $said"
 grep -qxF "      payload: $said" "$TMP/list" || fail "tc-run --list: $(cat "$TMP/list")"
 echo "the guide's example: built with $PREFIX/bin/tc-pkg, $runs runs of tc-run gave result=$want"
 
+# --- the guide's program side: every call it names is the installed API's,
+# and the jam by name is the element and build the package header gives
+calls=$(sed -n '/A program of one.s own takes the jam by name/,/inspect` also runs/p' "$GUIDE" |
+    grep -o 'tc_[a-z_]*(' | tr -d '(' | sort -u)
+[ -n "$calls" ] || fail "the guide names no call for a program of one's own"
+for c in $calls; do
+    grep -q "[ *]$c(" "$PREFIX/include/twochains.h" || fail "the guide names $c, which twochains.h does not declare"
+done
+up=$(echo "$jam" | tr a-z A-Z)
+cat >"$TMP/work/byname.c" <<EOF
+#include <twochains.h>
+#include <stdio.h>
+#include "demo-pkg/demo.h"
+int main(void)
+{
+    tc_pkg_t *pkg;
+    tc_jam_t jam;
+    if ((tc_pkg_open("demo-pkg", &pkg) != TC_OK) || (tc_pkg_jam(pkg, "$jam", &jam) != TC_OK)) {
+        return 1;
+    }
+    printf("element %u/%u id %#x/%#x\n", (unsigned)jam.element, (unsigned)TC_PKG_DEMO_$up,
+           (unsigned)tc_pkg_desc(pkg)->id, (unsigned)TC_PKG_DEMO_ID);
+    return !((jam.element == TC_PKG_DEMO_$up) && (tc_pkg_desc(pkg)->id == TC_PKG_DEMO_ID));
+}
+EOF
+(cd "$TMP/work" && cc -o byname byname.c -I"$PREFIX/include" -L"$PREFIX/lib" -Wl,-rpath,"$PREFIX/lib" -ltwochains &&
+    ./byname) >"$TMP/byname" 2>&1 || fail "a jam by name against demo.h's ids: $(cat "$TMP/byname")"
+echo "by name: $(cat "$TMP/byname")"
+
 # --- the guide's payload arithmetic: the cap a pack routine is given
 pkg="$TMP/work/demo-pkg"
 code=$(sed -n "s/^element [0-9]* jam $jam: .*code \([0-9]*\) bytes.*/\1/p" "$TMP/out")

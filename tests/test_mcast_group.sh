@@ -36,7 +36,7 @@ run -n 4 -R 2 --ack --iters 200 --warmup 0 -q -W adaptive
 [ -z "${TC_TEST_QUICK:-}" ] && run -n 64 --naive --ack --iters 50 --warmup 5 -q
 
 # the CSV the plotting scripts read: exact header, one row per radix
-want="mode,n,radix,ack,jam,payload_bytes,iterations,p50_us,p99_us,p999_us,origin_sends,depth,edges,max_fanout,target_bytes_per_hop,modelled_us,hop_us,send_us,host,timestamp"
+want="mode,n,radix,ack,jam,payload_bytes,iterations,p50_us,p99_us,p999_us,origin_sends,depth,edges,max_fanout,target_bytes_per_hop,modelled_us,hop_us,send_us,host,timestamp,schema_version"
 [ "$(head -1 "$tmp/tree.csv")" = "$want" ] || fail "CSV header: $(head -1 "$tmp/tree.csv")"
 [ "$(wc -l <"$tmp/tree.csv")" = 3 ] || fail "CSV rows: $(cat "$tmp/tree.csv")"
 # R=2 over 6 ranks: origin sends 2, depth 3 (ceil(log2 6)), 5 edges
@@ -44,9 +44,10 @@ grep -q '^tree,6,2,1,noop,8,200,[0-9.]*,[0-9.]*,[0-9.]*,2,[23],5,2,' "$tmp/tree.
     fail "R=2 row: $(sed -n 2p "$tmp/tree.csv")"
 grep -q '^tree,6,4,1,noop,8,200,[0-9.]*,[0-9.]*,[0-9.]*,4,2,5,4,' "$tmp/tree.csv" ||
     fail "R=4 row: $(sed -n 3p "$tmp/tree.csv")"
-awk -F, 'NR > 1 && NF != 20 { exit 1 }' "$tmp/tree.csv" || fail "CSV columns"
-# each row ends in the host that wrote it and an ISO 8601 UTC time
-grep -q ",$(hostname),20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z\$" "$tmp/tree.csv" ||
+awk -F, 'NR > 1 && NF != 21 { exit 1 }' "$tmp/tree.csv" || fail "CSV columns"
+# each row ends in the host that wrote it, an ISO 8601 UTC time and the
+# results schema's version
+grep -q ",$(hostname),20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z,1\$" "$tmp/tree.csv" ||
     fail "host,timestamp: $(sed -n 2p "$tmp/tree.csv")"
 
 # a rank that never arrives: rank 0 names it, rank 1 gets no table; both end

@@ -5,7 +5,7 @@
 # columns at the end of the CSV, outputs opened before the run, progress
 # lines within a long point counting what -n and -w asked for (and none
 # with --report final), the default warm-up clamped to -n, and a table under
-# 100 columns (169 with --wide). SIGINT: tests/test_perf_sigint.sh.
+# 100 columns (171 with --wide). SIGINT: tests/test_perf_sigint.sh.
 . "$(dirname "$0")/lib.sh"
 set -m # background jobs in their own group: SIGINT not ignored
 
@@ -40,11 +40,12 @@ python3 - "$TMP/csv" "$(hostname)" <<'PY' || fail "--csv - output"
 import csv, re, sys
 lines = open(sys.argv[1]).read().splitlines()
 assert lines[0].startswith("test,jam,mode,"), lines[:2]
-assert lines[0].endswith(",frame_of,host,timestamp"), lines[0]
+assert lines[0].endswith(",frame_of,host,timestamp,schema_version"), lines[0]
 rows = list(csv.DictReader(lines))
 assert len(rows) == 2, lines          # nothing but the CSV
 for r in rows:
     assert r["host"] == sys.argv[2], r
+    assert r["schema_version"] == "1", r      # bench/tool.h TC_TOOL_SCHEMA_VERSION
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", r["timestamp"]), r
 PY
 "$TC_PERF" -l -t jam_lat -n 2000 -w 10 --json - >"$TMP/json" 2>"$TMP/err" || fail "--json -: $(cat "$TMP/err")"
@@ -100,7 +101,7 @@ grep -q '"warmup": 70,' "$TMP/w.json" || fail "explicit -w changed"
 ! grep -q "clamped" "$TMP/err" || fail "explicit -w said clamped"
 
 # 7. the table: under 100 columns by default (test, mode, wait, placement,
-# payload, p50, p99, rate, MB/s); --wide has every column (169)
+# payload, p50, p99, rate, MB/s); --wide has every column (171)
 "$TC_PERF" -l -t jam_lat,jam_rate -m local,injected -s 8,4096 -n 2000 -w 10 >"$TMP/t.out" 2>"$TMP/err" ||
     fail "table: $(cat "$TMP/err")"
 head_line=$(grep "^test " "$TMP/t.out")
@@ -111,6 +112,25 @@ w=$(grep -E "^(test|jam_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -nu 
 [ "$(grep -c "^jam_" "$TMP/t.out")" = 8 ] || fail "compact table: not 8 rows: $(cat "$TMP/t.out")"
 "$TC_PERF" -l -t jam_lat -s 8 -n 2000 -w 10 --wide >"$TMP/t.out" 2>"$TMP/err" || fail "--wide: $(cat "$TMP/err")"
 grep "^test " "$TMP/t.out" | grep -q "p99.9 us .*cpu ns/msg" || fail "--wide head: $(grep "^test " "$TMP/t.out")"
-[ "$(grep -E "^(test|jam_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -n | tail -1)" = 169 ] ||
-    fail "--wide: not 169 columns: $(grep -E "^(test|jam_)" "$TMP/t.out")"
+[ "$(grep -E "^(test|jam_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -n | tail -1)" = 171 ] ||
+    fail "--wide: not 171 columns: $(grep -E "^(test|jam_)" "$TMP/t.out")"
+# a payload's two put_lat rows under -m local,injected (two frame sizes) are
+# told apart in the compact table: the mode column names the jam mode's frame
+"$TC_PERF" -l -t jam_lat,put_lat -m local,injected -s 8 -n 2000 -w 10 >"$TMP/t.out" 2>"$TMP/err" ||
+    fail "put_lat rows: $(cat "$TMP/err")"
+rows=$(grep "^put_lat " "$TMP/t.out" | awk '{ print $2, $5 }' | sort)
+[ "$rows" = "raw/injected 8
+raw/local 8" ] || fail "the put_lat rows of -m local,injected are not told apart: $(cat "$TMP/t.out")"
+# frames: variable by default, as the library's; -F fixed as asked (the
+# header and the JSON say which)
+"$TC_PERF" -l -t jam_lat -s 8 -n 100 -w 10 --json "$TMP/f.json" >"$TMP/f.out" 2>"$TMP/err" || fail "frames: $(cat "$TMP/err")"
+grep -q '"frames": "variable",' "$TMP/f.json" && grep -q " frames variable " "$TMP/f.out" ||
+    fail "the default frames are not variable: $(grep -o '"frames": "[a-z]*"' "$TMP/f.json")"
+"$TC_PERF" -l -F fixed -t jam_lat -s 8 -n 100 -w 10 --json "$TMP/f.json" >/dev/null 2>"$TMP/err" || fail "-F fixed: $(cat "$TMP/err")"
+grep -q '"frames": "fixed",' "$TMP/f.json" || fail "-F fixed: $(grep -o '"frames": "[a-z]*"' "$TMP/f.json")"
+# the header names the peer once ("peer peer loopback" before)
+grep -q "^| cores .*  peer [^ ]" "$TMP/t.out" || fail "the header names no peer: $(head -12 "$TMP/t.out")"
+grep -q "peer peer" "$TMP/t.out" && fail "the header says peer twice: $(grep "peer peer" "$TMP/t.out")"
+w=$(grep -E "^(test|jam_|put_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -nu | tail -1)
+[ "$w" -le 100 ] || fail "compact table with references: $w columns: $(cat "$TMP/t.out")"
 echo ok

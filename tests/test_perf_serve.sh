@@ -50,7 +50,8 @@ pair() {
     timeout 120 "$TC_PERF" -p "$port" -T 20000 $sargs >"$TMP/$n.s.out" 2>"$TMP/$n.s.err" &
     spid=$!
     wait_listening "$port" 60 || { kill "$spid"; fail "$n: the server never listened: $(cat "$TMP/$n.s.err")"; }
-    timeout 120 "$TC_PERF" 127.0.0.1 -p "$port" -T 20000 -n 200 -w 20 -s 8 "$@" \
+    # shellcheck disable=SC2086 # PAIR_W: the warm-up option, or none
+    timeout 120 "$TC_PERF" 127.0.0.1 -p "$port" -T 20000 -n 200 ${PAIR_W--w 20} -s 8 "$@" \
         >"$TMP/$n.c.out" 2>"$TMP/$n.c.err"
     crc=$?
     wait "$spid"; src=$?
@@ -76,7 +77,8 @@ ran() { # name: both sides exit 0, the client's CSV has a jam row
 }
 
 # --- refused, with the reason on the client
-refused lacks "its package 'bench' 0x" "" -P "$TMP/mine.pkg" -j dot
+# (no -w: the default warm-up clamped to -n is the run's to say, not a refusal's)
+PAIR_W= refused lacks "its package 'bench' 0x" "" -P "$TMP/mine.pkg" -j dot
 grep -qF "has no jam 'dot' (its jams: append, copy, " "$TMP/lacks.c.err" &&
     grep -qF "the client's 'dot' is in package 'mystats' $id1: start the server with that package (-P DIR)" \
         "$TMP/lacks.c.err" || fail "lacks: $(cat "$TMP/lacks.c.err")"

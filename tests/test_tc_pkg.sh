@@ -43,6 +43,20 @@ usage_case "one INSTALL_DIR" inspect a b
 "$TC_PKG" --help >"$TMP/out" 2>"$TMP/err" || fail "--help exited non-zero: $(cat "$TMP/err")"
 grep -q "^inspect" "$TMP/out" || fail "--help: no inspect line"
 
+# --- one spelling for the build tree and an install: <twochains/tc_jam.h>
+# (the installed layout) and "tc_jam.h" both build with the default header
+# directories (the build tree's include/ mirrors the install as links)
+mkdir -p "$TMP/spell"
+for how in '<twochains/tc_jam.h>' '"tc_jam.h"'; do
+    sed "s|#include \"tc_jam.h\"|#include $how|" "$TC_SRC/jams/jam_noop.amc" >"$TMP/spell/jam_noop.amc"
+    grep -qF "#include $how" "$TMP/spell/jam_noop.amc" || fail "jam_noop.amc includes tc_jam.h otherwise"
+    rm -rf "$TMP/spell.out"
+    "$TC_PKG" build "$TMP/spell" --name spell --out "$TMP/spell.out" >"$TMP/log" 2>&1 ||
+        fail "the build tree's tc-pkg does not take #include $how: $(cat "$TMP/log")"
+done
+[ "$(readlink -f "$TC_BUILD/include/twochains/tc_jam.h")" = "$(readlink -f "$TC_SRC/jams/tc_jam.h")" ] ||
+    fail "$TC_BUILD/include/twochains/tc_jam.h is not jams/tc_jam.h"
+
 # --- the jams/ package, built the way the Makefile does but elsewhere
 # (default header directories: the source tree next to the binary)
 "$TC_PKG" build "$TC_SRC/jams" --name bench --out "$TMP/bench" >"$TMP/build.log" 2>&1 ||

@@ -48,7 +48,8 @@ static void tc_pkg_usage(FILE *f)
             "                jams are then compiled a second time for their blobs\n"
             "  --ldflags     extra flags for linking the shared libraries\n"
             "  --include     header directory (repeatable); default: the source tree's\n"
-            "                lib/ and jams/, or the installed include directory\n"
+            "                lib/, jams/ and build/include/, or the installed include\n"
+            "                directory: <twochains/tc_jam.h> and \"tc_jam.h\" in either\n"
             "  --keep-tmp    keep the object files and say where\n"
             "inspect prints each element: kind, code bytes, GOT slots with names,\n"
             "        fixups, entry offset, hash, what a jam's source says it does, takes\n"
@@ -99,7 +100,9 @@ static int tc_pkg_version(void)
 }
 
 /* Header directories when none are given: next to a build tree binary
- * (build/bin/../../lib, ../../jams) or an installed one (bin/../include). */
+ * (build/bin/../../lib, ../../jams, and build/include, the installed layout
+ * as links: <twochains/tc_jam.h> as installed) or an installed one
+ * (bin/../include, bin/../include/twochains). */
 static tc_status_t tc_pkg_default_includes(tc_pkg_strv_t *inc)
 {
     char bin[TC_PKG_PATH_MAX], probe[TC_PKG_PATH_MAX + 64];
@@ -115,6 +118,10 @@ static tc_status_t tc_pkg_default_includes(tc_pkg_strv_t *inc)
         status = tc_pkg_strv_addf(inc, "%s/../../lib", bin);
         if (status == TC_OK) {
             status = tc_pkg_strv_addf(inc, "%s/../../jams", bin);
+        }
+        snprintf(probe, sizeof(probe), "%s/../include/twochains/tc_jam.h", bin);
+        if ((status == TC_OK) && (access(probe, R_OK) == 0)) {
+            status = tc_pkg_strv_addf(inc, "%s/../include", bin);
         }
         return status;
     }

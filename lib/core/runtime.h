@@ -300,7 +300,7 @@ struct tc_peer {
      * emulates them on): the peer lands each put of ours itself,
      * in stream order, inside the ucp_worker_progress of the thread that
      * then reads the slot (signalling single-put is correct; see
-     * docs/ARCHITECTURE.md, "Signalling modes") */
+     * docs/SIGNALLING.md, "Signalling modes") */
     int               put_landed_by_peer;
     /* the endpoint has peer failure handling: UCX closes it by force (else
      * only by a flush) */

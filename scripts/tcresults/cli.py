@@ -6,11 +6,17 @@ import sys
 
 
 def parser(prog, doc):
-    """an ArgumentParser: the docstring's first line as the description, the
-    rest as the epilog, as written"""
-    return argparse.ArgumentParser(prog=prog, description=doc.split("\n")[0],
+    """an ArgumentParser: the docstring's first paragraph as the description
+    (whole: a description of two lines was cut after the first), its
+    "usage: " paragraph as the one usage (argparse's own would be a second),
+    the rest as the epilog, as written"""
+    paras = doc.strip("\n").split("\n\n")
+    usage = None
+    if (len(paras) > 1) and paras[1].startswith("usage: "):
+        usage = paras.pop(1)[len("usage: "):].replace("%", "%%")
+    return argparse.ArgumentParser(prog=prog, usage=usage, description=paras[0],
                                    formatter_class=argparse.RawDescriptionHelpFormatter,
-                                   epilog="\n".join(doc.split("\n")[2:]))
+                                   epilog="\n\n".join(paras[1:]))
 
 
 def write_whole(path, text):

@@ -11,9 +11,12 @@ carry their own references (put_lat, put_rate, floor_*).
 
 - num(): the one number parser: a finite float, else None (an empty cell,
   text, inf and nan alike are "no value").
-- read(): the one reader: the CSV's header and rows, each axis column a
-  file from an older tc-perf lacks (or leaves empty) filled with what it
-  meant then (AXIS_DEFAULTS), the round "1" where a file predates rounds,
+- SCHEMA_VERSION and migrate(): every CSV row tc-perf and tc-mcast write
+  carries the schema_version it was written in (bench/tool.h
+  TC_TOOL_SCHEMA_VERSION), and tc-experiments' meta.json its own; a row or
+  meta.json without one is version 0. migrate() is the one place an older
+  version is brought to this one (docs/RESULTS.md, "Schema versions").
+- read(): the one reader: the CSV's header and rows, each row migrated,
   and every sweep axis meta.json records for the row's point that the CSV
   has no column of as an axis:NAME column.
 - invocation() and group(): rows by the tool invocation that ran them, and
@@ -28,11 +31,17 @@ import statistics
 PERF, MCAST = "perf", "mcast"
 # the columns the runner (tc-experiments) puts before the tool's own
 PREFIX_COLS = ["experiment", "point", "round", "preset"]
-# What an absent or empty axis column means (older tc-perf builds had no
-# placement, prefetch, stress, gap or signal control, and polled).
-AXIS_DEFAULTS = {"wait": "poll", "placement": "default", "sw_prefetch": "off", "stress": "none",
-                 "gap_us": "0", "signal": "fenced"}
-# the round of a row from before rounds (no round column): there was one
+# The version the tools write now, and migrate() brings older ones to.
+# 0: no schema_version (every file before it); 1: the version column, and
+# every axis column tc-perf has written out in every row.
+SCHEMA_VERSION = 1
+# What an absent or empty axis column of a version-0 row means (older
+# tc-perf builds had no placement, prefetch, stress, gap or signal control,
+# and polled): migrate() fills them in.
+AXIS_DEFAULTS_V0 = {"wait": "poll", "placement": "default", "sw_prefetch": "off", "stress": "none",
+                    "gap_us": "0", "signal": "fenced"}
+# the round of a row that has none (a file from before rounds, or not the
+# runner's: bench-floor.sh, bench-ci.sh): there was one
 ROUND_DEFAULT = "1"
 AXIS_PREFIX = "axis:"
 
@@ -56,17 +65,53 @@ def axis_text(v):
     return "" if v is None else str(v)
 
 
+def version(rec):
+    """the schema_version of a CSV row or meta.json (0 where it has none);
+    ValueError for one that is not a whole number, or newer than this
+    reader (a newer tool wrote it: read it with that tree's scripts)"""
+    v = rec.get("schema_version")
+    if v in (None, ""):
+        return 0
+    n = num(v)
+    if n is None or n != int(n) or n < 0:
+        raise ValueError("schema_version %r is not a version" % (v,))
+    if n > SCHEMA_VERSION:
+        raise ValueError("schema_version %d is newer than this reader's %d" % (n, SCHEMA_VERSION))
+    return int(n)
+
+
+def migrate(rec, what="row"):
+    """The one migration: rec, a CSV row (what="row") or a meta.json
+    (what="meta") of any version, brought to SCHEMA_VERSION in place, and
+    returned. 0 -> 1: a row's empty or absent axis cells take what they
+    meant then (AXIS_DEFAULTS_V0); meta.json changed nothing but its
+    version. A row without a round gets ROUND_DEFAULT at every version."""
+    if what not in ("row", "meta"):
+        raise ValueError("migrate: what=%r (row or meta)" % (what,))
+    v = version(rec)
+    if what == "row":
+        if v < 1:
+            for k, d in AXIS_DEFAULTS_V0.items():
+                if not rec.get(k):
+                    rec[k] = d
+        if not rec.get("round"):
+            rec["round"] = ROUND_DEFAULT
+    rec["schema_version"] = SCHEMA_VERSION if what == "meta" else str(SCHEMA_VERSION)
+    return rec
+
+
 def load_meta(folder):
-    """folder/meta.json as a dict; {} where folder is a file, has none, or it
-    does not parse."""
+    """folder/meta.json as a dict, migrated; {} where folder is a file, has
+    none, or it does not parse."""
     p = os.path.join(folder, "meta.json") if os.path.isdir(folder) else None
     if not p or not os.path.exists(p):
         return {}
     try:
         with open(p) as f:
-            return json.load(f)
+            meta = json.load(f)
     except (OSError, ValueError):
         return {}
+    return migrate(meta, "meta") if isinstance(meta, dict) else {}
 
 
 def exp_meta(meta, name):
@@ -102,20 +147,18 @@ def read_csv(path):
 
 
 def read(path, em=None, defaults=True):
-    """path's Table: empty axis cells at their AXIS_DEFAULTS (defaults=False:
-    as written), a missing round at ROUND_DEFAULT, and the point's sweep
-    axes from em (meta.json's entry for the experiment) that the CSV has no
-    column of as axis:NAME columns."""
+    """path's Table: every row migrated to SCHEMA_VERSION (defaults=False:
+    as written), and the point's sweep axes from em (meta.json's entry for
+    the experiment) that the CSV has no column of as axis:NAME columns."""
     fields, rows = read_csv(path)
     axes = point_axes(em or {})
     added = set()
-    for r in rows:
+    for i, r in enumerate(rows):
         if defaults:
-            for k, d in AXIS_DEFAULTS.items():
-                if not r.get(k):
-                    r[k] = d
-            if not r.get("round"):
-                r["round"] = ROUND_DEFAULT
+            try:
+                migrate(r)
+            except ValueError as e:
+                raise ValueError("%s:%d: %s" % (path, i + 2, e)) from None
         for k, v in axes.get(str(r.get("point", "")), {}).items():
             if k not in fields:
                 r[AXIS_PREFIX + k] = axis_text(v)

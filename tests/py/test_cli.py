@@ -1,9 +1,10 @@
 """tcresults.cli: the tools' parser and whole-file writes."""
 import os
 import stat
+import subprocess
 import threading
 
-from helpers import Case
+from helpers import TOP, Case
 
 from tcresults import cli
 
@@ -13,6 +14,29 @@ class Cli(Case):
         ap = cli.parser("tc-x", "tc-x: one line.\n\nthe rest\n  as written")
         self.assertEqual(ap.description, "tc-x: one line.")
         self.assertIn("the rest\n  as written", ap.format_help())
+
+    def test_one_usage_and_the_whole_description(self):
+        # tc-compare, tc-bisect and tc-platforms --help printed argparse's
+        # usage and then the docstring's; tc-bisect's two-line description
+        # was cut after its first line
+        ap = cli.parser("tc-x", "tc-x: the first line,\ngoes on here.\n\nusage: tc-x A B\n"
+                                "            [--c]\n\nthe rest")
+        text = ap.format_help()
+        self.assertEqual(text.count("usage:"), 1, text)
+        self.assertTrue(text.startswith("usage: tc-x A B\n            [--c]\n"), text)
+        self.assertIn("tc-x: the first line,\ngoes on here.", text)
+        self.assertIn("the rest", text)
+
+    def test_every_tool_help_has_one_usage(self):
+        for tool in ("tc-compare", "tc-bisect", "tc-platforms", "tc-history", "tc-ab", "tc-claims",
+                     "tc-readme", "tc-report"):
+            r = subprocess.run([os.path.join(TOP, "scripts", tool), "--help"], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 0, tool + ": " + r.stderr)
+            self.assertEqual(r.stdout.count("usage:"), 1, tool + ":\n" + r.stdout)
+            first = r.stdout.split("\n\n")[1]         # the description, after the usage
+            self.assertTrue(first.startswith(tool + ": ") and first.rstrip().endswith((".", ")")),
+                            tool + ": " + first)
 
     def test_write_whole(self):
         p = self.path("f.md")

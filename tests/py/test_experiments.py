@@ -15,6 +15,7 @@ import time
 from helpers import TOP, Case
 
 from tcresults import experiments as ex
+from tcresults import schema
 from tcresults.experiments import launch, plan, procs, run, state, tools
 
 FX = os.path.join(TOP, "tests", "experiments")
@@ -26,6 +27,19 @@ FAKE = [sys.executable, os.path.join(FX, "fake-tc-perf")]
 
 def fake_tools():
     return {"tc-perf": tools.probe_tool("tc-perf", FAKE), "tc-mcast": {"present": False, "why": "tc-mcast not built"}}
+
+
+class Committed(Case):
+    def test_every_tc_perf_experiment_names_its_frame_mode(self):
+        # tc-perf's default follows the library's (variable); the committed
+        # figures were measured with fixed frames and say so themselves
+        exps = plan.load_experiments(os.path.join(TOP, "scripts", "experiments"), [])
+        perf = [e for e in exps if e.get("tool") == "tc-perf"]
+        self.assertGreaterEqual(len(perf), 5)
+        for e in perf:
+            args = [a for a in e["args"] if isinstance(a, str)]
+            self.assertIn("-F", args, e["name"])
+            self.assertEqual(args[args.index("-F") + 1], "fixed", e["name"])
 
 
 class Plan(Case):
@@ -343,6 +357,7 @@ class Runs(Case):
         m = self.meta()
         e = m["experiments"]["tiny"]
         self.assertEqual((m["platform_id"], m["preset"], m["platform"]["arch"]), ("fake", "quick", "fake"))
+        self.assertEqual(m["schema_version"], schema.SCHEMA_VERSION)     # the runner stamps meta.json
         self.assertEqual((e["points"], e["ran"], e["rounds"], len(e["tool_json"])), (4, 2, 3, 6))
         self.assertEqual(sorted((t["point"], t["round"]) for t in e["tool_json"]),
                          [(p, r) for p in (0, 2) for r in (1, 2, 3)])

@@ -1,8 +1,9 @@
 """tcresults.schema: the one reader, the one number parser."""
 import json
 import os
+import re
 
-from helpers import DATA, Case, csv_text
+from helpers import DATA, TOP, Case, csv_text
 
 from tcresults import schema
 
@@ -37,7 +38,7 @@ class Read(Case):
         p = self.write("e.csv", csv_text("point,test,wait,payload_bytes", "0,jam_lat,,8", "0,put_lat,pause,8"))
         t = schema.read(p)
         self.assertEqual([r["wait"] for r in t.rows], ["poll", "pause"])
-        for k, v in schema.AXIS_DEFAULTS.items():
+        for k, v in schema.AXIS_DEFAULTS_V0.items():
             if k != "wait":
                 self.assertEqual(t.rows[0][k], v)
         self.assertEqual(t.rows[0]["round"], schema.ROUND_DEFAULT)
@@ -86,7 +87,7 @@ class Meta(Case):
         self.assertEqual(schema.load_meta(self.tmp), {})
         self.assertEqual(schema.load_meta(self.path("meta.json")), {})   # a file, not a folder
         self.write("meta.json", json.dumps({"platform_id": "x"}))
-        self.assertEqual(schema.load_meta(self.tmp), {"platform_id": "x"})
+        self.assertEqual(schema.load_meta(self.tmp), {"platform_id": "x", "schema_version": schema.SCHEMA_VERSION})
 
     def test_exp_meta_and_point_axes(self):
         m = {"experiments": {"e": {"point_axes": [{"point": 3, "axes": {"a": 1}}, {"point": 4}]}}}
@@ -131,3 +132,64 @@ class FolderTest(Case):
         self.assertEqual(f.id, "plat-x")
         self.assertEqual(f.platform, {})
         self.assertEqual(f.support("pmu"), "platform report has no pmu")
+
+
+class Migrate(Case):
+    """schema_version: the one migration (issue 45: AXIS_DEFAULTS filled any
+    file in implicitly; now a file without a version is version 0)"""
+
+    def test_the_tools_write_the_readers_version(self):
+        with open(os.path.join(TOP, "bench", "tool.h")) as f:
+            m = re.search(r"#define TC_TOOL_SCHEMA_VERSION (\d+)", f.read())
+        self.assertIsNotNone(m)
+        self.assertEqual(int(m.group(1)), schema.SCHEMA_VERSION)
+
+    def test_version_0_rows_are_migrated(self):
+        for head, row in (("point,test,wait", "0,jam_lat,"), ("point,test,wait,schema_version", "0,jam_lat,,")):
+            r = schema.read(self.write("e.csv", csv_text(head, row))).rows[0]
+            self.assertEqual(r["schema_version"], str(schema.SCHEMA_VERSION))
+            for k, v in schema.AXIS_DEFAULTS_V0.items():
+                self.assertEqual(r[k], v, (head, k))
+            self.assertEqual(r["round"], schema.ROUND_DEFAULT)
+
+    def test_current_rows_are_read_as_written(self):
+        p = self.write("e.csv", csv_text("point,test,wait,signal,schema_version", "0,jam_lat,pause,,1"))
+        r = schema.read(p).rows[0]
+        self.assertEqual((r["wait"], r["signal"]), ("pause", ""))    # nothing filled in for version 1
+        self.assertNotIn("placement", r)
+        self.assertEqual(r["round"], schema.ROUND_DEFAULT)            # a file outside the runner: one round
+
+    def test_migrate_is_idempotent_and_names_what_it_takes(self):
+        r = schema.migrate({"test": "jam_lat"})
+        self.assertEqual(schema.migrate(dict(r)), r)
+        with self.assertRaisesRegex(ValueError, "what='table'"):
+            schema.migrate({}, "table")
+
+    def test_a_newer_or_bad_version_is_an_error_naming_the_line(self):
+        p = self.write("e.csv", csv_text("point,test,schema_version", "0,jam_lat,1", "0,put_lat,%d"
+                                         % (schema.SCHEMA_VERSION + 1)))
+        with self.assertRaisesRegex(ValueError, r"e.csv:3: schema_version \d+ is newer than this reader's"):
+            schema.read(p)
+        p = self.write("f.csv", csv_text("point,test,schema_version", "0,jam_lat,x"))
+        with self.assertRaisesRegex(ValueError, r"f.csv:2: schema_version 'x' is not a version"):
+            schema.read(p)
+        self.assertEqual(schema.read(p, defaults=False).rows[0]["schema_version"], "x")    # as written
+
+    def test_meta(self):
+        d = self.path("old")
+        os.makedirs(d)
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump({"platform_id": "p"}, f)
+        m = schema.load_meta(d)
+        self.assertEqual((m["schema_version"], m["platform_id"]), (schema.SCHEMA_VERSION, "p"))
+        with open(os.path.join(d, "meta.json"), "w") as f:
+            json.dump({"schema_version": schema.SCHEMA_VERSION + 1}, f)
+        with self.assertRaisesRegex(ValueError, "newer than this reader's"):
+            schema.load_meta(d)
+
+    def test_the_committed_results_are_version_0_and_read_alike(self):
+        # every committed CSV predates the version: read as before (the
+        # defaults of version 0 filled in), so no figure or claim moves
+        d = os.path.join(TOP, "results", "x86_64-intel-xeon-2c-91afb010")
+        t = schema.read(os.path.join(d, "fig07-08-injected.csv"))
+        self.assertTrue(all(r["schema_version"] == "1" and r["wait"] and r["round"] for r in t.rows))

@@ -11,7 +11,7 @@ import subprocess
 import time
 
 from .. import hoststate
-from ..schema import PREFIX_COLS, read_csv
+from ..schema import PREFIX_COLS, SCHEMA_VERSION, read_csv
 from .plan import preset_vars, render
 from .procs import free_port, kill_children, reap, release_swaps, signal_session, spawn
 from .state import atomic_write, now_iso
@@ -188,8 +188,8 @@ def write_meta(outdir, exp, points, st, c, platform, pid_, pair, host=None):
                 meta = json.load(f)
         except ValueError:
             meta = {}
-    meta.update(platform_id=pid_, preset=st.data['preset'], git_rev=st.data['git_rev'],
-                date=now_iso(), run_id=st.data['run_id'], platform=platform)
+    meta.update(schema_version=SCHEMA_VERSION, platform_id=pid_, preset=st.data['preset'],
+                git_rev=st.data['git_rev'], date=now_iso(), run_id=st.data['run_id'], platform=platform)
     if pair:
         # the pair's hosts, launcher and each host's own report; the network
         # device and UCX transports each point chose are in its tool_json

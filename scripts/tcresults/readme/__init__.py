@@ -2,7 +2,7 @@
 
 usage: tc-readme [--check] [--list] [FILE ...]
 
-Every number README.md, docs/JAMS.md and docs/REGRESSION.md quote from a
+Every number README.md and docs/ (FILES below) quote from a
 results folder, the build or a sweep's definition is in a block between two
 markers, each on a line of its own:
 
@@ -13,8 +13,8 @@ markers, each on a line of its own:
 NAME picks the generator (--list prints them), src= what it reads (paths
 relative to the repository: a results folder, a file); rev= (and cc=, arch=
 for the build) is what it found there, rewritten with the text. Without
---check every block of every FILE (default: README.md docs/JAMS.md
-docs/REGRESSION.md) is regenerated in place. With --check nothing is
+--check every block of every FILE (default: README.md and the docs/ pages
+of FILES) is regenerated in place. With --check nothing is
 written: the exit status is 1 when a block differs from what its source gives
 (each named with a diff), 0 when every block agrees. A block from the build
 (jam code sizes) is checked only against a build by the compiler and for the
@@ -32,7 +32,8 @@ from . import build, figures, runs, tables  # noqa: F401  (they register the gen
 from .markers import parse, render
 from .sources import GENERATORS, OUTPUT_KEYS, Context, Skip
 
-FILES = ("README.md", "docs/JAMS.md", "docs/REGRESSION.md")
+FILES = ("README.md", "docs/FIGURES.md", "docs/MEASUREMENTS.md", "docs/PLATFORMS.md", "docs/JAMS.md",
+         "docs/REGRESSION.md")
 
 
 def regenerate(block, ctx):

@@ -1,4 +1,4 @@
-"""The paragraphs README.md writes about each figure of `make figures`,
+"""The paragraphs docs/FIGURES.md writes about each figure of `make figures`,
 from one results folder: its CSVs, as tc-claims reads them, and its claims."""
 import statistics
 

@@ -1,4 +1,4 @@
-"""README.md's tables of measurements other than make figures: jams
+"""docs/MEASUREMENTS.md's tables of measurements other than make figures: jams
 against the physical floor (bench-floor.sh), the foundation (make bench),
 the soak, Local against Injected and Cached (bench-modes.sh), and the
 platforms side by side; each from the files of one results folder."""
