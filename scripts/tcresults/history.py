@@ -127,21 +127,31 @@ def parse_cost(path):
     return out
 
 
+def bench_cost(build_dir, out, log, flags=()):
+    """this tree's bench-cost.sh (the one counter, whatever tree built
+    build_dir) over bench-ci's points (flags: other points after them) with
+    build_dir's tc-cost and package into out: (exit status, why) where why
+    is the log's last line when it did not count"""
+    env = dict(gitwork.clean_env(), TC_BUILD=build_dir)
+    env.pop("TC_PKG", None)
+    with open(log, "a") as f:
+        r = subprocess.run([os.path.join(paths.SCRIPTS, "bench-cost.sh"), "-o", out, "--sweep", SWEEP] + list(flags),
+                           stdout=f, stderr=subprocess.STDOUT, env=env)
+    if r.returncode == 0 and os.path.exists(os.path.join(out, "cost.csv")):
+        return 0, ""
+    with open(log, errors="replace") as f:
+        last = [x.strip() for x in f if x.strip()][-1:] or [""]
+    return r.returncode or 1, "bench-cost.sh exit %d: %s" % (r.returncode, last[0][:200])
+
+
 def count(build_dir, log):
     """bench-cost.sh over bench-ci's points with build_dir's tc-cost and
     package: ({(point, metric): value}, None) or (None, why)"""
     with tempfile.TemporaryDirectory(prefix="tc-history-") as tmp:
-        env = dict(gitwork.clean_env(), TC_BUILD=build_dir)
-        env.pop("TC_PKG", None)
-        with open(log, "a") as f:
-            r = subprocess.run([os.path.join(paths.SCRIPTS, "bench-cost.sh"), "-o", tmp, "--sweep", SWEEP],
-                               stdout=f, stderr=subprocess.STDOUT, env=env)
-        p = os.path.join(tmp, "cost.csv")
-        if r.returncode != 0 or not os.path.exists(p):
-            with open(log, errors="replace") as f:
-                last = [x.strip() for x in f if x.strip()][-1:] or [""]
-            return None, "bench-cost.sh exit %d: %s" % (r.returncode, last[0][:200])
-        return parse_cost(p), None
+        rc, why = bench_cost(build_dir, tmp, log)
+        if rc != 0:
+            return None, why
+        return parse_cost(os.path.join(tmp, "cost.csv")), None
 
 
 def measure(src, sha, counter, log):
