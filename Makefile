@@ -277,14 +277,17 @@ bench-ci-baseline:
 # History of the deterministic counts (scripts/tc-history, docs/REGRESSION.md):
 # the last N commits (first-parent line) each built in a worktree under
 # build/history/ and counted (scripts/bench-cost.sh over bench-ci's points),
-# appended to results/history/<key>/history.csv (tc-key: arch-compiler-libc-ucx;
-# commits already there are skipped); the steps named by commit, a plot per
-# metric beside it. HISTORY_FLAGS: --rev REV, --report, --step-pct, --json, --junit.
+# appended to build/history/<key>/history.csv (tc-key: arch-compiler-libc-ucx;
+# commits there or in the committed results/history/<key>/ for this counter
+# are skipped); the steps named by commit, a plot per metric beside it.
+# VIEW=committed writes results/history/<key>/ instead (the committed view).
+# HISTORY_FLAGS: --rev REV, --report, --step-pct, --json, --junit.
 N             ?= 50
 HISTORY_FLAGS ?=
+VIEW          ?=
 history:
 	@scripts/deps.sh
-	scripts/tc-history -N $(N) $(HISTORY_FLAGS)
+	scripts/tc-history -N $(N) $(if $(filter committed,$(VIEW)),--commit) $(HISTORY_FLAGS)
 
 # The deterministic counts of the bench-ci points (scripts/bench-cost.sh,
 # pinned: instructions and simulated cycles per message, send and receive
