@@ -110,6 +110,9 @@ nothing() {
 if [ -n "$base" ]; then
     # The counts of this tree and of BASE, counted here by one counter with
     # one set of pins: deterministic, so one count of each is the comparison.
+    git -C "$top" rev-parse --verify -q "$base^{commit}" >/dev/null ||
+        nothing "BASE $base names no commit here (fetch it: git fetch origin main, or a full clone:" \
+                "fetch-depth: 0 / GIT_DEPTH: 0)"
     mkdir -p "$out"
     rm -rf "$out/base" "$out/ci.csv" "$out/meta.json" "$out/cost.csv" "$out/cost-meta.json"
     log=$out/cost.log
