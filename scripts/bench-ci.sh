@@ -104,6 +104,14 @@ nothing() {
     fi
     exit 2
 }
+# a --json FILE of the caller's (in --compare-flags) wins over ours: the
+# verdict file is then its copy
+keep_verdict() {
+    local f
+    [ ! -f "$verdict" ] || return 0
+    f=$(sed -n 's/.*--json[= ]\([^ ]*\).*/\1/p' <<<"$compare_flags")
+    [ -z "$f" ] || [ ! -f "$f" ] || cp "$f" "$verdict"
+}
 [ -z "$base" ] || [ -z "$against$slow$baseline$record" ] ||
     { echo "bench-ci.sh: --base compares with REV's counts: not with --against, --slow-jam, --baseline or --record" >&2; exit 2; }
 [ -z "$against$base" ] || rm -f "$verdict"
@@ -126,6 +134,7 @@ if [ -n "$base" ]; then
     rc=0
     # shellcheck disable=SC2086 # FLAGS are tc-compare options, split on purpose
     "$top/scripts/tc-compare" "$out/base" "$out" --cost-base "$out/base" --json "$verdict" $compare_flags || rc=$?
+    keep_verdict
     echo "bench-ci: exit $rc (0 pass, 1 regression, 2 nothing compared; $verdict)" >&2
     exit "$rc"
 fi
@@ -206,6 +215,7 @@ if [ -z "$cost" ]; then
     cost_rc=77
     echo "bench-cost.sh: unsupported: not asked for (--no-cost)" >"$tmp/cost.log"
 else
+    # shellcheck disable=SC2086 # FLAGS are bench-cost.sh options, split on purpose
     TC_PKG=${pkgopt[1]:+${pkgopt[1]}/libtc_bench.so} TC_BUILD=${TC_BUILD:-$top/build} \
         "$top/scripts/bench-cost.sh" -o "$tmp/cost" --sweep ci $cost_flags >"$tmp/cost.log" 2>&1 || cost_rc=$?
 fi
@@ -299,6 +309,7 @@ if [ -f "$mine/ci.csv" ] || [ ${#cost_args[@]} -gt 0 ]; then
     rc=0
     # shellcheck disable=SC2086 # FLAGS are tc-compare options, split on purpose
     "$top/scripts/tc-compare" "$mine" "$out" "${cost_args[@]}" --json "$verdict" $compare_flags || rc=$?
+    keep_verdict
     [ -z "$record" ] || [ -f "$mine/ci.csv" ] || {
         mkdir -p "$mine"
         cp "$out/ci.csv" "$out/meta.json" "$mine/"
