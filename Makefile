@@ -287,6 +287,7 @@ HISTORY_FLAGS ?=
 VIEW          ?=
 history:
 	@scripts/deps.sh
+	$(if $(filter-out committed,$(VIEW)),$(error VIEW=$(VIEW): VIEW=committed writes results/history/, no VIEW build/history/))
 	scripts/tc-history -N $(N) $(if $(filter committed,$(VIEW)),--commit) $(HISTORY_FLAGS)
 
 # The deterministic counts of the bench-ci points (scripts/bench-cost.sh,
