@@ -47,6 +47,7 @@ import contextlib
 import csv
 import hashlib
 import io
+import json
 import os
 import statistics
 import subprocess
@@ -168,14 +169,31 @@ def bench_cost(build_dir, out, log, flags=()):
     return r.returncode or 1, "bench-cost.sh exit %d: %s" % (r.returncode, last[0][:200])
 
 
+def how_counted(meta_path):
+    """what a row's note says of how an older tree was counted (cost-meta.json:
+    instrumentation on from the start, points whose split is n/a); '' where
+    as today's"""
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return ""
+    notes = []
+    if not str(meta.get("instrumentation", "tc-cost")).startswith("tc-cost"):
+        notes.append("instrumentation at start (an older tc-cost)")
+    if meta.get("split_na"):
+        notes.append("send/receive split n/a at %d point(s)" % len(meta["split_na"]))
+    return "; ".join(notes)
+
+
 def count(build_dir, log):
     """bench-cost.sh over bench-ci's points with build_dir's tc-cost and
-    package: ({(point, metric): value}, None) or (None, why)"""
+    package: ({(point, metric): value}, note) or (None, why)"""
     with tempfile.TemporaryDirectory(prefix="tc-history-") as tmp:
         rc, why = bench_cost(build_dir, tmp, log)
         if rc != 0:
             return None, why
-        return parse_cost(os.path.join(tmp, "cost.csv")), None
+        return parse_cost(os.path.join(tmp, "cost.csv")), how_counted(os.path.join(tmp, "cost-meta.json"))
 
 
 def measure(src, sha, counter, log):
@@ -190,7 +208,7 @@ def measure(src, sha, counter, log):
     secs = "%.1f" % (time.time() - t0)
     if vals is None:
         return [dict(base, status="count-failed", seconds=secs, note=why)]
-    return [dict(base, status="ok", point=p, metric=m, value="%g" % v, seconds=secs)
+    return [dict(base, status="ok", point=p, metric=m, value="%g" % v, seconds=secs, note=why)
             for (p, m), v in sorted(vals.items())]
 
 

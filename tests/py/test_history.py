@@ -164,6 +164,18 @@ class File(Case):
         self.assertEqual(history.recorded(history.load(p), "old"), {"c0": "count-failed"})
         self.assertEqual(history.recorded(history.load(p), history.counter_id()), {})
 
+    def test_how_an_older_tree_was_counted(self):
+        m = self.path("cost-meta.json")
+        with open(m, "w") as f:
+            json.dump({"instrumentation": "tc-cost", "split_na": []}, f)
+        self.assertEqual(history.how_counted(m), "")
+        with open(m, "w") as f:
+            json.dump({"instrumentation": "atstart (valgrind_args + --instr-atstart=yes)",
+                       "split_na": ["noop local 8 B"]}, f)
+        self.assertEqual(history.how_counted(m), "instrumentation at start (an older tc-cost); "
+                                                 "send/receive split n/a at 1 point(s)")
+        self.assertEqual(history.how_counted(self.path("none.json")), "")
+
     def test_view_reads_the_committed_history(self):
         # a view under build/ knows the committed rows of its key (the later
         # wins), and writes only its own file
