@@ -275,8 +275,12 @@ bench:
 # platform's baseline, results/baseline/<platform-id>/, by scripts/tc-compare
 # with BENCH_CI_FLAGS (default: fail when a jam's p50 or rate, each relative
 # to its run's raw put, is 10% worse with its rounds apart from the
-# baseline's). Exit status 0 no regression, 1 regression, 2 nothing compared:
-# where no baseline exists for this platform nothing is compared or recorded
+# baseline's). BASE=REV: the counts alone, against REV's counted in this job
+# (built under build/bench-ci-base/; no committed baseline, any runner's key).
+# The script exits 0 no regression, 1 regression, 2 nothing compared; make
+# turns any failure into 2, so a CI job calls scripts/bench-ci.sh itself or
+# reads "exit" in $(BENCH_CI_OUT)/verdict.json. Where no baseline exists for
+# this platform nothing is compared or recorded
 # (one line says so); RECORD=1 records the sweep as one (refused while the
 # machine is busy). bench-ci-baseline re-records this platform's baseline
 # (refused while the machine is busy).
@@ -288,8 +292,9 @@ SLOW_JAM       ?=
 bench-ci:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
-	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o $(BENCH_CI_OUT) --against $(BASELINES) \
-	    --compare-flags "$(BENCH_CI_FLAGS)" $(if $(RECORD),--record) $(if $(SLOW_JAM),--slow-jam $(SLOW_JAM))
+	TC_BUILD=$(abspath $(BUILD)) scripts/bench-ci.sh -o $(BENCH_CI_OUT) \
+	    $(if $(BASE),--base $(BASE),--against $(BASELINES) $(if $(RECORD),--record) $(if $(SLOW_JAM),--slow-jam $(SLOW_JAM))) \
+	    --compare-flags "$(BENCH_CI_FLAGS)"
 
 # Same-job A/B for time (scripts/tc-ab, docs/REGRESSION.md): BASE (default the
 # merge-base with main, HEAD~1 on main) built in a worktree under build/ab/,
@@ -316,14 +321,18 @@ bench-ci-baseline:
 # History of the deterministic counts (scripts/tc-history, docs/REGRESSION.md):
 # the last N commits (first-parent line) each built in a worktree under
 # build/history/ and counted (scripts/bench-cost.sh over bench-ci's points),
-# appended to results/history/<key>/history.csv (tc-key: arch-compiler-libc-ucx;
-# commits already there are skipped); the steps named by commit, a plot per
-# metric beside it. HISTORY_FLAGS: --rev REV, --report, --step-pct, --json, --junit.
+# appended to build/history/<key>/history.csv (tc-key: arch-compiler-libc-ucx;
+# commits there or in the committed results/history/<key>/ for this counter
+# are skipped); the steps named by commit, a plot per metric beside it.
+# VIEW=committed writes results/history/<key>/ instead (the committed view).
+# HISTORY_FLAGS: --rev REV, --report, --step-pct, --json, --junit.
 N             ?= 50
 HISTORY_FLAGS ?=
+VIEW          ?=
 history:
 	@scripts/deps.sh
-	scripts/tc-history -N $(N) $(HISTORY_FLAGS)
+	$(if $(filter-out committed,$(VIEW)),$(error VIEW=$(VIEW): VIEW=committed writes results/history/, no VIEW build/history/))
+	scripts/tc-history -N $(N) $(if $(filter committed,$(VIEW)),--commit) $(HISTORY_FLAGS)
 
 # The deterministic counts of the bench-ci points (scripts/bench-cost.sh,
 # pinned: instructions and simulated cycles per message, send and receive

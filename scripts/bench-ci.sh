@@ -6,7 +6,22 @@
 #
 # usage: scripts/bench-ci.sh [-o OUT_DIR] [-r ROUNDS] [-n ITERS] [--slow-jam N] [--no-cost]
 #                            [--against ROOT [--compare-flags "FLAGS"] [--record]] [--baseline]
+#        scripts/bench-ci.sh --base REV [-o OUT_DIR] [--compare-flags "FLAGS"] [--cost-flags "FLAGS"]
 #   -o OUT_DIR    where ci.csv and meta.json go (default build/bench-ci)
+#   --base REV    the counts against REV's, both counted here in this job
+#                 (REV built in a worktree under build/bench-ci-base/,
+#                 scripts/tc-base-count; this tree's bench-cost.sh and pins
+#                 for both): no committed baseline is read, so any runner,
+#                 any key, gates (3%, tc-compare --ir-threshold). No timing
+#                 sweep (time against a base: make bench-ab). OUT_DIR/cost.csv,
+#                 OUT_DIR/base/cost.csv. Exit 0 / 1 / 2 as --against's
+#   --cost-flags FLAGS  bench-cost.sh options after --sweep ci, for both
+#                 trees (default $BENCH_CI_COST_FLAGS): fewer points for a
+#                 quick check (tests/test_ci_templates.sh: '-j indirect_put
+#                 -m local -s 8'); a gate keeps the sweep's points
+#   OUT_DIR/verdict.json  with --against or --base, always: the verdict
+#                 (tc-compare --json: "exit" 0 / 1 / 2, "headline"), for a
+#                 caller that gets make's 2 for any failure
 #   -r ROUNDS     invocations per jam (default 3; tc-compare takes the median
 #                 over rounds of each point's reference-normalised value)
 #   -n ITERS      measured iterations per (test, size) (default 200000)
@@ -42,7 +57,8 @@
 # the machine's speed at that moment.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$top/build/bench-ci rounds=3 iters=200000 slow= against= compare_flags= baseline= record= cost=1
+out=$top/build/bench-ci rounds=3 iters=200000 slow= against= compare_flags= baseline= record= cost=1 base=
+cost_flags=${BENCH_CI_COST_FLAGS:-}
 while [ $# -gt 0 ]; do
     case $1 in
         -o) out=$2; shift 2 ;;
@@ -51,10 +67,12 @@ while [ $# -gt 0 ]; do
         --slow-jam) slow=$2; shift 2 ;;
         --against) against=$2; shift 2 ;;
         --compare-flags) compare_flags=$2; shift 2 ;;
+        --base) base=$2; shift 2 ;;
+        --cost-flags) cost_flags=$2; shift 2 ;;
         --baseline) baseline=1; shift ;;
         --record) record=1; shift ;;
         --no-cost) cost=; shift ;;
-        -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,57p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-ci.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -72,8 +90,53 @@ busy() {
     [ -z "$why" ] || echo "$why: a baseline must be taken on an idle machine" \
                           "(stop the other work, or TC_BASELINE_ANY_LOAD=1)"
 }
-# nothing compared (exit 2): one line, why and what to run
-nothing() { echo "bench-ci: nothing compared: $*" >&2; exit 2; }
+# the verdict a caller reads where make's exit status is 2 for any failure
+verdict=$out/verdict.json
+# nothing compared (exit 2): one line, why and what to run (and the verdict)
+nothing() {
+    echo "bench-ci: nothing compared: $*" >&2
+    if [ -n "$against$base" ]; then
+        mkdir -p "$out"
+        python3 -c 'import json, sys; print(json.dumps({"tool": "bench-ci", "status": "nothing-compared",
+            "exit": 2, "headline": sys.argv[1], "reason": sys.argv[1], "cases": []}, indent=1))' \
+            "bench-ci: nothing compared: $*" >"$verdict.tmp" && mv "$verdict.tmp" "$verdict"
+    fi
+    exit 2
+}
+# a --json FILE of the caller's (in --compare-flags) wins over ours: the
+# verdict file is then its copy
+keep_verdict() {
+    local f
+    [ ! -f "$verdict" ] || return 0
+    f=$(sed -n 's/.*--json[= ]\([^ ]*\).*/\1/p' <<<"$compare_flags")
+    [ -z "$f" ] || [ ! -f "$f" ] || cp "$f" "$verdict"
+}
+[ -z "$base" ] || [ -z "$against$slow$baseline$record" ] ||
+    { echo "bench-ci.sh: --base compares with REV's counts: not with --against, --slow-jam, --baseline or --record" >&2; exit 2; }
+[ -z "$against$base" ] || rm -f "$verdict"
+if [ -n "$base" ]; then
+    # The counts of this tree and of BASE, counted here by one counter with
+    # one set of pins: deterministic, so one count of each is the comparison.
+    git -C "$top" rev-parse --verify -q "$base^{commit}" >/dev/null ||
+        nothing "BASE $base names no commit here (fetch it: git fetch origin main, or a full clone:" \
+                "fetch-depth: 0 / GIT_DEPTH: 0)"
+    mkdir -p "$out"
+    rm -rf "$out/base" "$out/ci.csv" "$out/meta.json" "$out/cost.csv" "$out/cost-meta.json"
+    log=$out/cost.log
+    # shellcheck disable=SC2086 # FLAGS are bench-cost.sh options, split on purpose
+    TC_BUILD=${TC_BUILD:-$top/build} "$top/scripts/bench-cost.sh" -o "$out" --sweep ci $cost_flags \
+        >"$log" 2>&1 || nothing "this tree not counted: $(tail -1 "$log") ($log)"
+    echo "bench-ci: this tree counted -> $out/cost.csv" >&2
+    "$top/scripts/tc-base-count" "$base" "$out/base" --cost-flags "$cost_flags" >"$out/base.log" 2>&1 ||
+        nothing "$(tail -1 "$out/base.log")"
+    tail -1 "$out/base.log" >&2
+    rc=0
+    # shellcheck disable=SC2086 # FLAGS are tc-compare options, split on purpose
+    "$top/scripts/tc-compare" "$out/base" "$out" --cost-base "$out/base" --json "$verdict" $compare_flags || rc=$?
+    keep_verdict
+    echo "bench-ci: exit $rc (0 pass, 1 regression, 2 nothing compared; $verdict)" >&2
+    exit "$rc"
+fi
 mine= known= cost_base=
 if [ -n "$against" ]; then
     mine=$against/$platform_id
@@ -151,8 +214,9 @@ if [ -z "$cost" ]; then
     cost_rc=77
     echo "bench-cost.sh: unsupported: not asked for (--no-cost)" >"$tmp/cost.log"
 else
+    # shellcheck disable=SC2086 # FLAGS are bench-cost.sh options, split on purpose
     TC_PKG=${pkgopt[1]:+${pkgopt[1]}/libtc_bench.so} TC_BUILD=${TC_BUILD:-$top/build} \
-        "$top/scripts/bench-cost.sh" -o "$tmp/cost" --sweep ci >"$tmp/cost.log" 2>&1 || cost_rc=$?
+        "$top/scripts/bench-cost.sh" -o "$tmp/cost" --sweep ci $cost_flags >"$tmp/cost.log" 2>&1 || cost_rc=$?
 fi
 cost_end=$(date +%s.%N)
 if [ "$cost_rc" = 0 ]; then
@@ -243,7 +307,8 @@ fi
 if [ -f "$mine/ci.csv" ] || [ ${#cost_args[@]} -gt 0 ]; then
     rc=0
     # shellcheck disable=SC2086 # FLAGS are tc-compare options, split on purpose
-    "$top/scripts/tc-compare" "$mine" "$out" "${cost_args[@]}" $compare_flags || rc=$?
+    "$top/scripts/tc-compare" "$mine" "$out" "${cost_args[@]}" --json "$verdict" $compare_flags || rc=$?
+    keep_verdict
     [ -z "$record" ] || [ -f "$mine/ci.csv" ] || {
         mkdir -p "$mine"
         cp "$out/ci.csv" "$out/meta.json" "$mine/"

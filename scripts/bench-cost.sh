@@ -151,7 +151,16 @@ pins=(LC_ALL=C "GLIBC_TUNABLES=$tunables" TC_CPU_TUNE=generic UCX_TLS=posix "UCX
 # read from CPUID): 32 KiB 8-way L1s, an 8 MiB 16-way last level, 64 B lines.
 vg_args=(--tool=callgrind --instr-atstart=no --collect-atstart=no --cache-sim=yes
          --branch-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64)
-args=(-j "$jams" -m "$modes" -s "$sizes" --api "$api")
+args=(-j "$jams" -m "$modes" -s "$sizes")
+# a tree before prepared jams has a tc-cost without --api: its send points
+# are counted as they were, and the prepared ones are not asked of it
+if "$cost" --help 2>&1 | grep -q -- '--api'; then
+    args+=(--api "$api")
+elif [ "$api" != send ] || [ ${#prepared[@]} -gt 0 ]; then
+    [ "$api" != send ] && { echo "bench-cost.sh: this tree's tc-cost has no --api: only the send points can be counted" >&2; exit 2; }
+    echo "bench-cost.sh: this tree's tc-cost has no --api (before prepared jams): its send points alone" >&2
+    prepared=()
+fi
 
 # The binary and the package run from one fresh folder of a fixed-length
 # name: the client's stack holds its path and environment, and the heap
@@ -186,11 +195,26 @@ fi
 # Each point runs instrumented from an empty simulated cache (tc-cost's
 # CALLGRIND_START_INSTRUMENTATION), its loop alone collected and dumped
 # with its label (CALLGRIND_DUMP_STATS_AT): one file per point.
+callgrind() { # extra valgrind options: one dump per point in $stage
+    rm -f "$stage"/cg.out*
+    (cd "$stage" && "${env_cmd[@]}" TC_PKG="$stage/pkg/$(basename "$pkg")" \
+        "$sa" "$(uname -m)" -R "$vg" "${vg_args[@]}" "$@" --callgrind-out-file="$stage/cg.out" \
+        ./tc-cost "${args[@]}" -n "$iters") > "$stage/cg.log" 2>&1 ||
+        { cat "$stage/cg.log" >&2; echo "bench-cost.sh: tc-cost failed under callgrind" >&2; exit 1; }
+    ls "$stage"/cg.out.* >/dev/null 2>&1 || { echo "bench-cost.sh: callgrind wrote no point" >&2; exit 1; }
+}
 start=$(date +%s.%N)
-(cd "$stage" && "${env_cmd[@]}" TC_PKG="$stage/pkg/$(basename "$pkg")" \
-    "$sa" "$(uname -m)" -R "$vg" "${vg_args[@]}" --callgrind-out-file="$stage/cg.out" \
-    ./tc-cost "${args[@]}" -n "$iters") > "$stage/cg.log" 2>&1 ||
-    { cat "$stage/cg.log" >&2; echo "bench-cost.sh: tc-cost failed under callgrind" >&2; exit 1; }
+instr=tc-cost
+callgrind
+# A tc-cost of an older tree (before 44fb0bd) toggles collection but never
+# starts the instrumentation: every dump is empty. Such a tree is counted
+# with the instrumentation on from the start (the instructions are the
+# loop's alone all the same; the simulated cache is not emptied before
+# each point, so its cycles are marked in cost-meta.json).
+if ! grep -q '^totals: *[1-9]' "$stage"/cg.out.*; then
+    instr=atstart
+    callgrind --instr-atstart=yes
+fi
 # the prepared api's points: a run of their own (the send points' run stays
 # as it was, its counts comparable with baselines before these)
 if [ ${#prepared[@]} -gt 0 ]; then
@@ -225,7 +249,6 @@ else
     echo "bench-cost.sh: no ucx_perftest here: no anchor (UCX's put and AM) beside the jams" >&2
 fi
 end=$(date +%s.%N)
-ls "$stage"/cg.out.* >/dev/null 2>&1 || { echo "bench-cost.sh: callgrind wrote no point" >&2; exit 1; }
 
 if [ "$native" -gt 0 ]; then
     "$cost" "${args[@]}" -n "$native" -c 0 --csv "$stage/ns.csv" > "$stage/ns.log" 2>&1 ||
@@ -238,11 +261,11 @@ python3 - "$stage" "$out" "$platform_id" \
     "$(git -C "$top" describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)" \
     "$iters" "$native" "$key" "$cc_full" "$libc_full" "${ucx_ver:-unknown}" \
     "$(valgrind --version 2>/dev/null)" "${pinned:+1}" "$netns" "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')" \
-    "${vg_args[*]}" "${pins[@]}" <<'EOF'
+    "${vg_args[*]}" "$instr" "${pins[@]}" <<'EOF'
 import csv, glob, json, os, re, sys
 (stage, out, platform, rev, iters, native, key, cc_full, libc_full, ucx, vg_version,
- pinned, netns, elapsed, vg_args) = sys.argv[1:16]
-pins = sys.argv[16:] if pinned else []
+ pinned, netns, elapsed, vg_args, instr) = sys.argv[1:17]
+pins = sys.argv[17:] if pinned else []
 
 # Simulated cycles, with the weights of KCachegrind's cycle estimate: an
 # instruction 1, an L1 miss 10, a last-level miss 100, a mispredicted branch
@@ -293,10 +316,13 @@ def parse(path):
     sender = "tc_jam_start" if label.get("api") == "prepared" else "tc_jam_send"
     send, recv = calls.get(sender), calls.get("tc_peer_wait")
     if send is None or recv is None:
-        sys.exit("bench-cost.sh: %s: no call to %s or tc_peer_wait from the measured "
-                 "loop (inlined?): the send and receive paths cannot be told apart" % (path, sender))
+        # a loop that calls neither by name (another tree's harness, or
+        # inlined): the whole loop still counts; the split is n/a
+        split_na.add("%s %s %s B" % (label.get("jam"), label.get("mode"), label.get("payload")))
+        return label, ev(totals), None, None
     return label, ev(totals), ev(send), ev(recv)
 
+split_na = set()
 ns = {}
 for r in csv.DictReader(open(os.path.join(stage, "ns.csv"))):
     ns[(r["jam"], r["mode"], r["payload_bytes"], r.get("api") or "send")] = float(r["ns_per_msg"])
@@ -307,15 +333,18 @@ for p in glob.glob(os.path.join(stage, "cg.out.*")) + glob.glob(os.path.join(sta
         continue
     label, tot, send, recv = got
     n = int(label["messages"])
-    per = lambda x: x / n
+    per = lambda x: None if x is None else x / n
+    send = send or {"Ir": None}
+    recv = recv or {"Ir": None}
+    cyc = lambda e: None if e["Ir"] is None else cycles(e)
     rows.append({
         "jam": label["jam"], "mode": label["mode"], "payload_bytes": int(label["payload"]),
         "frame_bytes": int(label["frame"]), "messages": n,
         "instructions_per_msg": per(tot["Ir"]),
         "ns_per_msg": ns.get((label["jam"], label["mode"], label["payload"], label.get("api", "send"))),
         "cycles_per_msg": per(cycles(tot)),
-        "send_instructions_per_msg": per(send["Ir"]), "send_cycles_per_msg": per(cycles(send)),
-        "recv_instructions_per_msg": per(recv["Ir"]), "recv_cycles_per_msg": per(cycles(recv)),
+        "send_instructions_per_msg": per(send["Ir"]), "send_cycles_per_msg": per(cyc(send)),
+        "recv_instructions_per_msg": per(recv["Ir"]), "recv_cycles_per_msg": per(cyc(recv)),
         "l1_misses_per_msg": per(tot.get("I1mr", 0) + tot.get("D1mr", 0) + tot.get("D1mw", 0)),
         "ll_misses_per_msg": per(tot.get("ILmr", 0) + tot.get("DLmr", 0) + tot.get("DLmw", 0)),
         "branch_misses_per_msg": per(tot.get("Bcm", 0) + tot.get("Bim", 0)),
@@ -377,10 +406,20 @@ meta = {
     "cycles_formula": formula, "round_trips_per_point": int(iters),
     "callgrind_s": float(elapsed),
     "anchor": {r["test"]: r["instructions_per_msg"] for r in anchor},
+    # how this tree's tc-cost was counted: "tc-cost" (it starts the
+    # instrumentation itself, from an empty simulated cache, as the
+    # baselines were), or "atstart" (an older tree's: on from the start,
+    # cycles not comparable with tc-cost's)
+    "instrumentation": instr + ("" if instr == "tc-cost" else " (valgrind_args + --instr-atstart=yes)"),
+    # the points whose send and receive paths could not be told apart
+    # (empty send_/recv_ columns): their loop calls neither tc_jam_send nor
+    # tc_peer_wait by name
+    "split_na": sorted(split_na),
 }
 with open(os.path.join(out, "cost-meta.json"), "w") as f:
     json.dump(meta, f, indent=1)
     f.write("\n")
+na = lambda v: "n/a" if v is None else "%.2f" % v
 with open(os.path.join(out, "cost.md"), "w") as f:
     f.write("# The framework's own work per message\n\n")
     f.write("Key `%s`, platform `%s`, tree %s%s. `scripts/bench-cost.sh`: tc-cost, one thread "
@@ -396,10 +435,10 @@ with open(os.path.join(out, "cost.md"), "w") as f:
             "send cycles | recv instr | recv cycles | ns / msg |\n")
     f.write("|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     for r in rows:
-        f.write("| %s | %d | %s | %s | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n" % (
+        f.write("| %s | %d | %s | %s | %d | %.1f | %.2f | %s | %s | %s | %s | %s |\n" % (
             r["jam"], r["payload_bytes"], r["mode"], r["api"], r["frame_bytes"], r["instructions_per_msg"],
-            r["cycles_per_msg"], r["send_instructions_per_msg"], r["send_cycles_per_msg"],
-            r["recv_instructions_per_msg"], r["recv_cycles_per_msg"],
+            r["cycles_per_msg"], *(na(r[c]) for c in ("send_instructions_per_msg", "send_cycles_per_msg",
+                                                      "recv_instructions_per_msg", "recv_cycles_per_msg")),
             "" if r["ns_per_msg"] is None else "%.2f" % r["ns_per_msg"]))
     if anchor:
         by = {r["test"]: r["instructions_per_msg"] for r in anchor}

@@ -11,8 +11,11 @@ set -euo pipefail
 #            scripts/tcresults need only python3's standard library)
 #   aarch64  adds Debian's arm64 UCX, libelf, hwloc and cmocka (multiarch:
 #            dpkg --add-architecture arm64), for make check-aarch64
+# git: bench-ci --base, history and bisect build other revisions in worktrees
+# (a debian:12 container has none); python3-yaml: tests/test_ci_templates.sh
+# parses the CI templates
 pkgs=(build-essential libpmix-dev openmpi-bin pkg-config libucx-dev ucx-utils libelf-dev stress-ng gnuplot-nox
-      hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc python3
+      hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc python3 python3-yaml git
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
 [ "${1:-}" = fuzz ] && pkgs+=(clang)
 [ "${1:-}" = coverage ] && pkgs+=(python3-coverage)

@@ -97,4 +97,18 @@ sweep "$TMP/slow" --slow-jam 10 --record; rc=$?
 [ "$rc" = 2 ] || { cat "$TMP/log"; fail "slow jam without a baseline: exit $rc, expected 2"; }
 grep -q "to hold the slow jam against" "$TMP/log" || { cat "$TMP/log"; fail "slow jam: no reason given"; }
 [ -e "$root/test-platform-1" ] && fail "slow jam recorded a baseline"
+
+# --base REV (the counts against REV's, tests/test_ci_templates.sh runs it
+# whole): a REV that names no commit compares nothing before counting
+# anything, says so in one line and in OUT/verdict.json; --base does not
+# mix with the committed-baseline options
+"$top/scripts/bench-ci.sh" --base no-such-rev -o "$TMP/base" >"$TMP/log" 2>&1; rc=$?
+[ "$rc" = 2 ] || { cat "$TMP/log"; fail "--base no-such-rev: exit $rc, expected 2"; }
+grep -q "^bench-ci: nothing compared: BASE no-such-rev names no commit here" "$TMP/log" ||
+    { cat "$TMP/log"; fail "--base no-such-rev: no line saying why"; }
+[ ! -e "$TMP/base/cost.csv" ] || fail "--base no-such-rev counted this tree first"
+python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); assert v["exit"] == 2, v' "$TMP/base/verdict.json" ||
+    fail "--base no-such-rev: verdict.json does not say exit 2"
+"$top/scripts/bench-ci.sh" --base HEAD --against "$root" -o "$TMP/base" >"$TMP/log" 2>&1; rc=$?
+[ "$rc" = 2 ] || { cat "$TMP/log"; fail "--base with --against: exit $rc, expected 2"; }
 echo ok

@@ -11,8 +11,10 @@ above GOOD's by more than PCT percent (PCT > 0, a regression) or below it by
 more than -PCT percent (PCT < 0, e.g. -2 for the commit that saved 2%).
 --point limits the points (jam/mode/payload, e.g. server_sum/injected/8).
 
-GOOD's and BAD's counts come from results/history/<key>/history.csv where
-it holds them, else they are built and counted (and recorded there); then in
+GOOD's and BAD's counts come from history.csv where it holds them
+(build/history/<key>/ or the committed results/history/<key>/; --root DIR:
+DIR/<key>/), else they are built and counted (and recorded in the first,
+or DIR's); then in
 a worktree under build/bisect/, git bisect start BAD GOOD and git bisect run
 this command's --step, which builds the commit checked out and counts it (a
 commit already in history.csv is not built again): exit 0 good, 1 bad, 125
@@ -37,7 +39,7 @@ def counts_of(sha, path, counter, src=None, keep=False):
     """{(point, metric): value} of sha: from history.csv, else built and
     counted (in src, a worktree checked out at sha, or one of our own) and
     recorded; (None, why) where it does not build or count"""
-    rows = [r for r in history.load(path) if r["commit"] == sha and r.get("counter") == counter]
+    rows = [r for r in history.load_known(path) if r["commit"] == sha and r.get("counter") == counter]
     if not rows:
         log = os.path.join(paths.TOP, "build", "bisect", "%s.log" % gitwork.short(sha))
         os.makedirs(os.path.dirname(log), exist_ok=True)
@@ -95,8 +97,9 @@ def parse_args(argv=None):
     ap.add_argument("--point", action="append", default=[], metavar="JAM/MODE/SIZE",
                     help="only this point (repeatable; default every point)")
     ap.add_argument("--first-parent", action="store_true", help="bisect the first-parent line only")
-    ap.add_argument("--root", default=os.path.join(paths.TOP, "results", "history"),
-                    help="where <key>/history.csv lies (default results/history)")
+    ap.add_argument("--root", default=history.VIEW_ROOT,
+                    help="where <key>/history.csv is recorded (default build/history; the committed "
+                         "results/history is read beside it)")
     ap.add_argument("--keep", action="store_true", help="leave the worktrees under build/bisect/")
     ap.add_argument("--step", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--ref", help=argparse.SUPPRESS)

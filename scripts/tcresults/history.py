@@ -1,18 +1,28 @@
 """tc-history: the deterministic counts of the last N commits, their steps
 and a plot per metric (make history N=50).
 
-usage: tc-history [-N N] [--rev REV] [--all-parents] [--root DIR] [--report]
+usage: tc-history [-N N] [--rev REV] [--all-parents] [--root DIR | --commit] [--report]
                   [--step-pct PCT] [--step-abs X] [--no-plot] [--json FILE] [--junit FILE]
 
+Where it writes: build/history/<key>/ (history.csv, history.md, the plots),
+a view of its own, read together with the committed results/history/<key>/
+history.csv (what either holds is not counted again); --commit writes the
+committed view, results/history/<key>/, instead (make history
+VIEW=committed: a window of N commits there replaces the committed report).
+
 Each of the last N commits up to REV (default HEAD; its first-parent line,
-as the branch was merged, unless --all-parents) that results/history/<key>/
-history.csv does not hold yet is checked out in a worktree under build/,
+as the branch was merged, unless --all-parents) that history.csv does not
+hold yet for this counter is checked out in a worktree under build/,
 built from scratch (tc-cost and the bench package) and counted by
 scripts/bench-cost.sh --sweep ci, bench-ci's points (noop, indirect_put and
 server_sum; local, injected and cached; 8 B - 4 KiB): instructions per message, and
 every other count cost.csv carries (simulated cycles, send and receive
 paths apart) and the frame size. A commit that does not build, or whose
-tc-cost cannot count, is recorded as such (and not tried again). <key> is
+tc-cost cannot count, is recorded as such with the counter's id, and tried
+again once the counter (bench-cost.sh, the points) changes. An older tree's
+tc-cost is counted too: one that never starts callgrind's instrumentation
+with it on from the start, one whose loop calls neither tc_jam_send nor
+tc_peer_wait by name whole, its send/receive split left empty. <key> is
 tc-key's: arch-compiler-libc-ucx; the counts hold on every host of a key.
 The report goes to stdout and, where it recorded, to history.md beside
 history.csv. --report: record nothing, report what history.csv holds.
@@ -37,6 +47,7 @@ import contextlib
 import csv
 import hashlib
 import io
+import json
 import os
 import statistics
 import subprocess
@@ -73,6 +84,11 @@ def counter_id():
     return h.hexdigest()[:10]
 
 
+# the committed view, and the one a run writes unless told (--commit)
+COMMITTED_ROOT = os.path.join(paths.TOP, "results", "history")
+VIEW_ROOT = os.path.join(paths.TOP, "build", "history")
+
+
 def history_path(root, key):
     return os.path.join(root, key, "history.csv")
 
@@ -82,6 +98,15 @@ def load(path):
         return []
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def load_known(path):
+    """path's rows after the committed history.csv's of its key, where path
+    is another view: counts either holds are known (the later wins)"""
+    committed = os.path.join(COMMITTED_ROOT, os.path.basename(os.path.dirname(path)), "history.csv")
+    if os.path.abspath(committed) == os.path.abspath(path):
+        return load(path)
+    return load(committed) + load(path)
 
 
 def append(path, rows):
@@ -129,21 +154,48 @@ def parse_cost(path):
     return out
 
 
+def bench_cost(build_dir, out, log, flags=()):
+    """this tree's bench-cost.sh (the one counter, whatever tree built
+    build_dir) over bench-ci's points (flags: other points after them) with
+    build_dir's tc-cost and package into out: (exit status, why) where why
+    is the log's last line when it did not count"""
+    env = dict(gitwork.clean_env(), TC_BUILD=build_dir)
+    env.pop("TC_PKG", None)
+    with open(log, "a") as f:
+        r = subprocess.run([os.path.join(paths.SCRIPTS, "bench-cost.sh"), "-o", out, "--sweep", SWEEP] + list(flags),
+                           stdout=f, stderr=subprocess.STDOUT, env=env)
+    if r.returncode == 0 and os.path.exists(os.path.join(out, "cost.csv")):
+        return 0, ""
+    with open(log, errors="replace") as f:
+        last = [x.strip() for x in f if x.strip()][-1:] or [""]
+    return r.returncode or 1, "bench-cost.sh exit %d: %s" % (r.returncode, last[0][:200])
+
+
+def how_counted(meta_path):
+    """what a row's note says of how an older tree was counted (cost-meta.json:
+    instrumentation on from the start, points whose split is n/a); '' where
+    as today's"""
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return ""
+    notes = []
+    if not str(meta.get("instrumentation", "tc-cost")).startswith("tc-cost"):
+        notes.append("instrumentation at start (an older tc-cost)")
+    if meta.get("split_na"):
+        notes.append("send/receive split n/a at %d point(s)" % len(meta["split_na"]))
+    return "; ".join(notes)
+
+
 def count(build_dir, log):
     """bench-cost.sh over bench-ci's points with build_dir's tc-cost and
-    package: ({(point, metric): value}, None) or (None, why)"""
+    package: ({(point, metric): value}, note) or (None, why)"""
     with tempfile.TemporaryDirectory(prefix="tc-history-") as tmp:
-        env = dict(gitwork.clean_env(), TC_BUILD=build_dir)
-        env.pop("TC_PKG", None)
-        with open(log, "a") as f:
-            r = subprocess.run([os.path.join(paths.SCRIPTS, "bench-cost.sh"), "-o", tmp, "--sweep", SWEEP],
-                               stdout=f, stderr=subprocess.STDOUT, env=env)
-        p = os.path.join(tmp, "cost.csv")
-        if r.returncode != 0 or not os.path.exists(p):
-            with open(log, errors="replace") as f:
-                last = [x.strip() for x in f if x.strip()][-1:] or [""]
-            return None, "bench-cost.sh exit %d: %s" % (r.returncode, last[0][:200])
-        return parse_cost(p), None
+        rc, why = bench_cost(build_dir, tmp, log)
+        if rc != 0:
+            return None, why
+        return parse_cost(os.path.join(tmp, "cost.csv")), how_counted(os.path.join(tmp, "cost-meta.json"))
 
 
 def measure(src, sha, counter, log):
@@ -158,14 +210,14 @@ def measure(src, sha, counter, log):
     secs = "%.1f" % (time.time() - t0)
     if vals is None:
         return [dict(base, status="count-failed", seconds=secs, note=why)]
-    return [dict(base, status="ok", point=p, metric=m, value="%g" % v, seconds=secs)
+    return [dict(base, status="ok", point=p, metric=m, value="%g" % v, seconds=secs, note=why)
             for (p, m), v in sorted(vals.items())]
 
 
 def record(shas, path, counter, log_dir, keep=False, out=sys.stderr):
     """every commit of shas history.csv lacks (for this counter) measured in
     one worktree and appended as it is done; -> [(sha, status, seconds)]"""
-    have = recorded(load(path), counter)
+    have = recorded(load_known(path), counter)
     todo = [s for s in shas if s not in have]
     done = []
     if not todo:
@@ -349,7 +401,7 @@ def report(a, order, ser, status, stp, v, done, made, key, path):
     if failed:
         print("\n## Not counted\n")
         for sha in failed:
-            notes = [r.get("note", "") for r in load(path) if r["commit"] == sha][:1]
+            notes = [r.get("note", "") for r in load_known(path) if r["commit"] == sha][-1:]
             print("- %s %s: %s (%s)" % (gitwork.short(sha), gitwork.subject(sha)[:60], status.get(sha),
                                         notes[0] if notes else ""))
     if made:
@@ -364,8 +416,11 @@ def parse_args(argv=None):
     ap.add_argument("-N", dest="n", type=int, default=50, help="the last N commits (default 50)")
     ap.add_argument("--rev", default="HEAD", help="the newest commit (default HEAD)")
     ap.add_argument("--all-parents", action="store_true", help="every ancestor, not the first-parent line")
-    ap.add_argument("--root", default=os.path.join(paths.TOP, "results", "history"),
-                    help="where <key>/history.csv lies (default results/history)")
+    ap.add_argument("--root", default=VIEW_ROOT,
+                    help="where <key>/history.csv, history.md and the plots go (default build/history; "
+                         "the committed results/history/<key>/history.csv is read beside it)")
+    ap.add_argument("--commit", dest="root", action="store_const", const=COMMITTED_ROOT,
+                    help="write the committed view, results/history/<key>/")
     ap.add_argument("--report", action="store_true", help="record nothing; report what history.csv holds")
     ap.add_argument("--step-pct", type=float, default=0.5, metavar="PCT", help="a step moves by more than PCT%%")
     ap.add_argument("--step-abs", type=float, default=1.0, metavar="X", help="and by more than X (default 1)")
@@ -392,7 +447,7 @@ def main(argv=None):
     order = commits(a.rev, a.n, not a.all_parents)
     done = [] if a.report else record(order, path, counter, os.path.join(paths.TOP, "build", "history", "logs"),
                                       a.keep)
-    ser, status = series(load(path), order, counter)
+    ser, status = series(load_known(path), order, counter)
     stp = steps(ser, a.step_pct, a.step_abs)
     v = judge(order, ser, status, stp)
     made = []

@@ -167,6 +167,48 @@ class File(Case):
         self.assertEqual(history.record(shas, p, history.counter_id(), self.path("logs")), [])
         self.assertFalse(os.path.exists(self.path("logs")))
 
+    def test_failed_commit_retried_when_the_counter_changes(self):
+        # a failure recorded by another counter is no verdict of this one's
+        p = self.path("k", "history.csv")
+        history.append(p, rows("c0", "count-failed", counter="old"))
+        self.assertEqual(history.recorded(history.load(p), "old"), {"c0": "count-failed"})
+        self.assertEqual(history.recorded(history.load(p), history.counter_id()), {})
+
+    def test_how_an_older_tree_was_counted(self):
+        m = self.path("cost-meta.json")
+        with open(m, "w") as f:
+            json.dump({"instrumentation": "tc-cost", "split_na": []}, f)
+        self.assertEqual(history.how_counted(m), "")
+        with open(m, "w") as f:
+            json.dump({"instrumentation": "atstart (valgrind_args + --instr-atstart=yes)",
+                       "split_na": ["noop local 8 B"]}, f)
+        self.assertEqual(history.how_counted(m), "instrumentation at start (an older tc-cost); "
+                                                 "send/receive split n/a at 1 point(s)")
+        self.assertEqual(history.how_counted(self.path("none.json")), "")
+
+    def test_view_reads_the_committed_history(self):
+        # a view under build/ knows the committed rows of its key (the later
+        # wins), and writes only its own file
+        saved = history.COMMITTED_ROOT
+        history.COMMITTED_ROOT = self.path("committed")
+        try:
+            committed = history.history_path(history.COMMITTED_ROOT, "k")
+            view = history.history_path(self.path("view"), "k")
+            history.append(committed, rows("c0", counter="c1", instructions_per_msg__n_l_8=1))
+            history.append(committed, rows("c1", "build-failed", counter="c1"))
+            history.append(view, rows("c1", counter="c1", instructions_per_msg__n_l_8=2))
+            known = history.load_known(view)
+            self.assertEqual(history.recorded(known, "c1"), {"c0": "ok", "c1": "ok"})
+            self.assertEqual(len(history.load(view)), 1)
+            self.assertEqual(history.load_known(committed), history.load(committed))
+        finally:
+            history.COMMITTED_ROOT = saved
+
+    def test_writes_under_build_unless_told(self):
+        self.assertEqual(history.parse_args([]).root, os.path.join(TOP, "build", "history"))
+        self.assertEqual(history.parse_args(["--commit"]).root, os.path.join(TOP, "results", "history"))
+        self.assertEqual(bisect.parse_args(["m", "1", "a", "b"]).root, os.path.join(TOP, "build", "history"))
+
     def test_commits_oldest_first(self):
         shas = history.commits("HEAD", 3)
         self.assertEqual(len(shas), 3)

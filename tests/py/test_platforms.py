@@ -460,3 +460,11 @@ class Drawn(Base):
             md = f.read()
         self.assertIn("(no jam_lat figure: no run of it has a put reference to divide by)", md)
         self.assertIn("| jam_lat | noop | 8 | cached | 0.9 us |", md)
+
+
+class Where(Case):
+    def test_writes_under_build_unless_told(self):
+        top = os.path.dirname(os.path.dirname(DATA))
+        self.assertEqual(platforms.parse_args([FULL]).out, os.path.join(top, "build", "compare"))
+        self.assertEqual(platforms.parse_args([FULL, "--commit"]).out, os.path.join(top, "plots", "compare"))
+        self.assertEqual(platforms.parse_args([FULL, "-o", self.tmp]).out, self.tmp)

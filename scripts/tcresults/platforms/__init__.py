@@ -1,9 +1,10 @@
 """tc-platforms: the same experiments side by side across platforms.
 
-usage: tc-platforms DIR... [-o OUT_DIR] [--experiment NAME]... [--no-plots] [--emit-gp]
+usage: tc-platforms DIR... [-o OUT_DIR | --commit] [--experiment NAME]... [--no-plots] [--emit-gp]
 
 Each DIR is one platform's result folder (results/<platform>/ in the runner's
-layout). Writes one page per comparison to OUT_DIR (default plots/compare/):
+layout). Writes one page per comparison to OUT_DIR (default build/compare/;
+--commit: the committed view, plots/compare/):
 
   compare.md                  the platforms, each named by what it is (CPU
                               model, cores, hypervisor, date of the run: from
@@ -94,7 +95,10 @@ def load_platforms(dirs):
 def parse_args(argv=None):
     ap = cli.parser("tc-platforms", __doc__)
     ap.add_argument("dirs", nargs="+")
-    ap.add_argument("-o", dest="out", default=os.path.join(paths.TOP, "plots", "compare"))
+    ap.add_argument("-o", dest="out", default=os.path.join(paths.TOP, "build", "compare"),
+                    help="where the page goes (default build/compare/)")
+    ap.add_argument("--commit", dest="out", action="store_const", const=os.path.join(paths.TOP, "plots", "compare"),
+                    help="write the committed view, plots/compare/ (to commit with its results)")
     ap.add_argument("--experiment", action="append", default=[])
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--emit-gp", action="store_true", help="keep each plot's gnuplot script beside it (<plot>.<png|svg>.gp)")
