@@ -143,8 +143,9 @@ static const char *tc_ried_allowed(const tc_peer_t *peer, const char *name)
 }
 
 /* The rieds the peers of peer's process hold here: with their share
- * taken, refused (answered, FALSE), over any of their connections. */
-static int tc_ried_share_left(tc_peer_t *peer)
+ * taken, refused (answered, FALSE), over any of their connections. Cold,
+ * as the ried path is: out of the way of the hot paths' layout. */
+__attribute__((cold)) static int tc_ried_share_left(tc_peer_t *peer)
 {
     const tc_context_t *ctx = peer->ctx;
     unsigned i, held = 0;
@@ -165,7 +166,7 @@ static int tc_ried_share_left(tc_peer_t *peer)
 /* Room for total more bytes of a ried under way from peer: within what the
  * peers of its process and all peers together may hold unfinished. Past
  * either, refused (answered, FALSE) before anything is allocated. */
-static int tc_ried_rx_room(tc_peer_t *peer, uint32_t total)
+__attribute__((cold)) static int tc_ried_rx_room(tc_peer_t *peer, uint32_t total)
 {
     const tc_context_t *ctx = peer->ctx;
     uint64_t mine = 0, all = 0;
