@@ -94,9 +94,7 @@ const char *tc_peer_transports(const tc_peer_t *peer)
     return peer->transports;
 }
 
-/* The call deadline's helpers are cold (.text.unlikely): slow paths, kept
- * out of the way of the hot paths' layout. */
-__attribute__((cold)) int tc_peer_call_begin(tc_peer_t *peer, const char *what)
+int tc_peer_call_begin(tc_peer_t *peer, const char *what)
 {
     const tc_context_params_t *params = &peer->ctx->params;
     int ms = (params->call_timeout_ms > 0) ? params->call_timeout_ms : params->timeout_ms;
@@ -109,14 +107,14 @@ __attribute__((cold)) int tc_peer_call_begin(tc_peer_t *peer, const char *what)
     return 1;
 }
 
-__attribute__((cold)) void tc_peer_call_end(tc_peer_t *peer, int began)
+void tc_peer_call_end(tc_peer_t *peer, int began)
 {
     if (began) {
         peer->call_deadline_ns = 0;
     }
 }
 
-__attribute__((cold)) tc_status_t tc_peer_call_check(tc_peer_t *peer, uint64_t now)
+tc_status_t tc_peer_call_check(tc_peer_t *peer, uint64_t now)
 {
     const tc_context_params_t *params = &peer->ctx->params;
 

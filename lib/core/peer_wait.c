@@ -115,7 +115,7 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
     return status;
 }
 
-__attribute__((cold)) tc_status_t tc_peer_call_wait(tc_peer_t *peer)
+tc_status_t tc_peer_call_wait(tc_peer_t *peer)
 {
     tc_status_t status = tc_peer_wait(peer, NULL);
 

@@ -287,10 +287,6 @@ struct tc_peer {
     /* wireup (lib/wireup/wireup.c): the connection as connect made it */
     tc_boot_t        *boot;
     uint64_t          serial;       /* unique in the context, never reused */
-    /* the peer's process: the UCX worker id of the address our endpoint was
-     * made from (what its connections have in common; limits per process) */
-    uint64_t          proc;
-    tc_peer_t        *ctx_next;     /* the context's peers (tc_context_t.peers) */
     uint32_t          peer_rank;
     tc_signal_mode_t  signal;          /* how our frames are signalled: resolved at
                                         * connect (never AUTO) */
@@ -383,10 +379,6 @@ struct tc_peer {
     tc_wait_t         wait;          /* how this side waits for the peer's frames
                                       * (control changes it) */
     tc_wait_ops_t     wait_ops;      /* this mailbox and worker as lib/arch/wait sees them */
-    /* the blocking call under way (tc_peer_call_begin): when it gives up,
-     * however often the peer speaks (0: no call) */
-    uint64_t          call_deadline_ns;
-    const char       *call_what;
 
     /* dispatch (lib/core/dispatch.c): what the validated path keeps for the
      * next frame */
@@ -454,6 +446,18 @@ struct tc_peer {
         int32_t  status;
         char     text[1024];
     } ried_tx;
+
+    /* last, so that no field above moves (the send and receive paths'
+     * offsets, and so their code, stay as they were) */
+    /* wireup: the peer's process, the UCX worker id of the address our
+     * endpoint was made from (what its connections have in common; limits
+     * per process); the context's peers (tc_context_t.peers) */
+    uint64_t          proc;
+    tc_peer_t        *ctx_next;
+    /* peer_wait: the blocking call under way (tc_peer_call_begin): when it
+     * gives up, however often the peer speaks (0: no call) */
+    uint64_t          call_deadline_ns;
+    const char       *call_what;
 };
 
 _Static_assert(TC_WIRE_PKGS_MAX == TC_MAX_PKGS, "a connect announces every package");
