@@ -441,7 +441,9 @@ enum {
     TC_CONTEXT_PARAM_FIELD_WX         = 1u << 12,
     TC_CONTEXT_PARAM_FIELD_RANK       = 1u << 13,
     TC_CONTEXT_PARAM_FIELD_IN_PLACE   = 1u << 14,
-    TC_CONTEXT_PARAM_FIELD_ALL        = (1u << 15) - 1
+    TC_CONTEXT_PARAM_FIELD_CALL_TIMEOUT = 1u << 15,
+    TC_CONTEXT_PARAM_FIELD_RIED_LIMITS  = 1u << 16,
+    TC_CONTEXT_PARAM_FIELD_ALL        = (1u << 17) - 1
 };
 
 typedef struct tc_context_params {
@@ -466,6 +468,17 @@ typedef struct tc_context_params {
                                      * the slot (the paper's layout; for measuring it:
                                      * does not hold against a racing peer, see
                                      * docs/SECURITY.md); refused otherwise */
+    int                call_timeout_ms; /* the longest a blocking call (tc_jam_call,
+                                     * tc_jam_prepare, tc_ried_ship, tc_ried_unload)
+                                     * takes from its start, however often the peer
+                                     * speaks meanwhile (default: timeout_ms) */
+    /* What the peers of one process may hold here (a peer process is the UCX
+     * worker its connections reach; docs/SECURITY.md): rieds loaded (default
+     * 4 of the table's 16) and bytes of rieds under way (default 64 MiB, one
+     * whole ried); and all peers together, bytes under way (default 128 MiB) */
+    uint32_t           ried_max_per_process;
+    uint64_t           ried_rx_bytes_per_process;
+    uint64_t           ried_rx_bytes;
 } tc_context_params_t;
 
 void tc_context_params_init(tc_context_params_t *params);

@@ -111,6 +111,8 @@ static void in_place_wx(tc_context_params_t *p)
     p->wx       = 1;
 }
 static void wait_unknown(tc_context_params_t *p) { p->wait = (tc_wait_t)99; }
+static void call_timeout_negative(tc_context_params_t *p) { p->call_timeout_ms = -1; }
+static void rieds_past_table(tc_context_params_t *p) { p->ried_max_per_process = TC_MAX_RIEDS + 1; }
 
 /* Only the fields in field_mask count; the others take their defaults, as
  * for a program built before they existed. */
@@ -133,6 +135,11 @@ static void test_field_mask(void **unused)
     assert_int_equal(ctx->params.exec, defaults.exec);
     assert_int_equal(ctx->params.wait, defaults.wait);
     assert_int_equal(ctx->params.in_place, 0);
+    /* the limits a program built before them never set: their defaults */
+    assert_int_equal(ctx->params.call_timeout_ms, 0);
+    assert_int_equal(ctx->params.ried_max_per_process, TC_MAX_RIEDS / 4);
+    assert_int_equal(ctx->params.ried_rx_bytes_per_process, TC_RIED_MAX_BYTES);
+    assert_int_equal(ctx->params.ried_rx_bytes, 2ull * TC_RIED_MAX_BYTES);
     tc_context_destroy(ctx);
     /* a field that is set is checked */
     params.field_mask |= TC_CONTEXT_PARAM_FIELD_SLOT_SIZE;
@@ -162,6 +169,8 @@ static void test_invalid_params_refused(void **unused)
         {in_place_local_only, "in place under local-only"},
         {in_place_wx, "in place with W^X"},
         {wait_unknown, "unknown wait strategy"},
+        {call_timeout_negative, "negative call timeout"},
+        {rieds_past_table, "more rieds per process than the table holds"},
     };
     tc_context_t *const untouched = (tc_context_t *)&untouched;
     tc_context_params_t params;

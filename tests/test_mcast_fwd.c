@@ -34,6 +34,7 @@
 #include "clock.h"
 #include "group.h"
 #include "mcast_fwd.h"
+#include "mcast_fwd_int.h"
 #include "runtime.h"
 #include "harness/pkg_path.h"
 
@@ -1012,6 +1013,267 @@ static int hop_rank_main(uint32_t rank, uint16_t port, int listen_fd)
 }
 
 /* Fork n ranks running rank_main; every one must exit 0. */
+/* ------------------------------------------------------------------------
+ * A share is the sender's, not the origin's it names. Rank 2 puts into
+ * rank 1's ring SPO_FORGED ack envelopes past their first hop that name
+ * rank 0 as their origin (slice {1, 3}: rank 3 never acks, so each record
+ * kept waits); rank 1 holds rank 2's share of them and refuses the rest.
+ * Then rank 0 multicasts to rank 1 with acks: it runs there and rank 0's
+ * completion comes. On the tree before, the share was origin 0's: rank 2
+ * had spent it, and rank 0's own multicast was refused.
+ */
+#define SPO_MAX_RECS 40u
+#define SPO_FORGED   30u
+#define SPO_ID0      1000u /* the forged ids: not rank 0's own */
+
+typedef struct spo_rank {
+    lim_rank_t lim;
+    uint32_t   from_rank, want;
+    uint64_t   completions;
+} spo_rank_t;
+
+/* want plain frames from from_rank ran here, nothing queued. */
+static int spo_ran(void *arg)
+{
+    spo_rank_t *sr = arg;
+    tc_mcast_stats_t st;
+    tc_peer_stats_t ps;
+
+    tc_peer_stats(tc_group_peer(sr->lim.group, sr->from_rank), &ps);
+    if (sr->lim.mc == NULL) {
+        return ps.rx_frames >= sr->want;
+    }
+    tc_mcast_stats(sr->lim.mc, &st);
+    return (ps.rx_frames >= sr->want) && (st.queued == 0);
+}
+
+static void spo_complete(void *arg, const tc_mcast_done_t *done)
+{
+    (void)done;
+    ((spo_rank_t *)arg)->completions++;
+}
+
+static int spo_completed(void *arg)
+{
+    return ((spo_rank_t *)arg)->completions >= 1;
+}
+
+static int spo_wait(spo_rank_t *sr, uint32_t from_rank, uint32_t want)
+{
+    const lim_rank_t *lr = &sr->lim;
+
+    sr->from_rank = from_rank;
+    sr->want      = want;
+    if (lr->mc == NULL) {
+        return lim_idle_until(lr, spo_ran, sr);
+    }
+    LIM_CHECK(tc_mcast_wait_until(lr->mc, spo_ran, sr, "a marker") == TC_OK,
+              "waiting for rank %u's marker", from_rank);
+    return 0;
+}
+
+static int spo_relay(spo_rank_t *sr)
+{
+    const lim_rank_t *lr = &sr->lim;
+    const uint64_t share = SPO_MAX_RECS / TC_MCAST_REC_ORIGIN_SHARE;
+    tc_mcast_stats_t st;
+
+    if (spo_wait(sr, 2, 1)) { /* the forged envelopes, then rank 2's marker */
+        return 1;
+    }
+    tc_mcast_stats(lr->mc, &st);
+    LIM_CHECK(st.origin_full == SPO_FORGED - share, "%llu refused past rank 2's share, "
+              "expected %llu", (unsigned long long)st.origin_full,
+              (unsigned long long)(SPO_FORGED - share));
+    if (lim_marker(lr, 0) || spo_wait(sr, 0, 1)) { /* go; rank 0's multicast, then its marker */
+        return 1;
+    }
+    tc_mcast_stats(lr->mc, &st);
+    printf("rank 1: rank 2 named origin 0 on %u envelopes: %llu held (its share), %llu "
+           "refused; then origin 0's own: %s\n", SPO_FORGED, (unsigned long long)share,
+           (unsigned long long)st.origin_full,
+           (st.delivered == share + 1) ? "ran" : "refused");
+    fflush(stdout);
+    LIM_CHECK(st.origin_full == SPO_FORGED - share, "origin 0's own multicast refused: %llu "
+              "refused past a share", (unsigned long long)st.origin_full);
+    LIM_CHECK(st.delivered == share + 1, "ran %llu, expected rank 2's %llu and origin 0's",
+              (unsigned long long)st.delivered, (unsigned long long)share);
+    return lim_marker(lr, 2) || lim_marker(lr, 3);
+}
+
+static int spo_rank_main(uint32_t rank, uint16_t port, int listen_fd)
+{
+    spo_rank_t srs, *sr = &srs;
+    lim_rank_t *lr = &sr->lim;
+    tc_mcast_set_t *one = NULL;
+    uint64_t i, v = 0;
+
+    memset(sr, 0, sizeof(*sr));
+    if (lim_open(lr, rank, port, listen_fd)) {
+        return 1;
+    }
+    if (rank == 1) {
+        LIM_CHECK(tc_mcast_set_limits(lr->mc, 60000, SPO_MAX_RECS) == TC_OK, "limits");
+    }
+    LIM_CHECK(tc_group_barrier(lr->group) == TC_OK, "first barrier");
+    switch (rank) {
+    case 0:
+        tc_mcast_set_hooks(lr->mc, NULL, spo_complete, sr);
+        if (spo_wait(sr, 1, 1)) {
+            return 1;
+        }
+        LIM_CHECK((tc_mcast_set_create(LIM_RANKS, &one) == TC_OK) &&
+                  (tc_mcast_set_add(one, 1) == TC_OK) &&
+                  (tc_mcast_send(lr->mc, &lr->jam, &v, 8, one, TC_MCAST_F_ACK, NULL) == TC_OK),
+                  "multicast to rank 1");
+        tc_mcast_set_destroy(one);
+        LIM_CHECK(tc_mcast_wait_until(lr->mc, spo_completed, sr, "the completion") == TC_OK,
+                  "waiting for the completion");
+        if (lim_marker(lr, 1)) {
+            return 1;
+        }
+        break;
+    case 1:
+        if (spo_relay(sr)) {
+            return 1;
+        }
+        break;
+    case 2:
+        for (i = 0; i < SPO_FORGED; ++i) {
+            if (lim_forge(lr, 1, 0, 2, SPO_ID0 + i, 1, 3)) {
+                return 1;
+            }
+        }
+        if (lim_marker(lr, 1) || spo_wait(sr, 1, 1)) {
+            return 1;
+        }
+        break;
+    default:
+        if (spo_wait(sr, 1, 1)) {
+            return 1;
+        }
+        break;
+    }
+    return lim_close(lr);
+}
+
+/* ------------------------------------------------------------------------
+ * The queue's cap while a send is blocked. Rank 0 sends rank 1 more plain
+ * frames than its ring holds; rank 1 runs nothing until it has put
+ * QFL_FLOOD envelopes into rank 0's ring (fire-and-forget, slice {0}), so
+ * rank 0's send stays blocked on rank 1 the whole time, taking rank 1's
+ * frames to keep credits moving. Rank 0's queue (its cap lowered so the
+ * flood passes it many times) must never hold more than the cap: the
+ * frames past it are refused and NACKed, never queued. On the tree before,
+ * it queued every one (the whole flood). Then rank 1 runs rank 0's frames,
+ * rank 0's send goes, and rank 0 runs what it queued.
+ */
+#define QFL_CAP   (64u << 10)
+#define QFL_SENDS 12u /* rank 0 to rank 1: past rank 1's ring of 8 */
+
+typedef struct qfl_rank {
+    lim_rank_t lim;
+    uint64_t   flood;
+} qfl_rank_t;
+
+static uint64_t qfl_flood(void)
+{
+    const char *q = getenv("TC_TEST_QUICK");
+
+    return ((q != NULL) && (*q != '\0') && (*q != '0')) ? 4000 : 20000;
+}
+
+/* Rank 1: rank 0's QFL_SENDS frames ran here. */
+static int qfl_rank1_done(void *arg)
+{
+    qfl_rank_t *qr = arg;
+    tc_peer_stats_t ps;
+
+    tc_peer_stats(tc_group_peer(qr->lim.group, 0), &ps);
+    return ps.rx_frames >= QFL_SENDS;
+}
+
+/* Rank 1: the flood, into rank 0's ring, running nothing here meanwhile. */
+static int qfl_flooder(qfl_rank_t *qr)
+{
+    const lim_rank_t *lr = &qr->lim;
+    tc_peer_t *to0 = tc_group_peer(lr->group, 0);
+    tc_mcast_env_t e = {0, 1, 2, 1, 0};
+    tc_mcast_set_t *slice = NULL;
+    tc_status_t status;
+    uint8_t env[64];
+    size_t h, len = 0;
+    uint64_t i, v = 0;
+
+    LIM_CHECK((tc_mcast_set_create(LIM_RANKS, &slice) == TC_OK) &&
+              (tc_mcast_set_add(slice, 0) == TC_OK), "slice");
+    h = tc_mcast_env_put_hdr(&e, env);
+    LIM_CHECK(tc_mcast_encode(slice, env + h, sizeof(env) - h, &len) == TC_OK, "encode");
+    tc_mcast_set_destroy(slice);
+    for (i = 0; i < qr->flood; ++i) {
+        do { /* credits come back as rank 0 takes them: nothing runs here */
+            status = tc_peer_send_kind(to0, TC_KIND_MCAST, lr->jam.pkg_id, lr->jam.element, env,
+                                       (uint32_t)(h + len), &v, 8, 1);
+        } while (status == TC_ERR_NO_RESOURCE);
+        LIM_CHECK(status == TC_OK, "flood frame %llu: %s", (unsigned long long)i,
+                  tc_status_str(status));
+    }
+    return lim_idle_until(lr, qfl_rank1_done, qr);
+}
+
+/* Rank 0: blocked sending to rank 1 while rank 1 floods. */
+static int qfl_victim(qfl_rank_t *qr)
+{
+    const lim_rank_t *lr = &qr->lim;
+    tc_mcast_t *mc = lr->mc;
+    tc_mcast_stats_t st;
+    uint64_t v = 0;
+    unsigned i, n;
+
+    mc->queue_hold = QFL_CAP / 2;
+    mc->queue_cap  = QFL_CAP;
+    for (i = 0; i < QFL_SENDS; ++i) {
+        LIM_CHECK(lim_marker(lr, 1) == 0, "send %u to rank 1", i);
+    }
+    tc_mcast_stats(mc, &st);
+    printf("rank 0: blocked sending to rank 1 while it flooded %llu frames: the queue held at "
+           "most %zu bytes (cap %u), %llu frames refused and NACKed, %llu sends blocked\n",
+           (unsigned long long)qr->flood, mc->queued_bytes_max, QFL_CAP,
+           (unsigned long long)st.rejected, (unsigned long long)st.blocked);
+    fflush(stdout);
+    (void)v;
+    LIM_CHECK(st.blocked >= 1, "the send to rank 1 never blocked");
+    LIM_CHECK(mc->queued_bytes_max <= QFL_CAP, "the queue held %zu bytes, past its cap of %u",
+              mc->queued_bytes_max, QFL_CAP);
+    LIM_CHECK(st.rejected >= 1, "no frame refused: the flood (%llu) never reached the cap",
+              (unsigned long long)qr->flood);
+    do { /* what it queued runs, and it is gone */
+        LIM_CHECK(tc_mcast_progress(mc, &n) == TC_OK, "progress");
+    } while (n > 0);
+    LIM_CHECK(mc->queued_bytes == 0, "%zu bytes left queued", mc->queued_bytes);
+    return 0;
+}
+
+static int qfl_rank_main(uint32_t rank, uint16_t port, int listen_fd)
+{
+    qfl_rank_t qr;
+    lim_rank_t *lr = &qr.lim;
+    int bad = 0;
+
+    memset(&qr, 0, sizeof(qr));
+    qr.flood = qfl_flood();
+    if (lim_open(lr, rank, port, listen_fd)) {
+        return 1;
+    }
+    LIM_CHECK(tc_group_barrier(lr->group) == TC_OK, "first barrier");
+    if (rank == 0) {
+        bad = qfl_victim(&qr);
+    } else if (rank == 1) {
+        bad = qfl_flooder(&qr);
+    }
+    return bad || lim_close(lr);
+}
+
 static void fwd_fork_group(uint32_t n, int (*rank_main)(uint32_t, uint16_t, int))
 {
     pid_t pids[16];
@@ -1069,6 +1331,18 @@ static void test_mcast_one_hop_origin(void **state)
     fwd_fork_group(HOP_RANKS, hop_rank_main);
 }
 
+static void test_mcast_share_by_sender(void **state)
+{
+    (void)state;
+    fwd_fork_group(LIM_RANKS, spo_rank_main);
+}
+
+static void test_mcast_queue_cap(void **state)
+{
+    (void)state;
+    fwd_fork_group(LIM_RANKS, qfl_rank_main);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1076,6 +1350,8 @@ int main(void)
         cmocka_unit_test(test_mcast_bounded),
         cmocka_unit_test(test_mcast_origin_share),
         cmocka_unit_test(test_mcast_one_hop_origin),
+        cmocka_unit_test(test_mcast_share_by_sender),
+        cmocka_unit_test(test_mcast_queue_cap),
     };
     return cmocka_run_group_tests_name("mcast_fwd", tests, NULL, NULL);
 }

@@ -40,17 +40,17 @@ static void test_rec_basics(void **state)
     assert_int_equal(tc_mcast_recs_create(3, 4, &recs), TC_OK);
     assert_null(tc_mcast_recs_find(recs, 0, 1));
     assert_null(tc_mcast_recs_oldest(recs));
-    assert_int_equal(tc_mcast_recs_add(recs, 0, 1, 1, 10, &a), TC_OK);
-    assert_int_equal(tc_mcast_recs_add(recs, 1, 1, 0, 20, &b), TC_OK);
-    assert_int_equal(tc_mcast_recs_add(recs, 0, 1, 0, 30, &x), TC_ERR_INVALID_PARAM);
-    assert_int_equal(tc_mcast_recs_add(recs, 4, 9, 0, 30, &x), TC_ERR_INVALID_PARAM);
-    assert_int_equal(tc_mcast_recs_add(recs, 2, 7, 0, 30, &c), TC_OK);
+    assert_int_equal(tc_mcast_recs_add(recs, 0, 1, 1, 0, 10, &a), TC_OK);
+    assert_int_equal(tc_mcast_recs_add(recs, 1, 1, 0, 1, 20, &b), TC_OK);
+    assert_int_equal(tc_mcast_recs_add(recs, 0, 1, 0, 0, 30, &x), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_mcast_recs_add(recs, 4, 9, 0, 4, 30, &x), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_mcast_recs_add(recs, 2, 7, 0, 2, 30, &c), TC_OK);
     assert_true((a != b) && (b != c));
     /* relay records per origin; origin records are not counted */
-    assert_int_equal(tc_mcast_recs_relays_of(recs, 0), 0);
-    assert_int_equal(tc_mcast_recs_relays_of(recs, 1), 1);
-    assert_int_equal(tc_mcast_recs_relays_of(recs, 2), 1);
-    assert_int_equal(tc_mcast_recs_relays_of(recs, 4), 0);
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 0), 0);
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 1), 1);
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 2), 1);
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 4), 0);
     assert_true((a->agg.origin == 0) && (a->agg.id == 1) && a->is_origin);
     assert_true((b->agg.origin == 1) && (b->agg.id == 1) && !b->is_origin && (b->born_ns == 20));
     assert_ptr_equal(tc_mcast_recs_find(recs, 0, 1), a);
@@ -60,7 +60,7 @@ static void test_rec_basics(void **state)
     assert_int_equal(tc_mcast_recs_count(recs), 3);
 
     /* full: refused until one goes, then a lower maximum stops new ones */
-    assert_int_equal(tc_mcast_recs_add(recs, 3, 3, 0, 40, &x), TC_ERR_NO_RESOURCE);
+    assert_int_equal(tc_mcast_recs_add(recs, 3, 3, 0, 3, 40, &x), TC_ERR_NO_RESOURCE);
     assert_null(tc_mcast_recs_find(recs, 3, 3));
     /* the oldest relay record, not the older origin one */
     assert_ptr_equal(tc_mcast_recs_oldest(recs), b);
@@ -68,15 +68,15 @@ static void test_rec_basics(void **state)
     assert_non_null(b->children);
     tc_mcast_recs_free(recs, b);
     assert_null(tc_mcast_recs_find(recs, 1, 1));
-    assert_int_equal(tc_mcast_recs_relays_of(recs, 1), 0);
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 1), 0);
     assert_ptr_equal(tc_mcast_recs_oldest(recs), c);
     assert_int_equal(tc_mcast_recs_set_max(recs, 2), TC_OK);
-    assert_int_equal(tc_mcast_recs_add(recs, 3, 3, 0, 40, &x), TC_ERR_NO_RESOURCE);
+    assert_int_equal(tc_mcast_recs_add(recs, 3, 3, 0, 3, 40, &x), TC_ERR_NO_RESOURCE);
     assert_int_equal(tc_mcast_recs_set_max(recs, 0), TC_ERR_INVALID_PARAM);
     assert_int_equal(tc_mcast_recs_max(recs), 2);
     tc_mcast_recs_free(recs, c);
     assert_null(tc_mcast_recs_oldest(recs));
-    assert_int_equal(tc_mcast_recs_add(recs, 3, 3, 0, 40, &x), TC_OK);
+    assert_int_equal(tc_mcast_recs_add(recs, 3, 3, 0, 3, 40, &x), TC_OK);
     assert_ptr_equal(tc_mcast_recs_oldest(recs), x);
     assert_int_equal(tc_mcast_recs_count(recs), 2);
     tc_mcast_recs_destroy(recs); /* frees a and x */
@@ -96,7 +96,7 @@ static void test_rec_age_order(void **state)
     assert_int_equal(tc_mcast_recs_create(2 * N, 7, &recs), TC_OK);
     for (i = 0; i < N; ++i) {
         assert_int_equal(tc_mcast_recs_add(recs, (uint32_t)i % 7, (uint64_t)i + 1, (i % 10) == 0,
-                                           (uint64_t)i, &r[i]), TC_OK);
+                                           (uint32_t)i % 7, (uint64_t)i, &r[i]), TC_OK);
     }
     for (i = 0; i < N; i += 3) {
         tc_mcast_recs_free(recs, r[i]);
@@ -146,11 +146,11 @@ static void test_rec_flood_bounded(void **state)
             ++expired;
         }
         assert_null(tc_mcast_recs_find(recs, 0, i + 1));
-        status = tc_mcast_recs_add(recs, 0, i + 1, 0, now, &rec);
+        status = tc_mcast_recs_add(recs, 0, i + 1, 0, 0, now, &rec);
         if (status == TC_ERR_NO_RESOURCE) {
             tc_mcast_recs_free(recs, tc_mcast_recs_oldest(recs));
             ++evicted;
-            status = tc_mcast_recs_add(recs, 0, i + 1, 0, now, &rec);
+            status = tc_mcast_recs_add(recs, 0, i + 1, 0, 0, now, &rec);
         }
         assert_int_equal(status, TC_OK);
         assert_ptr_equal(tc_mcast_recs_find(recs, 0, i + 1), rec);
@@ -181,13 +181,13 @@ static void test_rec_many_keys(void **state)
     assert_int_equal(tc_mcast_recs_create(origins * ids, origins, &recs), TC_OK);
     for (i = 1; i <= ids; ++i) {
         for (o = 0; o < origins; ++o) {
-            assert_int_equal(tc_mcast_recs_add(recs, o, i, o == 0, 0, &rec), TC_OK);
+            assert_int_equal(tc_mcast_recs_add(recs, o, i, o == 0, o, 0, &rec), TC_OK);
             rec->parent = o * 100000 + i;
         }
     }
     assert_int_equal(tc_mcast_recs_count(recs), origins * ids);
-    assert_int_equal(tc_mcast_recs_relays_of(recs, 0), 0); /* origin records */
-    assert_int_equal(tc_mcast_recs_relays_of(recs, 1), ids);
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 0), 0); /* origin records */
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 1), ids);
     for (o = 0; o < origins; ++o) {
         for (i = 1; i <= ids; ++i) {
             rec = tc_mcast_recs_find(recs, o, i);
@@ -205,8 +205,36 @@ static void test_rec_many_keys(void **state)
     }
     for (o = 0; o < origins; ++o) {
         assert_true((tc_mcast_recs_find(recs, o, ids) == NULL) == ((o % 2) == 0));
-        assert_int_equal(tc_mcast_recs_relays_of(recs, o), ((o % 2) == 0) ? 0 : ids);
+        assert_int_equal(tc_mcast_recs_relays_from(recs, o), ((o % 2) == 0) ? 0 : ids);
     }
+    tc_mcast_recs_destroy(recs);
+}
+
+/* Relay records count under the rank they came from, whatever origin they
+ * name: one rank naming origin 0 spends its own share, not origin 0's. */
+static void test_rec_share_by_sender(void **state)
+{
+    tc_mcast_recs_t *recs;
+    tc_mcast_rec_t *rec, *forged[3];
+    uint64_t i;
+
+    (void)state;
+    assert_int_equal(tc_mcast_recs_create(16, 4, &recs), TC_OK);
+    for (i = 0; i < 3; ++i) { /* rank 2 names origin 0 */
+        assert_int_equal(tc_mcast_recs_add(recs, 0, i + 1, 0, 2, 0, &forged[i]), TC_OK);
+    }
+    assert_int_equal(tc_mcast_recs_add(recs, 0, 9, 0, 0, 0, &rec), TC_OK); /* origin 0's own */
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 2), 3);
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 0), 1);
+    rec->parent = 3; /* the caller's to change: the share stays where it came from */
+    tc_mcast_recs_free(recs, rec);
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 0), 0);
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 3), 0);
+    for (i = 0; i < 3; ++i) {
+        tc_mcast_recs_free(recs, forged[i]);
+    }
+    assert_int_equal(tc_mcast_recs_relays_from(recs, 2), 0);
+    assert_int_equal(tc_mcast_recs_add(recs, 0, 1, 0, 4, 0, &rec), TC_ERR_INVALID_PARAM);
     tc_mcast_recs_destroy(recs);
 }
 
@@ -217,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_rec_age_order),
         cmocka_unit_test(test_rec_flood_bounded),
         cmocka_unit_test(test_rec_many_keys),
+        cmocka_unit_test(test_rec_share_by_sender),
     };
     return cmocka_run_group_tests_name("mcast_rec", tests, NULL, NULL);
 }

@@ -89,13 +89,19 @@ static void test_ried_over_the_wire(void **unused)
     pair_close(&pair);
 }
 
-/* One receiving context, two sending peers (a flooder and a victim), each
- * connected over its own loopback bootstrap. */
+/* One receiving context and SHARED_MAX connections to it, each over its
+ * own loopback bootstrap: the first `procs_first` of them from one sending
+ * context (one process's worker, as limits per process see it), each other
+ * one from a context of its own. */
+#define SHARED_MAX 6
+
 typedef struct shared_rx {
     tc_context_t *ctx;
     tc_pkg_t     *pkg;
-    side_t        rx[2];  /* the receiver's end of each connection */
-    side_t        tx[2];  /* each sender: its own context and peer */
+    int           n;
+    side_t        rx[SHARED_MAX]; /* the receiver's end of each connection */
+    side_t        tx[SHARED_MAX]; /* each sender: its context and peer */
+    int           own_ctx[SHARED_MAX]; /* tx[i].ctx is its own (destroyed with it) */
     atomic_int    stop;
     tc_status_t   status;
 } shared_rx_t;
@@ -108,7 +114,7 @@ static void *shared_connect(void *arg)
     return NULL;
 }
 
-/* The receiver serves both of its peers from one thread. */
+/* The receiver serves all of its peers from one thread. */
 static void *shared_serve(void *arg)
 {
     shared_rx_t *s = arg;
@@ -118,9 +124,11 @@ static void *shared_serve(void *arg)
     s->status = TC_OK;
     while (!atomic_load(&s->stop) && (s->status == TC_OK)) {
         total = 0;
-        for (i = 0; (i < 2) && (s->status == TC_OK); ++i) {
-            s->status = tc_peer_progress(s->rx[i].peer, 0, &n);
-            total += n;
+        for (i = 0; (i < s->n) && (s->status == TC_OK); ++i) {
+            if (s->rx[i].peer != NULL) {
+                s->status = tc_peer_progress(s->rx[i].peer, 0, &n);
+                total += n;
+            }
         }
         if (total == 0) {
             sched_yield();
@@ -129,7 +137,8 @@ static void *shared_serve(void *arg)
     return NULL;
 }
 
-static void shared_open(shared_rx_t *s)
+/* n connections; the first procs_first from one sending context. */
+static void shared_open_n(shared_rx_t *s, int n, int procs_first)
 {
     tc_context_params_t params;
     char path[4096];
@@ -137,6 +146,7 @@ static void shared_open(shared_rx_t *s)
     int i;
 
     memset(s, 0, sizeof(*s));
+    s->n = n;
     pair_params(&params, 4);
     params.frames    = TC_FRAMES_VARIABLE;
     params.slot_size = 4096;
@@ -144,9 +154,14 @@ static void shared_open(shared_rx_t *s)
     assert_int_equal(tc_pkg_open(path, &s->pkg), TC_OK);
     assert_int_equal(tc_context_create(&params, &s->ctx), TC_OK);
     assert_int_equal(tc_context_add_pkg(s->ctx, s->pkg), TC_OK);
-    for (i = 0; i < 2; ++i) {
-        params.rank = (uint32_t)i + 1;
-        assert_int_equal(tc_context_create(&params, &s->tx[i].ctx), TC_OK);
+    for (i = 0; i < n; ++i) {
+        s->own_ctx[i] = (i == 0) || (i >= procs_first);
+        if (s->own_ctx[i]) {
+            params.rank = (uint32_t)i + 1;
+            assert_int_equal(tc_context_create(&params, &s->tx[i].ctx), TC_OK);
+        } else {
+            s->tx[i].ctx = s->tx[0].ctx;
+        }
         assert_int_equal(tc_boot_loopback_pair(5000, &s->rx[i].boot, &s->tx[i].boot), TC_OK);
         s->rx[i].ctx = s->ctx;
         assert_int_equal(pthread_create(&thread, NULL, shared_connect, &s->rx[i]), 0);
@@ -157,14 +172,23 @@ static void shared_open(shared_rx_t *s)
     }
 }
 
+static void shared_open(shared_rx_t *s)
+{
+    shared_open_n(s, 2, 1);
+}
+
 static void shared_close(shared_rx_t *s)
 {
     int i;
 
-    for (i = 0; i < 2; ++i) {
+    for (i = 0; i < s->n; ++i) {
         tc_peer_close(s->tx[i].peer);
         tc_peer_close(s->rx[i].peer);
-        tc_context_destroy(s->tx[i].ctx);
+    }
+    for (i = 0; i < s->n; ++i) {
+        if (s->own_ctx[i]) {
+            tc_context_destroy(s->tx[i].ctx);
+        }
         tc_boot_close(s->tx[i].boot);
         tc_boot_close(s->rx[i].boot);
     }
@@ -186,7 +210,7 @@ static unsigned rieds_owned(const shared_rx_t *s, int i)
 
 /* Peer 0 ships the same allow-listed ried again and again, more times than
  * the table has entries: it gets its share, then a refusal that names the
- * per-peer limit; peer 1 still ships its own, and uses it (its exports come
+ * per-process limit; peer 1 still ships its own, and uses it (its exports come
  * back, the receiver resolves names into it, it unloads); peer 0's copies
  * go with peer 0. */
 static void test_ried_per_peer_limit(void **unused)
@@ -220,7 +244,7 @@ static void test_ried_per_peer_limit(void **unused)
                   TC_MAX_RIEDS + 4, TC_MAX_RIEDS);
     assert_true(loaded < TC_MAX_RIEDS);
     assert_int_equal(first_refusal, TC_ERR_NO_RESOURCE);
-    assert_non_null(strstr(s.tx[0].peer->ried_tx.text, "per-peer limit"));
+    assert_non_null(strstr(s.tx[0].peer->ried_tx.text, "per-process limit"));
 
     /* the other peer ships its own and uses it */
     status = tc_ried_ship(s.tx[1].peer, path, sizeof(exports), exports, &id_b);
@@ -249,6 +273,159 @@ static void test_ried_per_peer_limit(void **unused)
     shared_close(&s);
 }
 
+/* The bench package's ried. */
+static void ried_path(char *path, size_t len)
+{
+    assert_int_equal(tc_pkg_default_path(path, len), TC_OK);
+    strcpy(strrchr(path, '/') + 1, "libried_bench.so");
+}
+
+/* How many rieds the receiver holds from the connections [first, last). */
+static unsigned rieds_owned_by(const shared_rx_t *s, int first, int last)
+{
+    unsigned n = 0;
+    int i;
+
+    for (i = first; i < last; ++i) {
+        n += (s->rx[i].peer != NULL) ? rieds_owned(s, i) : 0;
+    }
+    return n;
+}
+
+/* One process with four connections (one context: one UCX worker) ships
+ * the same allow-listed ried 20 times over them in turn: its connections
+ * together get the process's share (4), then refusals naming the
+ * per-process limit; another process still ships its own. On the tree
+ * whose limit was per connection the four took all 16 entries and the
+ * other process was refused. */
+static void test_ried_per_process_limit(void **unused)
+{
+    char path[4096], exports[1024];
+    unsigned k, loaded = 0, refused = 0;
+    const int conns = 4;
+    pthread_t thread;
+    shared_rx_t s;
+    uint32_t id;
+
+    (void)unused;
+    shared_open_n(&s, conns + 1, conns);
+    ried_path(path, sizeof(path));
+    assert_int_equal(s.rx[0].peer->proc, s.rx[conns - 1].peer->proc);
+    assert_true(s.rx[0].peer->proc != s.rx[conns].peer->proc);
+    assert_int_equal(pthread_create(&thread, NULL, shared_serve, &s), 0);
+    for (k = 0; k < TC_MAX_RIEDS + 4; ++k) {
+        tc_peer_t *via = s.tx[k % conns].peer;
+
+        if (tc_ried_ship(via, path, 0, NULL, &id) == TC_OK) {
+            loaded++;
+            continue;
+        }
+        if (refused++ == 0) {
+            print_message("one process, %d connections: refused after %u loads: %s\n", conns,
+                          loaded, via->ried_tx.text);
+        }
+        assert_non_null(strstr(via->ried_tx.text, "per-process limit"));
+    }
+    print_message("one process, %d connections: %u of %u ships loaded (table of %u)\n", conns,
+                  loaded, TC_MAX_RIEDS + 4, TC_MAX_RIEDS);
+    assert_int_equal(loaded, TC_MAX_RIEDS / 4);
+    assert_int_equal(tc_ried_ship(s.tx[conns].peer, path, sizeof(exports), exports, &id), TC_OK);
+    assert_non_null(strstr(exports, "tc_ried_init_bench"));
+    atomic_store(&s.stop, 1);
+    pthread_join(thread, NULL);
+    assert_int_equal(s.status, TC_OK);
+    assert_int_equal(rieds_owned_by(&s, 0, conns), TC_MAX_RIEDS / 4);
+    assert_int_equal(rieds_owned(&s, conns), 1);
+    shared_close(&s);
+}
+
+/* The first chunk of a ried of total bytes, as a peer sends it, put
+ * straight into the ring (the rest never follows). */
+static void ried_first_chunk(tc_peer_t *peer, uint32_t id, uint32_t total)
+{
+    tc_ried_args_t args;
+    uint8_t chunk[256];
+
+    memset(&args, 0, sizeof(args));
+    memset(chunk, 0x7f, sizeof(chunk));
+    args.id    = id;
+    args.op    = TC_RIED_OP_CHUNK;
+    args.total = total;
+    snprintf(args.name, sizeof(args.name), "ried_bench");
+    assert_int_equal(tc_peer_send_kind(peer, TC_KIND_RIED, 0, 0, &args, sizeof(args), chunk,
+                                       sizeof(chunk), 0), TC_OK);
+}
+
+/* Bytes the receiver holds for rieds not yet whole over connections
+ * [first, last). */
+static uint64_t ried_bytes_under_way(const shared_rx_t *s, int first, int last)
+{
+    uint64_t bytes = 0;
+    int i;
+
+    for (i = first; i < last; ++i) {
+        bytes += (s->rx[i].peer->ried_rx.buf != NULL) ? s->rx[i].peer->ried_rx.total : 0;
+    }
+    return bytes;
+}
+
+/* Run the frame the receiver's end of connection i has (one thread drives
+ * both ends: which frame ran when is the test's, not a scheduler's). */
+static void shared_take(shared_rx_t *s, int i)
+{
+    unsigned n = 0;
+    int k;
+
+    for (k = 0; (k < 1000000) && (n == 0); ++k) {
+        assert_int_equal(tc_peer_progress(s->rx[i].peer, 0, &n), TC_OK);
+    }
+    assert_true(n > 0);
+}
+
+/* One process, five connections, each begins a 64 MiB ried and never ends
+ * it: the receiver holds one of them (the process's 64 MiB) and refuses
+ * the others before allocating, with the reason; a second process still
+ * begins one (the receiver's 128 MiB), and a third is refused by the
+ * receiver's limit. On the tree before, the five held 320 MiB. */
+static void test_ried_bytes_under_way(void **unused)
+{
+    const uint32_t total = 64u << 20;
+    const int conns = 5;
+    uint64_t held;
+    shared_rx_t s;
+    int i, refused = 0;
+
+    (void)unused;
+    shared_open_n(&s, conns + 1, conns);
+    for (i = 0; i < conns; ++i) {
+        ried_first_chunk(s.tx[i].peer, 1, total);
+        shared_take(&s, i);
+        refused += (s.rx[i].peer->ried_rx.buf == NULL);
+        if (s.rx[i].peer->ried_rx.buf == NULL) {
+            assert_non_null(strstr(s.rx[i].peer->ried_rx.reply_text, "per-process limit"));
+        }
+    }
+    held = ried_bytes_under_way(&s, 0, conns);
+    print_message("one process, %d connections, a %u-byte ried begun on each: %llu bytes held "
+                  "here, %d refused (%s)\n", conns, total, (unsigned long long)held, refused,
+                  s.rx[conns - 1].peer->ried_rx.reply_text);
+    assert_int_equal(held, total);
+    assert_int_equal(refused, conns - 1);
+
+    /* another process: the receiver's limit leaves room for it */
+    ried_first_chunk(s.tx[conns].peer, 1, total);
+    shared_take(&s, conns);
+    assert_non_null(s.rx[conns].peer->ried_rx.buf);
+    assert_int_equal(ried_bytes_under_way(&s, 0, conns + 1), 2ull * total);
+
+    /* ... which is then full: the first process, a smaller ried, refused */
+    ried_first_chunk(s.tx[1].peer, 2, 4096);
+    shared_take(&s, 1);
+    assert_null(s.rx[1].peer->ried_rx.buf);
+    assert_non_null(strstr(s.rx[1].peer->ried_rx.reply_text, "limit"));
+    shared_close(&s);
+}
+
 /* The smallest frame a ried frame or its answer goes in: ARGS, no payload. */
 static uint32_t ried_frame_min(void)
 {
@@ -270,13 +447,6 @@ static void open_sized(pair_t *pair, uint32_t receiver, uint32_t sender)
     params.timeout_ms = 60000;
     pair_open(pair, &params);
     pair_set_sizes(pair, receiver, sender);
-}
-
-/* The bench package's ried. */
-static void ried_path(char *path, size_t len)
-{
-    assert_int_equal(tc_pkg_default_path(path, len), TC_OK);
-    strcpy(strrchr(path, '/') + 1, "libried_bench.so");
 }
 
 /* A ried answer carries ARGS, so it needs frames of ried_frame_min() bytes:
@@ -423,6 +593,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ried_over_the_wire),
         cmocka_unit_test(test_ried_per_peer_limit),
+        cmocka_unit_test(test_ried_per_process_limit),
+        cmocka_unit_test(test_ried_bytes_under_way),
         cmocka_unit_test(test_ried_answer_frame_sizes),
         cmocka_unit_test(test_ried_ship_small_frames),
         cmocka_unit_test(test_ried_unknown_op),

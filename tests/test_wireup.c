@@ -21,6 +21,7 @@
 #include "wire.h"
 
 #include "loop_pair.h"
+#include "log_keep.h"
 
 static void test_connect_reports_transport(void **unused)
 {
@@ -395,6 +396,59 @@ static void test_connect_announces_packages(void **unused)
     tc_pkg_close(pkg);
 }
 
+/* A group pairs each rank with the rank it must be (tc_peer_connect_rank):
+ * a peer whose blob claims another rank - to pass as another origin - is
+ * refused at connect, the reason naming both ranks on this side and in
+ * the verdict the peer hears; one that claims its own connects. On the
+ * tree before, the claim was taken as the peer's rank. */
+static void test_connect_rank_claimed(void **unused)
+{
+    tc_context_params_t params;
+    tc_context_t *ours, *theirs;
+    tc_peer_t *peer = NULL;
+    connect_arg_t arg;
+    tc_boot_t *boot;
+    pthread_t thread;
+
+    (void)unused;
+    pair_params(&params, 8);
+    assert_int_equal(tc_context_create(&params, &ours), TC_OK);
+    params.rank = 2; /* it claims 2; we paired it as 1 */
+    assert_int_equal(tc_context_create(&params, &theirs), TC_OK);
+
+    memset(&arg, 0, sizeof(arg));
+    arg.ctx = theirs;
+    assert_int_equal(tc_boot_loopback_pair(5000, &arg.boot, &boot), TC_OK);
+    assert_int_equal(pthread_create(&thread, NULL, connect_thread, &arg), 0);
+    log_keep_start();
+    assert_int_equal(tc_peer_connect_rank(ours, boot, 1, &peer), TC_ERR_PROTOCOL);
+    pthread_join(thread, NULL);
+    log_keep_stop();
+    assert_null(peer);
+    print_message("%s", log_kept);
+    assert_true(log_kept_has("claims rank 2; it was paired as rank 1"));
+    assert_int_equal(arg.status, TC_ERR_REFUSED);
+    assert_null(arg.peer);
+    tc_boot_close(boot);
+    tc_boot_close(arg.boot);
+
+    /* the rank it claims is the one paired: connected */
+    memset(&arg, 0, sizeof(arg));
+    arg.ctx = theirs;
+    assert_int_equal(tc_boot_loopback_pair(5000, &arg.boot, &boot), TC_OK);
+    assert_int_equal(pthread_create(&thread, NULL, connect_thread, &arg), 0);
+    assert_int_equal(tc_peer_connect_rank(ours, boot, 2, &peer), TC_OK);
+    pthread_join(thread, NULL);
+    assert_int_equal(arg.status, TC_OK);
+    assert_int_equal(peer->peer_rank, 2);
+    tc_peer_close(peer);
+    tc_peer_close(arg.peer);
+    tc_boot_close(boot);
+    tc_boot_close(arg.boot);
+    tc_context_destroy(theirs);
+    tc_context_destroy(ours);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -404,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_connect_old_peer),
         cmocka_unit_test(test_connect_malformed_blob),
         cmocka_unit_test(test_connect_announces_packages),
+        cmocka_unit_test(test_connect_rank_claimed),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("wireup", tests, NULL, NULL);

@@ -15,7 +15,7 @@ struct tc_mcast_recs {
     size_t           count;
     uint32_t         max;
     uint32_t         num_origins;
-    uint32_t        *relays_of; /* relay records per origin */
+    uint32_t        *relays_from; /* relay records per rank they came from */
     uint64_t         seed;      /* differs per table: forged keys cannot aim at a bucket */
     tc_mcast_rec_t  *oldest, *newest;
 };
@@ -48,9 +48,9 @@ tc_status_t tc_mcast_recs_create(uint32_t max, uint32_t num_origins,
     }
     recs->n_buckets = TC_MCAST_RECS_MIN_BUCKETS;
     recs->buckets   = calloc(recs->n_buckets, sizeof(*recs->buckets));
-    recs->relays_of = calloc(num_origins, sizeof(*recs->relays_of));
-    if ((recs->buckets == NULL) || (recs->relays_of == NULL)) {
-        free(recs->relays_of);
+    recs->relays_from = calloc(num_origins, sizeof(*recs->relays_from));
+    if ((recs->buckets == NULL) || (recs->relays_from == NULL)) {
+        free(recs->relays_from);
         free(recs->buckets);
         free(recs);
         return TC_ERR_NO_MEMORY;
@@ -77,7 +77,7 @@ void tc_mcast_recs_destroy(tc_mcast_recs_t *recs)
             free(rec);
         }
     }
-    free(recs->relays_of);
+    free(recs->relays_from);
     free(recs->buckets);
     free(recs);
 }
@@ -101,9 +101,9 @@ size_t tc_mcast_recs_count(const tc_mcast_recs_t *recs)
     return recs->count;
 }
 
-uint32_t tc_mcast_recs_relays_of(const tc_mcast_recs_t *recs, uint32_t origin)
+uint32_t tc_mcast_recs_relays_from(const tc_mcast_recs_t *recs, uint32_t from)
 {
-    return (origin < recs->num_origins) ? recs->relays_of[origin] : 0;
+    return (from < recs->num_origins) ? recs->relays_from[from] : 0;
 }
 
 /* Twice the buckets; without the memory the chains just get longer. */
@@ -143,12 +143,13 @@ tc_mcast_rec_t *tc_mcast_recs_find(const tc_mcast_recs_t *recs, uint32_t origin,
 }
 
 tc_status_t tc_mcast_recs_add(tc_mcast_recs_t *recs, uint32_t origin, uint64_t id,
-                              int is_origin, uint64_t now_ns, tc_mcast_rec_t **rec_p)
+                              int is_origin, uint32_t from, uint64_t now_ns,
+                              tc_mcast_rec_t **rec_p)
 {
     tc_mcast_rec_t *rec;
     size_t b;
 
-    if (origin >= recs->num_origins) {
+    if ((origin >= recs->num_origins) || (from >= recs->num_origins)) {
         return TC_ERR_INVALID_PARAM;
     }
     if (recs->count >= recs->max) {
@@ -166,6 +167,8 @@ tc_status_t tc_mcast_recs_add(tc_mcast_recs_t *recs, uint32_t origin, uint64_t i
     }
     rec->born_ns    = now_ns;
     rec->is_origin  = !!is_origin;
+    rec->parent     = from;
+    rec->from       = from;
     rec->agg.origin = origin;
     rec->agg.id     = id;
     b               = tc_mcast_recs_bucket(recs, origin, id);
@@ -179,7 +182,7 @@ tc_status_t tc_mcast_recs_add(tc_mcast_recs_t *recs, uint32_t origin, uint64_t i
             recs->oldest = rec;
         }
         recs->newest = rec;
-        recs->relays_of[origin]++;
+        recs->relays_from[from]++;
     }
     recs->count++;
     *rec_p = rec;
@@ -214,7 +217,7 @@ void tc_mcast_recs_free(tc_mcast_recs_t *recs, tc_mcast_rec_t *rec)
         } else {
             recs->newest = rec->older;
         }
-        recs->relays_of[rec->agg.origin]--;
+        recs->relays_from[rec->from]--;
     }
     recs->count--;
     free(rec->children);

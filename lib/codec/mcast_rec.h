@@ -10,8 +10,11 @@
  * the maximum it frees the oldest relay record to make room. Origin
  * records belong to the application (tc_mcast_wait decides when to give up
  * on them): they count toward the maximum but are never on the age list.
- * The table counts each origin's relay records, so the caller can hold one
- * origin to a share (one origin must not evict the records of others).
+ * The table counts relay records by the rank each came from (its parent,
+ * which the receiver knows from the ring it landed in, unlike the origin an
+ * envelope names past its first hop), so the caller can hold one sender to
+ * a share: one must not evict the records of others, nor spend another
+ * origin's share by naming it.
  *
  * Records do not move while held (each is its own allocation), so a
  * pointer from find or add stays valid until the record is freed.
@@ -30,6 +33,7 @@ typedef struct tc_mcast_rec {
     uint64_t             born_ns;
     int                  is_origin;
     uint32_t             parent;
+    uint32_t             from;       /* the rank it came from (its share's; set by add) */
     uint32_t             outstanding;
     uint32_t             origin_sends;
     uint32_t            *children;   /* who may ack (each once); NULL: not known */
@@ -49,15 +53,17 @@ void            tc_mcast_recs_destroy(tc_mcast_recs_t *recs);
 tc_status_t     tc_mcast_recs_set_max(tc_mcast_recs_t *recs, uint32_t max);
 uint32_t        tc_mcast_recs_max(const tc_mcast_recs_t *recs);
 size_t          tc_mcast_recs_count(const tc_mcast_recs_t *recs);
-/* Relay records of origin held now (0 for an origin out of range). */
-uint32_t        tc_mcast_recs_relays_of(const tc_mcast_recs_t *recs, uint32_t origin);
+/* Relay records held now that came from rank from (0 for one out of range). */
+uint32_t        tc_mcast_recs_relays_from(const tc_mcast_recs_t *recs, uint32_t from);
 
-/* A zeroed record for (origin, id), born at now_ns, its key in agg.
- * TC_ERR_NO_RESOURCE when max are held, TC_ERR_INVALID_PARAM when the key
- * is held already (callers look first: a duplicate is their refusal) or the
- * origin is not below num_origins. */
+/* A zeroed record for (origin, id) that came from rank from (its parent
+ * until the caller says otherwise), born at now_ns, its key in agg.
+ * TC_ERR_NO_RESOURCE when max are held, TC_ERR_INVALID_PARAM when the key is
+ * held already (callers look first: a duplicate is their refusal) or the
+ * origin or from is not below num_origins. */
 tc_status_t     tc_mcast_recs_add(tc_mcast_recs_t *recs, uint32_t origin, uint64_t id,
-                                  int is_origin, uint64_t now_ns, tc_mcast_rec_t **rec_p);
+                                  int is_origin, uint32_t from, uint64_t now_ns,
+                                  tc_mcast_rec_t **rec_p);
 tc_mcast_rec_t *tc_mcast_recs_find(const tc_mcast_recs_t *recs, uint32_t origin, uint64_t id);
 /* The oldest relay record, NULL if none. */
 tc_mcast_rec_t *tc_mcast_recs_oldest(const tc_mcast_recs_t *recs);

@@ -29,6 +29,10 @@ void tc_context_params_init(tc_context_params_t *params)
     params->events     = 0;
     params->spin_ns    = 20000;
     params->rank       = 0;
+    params->call_timeout_ms           = 0; /* timeout_ms */
+    params->ried_max_per_process      = TC_MAX_RIEDS / 4;
+    params->ried_rx_bytes_per_process = TC_RIED_MAX_BYTES;
+    params->ried_rx_bytes             = 2ull * TC_RIED_MAX_BYTES;
     params->field_mask = TC_CONTEXT_PARAM_FIELD_ALL;
 }
 
@@ -58,6 +62,10 @@ static void tc_context_params_apply(const tc_context_params_t *in, tc_context_pa
     TC_PARAM_TAKE(WX, wx)
     TC_PARAM_TAKE(RANK, rank)
     TC_PARAM_TAKE(IN_PLACE, in_place)
+    TC_PARAM_TAKE(CALL_TIMEOUT, call_timeout_ms)
+    TC_PARAM_TAKE(RIED_LIMITS, ried_max_per_process)
+    TC_PARAM_TAKE(RIED_LIMITS, ried_rx_bytes_per_process)
+    TC_PARAM_TAKE(RIED_LIMITS, ried_rx_bytes)
 #undef TC_PARAM_TAKE
     out->field_mask = TC_CONTEXT_PARAM_FIELD_ALL;
 }
@@ -81,6 +89,16 @@ static tc_status_t tc_context_check_params(const tc_context_params_t *params)
     }
     if (params->timeout_ms <= 0) {
         tc_error("timeout must be positive (got %d ms)", params->timeout_ms);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (params->call_timeout_ms < 0) {
+        tc_error("call timeout must be positive, or 0 for the timeout's (got %d ms)",
+                 params->call_timeout_ms);
+        return TC_ERR_INVALID_PARAM;
+    }
+    if (params->ried_max_per_process > TC_MAX_RIEDS) {
+        tc_error("rieds per peer process: at most the table's %u (got %u)", TC_MAX_RIEDS,
+                 params->ried_max_per_process);
         return TC_ERR_INVALID_PARAM;
     }
     /* in place runs bytes a peer can still write: only as the measured

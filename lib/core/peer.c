@@ -118,8 +118,44 @@ const char *tc_peer_transports(const tc_peer_t *peer)
     return peer->transports;
 }
 
+int tc_peer_call_begin(tc_peer_t *peer, const char *what)
+{
+    const tc_context_params_t *params = &peer->ctx->params;
+    int ms = (params->call_timeout_ms > 0) ? params->call_timeout_ms : params->timeout_ms;
+
+    if (peer->call_deadline_ns != 0) {
+        return 0; /* part of a call under way: its deadline holds */
+    }
+    peer->call_deadline_ns = tc_clock_mono_ns() + 1000000ull * (uint64_t)ms;
+    peer->call_what        = what;
+    return 1;
+}
+
+void tc_peer_call_end(tc_peer_t *peer, int began)
+{
+    if (began) {
+        peer->call_deadline_ns = 0;
+    }
+}
+
+tc_status_t tc_peer_call_check(tc_peer_t *peer, uint64_t now)
+{
+    const tc_context_params_t *params = &peer->ctx->params;
+
+    if ((peer->call_deadline_ns == 0) || (now <= peer->call_deadline_ns)) {
+        return TC_OK;
+    }
+    /* frames kept coming (each restarts the silence's timeout), but not
+     * the one the call waits for */
+    tc_error("%s: %s: not done within %d ms of its start (the call's deadline; the peer "
+             "sent other frames meanwhile)", peer->name, peer->call_what,
+             (params->call_timeout_ms > 0) ? params->call_timeout_ms : params->timeout_ms);
+    return TC_ERR_TIMEOUT;
+}
+
 tc_status_t tc_peer_waiter_check(tc_peer_t *peer, tc_peer_waiter_t *w)
 {
+    tc_status_t status;
     uint64_t now;
 
     ucp_worker_progress(peer->ctx->worker); /* delivers endpoint errors */
@@ -127,6 +163,10 @@ tc_status_t tc_peer_waiter_check(tc_peer_t *peer, tc_peer_waiter_t *w)
         return peer->failed;
     }
     now = tc_clock_mono_ns();
+    status = tc_peer_call_check(peer, now);
+    if (status != TC_OK) {
+        return status;
+    }
     if (w->start_ns == 0) {
         w->start_ns = w->next_alive_ns = now;
     }

@@ -115,6 +115,13 @@ tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
     return status;
 }
 
+tc_status_t tc_peer_call_wait(tc_peer_t *peer)
+{
+    tc_status_t status = tc_peer_wait(peer, NULL);
+
+    return (status == TC_OK) ? tc_peer_call_check(peer, tc_clock_mono_ns()) : status;
+}
+
 tc_status_t tc_peer_flush(tc_peer_t *peer)
 {
     tc_peer_waiter_t w = TC_PEER_WAITER("outgoing puts");

@@ -24,6 +24,19 @@ typedef struct tc_peer_waiter {
  * give up after timeout_ms of waiting. */
 tc_status_t tc_peer_waiter_check(tc_peer_t *peer, tc_peer_waiter_t *w);
 
+/* A blocking call (tc_jam_call, tc_jam_prepare, tc_ried_ship, ...) ends by
+ * its deadline, call_timeout_ms from its start, however often the peer
+ * speaks: begin sets it (TRUE) unless a call this one is part of did (its
+ * own holds); end, given what begin said, clears it. */
+int         tc_peer_call_begin(tc_peer_t *peer, const char *what);
+void        tc_peer_call_end(tc_peer_t *peer, int began);
+/* TC_ERR_TIMEOUT, logged, once the deadline of the call under way passed
+ * (now: the monotonic clock); waiters check it with the silence's timeout,
+ * the call's loop after every frame. */
+tc_status_t tc_peer_call_check(tc_peer_t *peer, uint64_t now);
+/* One wait of a call (tc_peer_wait), then its deadline's check. */
+tc_status_t tc_peer_call_wait(tc_peer_t *peer);
+
 static inline tc_status_t tc_peer_waiter_spin(tc_peer_t *peer, tc_peer_waiter_t *w)
 {
     if (peer->progress) {

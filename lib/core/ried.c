@@ -24,8 +24,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define TC_RIED_MAX_BYTES (64u << 20)
-
 /* The defined global symbols of an ELF64 shared object in memory, from its
  * .dynsym: the ried's export table. Every offset is checked against len. */
 static void tc_ried_exports(const uint8_t *buf, size_t len, char *out, size_t out_len)
@@ -144,6 +142,61 @@ static const char *tc_ried_allowed(const tc_peer_t *peer, const char *name)
     return "not a ried of a package this receiver accepted (allow-list)";
 }
 
+/* The rieds the peers of peer's process hold here: with their share
+ * taken, refused (answered, FALSE), over any of their connections. Cold,
+ * as the ried path is: out of the way of the hot paths' layout. */
+__attribute__((cold)) static int tc_ried_share_left(tc_peer_t *peer)
+{
+    const tc_context_t *ctx = peer->ctx;
+    unsigned i, held = 0;
+
+    for (i = 0; i < TC_MAX_RIEDS; ++i) {
+        held += (ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner_proc == peer->proc);
+    }
+    if (held < ctx->params.ried_max_per_process) {
+        return 1;
+    }
+    tc_ried_answer(peer, TC_RIED_OP_CHUNK, TC_ERR_NO_RESOURCE,
+                   "per-process limit: the peer's process holds %u rieds here over its "
+                   "connections, the most one process may (%u of the %u entries): unload one "
+                   "first", held, ctx->params.ried_max_per_process, TC_MAX_RIEDS);
+    return 0;
+}
+
+/* Room for total more bytes of a ried under way from peer: within what the
+ * peers of its process and all peers together may hold unfinished. Past
+ * either, refused (answered, FALSE) before anything is allocated. */
+__attribute__((cold)) static int tc_ried_rx_room(tc_peer_t *peer, uint32_t total)
+{
+    const tc_context_t *ctx = peer->ctx;
+    uint64_t mine = 0, all = 0;
+    const tc_peer_t *p;
+
+    for (p = ctx->peers; p != NULL; p = p->ctx_next) {
+        uint64_t held = (p->ried_rx.buf != NULL) ? p->ried_rx.total : 0;
+
+        all  += held;
+        mine += (p->proc == peer->proc) ? held : 0;
+    }
+    if (mine + total > ctx->params.ried_rx_bytes_per_process) {
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, TC_ERR_NO_RESOURCE,
+                       "per-process limit: %u more bytes under way would make the peer's "
+                       "process hold %llu of rieds not yet whole here, over %llu", total,
+                       (unsigned long long)(mine + total),
+                       (unsigned long long)ctx->params.ried_rx_bytes_per_process);
+        return 0;
+    }
+    if (all + total > ctx->params.ried_rx_bytes) {
+        tc_ried_answer(peer, TC_RIED_OP_CHUNK, TC_ERR_NO_RESOURCE,
+                       "receiver limit: %u more bytes under way would make its peers hold "
+                       "%llu of rieds not yet whole here, over %llu: try again later", total,
+                       (unsigned long long)(all + total),
+                       (unsigned long long)ctx->params.ried_rx_bytes);
+        return 0;
+    }
+    return 1;
+}
+
 /* Load the received library; answer with its exports or why not. */
 static void tc_ried_load(tc_peer_t *peer)
 {
@@ -152,20 +205,14 @@ static void tc_ried_load(tc_peer_t *peer)
     tc_ctx_ried_t *slot = NULL;
     tc_ried_init_fn init;
     const char *name;
-    unsigned i, held;
+    unsigned i;
     void *h;
     int fd, rc;
 
     const char *why;
 
-    for (i = 0, held = 0; i < TC_MAX_RIEDS; ++i) {
-        held += (ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner == peer->serial);
-    }
-    if (held >= TC_MAX_RIEDS_PER_PEER) {
-        tc_ried_answer(peer, TC_RIED_OP_CHUNK, TC_ERR_NO_RESOURCE,
-                       "per-peer limit: this peer holds %u rieds here, the most one peer may "
-                       "(%u of the %u entries): unload one first", held, TC_MAX_RIEDS_PER_PEER,
-                       TC_MAX_RIEDS);
+    /* again: another connection of its process may have loaded meanwhile */
+    if (!tc_ried_share_left(peer)) {
         return;
     }
     name = peer->ried_rx.name;
@@ -225,8 +272,9 @@ static void tc_ried_load(tc_peer_t *peer)
     }
     slot->handle = h;
     slot->fd     = fd;
-    slot->owner  = peer->serial;
-    slot->id     = peer->ried_rx.id;
+    slot->owner      = peer->serial;
+    slot->owner_proc = peer->proc;
+    slot->id         = peer->ried_rx.id;
     snprintf(slot->name, sizeof(slot->name), "%s", peer->ried_rx.name);
     tc_ried_exports(peer->ried_rx.buf, peer->ried_rx.total, peer->ried_rx.reply_text,
                     sizeof(peer->ried_rx.reply_text));
@@ -278,12 +326,21 @@ static void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_
             tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "size %u out of range", args->total);
             return;
         }
+        /* its process's share, and the bytes under way, before a byte is
+         * allocated (its further chunks are then out of order) */
+        if (!tc_ried_share_left(peer) || !tc_ried_rx_room(peer, args->total)) {
+            return;
+        }
         peer->ried_rx.buf = malloc(args->total);
         if (peer->ried_rx.buf == NULL) {
             tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "no memory for %u bytes", args->total);
             return;
         }
         peer->ried_rx.total = args->total;
+    }
+    if ((peer->ried_rx.buf == NULL) && (args->offset != 0) && (args->id == peer->ried_rx.id) &&
+        (peer->ried_rx.reply_status != 0)) {
+        return; /* the rest of a ried refused at its first chunk: said once */
     }
     if ((peer->ried_rx.buf == NULL) || (args->id != peer->ried_rx.id) ||
         (args->total != peer->ried_rx.total) || (args->offset != peer->ried_rx.received) ||
@@ -344,8 +401,8 @@ static const char *tc_ried_rx_frame(void *arg, tc_peer_t *peer, const char *fram
         tc_ried_rx(peer, &args, (const uint8_t *)frame + hdr->payload_off, hdr->payload_len);
         return NULL;
     }
-    if (args.id != peer->ried_tx.wait_id) {
-        return NULL; /* an answer nobody waits for any more */
+    if ((args.id != peer->ried_tx.wait_id) || peer->ried_tx.done) {
+        return NULL; /* an answer nobody waits for any more (the first one is the answer) */
     }
     n = (hdr->payload_len < sizeof(peer->ried_tx.text)) ? hdr->payload_len :
                                                           sizeof(peer->ried_tx.text) - 1;
@@ -413,7 +470,7 @@ static tc_status_t tc_peer_ried_wait(tc_peer_t *peer, uint32_t first_seq)
     tc_status_t status = TC_OK;
 
     while ((status == TC_OK) && !peer->ried_tx.done) {
-        status = tc_peer_wait(peer, NULL);
+        status = tc_peer_call_wait(peer);
         if (status == TC_OK) {
             status = tc_ctrl_nack_for(peer, first_seq, peer->tx_seq - 1, "a ried frame");
         }
@@ -483,6 +540,7 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
     tc_status_t status;
     uint8_t *buf;
     size_t size = 0;
+    int began;
 
     base = (base != NULL) ? base + 1 : path;
     snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
@@ -498,11 +556,13 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
     peer->ried_tx.wait_id = id;
     peer->ried_tx.done    = 0;
     first_seq             = peer->tx_seq;
+    began  = tc_peer_call_begin(peer, "tc_ried_ship"); /* the chunks' credits too */
     status = tc_ried_send_chunks(peer, id, name, buf, (uint32_t)size);
     free(buf);
     if (status == TC_OK) {
         status = tc_peer_ried_wait(peer, first_seq);
     }
+    tc_peer_call_end(peer, began);
     if (status != TC_OK) {
         return status;
     }
@@ -523,6 +583,7 @@ tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
 {
     char text[TC_LOG_TEXT_SIZE];
     uint32_t first_seq = peer->tx_seq;
+    int began = tc_peer_call_begin(peer, "tc_ried_unload");
     tc_status_t status = TC_OK;
 
     peer->ried_tx.wait_id = ried_id;
@@ -537,6 +598,7 @@ tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
     if (status == TC_OK) {
         status = tc_peer_ried_wait(peer, first_seq);
     }
+    tc_peer_call_end(peer, began);
     if ((status == TC_OK) && (peer->ried_tx.status != 0)) {
         tc_error("%s: unload of ried %u: %s", peer->name, ried_id,
                  tc_log_text(peer->ried_tx.text, sizeof(peer->ried_tx.text), text, sizeof(text)));

@@ -64,7 +64,8 @@ void tc_ried_release(tc_context_t *ctx, const tc_peer_t *peer)
         if (slot->pins == 0) {
             tc_ried_unload_slot(slot);
         } else {
-            slot->owner = 0; /* orphaned: another peer's jams still call into it */
+            slot->owner      = 0; /* orphaned: another peer's jams still call into it */
+            slot->owner_proc = 0;
         }
     }
 }

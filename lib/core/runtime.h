@@ -54,10 +54,12 @@ typedef struct tc_ctx_pkg {
 } tc_ctx_pkg_t;
 
 #define TC_MAX_RIEDS 16
-/* Of those, one peer holds at most a quarter: a peer that ships again and
- * again (the same allow-listed ried is a new load each time: its own init
- * state, id and pins) is refused past its share, and other peers keep room. */
-#define TC_MAX_RIEDS_PER_PEER (TC_MAX_RIEDS / 4)
+/* Of those, the peers of one process hold at most their share
+ * (tc_context_params_t.ried_max_per_process, a quarter by default): a peer
+ * that ships again and again, over one connection or many (the same
+ * allow-listed ried is a new load each time: its own init state, id and
+ * pins), is refused past its share, and other processes keep room. */
+#define TC_RIED_MAX_BYTES (64u << 20) /* one ried, whole */
 
 /* A ried a peer shipped to this process, loaded from a memfd. */
 typedef struct tc_ctx_ried {
@@ -68,7 +70,9 @@ typedef struct tc_ctx_ried {
     void            *state;
     tc_ried_fini_fn  fini;
     uint64_t         owner;    /* the serial of the peer that shipped it (0: that
-                                * peer is gone, the ried stays while pinned), and */
+                                * peer is gone, the ried stays while pinned), its
+                                * process (tc_peer_t.proc, 0 with owner 0), and */
+    uint64_t         owner_proc;
     uint32_t         id;       /* its number for it */
     uint32_t         pins;     /* synced jams (any peer's) with a GOT slot in it */
     char             name[TC_RIED_NAME_MAX];
@@ -124,6 +128,8 @@ struct tc_context {
     int                 efd;             /* the worker's wake-up fd (events), else -1 */
     uint64_t            next_peer_serial; /* names peers for what they own (rieds) */
     uint64_t            am_dropped;      /* active messages of ids we never send */
+    tc_peer_t          *peers;           /* every connected peer (tc_peer_t.ctx_next):
+                                          * what the peers of one process hold */
     /* the receive path's table: control, inject, ried and send register
      * theirs when a peer connects (lib/wireup/wireup.c), multicast with its engine
      * (lib/group/mcast_setup.c: its handler only queues, it runs outside
@@ -458,6 +464,18 @@ struct tc_peer {
         int32_t  status;
         char     text[1024];
     } ried_tx;
+
+    /* last, so that no field above moves (the send and receive paths'
+     * offsets, and so their code, stay as they were) */
+    /* wireup: the peer's process, the UCX worker id of the address our
+     * endpoint was made from (what its connections have in common; limits
+     * per process); the context's peers (tc_context_t.peers) */
+    uint64_t          proc;
+    tc_peer_t        *ctx_next;
+    /* peer_wait: the blocking call under way (tc_peer_call_begin): when it
+     * gives up, however often the peer speaks (0: no call) */
+    uint64_t          call_deadline_ns;
+    const char       *call_what;
 };
 
 _Static_assert(TC_WIRE_PKGS_MAX == TC_MAX_PKGS, "a connect announces every package");
@@ -491,6 +509,11 @@ static inline void tc_peer_reqs_detach(tc_peer_t *peer)
 _Static_assert(offsetof(struct tc_peer, rx_ring) == 64, "send path: one cache line");
 _Static_assert(offsetof(struct tc_peer, ctx) == 128, "receive path: one cache line");
 
+/* wireup.c: tc_peer_connect where the peer must claim rank (a group's
+ * pairing: its jams' origin and multicast's rules go by it); a peer that
+ * claims another is refused at connect (TC_ERR_PROTOCOL), saying both. */
+tc_status_t tc_peer_connect_rank(tc_context_t *ctx, tc_boot_t *boot, uint32_t rank,
+                                 tc_peer_t **peer_p);
 /* wireup.c: TC_OK when the peer announced jam's package; else
  * TC_ERR_NOT_FOUND, logged naming what the peer loaded and what jam is in. */
 tc_status_t tc_peer_check_pkg(const tc_peer_t *peer, const tc_jam_t *jam);

@@ -468,7 +468,8 @@ connect:
         if (r == params->rank) {
             continue;
         }
-        status = tc_peer_connect(ctx, g->pair[r], NULL, &g->peers[r]);
+        /* the rank it was paired as is the one it must claim */
+        status = tc_peer_connect_rank(ctx, g->pair[r], r, &g->peers[r]);
         if (status != TC_OK) {
             tc_error("group: rank %u: connecting to rank %u failed", params->rank, r);
         }

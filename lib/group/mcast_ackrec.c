@@ -35,24 +35,25 @@ void tc_mcast_expire(tc_mcast_t *mc, uint64_t now)
 /* A record for (origin, id); at the maximum the oldest relay record makes
  * room. TC_ERR_NO_RESOURCE when only origin records are held. */
 tc_status_t tc_mcast_rec_new(tc_mcast_t *mc, uint32_t origin, uint64_t id, int is_origin,
-                             tc_mcast_rec_t **rec_p)
+                             uint32_t from, tc_mcast_rec_t **rec_p)
 {
     uint64_t now = tc_clock_mono_ns();
     tc_mcast_rec_t *oldest;
     tc_status_t status;
 
     tc_mcast_expire(mc, now);
-    status = tc_mcast_recs_add(mc->recs, origin, id, is_origin, now, rec_p);
+    status = tc_mcast_recs_add(mc->recs, origin, id, is_origin, from, now, rec_p);
     if ((status == TC_ERR_NO_RESOURCE) && ((oldest = tc_mcast_recs_oldest(mc->recs)) != NULL)) {
         tc_mcast_drop(mc, oldest, "to make room");
         mc->stats.evicted++;
-        status = tc_mcast_recs_add(mc->recs, origin, id, is_origin, now, rec_p);
+        status = tc_mcast_recs_add(mc->recs, origin, id, is_origin, from, now, rec_p);
     }
     return status;
 }
 
-/* Relay records one origin may hold here: as set, else its share of the
- * maximum (the maximum may change: tc_mcast_set_limits). */
+/* Relay records the envelopes of one sending rank may hold here (whatever
+ * origins they name): as set, else its share of the maximum (the maximum
+ * may change: tc_mcast_set_limits). */
 uint32_t tc_mcast_rec_origin_limit(const tc_mcast_t *mc)
 {
     uint32_t share = tc_mcast_recs_max(mc->recs) / TC_MCAST_REC_ORIGIN_SHARE;

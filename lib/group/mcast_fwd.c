@@ -212,7 +212,7 @@ static tc_status_t tc_mcast_origin_rec_new(tc_mcast_t *mc, tc_mcast_env_t *env,
 
     env->flags = TC_MCAST_ENV_ACK;
     env->id    = mc->next_id + 1;
-    status     = tc_mcast_rec_new(mc, mc->rank, env->id, 1, &rec);
+    status     = tc_mcast_rec_new(mc, mc->rank, env->id, 1, mc->rank, &rec);
     if (status != TC_OK) {
         if (status == TC_ERR_NO_RESOURCE) {
             tc_error("mcast: rank %u holds %zu multicasts awaiting acks, the most it may: "
@@ -221,7 +221,6 @@ static tc_status_t tc_mcast_origin_rec_new(tc_mcast_t *mc, tc_mcast_env_t *env,
         return status;
     }
     mc->next_id = env->id;
-    rec->parent = mc->rank;
     *rec_p      = rec;
     return TC_OK;
 }

@@ -104,13 +104,14 @@ typedef struct tc_mcast_stats {
     uint64_t evicted;        /* relay records freed early to make room at the maximum */
     uint64_t too_deep;       /* envelopes refused (or not sent): hops + slice > group */
     uint64_t wakeups;        /* blocking waits done (event, adaptive) */
-    uint64_t origin_full;    /* ack envelopes refused: their origin held its share here */
+    uint64_t origin_full;    /* ack envelopes refused: their sender held its share here */
 } tc_mcast_stats_t;
 
 /* Ack-tree records held at most, unless tc_mcast_set_limits says otherwise. */
 #define TC_MCAST_REC_MAX_DEFAULT 65536u
 /* A relay holds at most 1/TC_MCAST_REC_ORIGIN_SHARE of its maximum in
- * records of one origin, unless tc_mcast_set_origin_limit says otherwise. */
+ * records of envelopes one rank sent it (the ring they landed in says which,
+ * whatever origin they name), unless tc_mcast_set_origin_limit says otherwise. */
 #define TC_MCAST_REC_ORIGIN_SHARE 4u
 
 /* wait: how idle loops wait (tc_wait_t, one idle step of lib/arch/wait; EVENT
@@ -129,12 +130,12 @@ void        tc_mcast_set_ops(tc_mcast_t *mc, const tc_mcast_ops_t *ops, uint32_t
  * (stats.evicted), and a multicast that finds only origin records there is
  * refused (tc_mcast_send: TC_ERR_NO_RESOURCE). */
 tc_status_t tc_mcast_set_limits(tc_mcast_t *mc, uint32_t rec_timeout_ms, uint32_t max_recs);
-/* Relay records of one origin held here at most (0: the maximum divided by
- * TC_MCAST_REC_ORIGIN_SHARE, at least 1, the default; UINT32_MAX: only the
- * maximum): past it an ack envelope of that origin is refused where it
- * lands and acked with nothing delivered (stats.origin_full), so one origin
- * - or a peer naming it - cannot take the room, and by eviction the
- * records, of the others. */
+/* Relay records of the envelopes one rank sent here at most (0: the maximum
+ * divided by TC_MCAST_REC_ORIGIN_SHARE, at least 1, the default; UINT32_MAX:
+ * only the maximum): past it an ack envelope from that rank is refused where
+ * it lands and acked with nothing delivered (stats.origin_full), so one rank
+ * cannot take the room, and by eviction the records, of the others, nor
+ * spend another origin's share by naming it. */
 void        tc_mcast_set_origin_limit(tc_mcast_t *mc, uint32_t max_per_origin);
 
 /* Multicast jam (payload packed from src/len) to targets (node count = group

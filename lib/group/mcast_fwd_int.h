@@ -60,6 +60,9 @@ struct tc_mcast {
 
     tc_mcast_item_t      *head, *tail;
     size_t                queued_bytes;
+    size_t                queued_bytes_max; /* the most it held */
+    size_t                queue_hold; /* past it, only the ring a send waits on is taken */
+    size_t                queue_cap;  /* past it, nothing: a frame is refused and NACKed */
     size_t                slice_max;  /* longest encoding of any subset of the group */
     uint32_t             *sent_to;    /* the envelopes of the forward running now */
     uint32_t              n_sent;
@@ -76,8 +79,18 @@ struct tc_mcast {
 };
 
 /* mcast_queue.c: the receive queue */
+/* Bytes of landed frames waiting to run (tc_mcast_t.queue_hold and
+ * queue_cap, which tests may lower). Past the hold a rank blocked in a send
+ * polls only the ring of the rank it waits on, and a rank that is not
+ * blocked runs its queue before it polls again: the rings' credits then
+ * hold senders back. The rank waited on must still be read (it may be
+ * blocked on us: leaving its frames would deadlock both), so its frames
+ * are taken up to the cap and refused past it: the queue never passes it. */
+#define TC_MCAST_QUEUE_HOLD (16u << 20)
+#define TC_MCAST_QUEUE_CAP  (32u << 20)
+
 /* The handler of MCAST and MCAST_ACK frames in dispatch's table (arg: the
- * engine): queues them, refuses none. */
+ * engine): queues them; refuses (NACKed) what the queue has no room for. */
 const char *tc_mcast_rx(void *arg, tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr,
                         tc_status_t *status_p);
 size_t      tc_mcast_item_bytes(const tc_mcast_item_t *item);
@@ -85,8 +98,9 @@ tc_status_t tc_mcast_poll_peers(tc_mcast_t *mc, uint32_t only, unsigned *n_p);
 
 /* mcast_ackrec.c: the ack tree's records */
 void        tc_mcast_expire(tc_mcast_t *mc, uint64_t now);
+/* from: the rank the envelope came from (an origin record: this rank) */
 tc_status_t tc_mcast_rec_new(tc_mcast_t *mc, uint32_t origin, uint64_t id, int is_origin,
-                             tc_mcast_rec_t **rec_p);
+                             uint32_t from, tc_mcast_rec_t **rec_p);
 tc_status_t tc_mcast_rec_children(tc_mcast_t *mc, tc_mcast_rec_t *rec, uint32_t n);
 uint32_t    tc_mcast_rec_origin_limit(const tc_mcast_t *mc);
 int         tc_mcast_rec_take_ack(tc_mcast_rec_t *rec, uint32_t from);

@@ -6,30 +6,35 @@
 #define _GNU_SOURCE
 #include "mcast_fwd_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Bytes of landed frames waiting to run. Past it a rank blocked in a send
- * polls only the ring of the rank it waits on, and a rank that is not
- * blocked runs its queue before it polls again: the rings' credits then
- * hold senders back instead of this queue growing without bound. */
-#define TC_MCAST_QUEUE_CAP  (16u << 20)
 
 /* ------------------------------------------------------------- receiving */
 
 /* Inside tc_peer_progress (dispatch's handler of both kinds, registered by
  * tc_mcast_create): copy the frame out (its slot goes back at once) and
- * queue it. Nothing here sends; what it cannot queue it counts and drops
- * (the ack tree's timeouts see it), never refuses. */
+ * queue it. Nothing here sends; past the queue's cap it refuses the frame
+ * (dispatch counts and NACKs it), and what it cannot allocate it counts and
+ * drops (the ack tree's timeouts see both). */
 const char *tc_mcast_rx(void *arg, tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *hdr,
                         tc_status_t *status_p)
 {
     tc_mcast_t *mc = arg;
     size_t args_room = TC_ALIGN_UP((size_t)hdr->args_len, 8);
+    size_t bytes = sizeof(tc_mcast_item_t) + args_room + hdr->payload_len;
     tc_mcast_item_t *item;
 
-    (void)status_p;
-    item = malloc(sizeof(*item) + args_room + hdr->payload_len);
+    if (mc->queued_bytes + bytes > mc->queue_cap) {
+        /* a peer that floods while a send of ours waits on it */
+        mc->stats.rejected++;
+        snprintf(peer->rx_why, sizeof(peer->rx_why), "multicast queue full: %zu of %zu bytes "
+                 "wait to run here, a %zu-byte frame would pass the cap", mc->queued_bytes,
+                 mc->queue_cap, bytes);
+        *status_p = TC_ERR_NO_RESOURCE;
+        return peer->rx_why;
+    }
+    item = malloc(bytes);
     if (item == NULL) {
         if (mc->stats.rejected++ < TC_MCAST_LOG_MAX) {
             tc_error("mcast: no memory to queue a %u-byte frame from rank %u; dropped",
@@ -53,7 +58,10 @@ const char *tc_mcast_rx(void *arg, tc_peer_t *peer, const char *frame, const tc_
     }
     mc->tail = item;
     mc->stats.queued++;
-    mc->queued_bytes += sizeof(*item) + args_room + hdr->payload_len;
+    mc->queued_bytes += bytes;
+    if (mc->queued_bytes > mc->queued_bytes_max) {
+        mc->queued_bytes_max = mc->queued_bytes;
+    }
     return NULL;
 }
 
@@ -75,11 +83,11 @@ static tc_status_t tc_mcast_credits_rung(tc_peer_t *peer, uint32_t reported_befo
 }
 
 /* Take what landed in every ring (only: one rank's, or UINT32_MAX for all).
- * With the queue past its cap, only the named ring is taken (see
- * TC_MCAST_QUEUE_CAP); with no ring named, none. */
+ * With the queue past its hold, only the named ring is taken (see
+ * TC_MCAST_QUEUE_HOLD); with no ring named, none. */
 tc_status_t tc_mcast_poll_peers(tc_mcast_t *mc, uint32_t only, unsigned *n_p)
 {
-    int full = (mc->queued_bytes >= TC_MCAST_QUEUE_CAP);
+    int full = (mc->queued_bytes >= mc->queue_hold);
     unsigned total = 0, n;
     tc_status_t status;
     uint32_t r, reported;

@@ -124,14 +124,15 @@ static tc_status_t tc_mcast_relay_rec_open(tc_mcast_t *mc, const tc_mcast_item_t
         tc_mcast_refuse(mc, item, "a multicast with its origin and id is under way here");
         return TC_OK;
     }
-    if (tc_mcast_recs_relays_of(mc->recs, env->origin) >= limit) {
-        /* one origin must not take the others' room (nor evict them) */
+    if (tc_mcast_recs_relays_from(mc->recs, item->from) >= limit) {
+        /* one sender must not take the others' room (nor evict them): its
+         * share is counted by the ring it came in, not the origin it names */
         mc->stats.origin_full++;
-        snprintf(why, sizeof(why), "origin %u holds %u ack-tree records here, its limit",
-                 env->origin, limit);
+        snprintf(why, sizeof(why), "rank %u's envelopes (origin %u) hold %u ack-tree records "
+                 "here, its limit", item->from, env->origin, limit);
         return tc_mcast_refuse_env(mc, item, env, why);
     }
-    status = tc_mcast_rec_new(mc, env->origin, env->id, 0, &rec);
+    status = tc_mcast_rec_new(mc, env->origin, env->id, 0, item->from, &rec);
     if (status == TC_ERR_NO_RESOURCE) {
         return tc_mcast_refuse_env(mc, item, env, "no room for its ack-tree record");
     }

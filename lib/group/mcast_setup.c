@@ -40,6 +40,8 @@ tc_status_t tc_mcast_create(tc_group_t *group, const tc_mcast_ops_t *ops, uint32
     mc->wait_ops = tc_mcast_wait_ops(mc);
     mc->watch_rank     = (mc->rank == 0) ? 1 : 0;
     mc->rec_timeout_ns = 2000000ull * (uint64_t)ctx->params.timeout_ms;
+    mc->queue_hold     = TC_MCAST_QUEUE_HOLD;
+    mc->queue_cap      = TC_MCAST_QUEUE_CAP;
     mc->pack_cap = ctx->params.slot_size;
     mc->pack_buf = malloc(mc->pack_cap);
     mc->sent_to  = malloc(mc->size * sizeof(*mc->sent_to));

@@ -131,7 +131,7 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
     tc_status_t status;
     tc_inj_t *inj;
     uint32_t seq = 0;
-    int cache;
+    int cache, began;
 
     if (mode == TC_MODE_LOCAL) {
         return TC_OK;
@@ -155,14 +155,16 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
     if (inj->tx_synced && !cache) {
         return TC_OK;
     }
+    began  = tc_peer_call_begin(peer, "tc_jam_prepare");
     status = tc_inj_send_request(peer, jam, inj, mode, cache, &seq);
     while ((status == TC_OK) && inj->tx_sync_wait) {
-        status = tc_peer_wait(peer, NULL);
+        status = tc_peer_call_wait(peer);
         if (status == TC_OK) {
             /* the peer rejected the request: no answer is coming */
             status = tc_ctrl_nack_for(peer, seq, seq, "the namespace sync");
         }
     }
+    tc_peer_call_end(peer, began);
     if (status != TC_OK) {
         inj->tx_sync_wait = 0;
         if (status == TC_ERR_OUT_OF_RANGE) { /* the NACK's words may not fit: said here */
@@ -752,7 +754,7 @@ static tc_status_t tc_jam_wait_result(tc_peer_t *peer, const tc_jam_t *jam, uint
     tc_status_t status;
 
     while (peer->stats.last_ret_seq != seq) {
-        status = tc_peer_wait(peer, NULL);
+        status = tc_peer_call_wait(peer);
         if ((status == TC_OK) && may_again && tc_ctrl_nack_again(peer, seq)) {
             return TC_ERR_AGAIN;
         }
@@ -773,14 +775,14 @@ tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, s
 {
     int cached = (params != NULL) && (params->field_mask & TC_SEND_PARAM_FIELD_MODE) &&
                  (params->mode == TC_MODE_CACHED);
+    int began  = tc_peer_call_begin(peer, "tc_jam_call"); /* the sends' waits too */
     tc_status_t status;
 
     status = tc_jam_send_params(peer, jam, src, len, params, TC_SEND_WANT_REPLY, 0);
-    if (status != TC_OK) {
-        return status;
+    if (status == TC_OK) {
+        /* the send may have waited for credits; the jam went out as seq */
+        status = tc_jam_wait_result(peer, jam, peer->tx_seq - 1, cached, ret_p);
     }
-    /* the send may have waited for credits; the jam went out as seq */
-    status = tc_jam_wait_result(peer, jam, peer->tx_seq - 1, cached, ret_p);
     if (status == TC_ERR_AGAIN) {
         /* a cached frame for code the peer dropped: it said so (a sync
          * answer MISS) ahead of this NACK, so this send carries the code */
@@ -789,6 +791,7 @@ tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, s
             status = tc_jam_wait_result(peer, jam, peer->tx_seq - 1, 0, ret_p);
         }
     }
+    tc_peer_call_end(peer, began);
     return status;
 }
 

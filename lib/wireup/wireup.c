@@ -446,6 +446,21 @@ static void tc_wireup_apply(tc_peer_t *peer, const tc_peer_wire_t *remote)
     peer->disp_element       = UINT32_MAX;
 }
 
+/* The peer's process, as limits per process know it: the id of the UCX
+ * worker whose address our endpoint was made from (every connection of
+ * one context has it; UCX matches endpoints by it). Where UCX cannot say,
+ * the connection alone (serials are not worker ids: the top bit). */
+static uint64_t tc_wireup_proc(const tc_peer_t *peer, const char *address)
+{
+    ucp_worker_address_attr_t attr;
+
+    attr.field_mask = UCP_WORKER_ADDRESS_ATTR_FIELD_UID;
+    if (ucp_worker_address_query((ucp_address_t *)address, &attr) != UCS_OK) {
+        return (1ull << 63) | peer->serial;
+    }
+    return attr.worker_uid;
+}
+
 /* Step 1: this side's choices, from params over the context's defaults. */
 static tc_status_t tc_wireup_params(tc_peer_t *peer, const tc_peer_params_t *params)
 {
@@ -516,8 +531,28 @@ static tc_status_t tc_wireup_rx_kinds(tc_context_t *ctx)
     return status;
 }
 
+/* A peer's claimed rank, where the caller knows what it must be. */
+#define TC_RANK_ANY UINT32_MAX
+
+static tc_status_t tc_peer_connect_as(tc_context_t *ctx, tc_boot_t *boot,
+                                      const tc_peer_params_t *params, uint32_t rank,
+                                      tc_peer_t **peer_p);
+
 tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_params_t *params,
                             tc_peer_t **peer_p)
+{
+    return tc_peer_connect_as(ctx, boot, params, TC_RANK_ANY, peer_p);
+}
+
+tc_status_t tc_peer_connect_rank(tc_context_t *ctx, tc_boot_t *boot, uint32_t rank,
+                                 tc_peer_t **peer_p)
+{
+    return tc_peer_connect_as(ctx, boot, NULL, rank, peer_p);
+}
+
+static tc_status_t tc_peer_connect_as(tc_context_t *ctx, tc_boot_t *boot,
+                                      const tc_peer_params_t *params, uint32_t rank,
+                                      tc_peer_t **peer_p)
 {
     char why[TC_WIRE_WHY_MAX] = "";
     tc_peer_wire_t remote = {0};
@@ -554,6 +589,15 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_pa
         goto err_refuse;
     }
     tc_wireup_apply(peer, &remote);
+    if ((rank != TC_RANK_ANY) && (remote.rank != rank)) {
+        /* its rank is what its jams' origin and multicast's rules go by */
+        snprintf(why, sizeof(why), "the peer claims rank %u; it was paired as rank %u",
+                 remote.rank, rank);
+        tc_error("%s: connection refused: %s", peer->name, why);
+        free(peer_blob);
+        status = TC_ERR_PROTOCOL;
+        goto err_refuse;
+    }
     if (peer->tx_frame_size > peer->tx_slot_size) {
         snprintf(why, sizeof(why), "frame size %u exceeds the peer's %u-byte slots",
                  peer->tx_frame_size, peer->tx_slot_size);
@@ -563,6 +607,9 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_pa
         goto err_refuse;
     }
     status = tc_wireup_endpoint(peer, &remote, (const char *)peer_blob + sizeof(remote), why);
+    if (status == TC_OK) {
+        peer->proc = tc_wireup_proc(peer, (const char *)peer_blob + sizeof(remote));
+    }
     free(peer_blob);
     if (status != TC_OK) {
         goto err_refuse;
@@ -581,6 +628,8 @@ tc_status_t tc_peer_connect(tc_context_t *ctx, tc_boot_t *boot, const tc_peer_pa
         tc_peer_destroy(peer);
         return status;
     }
+    peer->ctx_next = ctx->peers;
+    ctx->peers     = peer;
     *peer_p = peer;
     return TC_OK;
 
@@ -639,8 +688,16 @@ static void tc_peer_close_ep(tc_peer_t *peer)
 
 void tc_peer_destroy(tc_peer_t *peer)
 {
+    tc_peer_t **p;
+
     if (peer == NULL) {
         return;
+    }
+    for (p = &peer->ctx->peers; *p != NULL; p = &(*p)->ctx_next) {
+        if (*p == peer) {
+            *p = peer->ctx_next;
+            break;
+        }
     }
     /* The endpoint first: closing it flushes (or cancels) what is still
      * queued on it, puts that use the rkey and read the staging ring
