@@ -535,6 +535,11 @@ tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size);
 uint32_t    tc_frame_size_for(uint32_t payload_len);
 
 #define TC_SEND_WANT_REPLY 0x1u
+/* tc_jam_init: the request's one-way starts ask the peer to record the
+ * jam's result (piggybacked on its frames: tc_peer_stats' last_ret here),
+ * as every tc_jam_send does; without it they ask for none, and the peer
+ * spends nothing on it. */
+#define TC_SEND_RESULT     0x2u
 
 /* How one jam goes; fields not in field_mask take their defaults (mode
  * local, no flags). NULL: all defaults. */
@@ -604,7 +609,8 @@ typedef struct tc_jam_req tc_jam_req_t;
 
 tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_params_t *params,
                         tc_jam_req_t **req_p);
-/* One frame of len payload bytes from src, with the request's flags. */
+/* One frame of len payload bytes from src, with the request's flags: no
+ * result recorded by the peer unless they hold TC_SEND_RESULT. */
 tc_status_t tc_jam_start(tc_jam_req_t *req, const void *src, size_t len);
 /* The same with TC_SEND_WANT_REPLY, waiting for the result as tc_jam_call. */
 tc_status_t tc_jam_start_call(tc_jam_req_t *req, const void *src, size_t len, int64_t *ret_p);

@@ -54,7 +54,9 @@ typedef enum {
 #define TC_FRAME_F_WANT_REPLY 0x01u /* sender waits for the jam's result */
 #define TC_FRAME_F_HAS_RET    0x02u /* ret/ret_seq hold a result */
 #define TC_FRAME_F_CACHE      0x04u /* injected: keep the code, later frames come CACHED */
-#define TC_FRAME_F_KNOWN      0x07u
+#define TC_FRAME_F_NO_RET     0x08u /* one-way: the receiver records no result of it (none
+                                     * comes back piggybacked); never with WANT_REPLY */
+#define TC_FRAME_F_KNOWN      0x0Fu
 
 typedef struct __attribute__((packed, aligned(8))) tc_frame_hdr {
     uint32_t frame_size;   /* whole frame, SIG included */

@@ -37,6 +37,7 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
                              tc_jam_run_fn run_fn, void *state)
 {
     tc_jam_ctx_t jctx;
+    int64_t ret;
 
     jctx.state    = state;
     jctx.origin   = peer->peer_rank;
@@ -44,9 +45,12 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
     jctx.args     = frame + TC_FRAME_HDR_SIZE;
     jctx.args_len = hdr->args_len;
     peer->rx_last_run = run_fn;
-    peer->ran_ret = run_fn(&jctx, frame + hdr->payload_off, hdr->payload_len);
-    peer->ran_seq = hdr->seq;
-    peer->ran_has = 1;
+    ret = run_fn(&jctx, frame + hdr->payload_off, hdr->payload_len);
+    if (!(hdr->flags & TC_FRAME_F_NO_RET)) { /* a one-way frame that asked for no result */
+        peer->ran_ret = ret;
+        peer->ran_seq = hdr->seq;
+        peer->ran_has = 1;
+    }
     peer->stats.rx_frames++;
     if (hdr->flags & TC_FRAME_F_WANT_REPLY) {
         peer->owed |= TC_OWED_REPLY;
@@ -100,9 +104,11 @@ tc_rx_fast_run_as(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, 
     ret = line ? run_fn(&jctx, slot + TC_FRAME_LINE_HDR_SIZE, tc_frame_line_len(w[0])) :
                  run_fn(&jctx, slot + (uint16_t)w[3], (uint32_t)(w[2] >> 32));
     peer->in_progress = was;
-    peer->ran_ret     = ret;
-    peer->ran_seq     = peer->rx_seq; /* the frame's: rx_seq moves only below */
-    peer->ran_has     = 1;
+    if (!(flags & TC_FRAME_F_NO_RET)) { /* a one-way frame that asked for no result */
+        peer->ran_ret = ret;
+        peer->ran_seq = peer->rx_seq; /* the frame's: rx_seq moves only below */
+        peer->ran_has = 1;
+    }
     peer->stats.rx_frames++;
     /* the reply is owed only now that its result is: owed before the run,
      * a jam that waits on this peer would send it with the last result */

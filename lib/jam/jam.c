@@ -195,13 +195,26 @@ static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
     return nowait ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
 }
 
+/* A prepared one-way start whose request did not ask for the result
+ * (TC_SEND_RESULT): its frame asks the peer to record none (a flag of the
+ * library's own, the frame's bit; tc_jam_init makes it). */
+#define TC_SEND_NO_RET TC_FRAME_F_NO_RET
+
+_Static_assert(!(TC_SEND_NO_RET & (TC_SEND_WANT_REPLY | TC_SEND_RESULT)),
+               "the library's send flag is none of the API's");
+
+/* The frame flags a jam's send flags make. */
+static inline uint8_t tc_jam_frame_flags(unsigned flags)
+{
+    _Static_assert(TC_SEND_WANT_REPLY == TC_FRAME_F_WANT_REPLY, "the flag's bit as it goes");
+    return (uint8_t)(flags & (TC_SEND_WANT_REPLY | TC_SEND_NO_RET));
+}
+
 /* The name word of a frame of jam (lib/codec/frame.h): what a one-line frame's
  * header differs in from the last one's besides its per-frame words. */
 static inline uint64_t tc_jam_line_name(const tc_jam_t *jam, unsigned flags, uint8_t kind)
 {
-    _Static_assert(TC_SEND_WANT_REPLY == TC_FRAME_F_WANT_REPLY, "the flag's bit as it goes");
-    return tc_frame_line_name(jam->pkg_id, jam->element, kind,
-                              (uint8_t)(flags & TC_SEND_WANT_REPLY));
+    return tc_frame_line_name(jam->pkg_id, jam->element, kind, tc_jam_frame_flags(flags));
 }
 
 /* A pack routine returned more than the cap it was given: it wrote past the
@@ -221,7 +234,7 @@ static tc_status_t tc_jam_pack_overran(const tc_peer_t *peer, const tc_jam_t *ja
  * is wanted, kind. Never 0 (no kind is): 0 means no template. */
 static inline uint64_t tc_jam_tmpl_key(uint32_t packed, unsigned flags, uint8_t kind)
 {
-    return (uint64_t)packed | ((uint64_t)!!(flags & TC_SEND_WANT_REPLY) << 32) |
+    return (uint64_t)packed | ((uint64_t)tc_jam_frame_flags(flags) << 32) |
            ((uint64_t)kind << 40);
 }
 
@@ -259,8 +272,7 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
     /* the header is the template's from this frame on, sent as the
      * repeated ones are */
     tc_frame_write_hdr(&peer->tx_tmpl, &offsets, &layout, kind,
-                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
-                       jam->pkg_id, jam->element, peer->tx_seq);
+                       tc_jam_frame_flags(flags), jam->pkg_id, jam->element, peer->tx_seq);
     peer->tx_tmpl_key  = tc_jam_tmpl_key(packed, flags, kind);
     peer->tx_tmpl_size = size;
     /* later frames of this jam that fit the line go out as one line, where
@@ -275,8 +287,7 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
      * header, whose first word or magic is what their receiver polls */
     peer->tx_line_name  = (peer->frames == TC_FRAMES_FIXED) ? name : 0;
     peer->tx_vline_name = (peer->frames == TC_FRAMES_FIXED) ? 0 : name;
-    peer->tx_line_word  = tc_frame_line_word(kind, (flags & TC_SEND_WANT_REPLY) ?
-                                                       TC_FRAME_F_WANT_REPLY : 0);
+    peer->tx_line_word  = tc_frame_line_word(kind, tc_jam_frame_flags(flags));
     peer->tx_line_id    = tc_frame_line_id(jam->pkg_id, jam->element);
     return TC_OK;
 }
@@ -604,8 +615,7 @@ static tc_status_t tc_jam_itmpl_header(tc_peer_t *peer, const tc_jam_t *jam, uin
     peer->tx_itmpl_layout.payload_len = packed;
     off->frame_size                   = size;
     tc_frame_write_hdr(&peer->tx_itmpl, off, &peer->tx_itmpl_layout, TC_KIND_INJECTED,
-                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
-                       jam->element, peer->tx_seq);
+                       tc_jam_frame_flags(flags), jam->pkg_id, jam->element, peer->tx_seq);
     peer->tx_itmpl_key  = tc_jam_tmpl_key(packed, flags, TC_KIND_INJECTED);
     peer->tx_itmpl_size = size;
     return TC_OK;
@@ -804,10 +814,11 @@ struct tc_jam_req {
     tc_jam_req_link_t link;   /* link.peer NULL: the peer went */
     tc_jam_t          jam;    /* a copy: the caller's may go */
     tc_inj_t         *inj;    /* injected: the synced entry */
-    uint64_t          line_name[2]; /* tc_jam_line_name, [1] with TC_SEND_WANT_REPLY */
+    uint64_t          line_name[2]; /* tc_jam_line_name of flags[0], flags[1] */
     uint32_t          gen;    /* the peer's tx_gen when checked */
     tc_mode_t         mode;
-    unsigned          flags;
+    unsigned          flags[2]; /* a start's send flags (TC_SEND_NO_RET unless the request
+                                 * asked for TC_SEND_RESULT), a start_call's */
     uint8_t           kind;
 };
 
@@ -884,9 +895,10 @@ tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_para
         tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
         return TC_ERR_INVALID_PARAM;
     }
-    if (flags & ~TC_SEND_WANT_REPLY) {
-        tc_error("%s: jam '%s': unknown send flags 0x%x (known: TC_SEND_WANT_REPLY)",
-                 peer->name, jam->elem->name, flags & ~TC_SEND_WANT_REPLY);
+    if (flags & ~(TC_SEND_WANT_REPLY | TC_SEND_RESULT)) {
+        tc_error("%s: jam '%s': unknown send flags 0x%x (known: TC_SEND_WANT_REPLY, "
+                 "TC_SEND_RESULT)", peer->name, jam->elem->name,
+                 flags & ~(TC_SEND_WANT_REPLY | TC_SEND_RESULT));
         return TC_ERR_INVALID_PARAM;
     }
     req = calloc(1, sizeof(*req));
@@ -897,11 +909,15 @@ tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_para
     req->link.peer = peer;
     req->jam       = *jam;
     req->mode      = mode;
-    req->flags     = flags;
+    /* a one-way frame asks for no result unless the request does (a call
+     * always does) */
+    req->flags[0]  = (flags & TC_SEND_WANT_REPLY) ? TC_SEND_WANT_REPLY :
+                     (flags & TC_SEND_RESULT)     ? 0 : TC_SEND_NO_RET;
+    req->flags[1]  = TC_SEND_WANT_REPLY;
     req->kind      = (mode == TC_MODE_LOCAL)    ? TC_KIND_LOCAL :
                      (mode == TC_MODE_INJECTED) ? TC_KIND_INJECTED : TC_KIND_CACHED;
-    req->line_name[0] = tc_jam_line_name(jam, flags, req->kind);
-    req->line_name[1] = tc_jam_line_name(jam, flags | TC_SEND_WANT_REPLY, req->kind);
+    req->line_name[0] = tc_jam_line_name(jam, req->flags[0], req->kind);
+    req->line_name[1] = tc_jam_line_name(jam, req->flags[1], req->kind);
     status = tc_jam_req_check(req);
     if (status != TC_OK) {
         free(req);
@@ -941,9 +957,9 @@ tc_jam_req_send(tc_jam_req_t *req, const void *src, size_t len, unsigned want)
     }
     if (req->kind == TC_KIND_INJECTED) {
         return tc_jam_send_injected_synced(peer, &req->jam, req->inj, src, len,
-                                           req->flags | want, 0);
+                                           req->flags[want != 0], 0);
     }
-    return tc_jam_send_plain(peer, &req->jam, src, len, req->flags | want, 0, req->kind,
+    return tc_jam_send_plain(peer, &req->jam, src, len, req->flags[want != 0], 0, req->kind,
                              &req->line_name[want != 0]);
 }
 
