@@ -441,7 +441,8 @@ enum {
     TC_CONTEXT_PARAM_FIELD_WX         = 1u << 12,
     TC_CONTEXT_PARAM_FIELD_RANK       = 1u << 13,
     TC_CONTEXT_PARAM_FIELD_IN_PLACE   = 1u << 14,
-    TC_CONTEXT_PARAM_FIELD_ALL        = (1u << 15) - 1
+    TC_CONTEXT_PARAM_FIELD_COUNTERS   = 1u << 15,
+    TC_CONTEXT_PARAM_FIELD_ALL        = (1u << 16) - 1
 };
 
 typedef struct tc_context_params {
@@ -466,6 +467,10 @@ typedef struct tc_context_params {
                                      * the slot (the paper's layout; for measuring it:
                                      * does not hold against a racing peer, see
                                      * docs/SECURITY.md); refused otherwise */
+    int                counters;    /* 1 (default): tc_peer_stats counts every frame sent;
+                                     * 0: prepared starts (tc_jam_start) are not counted
+                                     * (tx_frames, tx_jams), and spend no instruction on it;
+                                     * tc_peer_stats' counters says which */
 } tc_context_params_t;
 
 void tc_context_params_init(tc_context_params_t *params);
@@ -637,6 +642,8 @@ typedef struct tc_peer_stats {
     uint32_t last_ret_seq;
     uint64_t rx_bad_acks;    /* acks from the peer (a frame's, its credit word) of more frames
                               * than this side sent: refused */
+    int      counters;       /* the context's counters: 0 where tx_frames and tx_jams leave
+                              * out the frames of prepared starts (not counted, not zero) */
 } tc_peer_stats_t;
 
 void        tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats_p);

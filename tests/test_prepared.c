@@ -366,6 +366,62 @@ static void test_result_only_when_asked_injected(void **unused)
     result_only_when_asked(TC_MODE_INJECTED);
 }
 
+/* counters 0 on the context: prepared starts are not counted (and stats
+ * say so), tc_jam_send's frames and the receiver's still are; counters 1
+ * (the default) counts both. Anything but 0 or 1 is refused. */
+static void counted(int counters)
+{
+    tc_context_params_t params;
+    tc_jam_req_t *req = NULL;
+    tc_peer_stats_t before, after, rx;
+    int32_t v[2] = {1, 1};
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    pair_params(&params, 8);
+    params.counters = counters;
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(v));
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, &req), TC_OK);
+    tc_peer_stats(pair.s[1].peer, &before);
+    assert_int_equal(before.counters, counters);
+    for (i = 0; i < 5; ++i) {
+        start_run(req, &pair.s[0], v);
+    }
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, v, sizeof(v), NULL), TC_OK);
+    assert_int_equal(tc_peer_wait(pair.s[0].peer, NULL), TC_OK);
+    tc_peer_stats(pair.s[1].peer, &after);
+    assert_int_equal(after.counters, counters);
+    assert_int_equal(after.tx_frames - before.tx_frames, counters ? 6 : 1);
+    assert_int_equal(after.tx_jams - before.tx_jams, counters ? 6 : 1);
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_true(rx.rx_frames >= 6);
+    assert_int_equal(state_of(&pair.s[0])->sum, 12);
+    tc_jam_req_free(req);
+    pair_close(&pair);
+}
+
+static void test_counters_on(void **unused)
+{
+    (void)unused;
+    counted(1);
+}
+
+static void test_counters_off(void **unused)
+{
+    tc_context_params_t params;
+    tc_context_t *ctx = NULL;
+
+    (void)unused;
+    counted(0);
+    tc_context_params_init(&params);
+    params.counters = 2;
+    assert_int_equal(tc_context_create(&params, &ctx), TC_ERR_INVALID_PARAM);
+    assert_null(ctx);
+}
+
 static void test_init_refuses(void **unused)
 {
     tc_send_params_t params = {TC_SEND_PARAM_FIELD_MODE, (tc_mode_t)42, 0};
@@ -400,6 +456,8 @@ int main(void)
         cmocka_unit_test(test_peer_closed),
         cmocka_unit_test(test_result_only_when_asked_local),
         cmocka_unit_test(test_result_only_when_asked_injected),
+        cmocka_unit_test(test_counters_on),
+        cmocka_unit_test(test_counters_off),
         cmocka_unit_test(test_init_refuses),
     };
 

@@ -29,6 +29,7 @@ void tc_context_params_init(tc_context_params_t *params)
     params->events     = 0;
     params->spin_ns    = 20000;
     params->rank       = 0;
+    params->counters   = 1;
     params->field_mask = TC_CONTEXT_PARAM_FIELD_ALL;
 }
 
@@ -58,12 +59,17 @@ static void tc_context_params_apply(const tc_context_params_t *in, tc_context_pa
     TC_PARAM_TAKE(WX, wx)
     TC_PARAM_TAKE(RANK, rank)
     TC_PARAM_TAKE(IN_PLACE, in_place)
+    TC_PARAM_TAKE(COUNTERS, counters)
 #undef TC_PARAM_TAKE
     out->field_mask = TC_CONTEXT_PARAM_FIELD_ALL;
 }
 
 static tc_status_t tc_context_check_params(const tc_context_params_t *params)
 {
+    if ((params->counters != 0) && (params->counters != 1)) {
+        tc_error("counters must be 0 (off) or 1 (on) (got %d)", params->counters);
+        return TC_ERR_INVALID_PARAM;
+    }
     if ((params->slots < 2) || (params->slots & (params->slots - 1))) {
         tc_error("ring slots must be a power of two >= 2 (got %u)", params->slots);
         return TC_ERR_INVALID_PARAM;
