@@ -33,6 +33,30 @@ static inline void tc_rx_note(tc_peer_t *peer, const tc_frame_hdr_t *hdr)
     tc_peer_note_ack(peer, hdr->ack);
 }
 
+/* A jam frame ran (flags: its header's) and returned ret: its result
+ * recorded for the replies and frames that piggyback it, unless the frame
+ * asked for none (a one-way prepared start: TC_FRAME_F_NO_RET); a reply owed
+ * where it wants one. Frames with neither flag - every tc_jam_send - pay
+ * the one test they paid for the reply alone. */
+static inline __attribute__((always_inline)) void
+tc_rx_ran(tc_peer_t *peer, uint8_t flags, int64_t ret, uint32_t seq)
+{
+    if (TC_LIKELY(!(flags & (TC_FRAME_F_WANT_REPLY | TC_FRAME_F_NO_RET)))) {
+        peer->ran_ret = ret;
+        peer->ran_seq = seq;
+        peer->ran_has = 1;
+        return;
+    }
+    if (!(flags & TC_FRAME_F_NO_RET)) {
+        peer->ran_ret = ret;
+        peer->ran_seq = seq;
+        peer->ran_has = 1;
+    }
+    if (flags & TC_FRAME_F_WANT_REPLY) {
+        peer->owed |= TC_OWED_REPLY;
+    }
+}
+
 static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
                              tc_jam_run_fn run_fn, void *state)
 {
@@ -46,15 +70,8 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
     jctx.args_len = hdr->args_len;
     peer->rx_last_run = run_fn;
     ret = run_fn(&jctx, frame + hdr->payload_off, hdr->payload_len);
-    if (!(hdr->flags & TC_FRAME_F_NO_RET)) { /* a one-way frame that asked for no result */
-        peer->ran_ret = ret;
-        peer->ran_seq = hdr->seq;
-        peer->ran_has = 1;
-    }
     peer->stats.rx_frames++;
-    if (hdr->flags & TC_FRAME_F_WANT_REPLY) {
-        peer->owed |= TC_OWED_REPLY;
-    }
+    tc_rx_ran(peer, hdr->flags, ret, hdr->seq);
 }
 
 /* The next frame of the injected jam that ran last under the allow-list
@@ -104,17 +121,11 @@ tc_rx_fast_run_as(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, 
     ret = line ? run_fn(&jctx, slot + TC_FRAME_LINE_HDR_SIZE, tc_frame_line_len(w[0])) :
                  run_fn(&jctx, slot + (uint16_t)w[3], (uint32_t)(w[2] >> 32));
     peer->in_progress = was;
-    if (!(flags & TC_FRAME_F_NO_RET)) { /* a one-way frame that asked for no result */
-        peer->ran_ret = ret;
-        peer->ran_seq = peer->rx_seq; /* the frame's: rx_seq moves only below */
-        peer->ran_has = 1;
-    }
     peer->stats.rx_frames++;
     /* the reply is owed only now that its result is: owed before the run,
-     * a jam that waits on this peer would send it with the last result */
-    if (flags & TC_FRAME_F_WANT_REPLY) {
-        peer->owed |= TC_OWED_REPLY;
-    }
+     * a jam that waits on this peer would send it with the last result
+     * (seq: the frame's, rx_seq moves only below) */
+    tc_rx_ran(peer, flags, ret, peer->rx_seq);
     peer->rx_seq++;
     peer->idle_polls = 0;
 }

@@ -343,9 +343,9 @@ static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, cons
  * (what a refused pack left in our slot is no frame: the signal did not
  * move). A pack writes its dst and never reads it back: here that is the
  * peer's memory (tc_jam_pack_fn). */
-static __attribute__((noinline)) tc_status_t
-tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                   unsigned flags, uint8_t kind, int count)
+static inline __attribute__((always_inline)) tc_status_t
+tc_jam_send_direct_as(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                      unsigned flags, uint8_t kind, int count)
 {
     uint32_t room = tc_peer_frame_room(peer, TC_FRAME_HDR_SIZE);
     int64_t packed;
@@ -366,6 +366,23 @@ tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t
     }
     return tc_peer_send_packed(peer, &peer->tx_tmpl, NULL, TC_FRAME_HDR_SIZE,
                                peer->tx_tmpl_size, count);
+}
+
+/* tc_jam_send_direct_as out of line, one for each count (TC_SENT_*: a
+ * constant inside each, as on the inline paths). */
+static __attribute__((noinline)) tc_status_t
+tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                   unsigned flags, uint8_t kind)
+{
+    return tc_jam_send_direct_as(peer, jam, src, len, flags, kind, TC_SENT_JAM);
+}
+
+static __attribute__((noinline)) tc_status_t
+tc_jam_send_direct_uncounted(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                             unsigned flags, uint8_t kind)
+{
+    return tc_jam_send_direct_as(peer, jam, src, len, flags, kind,
+                                 TC_SENT_JAM | TC_SENT_UNCOUNTED);
 }
 
 /* A one-line frame (lib/codec/frame.h): header, payload and signal share the
@@ -517,7 +534,9 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
     if (TC_UNLIKELY(len >= peer->tx_direct_min_unread) &&
         ((len >= peer->tx_direct_min) ||
          !(tc_pkg_hints(jam->pkg, jam->element) & TC_JAM_HINT_READS_PAYLOAD))) {
-        return tc_jam_send_direct(peer, jam, src, len, flags, kind, count);
+        return (count & TC_SENT_UNCOUNTED) ?
+                   tc_jam_send_direct_uncounted(peer, jam, src, len, flags, kind) :
+                   tc_jam_send_direct(peer, jam, src, len, flags, kind);
     }
     return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, name_p, count);
 }
