@@ -152,12 +152,12 @@ static inline __attribute__((always_inline)) int tc_rx_poll_variable_inline(tc_p
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
     if (peer->fast_run != NULL) {
-        if (*(const volatile uint64_t *)(const void *)slot ==
+        if (tc_read_once((const uint64_t *)(const void *)slot) ==
             (((uint64_t)seq << 32) | TC_FRAME_ALIGN)) {
-            tc_load_acquire_fence();
-            if ((*tc_frame_sig_ptr(slot, TC_FRAME_ALIGN) == tc_frame_sig(seq)) &&
+            tc_smp_rmb();
+            if ((tc_frame_sig_read(slot, TC_FRAME_ALIGN) == tc_frame_sig(seq)) &&
                 TC_LIKELY(peer->failed == TC_OK)) {
-                tc_load_acquire_fence();
+                tc_smp_rmb();
                 tc_frame_load_words((const tc_frame_hdr_t *)slot, w);
                 if (tc_frame_words_same_shape(w, &peer->fast_shape, TC_FRAME_ALIGN, seq) &&
                     tc_peer_ack_sane(peer, (uint32_t)w[2])) {
@@ -183,7 +183,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll_line(tc_peer_t *peer
     uint32_t idx  = seq & (peer->rx_slots - 1);
     /* rx_path LINE only with fixed 64-byte frames: the signal is the line's
      * last word */
-    uint64_t seen = *tc_frame_sig_ptr(slot, TC_FRAME_ALIGN);
+    uint64_t seen = tc_frame_sig_read(slot, TC_FRAME_ALIGN);
     uint64_t w[TC_FRAME_LINE_WORDS];
 
     if (TC_UNLIKELY(seen != tc_frame_sig(seq))) {
@@ -196,7 +196,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll_line(tc_peer_t *peer
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return -1;
     }
-    tc_load_acquire_fence();
+    tc_smp_rmb();
     /* nothing to prefetch: the frame is the line its signal was read from;
      * one copy of the line's header, word by word: what is checked is what
      * is used */
@@ -232,10 +232,10 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
         /* the slot and rx_path read apart from the general path's reads
          * (else the compiler shares them, and the general path pays for
          * it) */
-        seq  = *(const volatile uint32_t *)&peer->rx_seq;
-        slot = *(char *const volatile *)&peer->rx_ring +
+        seq  = tc_read_once(&peer->rx_seq);
+        slot = tc_read_once(&peer->rx_ring) +
                (size_t)(seq & (peer->rx_slots - 1)) * peer->rx_slot_size;
-        if (*(const volatile uint8_t *)&peer->rx_path == TC_RX_PATH_LINE) {
+        if (tc_read_once(&peer->rx_path) == TC_RX_PATH_LINE) {
             return tc_rx_poll_line(peer, slot, seq);
         }
         return tc_rx_poll_variable(peer, slot, seq);
@@ -255,7 +255,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return -1;
     }
-    tc_load_acquire_fence();
+    tc_smp_rmb();
     tc_peer_prefetch_arrival(peer, slot);
     /* one copy of the header, word by word: what is checked is what is used */
     tc_frame_load_words((const tc_frame_hdr_t *)slot, w);
