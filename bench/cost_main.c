@@ -195,6 +195,10 @@ static void cost_side_create(cost_side_t *side)
     params.frames    = TC_FRAMES_FIXED; /* sized per point (cost_set_frames): the counts before
                                           * the library's default became variable frames */
     params.rank      = (uint32_t)side->boot->rank;
+    /* the prepared points count the contracts the budgets are for: starts
+     * not counted (and, tc_jam_init's default, no result asked); tc_jam_send
+     * and the receiver count as before, so the send points stay comparable */
+    params.counters  = 0;
     side->status     = tc_context_create(&params, &side->ctx);
     if (side->status == TC_OK) {
         side->status = tc_context_add_pkg(side->ctx, side->pkg);

@@ -443,7 +443,8 @@ enum {
     TC_CONTEXT_PARAM_FIELD_IN_PLACE   = 1u << 14,
     TC_CONTEXT_PARAM_FIELD_CALL_TIMEOUT = 1u << 15,
     TC_CONTEXT_PARAM_FIELD_RIED_LIMITS  = 1u << 16,
-    TC_CONTEXT_PARAM_FIELD_ALL        = (1u << 17) - 1
+    TC_CONTEXT_PARAM_FIELD_COUNTERS     = 1u << 17,
+    TC_CONTEXT_PARAM_FIELD_ALL        = (1u << 18) - 1
 };
 
 typedef struct tc_context_params {
@@ -479,6 +480,10 @@ typedef struct tc_context_params {
     uint32_t           ried_max_per_process;
     uint64_t           ried_rx_bytes_per_process;
     uint64_t           ried_rx_bytes;
+    int                counters;    /* 1 (default): tc_peer_stats counts every frame sent;
+                                     * 0: prepared starts (tc_jam_start) are not counted
+                                     * (tx_frames, tx_jams), and spend no instruction on it;
+                                     * tc_peer_stats' counters says which */
 } tc_context_params_t;
 
 void tc_context_params_init(tc_context_params_t *params);
@@ -548,6 +553,11 @@ tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size);
 uint32_t    tc_frame_size_for(uint32_t payload_len);
 
 #define TC_SEND_WANT_REPLY 0x1u
+/* tc_jam_init: the request's one-way starts ask the peer to record the
+ * jam's result (piggybacked on its frames: tc_peer_stats' last_ret here),
+ * as every tc_jam_send does; without it they ask for none, and the peer
+ * spends nothing on it. */
+#define TC_SEND_RESULT     0x2u
 
 /* How one jam goes; fields not in field_mask take their defaults (mode
  * local, no flags). NULL: all defaults. */
@@ -617,7 +627,8 @@ typedef struct tc_jam_req tc_jam_req_t;
 
 tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_params_t *params,
                         tc_jam_req_t **req_p);
-/* One frame of len payload bytes from src, with the request's flags. */
+/* One frame of len payload bytes from src, with the request's flags: no
+ * result recorded by the peer unless they hold TC_SEND_RESULT. */
 tc_status_t tc_jam_start(tc_jam_req_t *req, const void *src, size_t len);
 /* The same with TC_SEND_WANT_REPLY, waiting for the result as tc_jam_call. */
 tc_status_t tc_jam_start_call(tc_jam_req_t *req, const void *src, size_t len, int64_t *ret_p);
@@ -644,6 +655,8 @@ typedef struct tc_peer_stats {
     uint32_t last_ret_seq;
     uint64_t rx_bad_acks;    /* acks from the peer (a frame's, its credit word) of more frames
                               * than this side sent: refused */
+    int      counters;       /* the context's counters: 0 where tx_frames and tx_jams leave
+                              * out the frames of prepared starts (not counted, not zero) */
 } tc_peer_stats_t;
 
 void        tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats_p);

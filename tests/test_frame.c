@@ -984,6 +984,8 @@ static void test_line_compact_rejects(void **state)
     LINE_REJECTS("asks to cache code");
     LINE_MAKE(TC_KIND_LOCAL, 0x80, 8);
     LINE_REJECTS("unknown flags");
+    LINE_MAKE(TC_KIND_LOCAL, TC_FRAME_F_NO_RET | TC_FRAME_F_WANT_REPLY, 8);
+    LINE_REJECTS("ask for a reply and for no result");
     LINE_MAKE(TC_KIND_LOCAL, 0, 8);
     line[14] = TC_PROTO_VERSION - 1;
     LINE_REJECTS("protocol version 3 (this side speaks 4)");
@@ -1359,7 +1361,7 @@ static void test_reject_kind(void **state)
 
 static void test_reject_flags(void **state)
 {
-    static const uint8_t flags[] = {0x08, 0x10, 0x80, 0xFF, 0x0F};
+    static const uint8_t flags[] = {0x10, 0x18, 0x80, 0xFF, 0x0F};
     size_t i;
 
     (void)state;
@@ -1559,6 +1561,23 @@ static void test_reject_reply_wants_reply(void **state)
         assert_rejects(fx.slot, &fx.e, "asks for a reply");
         test_fx_fini(&fx);
     }
+}
+
+/* A one-way frame may ask for no result (TC_FRAME_F_NO_RET, prepared
+ * starts); a frame that also asks for a reply contradicts itself. */
+static void test_no_ret_flag(void **state)
+{
+    test_fx_t fx;
+
+    (void)state;
+    test_fx_init(&fx, 128, TC_KIND_LOCAL, 0);
+    fx.h->flags = TC_FRAME_F_NO_RET;
+    assert_accepts(fx.slot, &fx.e);
+    fx.h->flags = TC_FRAME_F_NO_RET | TC_FRAME_F_HAS_RET;
+    assert_accepts(fx.slot, &fx.e);
+    fx.h->flags = TC_FRAME_F_NO_RET | TC_FRAME_F_WANT_REPLY;
+    assert_rejects(fx.slot, &fx.e, "ask for a reply and for no result");
+    test_fx_fini(&fx);
 }
 
 /* Each check on its own: the first failing one is reported. */
@@ -1911,6 +1930,7 @@ int main(void)
         cmocka_unit_test(test_reject_unknown_element),
         cmocka_unit_test(test_known_not_consulted),
         cmocka_unit_test(test_reject_reply_wants_reply),
+        cmocka_unit_test(test_no_ret_flag),
         cmocka_unit_test(test_reject_order),
         cmocka_unit_test(test_hostile_values),
         cmocka_unit_test(test_fuzz_header),

@@ -281,6 +281,147 @@ static void test_peer_closed(void **unused)
 }
 
 /* Bad requests are refused at init, with nothing allocated. */
+/* The receiver's latest result (what its frames piggyback) as it stands. */
+typedef struct {
+    uint8_t  has;
+    int64_t  ret;
+    uint32_t seq;
+} ran_t;
+
+static ran_t ran_of(const tc_peer_t *peer)
+{
+    return (ran_t){peer->ran_has, peer->ran_ret, peer->ran_seq};
+}
+
+/* A start, then the receiver runs it (one thread: the frame is there). */
+static void start_run(tc_jam_req_t *req, side_t *rx, const int32_t *v)
+{
+    unsigned n = 0;
+
+    assert_int_equal(tc_jam_start(req, v, 2 * sizeof(int32_t)), TC_OK);
+    assert_int_equal(tc_peer_wait(rx->peer, &n), TC_OK);
+    assert_int_equal(n, 1);
+}
+
+/* A one-way start records no result at the receiver unless its request
+ * asked for one (TC_SEND_RESULT); tc_jam_send's frames always do. The first
+ * frame takes the validated path, the next ones the fast path: both. */
+static void result_only_when_asked(tc_mode_t mode)
+{
+    tc_send_params_t asked_params = {TC_SEND_PARAM_FIELD_MODE | TC_SEND_PARAM_FIELD_FLAGS, mode,
+                                     TC_SEND_RESULT};
+    tc_jam_req_t *quiet = NULL, *asked = NULL;
+    int32_t v[2] = {5, 2};
+    pthread_t thread;
+    serve_t serve;
+    tc_jam_t jam;
+    pair_t pair;
+    ran_t ran;
+    int i;
+
+    pair_open_frames(&pair, (mode == TC_MODE_LOCAL) ? sizeof(v) : 2048);
+    jam = jam_of(&pair.s[1], "server_sum");
+    serve_start(&serve, &pair.s[0], &thread); /* the syncs at init */
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, TC_SEND_PARAMS(mode, 0), &quiet), TC_OK);
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, &asked_params, &asked), TC_OK);
+    serve_stop(&serve, thread);
+    assert_int_equal(serve.status, TC_OK);
+    ran = ran_of(pair.s[0].peer);
+    for (i = 0; i < 3; ++i) {
+        start_run(quiet, &pair.s[0], v);
+    }
+    assert_int_equal(state_of(&pair.s[0])->sum, 21);
+    assert_int_equal(pair.s[0].peer->ran_has, ran.has);
+    assert_int_equal(pair.s[0].peer->ran_seq, ran.seq);
+    for (i = 0; i < 2; ++i) {
+        start_run(asked, &pair.s[0], v);
+        assert_int_equal(pair.s[0].peer->ran_has, 1);
+        assert_int_equal(pair.s[0].peer->ran_ret, 28 + 7 * i);
+        assert_int_equal(pair.s[0].peer->ran_seq, pair.s[0].peer->rx_seq - 1);
+    }
+    ran = ran_of(pair.s[0].peer);
+    start_run(quiet, &pair.s[0], v); /* the earlier result stays, named by its seq */
+    assert_int_equal(pair.s[0].peer->ran_ret, ran.ret);
+    assert_int_equal(pair.s[0].peer->ran_seq, ran.seq);
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, v, sizeof(v), TC_SEND_PARAMS(mode, 0)),
+                     TC_OK);
+    assert_int_equal(tc_peer_wait(pair.s[0].peer, NULL), TC_OK);
+    assert_int_equal(pair.s[0].peer->ran_ret, 49);
+    assert_int_equal(pair.s[0].peer->ran_seq, pair.s[0].peer->rx_seq - 1);
+    assert_none_rejected(&pair.s[0]);
+    tc_jam_req_free(asked);
+    tc_jam_req_free(quiet);
+    pair_close(&pair);
+}
+
+static void test_result_only_when_asked_local(void **unused)
+{
+    (void)unused;
+    result_only_when_asked(TC_MODE_LOCAL);
+}
+
+static void test_result_only_when_asked_injected(void **unused)
+{
+    (void)unused;
+    result_only_when_asked(TC_MODE_INJECTED);
+}
+
+/* counters 0 on the context: prepared starts are not counted (and stats
+ * say so), tc_jam_send's frames and the receiver's still are; counters 1
+ * (the default) counts both. Anything but 0 or 1 is refused. */
+static void counted(int counters)
+{
+    tc_context_params_t params;
+    tc_jam_req_t *req = NULL;
+    tc_peer_stats_t before, after, rx;
+    int32_t v[2] = {1, 1};
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    pair_params(&params, 8);
+    params.counters = counters;
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(v));
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, &req), TC_OK);
+    tc_peer_stats(pair.s[1].peer, &before);
+    assert_int_equal(before.counters, counters);
+    for (i = 0; i < 5; ++i) {
+        start_run(req, &pair.s[0], v);
+    }
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, v, sizeof(v), NULL), TC_OK);
+    assert_int_equal(tc_peer_wait(pair.s[0].peer, NULL), TC_OK);
+    tc_peer_stats(pair.s[1].peer, &after);
+    assert_int_equal(after.counters, counters);
+    assert_int_equal(after.tx_frames - before.tx_frames, counters ? 6 : 1);
+    assert_int_equal(after.tx_jams - before.tx_jams, counters ? 6 : 1);
+    tc_peer_stats(pair.s[0].peer, &rx);
+    assert_true(rx.rx_frames >= 6);
+    assert_int_equal(state_of(&pair.s[0])->sum, 12);
+    tc_jam_req_free(req);
+    pair_close(&pair);
+}
+
+static void test_counters_on(void **unused)
+{
+    (void)unused;
+    counted(1);
+}
+
+static void test_counters_off(void **unused)
+{
+    tc_context_params_t params;
+    tc_context_t *ctx = NULL;
+
+    (void)unused;
+    counted(0);
+    tc_context_params_init(&params);
+    params.counters = 2;
+    assert_int_equal(tc_context_create(&params, &ctx), TC_ERR_INVALID_PARAM);
+    assert_null(ctx);
+}
+
 static void test_init_refuses(void **unused)
 {
     tc_send_params_t params = {TC_SEND_PARAM_FIELD_MODE, (tc_mode_t)42, 0};
@@ -294,6 +435,8 @@ static void test_init_refuses(void **unused)
     assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, &params, &req), TC_ERR_INVALID_PARAM);
     assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, TC_SEND_PARAMS(TC_MODE_LOCAL, 0x80),
                                  &req), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, TC_SEND_PARAMS(TC_MODE_LOCAL, 0x8),
+                                 &req), TC_ERR_INVALID_PARAM); /* the library's own flag */
     assert_int_equal(tc_jam_init(NULL, &jam, NULL, &req), TC_ERR_INVALID_PARAM);
     assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, NULL), TC_ERR_INVALID_PARAM);
     assert_null(req);
@@ -311,6 +454,10 @@ int main(void)
         cmocka_unit_test(test_frame_size_change),
         cmocka_unit_test(test_cached_forget),
         cmocka_unit_test(test_peer_closed),
+        cmocka_unit_test(test_result_only_when_asked_local),
+        cmocka_unit_test(test_result_only_when_asked_injected),
+        cmocka_unit_test(test_counters_on),
+        cmocka_unit_test(test_counters_off),
         cmocka_unit_test(test_init_refuses),
     };
 

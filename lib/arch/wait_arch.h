@@ -16,6 +16,8 @@
 #elif defined(__aarch64__)
 #include "arch/aarch64.h"
 #else
+#include "barrier.h"
+
 #include <stdint.h>
 #include <string.h>
 
@@ -24,7 +26,7 @@
 
 static inline void tc_arch_pause(void)
 {
-    __asm__ __volatile__("" ::: "memory");
+    tc_compiler_barrier();
 }
 
 static inline void tc_arch_store_fence(void)

@@ -16,6 +16,8 @@
 #error "lib/arch/x86_64.h is for x86-64 only: include wait_arch.h"
 #endif
 
+#include "barrier.h"
+
 #include <emmintrin.h> /* SSE2: part of the x86-64 baseline */
 #include <stdint.h>
 
@@ -213,7 +215,7 @@ static inline uint64_t tc_arch_mwaitx_u64(const volatile uint64_t *addr, uint64_
 static inline void tc_arch_clear_icache(void *begin, void *end)
 {
     __builtin___clear_cache((char *)begin, (char *)end);
-    __asm__ __volatile__("" ::: "memory");
+    tc_compiler_barrier();
 }
 
 #endif

@@ -169,8 +169,7 @@ static tc_status_t tc_frame_check(const tc_frame_hdr_t *hdrp, const void *frame,
                                "wrong sequence number %u (expected %u)",
                                hdr.seq, expect->seq);
     }
-    sig = *(const volatile uint64_t *)((const char *)frame + hdr.frame_size -
-                                       TC_FRAME_SIG_SIZE);
+    sig = tc_frame_sig_read(frame, hdr.frame_size);
     if (sig != tc_frame_sig(hdr.seq)) {
         return tc_frame_reject(reason, reason_len,
                                "signal 0x%016llx does not match sequence %u",
@@ -181,6 +180,10 @@ static tc_status_t tc_frame_check(const tc_frame_hdr_t *hdrp, const void *frame,
     }
     if (hdr.flags & ~TC_FRAME_F_KNOWN) {
         return tc_frame_reject(reason, reason_len, "unknown flags 0x%02x", hdr.flags);
+    }
+    if ((hdr.flags & TC_FRAME_F_NO_RET) && (hdr.flags & TC_FRAME_F_WANT_REPLY)) {
+        return tc_frame_reject(reason, reason_len, "flags 0x%02x ask for a reply and for no "
+                               "result", hdr.flags);
     }
 
     end = tc_frame_offsets_calc(hdr.args_len, hdr.got_count, hdr.code_len,

@@ -18,6 +18,7 @@
 #ifndef TC_FRAME_H
 #define TC_FRAME_H
 
+#include "barrier.h"
 #include "twochains.h"
 
 #include <stddef.h>
@@ -54,7 +55,9 @@ typedef enum {
 #define TC_FRAME_F_WANT_REPLY 0x01u /* sender waits for the jam's result */
 #define TC_FRAME_F_HAS_RET    0x02u /* ret/ret_seq hold a result */
 #define TC_FRAME_F_CACHE      0x04u /* injected: keep the code, later frames come CACHED */
-#define TC_FRAME_F_KNOWN      0x07u
+#define TC_FRAME_F_NO_RET     0x08u /* one-way: the receiver records no result of it (none
+                                     * comes back piggybacked); never with WANT_REPLY */
+#define TC_FRAME_F_KNOWN      0x0Fu
 
 typedef struct __attribute__((packed, aligned(8))) tc_frame_hdr {
     uint32_t frame_size;   /* whole frame, SIG included */
@@ -137,9 +140,16 @@ static inline uint64_t tc_frame_sig(uint32_t seq)
     return ((uint64_t)seq << 32) | ((uint64_t)TC_FRAME_SIG_TAG << 16) | 0x1u;
 }
 
-static inline volatile uint64_t *tc_frame_sig_ptr(void *frame, uint32_t frame_size)
+static inline uint64_t *tc_frame_sig_ptr(void *frame, uint32_t frame_size)
 {
-    return (volatile uint64_t *)((char *)frame + frame_size - TC_FRAME_SIG_SIZE);
+    return (uint64_t *)(void *)((char *)frame + frame_size - TC_FRAME_SIG_SIZE);
+}
+
+/* The signal word of a frame of frame_size bytes, read once (the sender
+ * may be writing it). */
+static inline uint64_t tc_frame_sig_read(const void *frame, uint32_t frame_size)
+{
+    return tc_read_once(tc_frame_sig_ptr((void *)frame, frame_size));
 }
 
 /* The offsets of layout in a frame of at most max_size bytes; *offsets_p
@@ -157,7 +167,7 @@ void tc_frame_write_hdr(void *frame, const tc_frame_offsets_t *offsets,
 static inline void tc_frame_seal(void *frame)
 {
     const tc_frame_hdr_t *hdr = (const tc_frame_hdr_t *)frame;
-    *tc_frame_sig_ptr(frame, hdr->frame_size) = tc_frame_sig(hdr->seq);
+    tc_write_once(tc_frame_sig_ptr(frame, hdr->frame_size), tc_frame_sig(hdr->seq));
 }
 
 /* Check a landed frame. On failure returns TC_ERR_BAD_FRAME and writes a

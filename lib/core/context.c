@@ -33,6 +33,7 @@ void tc_context_params_init(tc_context_params_t *params)
     params->ried_max_per_process      = TC_MAX_RIEDS / 4;
     params->ried_rx_bytes_per_process = TC_RIED_MAX_BYTES;
     params->ried_rx_bytes             = 2ull * TC_RIED_MAX_BYTES;
+    params->counters   = 1;
     params->field_mask = TC_CONTEXT_PARAM_FIELD_ALL;
 }
 
@@ -66,12 +67,17 @@ static void tc_context_params_apply(const tc_context_params_t *in, tc_context_pa
     TC_PARAM_TAKE(RIED_LIMITS, ried_max_per_process)
     TC_PARAM_TAKE(RIED_LIMITS, ried_rx_bytes_per_process)
     TC_PARAM_TAKE(RIED_LIMITS, ried_rx_bytes)
+    TC_PARAM_TAKE(COUNTERS, counters)
 #undef TC_PARAM_TAKE
     out->field_mask = TC_CONTEXT_PARAM_FIELD_ALL;
 }
 
 static tc_status_t tc_context_check_params(const tc_context_params_t *params)
 {
+    if ((params->counters != 0) && (params->counters != 1)) {
+        tc_error("counters must be 0 (off) or 1 (on) (got %d)", params->counters);
+        return TC_ERR_INVALID_PARAM;
+    }
     if ((params->slots < 2) || (params->slots & (params->slots - 1))) {
         tc_error("ring slots must be a power of two >= 2 (got %u)", params->slots);
         return TC_ERR_INVALID_PARAM;

@@ -33,10 +33,35 @@ static inline void tc_rx_note(tc_peer_t *peer, const tc_frame_hdr_t *hdr)
     tc_peer_note_ack(peer, hdr->ack);
 }
 
+/* A jam frame ran (flags: its header's) and returned ret: its result
+ * recorded for the replies and frames that piggyback it, unless the frame
+ * asked for none (a one-way prepared start: TC_FRAME_F_NO_RET); a reply owed
+ * where it wants one. Frames with neither flag - every tc_jam_send - pay
+ * the one test they paid for the reply alone. */
+static inline __attribute__((always_inline)) void
+tc_rx_ran(tc_peer_t *peer, uint8_t flags, int64_t ret, uint32_t seq)
+{
+    if (TC_LIKELY(!(flags & (TC_FRAME_F_WANT_REPLY | TC_FRAME_F_NO_RET)))) {
+        peer->ran_ret = ret;
+        peer->ran_seq = seq;
+        peer->ran_has = 1;
+        return;
+    }
+    if (!(flags & TC_FRAME_F_NO_RET)) {
+        peer->ran_ret = ret;
+        peer->ran_seq = seq;
+        peer->ran_has = 1;
+    }
+    if (flags & TC_FRAME_F_WANT_REPLY) {
+        peer->owed |= TC_OWED_REPLY;
+    }
+}
+
 static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
                              tc_jam_run_fn run_fn, void *state)
 {
     tc_jam_ctx_t jctx;
+    int64_t ret;
 
     jctx.state    = state;
     jctx.origin   = peer->peer_rank;
@@ -44,13 +69,9 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
     jctx.args     = frame + TC_FRAME_HDR_SIZE;
     jctx.args_len = hdr->args_len;
     peer->rx_last_run = run_fn;
-    peer->ran_ret = run_fn(&jctx, frame + hdr->payload_off, hdr->payload_len);
-    peer->ran_seq = hdr->seq;
-    peer->ran_has = 1;
+    ret = run_fn(&jctx, frame + hdr->payload_off, hdr->payload_len);
     peer->stats.rx_frames++;
-    if (hdr->flags & TC_FRAME_F_WANT_REPLY) {
-        peer->owed |= TC_OWED_REPLY;
-    }
+    tc_rx_ran(peer, hdr->flags, ret, hdr->seq);
 }
 
 /* The next frame of the injected jam that ran last under the allow-list
@@ -100,15 +121,11 @@ tc_rx_fast_run_as(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, 
     ret = line ? run_fn(&jctx, slot + TC_FRAME_LINE_HDR_SIZE, tc_frame_line_len(w[0])) :
                  run_fn(&jctx, slot + (uint16_t)w[3], (uint32_t)(w[2] >> 32));
     peer->in_progress = was;
-    peer->ran_ret     = ret;
-    peer->ran_seq     = peer->rx_seq; /* the frame's: rx_seq moves only below */
-    peer->ran_has     = 1;
     peer->stats.rx_frames++;
     /* the reply is owed only now that its result is: owed before the run,
-     * a jam that waits on this peer would send it with the last result */
-    if (flags & TC_FRAME_F_WANT_REPLY) {
-        peer->owed |= TC_OWED_REPLY;
-    }
+     * a jam that waits on this peer would send it with the last result
+     * (seq: the frame's, rx_seq moves only below) */
+    tc_rx_ran(peer, flags, ret, peer->rx_seq);
     peer->rx_seq++;
     peer->idle_polls = 0;
 }
@@ -135,12 +152,12 @@ static inline __attribute__((always_inline)) int tc_rx_poll_variable_inline(tc_p
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
     if (peer->fast_run != NULL) {
-        if (*(const volatile uint64_t *)(const void *)slot ==
+        if (tc_read_once((const uint64_t *)(const void *)slot) ==
             (((uint64_t)seq << 32) | TC_FRAME_ALIGN)) {
-            tc_load_acquire_fence();
-            if ((*tc_frame_sig_ptr(slot, TC_FRAME_ALIGN) == tc_frame_sig(seq)) &&
+            tc_smp_rmb();
+            if ((tc_frame_sig_read(slot, TC_FRAME_ALIGN) == tc_frame_sig(seq)) &&
                 TC_LIKELY(peer->failed == TC_OK)) {
-                tc_load_acquire_fence();
+                tc_smp_rmb();
                 tc_frame_load_words((const tc_frame_hdr_t *)slot, w);
                 if (tc_frame_words_same_shape(w, &peer->fast_shape, TC_FRAME_ALIGN, seq) &&
                     tc_peer_ack_sane(peer, (uint32_t)w[2])) {
@@ -166,7 +183,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll_line(tc_peer_t *peer
     uint32_t idx  = seq & (peer->rx_slots - 1);
     /* rx_path LINE only with fixed 64-byte frames: the signal is the line's
      * last word */
-    uint64_t seen = *tc_frame_sig_ptr(slot, TC_FRAME_ALIGN);
+    uint64_t seen = tc_frame_sig_read(slot, TC_FRAME_ALIGN);
     uint64_t w[TC_FRAME_LINE_WORDS];
 
     if (TC_UNLIKELY(seen != tc_frame_sig(seq))) {
@@ -179,7 +196,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll_line(tc_peer_t *peer
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return -1;
     }
-    tc_load_acquire_fence();
+    tc_smp_rmb();
     /* nothing to prefetch: the frame is the line its signal was read from;
      * one copy of the line's header, word by word: what is checked is what
      * is used */
@@ -215,10 +232,10 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
         /* the slot and rx_path read apart from the general path's reads
          * (else the compiler shares them, and the general path pays for
          * it) */
-        seq  = *(const volatile uint32_t *)&peer->rx_seq;
-        slot = *(char *const volatile *)&peer->rx_ring +
+        seq  = tc_read_once(&peer->rx_seq);
+        slot = tc_read_once(&peer->rx_ring) +
                (size_t)(seq & (peer->rx_slots - 1)) * peer->rx_slot_size;
-        if (*(const volatile uint8_t *)&peer->rx_path == TC_RX_PATH_LINE) {
+        if (tc_read_once(&peer->rx_path) == TC_RX_PATH_LINE) {
             return tc_rx_poll_line(peer, slot, seq);
         }
         return tc_rx_poll_variable(peer, slot, seq);
@@ -238,7 +255,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     if (TC_UNLIKELY(peer->failed != TC_OK)) {
         return -1;
     }
-    tc_load_acquire_fence();
+    tc_smp_rmb();
     tc_peer_prefetch_arrival(peer, slot);
     /* one copy of the header, word by word: what is checked is what is used */
     tc_frame_load_words((const tc_frame_hdr_t *)slot, w);

@@ -114,7 +114,7 @@ void tc_mbox_resize(tc_peer_t *peer, uint32_t frame_size)
         char *slot = tc_mbox_rx_slot(peer, i);
 
         next = peer->rx_seq + ((i - peer->rx_seq) & (peer->rx_slots - 1));
-        word = *tc_frame_sig_ptr(slot, frame_size);
+        word = tc_frame_sig_read(slot, frame_size);
         peer->rx_stale[i] = tc_mbox_landed(slot, next, frame_size) ? 0 : word;
         peer->rx_held |= (peer->rx_stale[i] == tc_frame_sig(next));
     }

@@ -11,12 +11,9 @@
 #include "runtime.h"
 #include "log.h"
 
-#if defined(__aarch64__)
-#define tc_load_acquire_fence() __asm__ __volatile__("dmb ishld" ::: "memory")
-#else
-/* x86 TSO: loads are not reordered with older loads */
-#define tc_load_acquire_fence() __asm__ __volatile__("" ::: "memory")
-#endif
+#include "barrier.h"
+
+#include <stddef.h>
 
 #define TC_STALE_HDR (1ull << 63) /* variable frames: stale[] holds a header seq */
 
@@ -112,11 +109,11 @@ static inline int tc_peer_sig_stale(const tc_peer_t *peer, uint64_t sig)
  * frame's own, not an earlier payload's bytes that hold the same value. */
 static inline int tc_mbox_landed(const char *slot, uint32_t seq, uint32_t frame_size)
 {
-    uint64_t w0 = *(const volatile uint64_t *)(const void *)slot; /* frame_size, seq */
+    uint64_t w0 = tc_read_once((const uint64_t *)(const void *)slot); /* frame_size, seq */
 
-    tc_load_acquire_fence();
+    tc_smp_rmb();
     return (w0 == (((uint64_t)seq << 32) | frame_size)) &&
-           (*tc_frame_sig_ptr((char *)slot, frame_size) == tc_frame_sig(seq));
+           (tc_frame_sig_read(slot, frame_size) == tc_frame_sig(seq));
 }
 
 /* Fixed frames: the due frame's signal in a slot whose word held that
@@ -154,38 +151,38 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
 {
     uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
     char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
-    volatile tc_frame_hdr_t *vhdr = (volatile tc_frame_hdr_t *)slot;
+    const uint32_t *hdr32 = (const uint32_t *)(const void *)slot;
     uint64_t seen;
     uint32_t size, seq;
 
     if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
-        seen = *tc_frame_sig_ptr(slot, peer->rx_frame_size);
+        seen = tc_frame_sig_read(slot, peer->rx_frame_size);
         if (!tc_peer_sig_new(peer, idx, seen)) {
             return 0;
         }
     } else {
         /* variable frames: a new header first, then SIG where its size says */
-        if (vhdr->mag == 0) {
+        if (tc_read_once((const uint8_t *)slot + offsetof(tc_frame_hdr_t, mag)) == 0) {
             return 0;
         }
-        tc_load_acquire_fence();
-        seq  = vhdr->seq;
+        tc_smp_rmb();
+        seq  = tc_read_once(&hdr32[offsetof(tc_frame_hdr_t, seq) / 4]);
         seen = TC_STALE_HDR | seq;
         if (!tc_peer_hdr_new(peer, idx, seq)) {
             return 0;
         }
-        size = vhdr->frame_size;
+        size = tc_read_once(&hdr32[offsetof(tc_frame_hdr_t, frame_size) / 4]);
         /* the signal after the header (a sender clears it first where the
          * slot held a frame of another size: tc_peer_clear_sig) */
-        tc_load_acquire_fence();
+        tc_smp_rmb();
         if ((seq == peer->rx_seq) && (size >= TC_FRAME_MIN_SIZE) &&
             (size <= peer->rx_slot_size) && !(size % TC_FRAME_ALIGN) &&
-            (*tc_frame_sig_ptr(slot, size) != tc_frame_sig(seq))) {
+            (tc_frame_sig_read(slot, size) != tc_frame_sig(seq))) {
             return 0; /* header landed, the rest not yet */
         }
         /* otherwise complete, or garbage the validator will name */
     }
-    tc_load_acquire_fence();
+    tc_smp_rmb();
     tc_peer_prefetch_arrival(peer, slot);
     *frame_p = slot;
     *seen_p  = seen;
@@ -202,8 +199,8 @@ static inline volatile uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint6
 
     word = (peer->frames == TC_FRAMES_FIXED) ?
                tc_frame_sig_ptr(slot, peer->rx_frame_size) :
-               (volatile uint64_t *)(slot + TC_FRAME_HDR_SIZE - sizeof(uint64_t));
-    *old_p = *word;
+               (uint64_t *)(void *)(slot + TC_FRAME_HDR_SIZE - sizeof(uint64_t));
+    *old_p = tc_read_once(word);
     return word;
 }
 
@@ -214,9 +211,9 @@ static inline volatile uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint6
 static inline uint64_t tc_peer_rx_sig(const tc_peer_t *peer, const char *slot)
 {
     if (peer->rx_frame_size > TC_FRAME_ALIGN) {
-        (void)*(const volatile uint64_t *)(const void *)slot;
+        (void)tc_read_once((const uint64_t *)(const void *)slot);
     }
-    return *tc_frame_sig_ptr((char *)slot, peer->rx_frame_size);
+    return tc_frame_sig_read(slot, peer->rx_frame_size);
 }
 
 /* Has the next frame (or something to reject) landed? The wait loop's only
@@ -230,8 +227,9 @@ static inline int tc_peer_rx_peek(const tc_peer_t *peer)
     if (TC_LIKELY(peer->frames == TC_FRAMES_FIXED)) {
         return tc_peer_sig_new(peer, idx, tc_peer_rx_sig(peer, slot));
     }
-    return (((const volatile tc_frame_hdr_t *)slot)->mag != 0) &&
-           tc_peer_hdr_new(peer, idx, ((const volatile tc_frame_hdr_t *)slot)->seq);
+    return (tc_read_once((const uint8_t *)slot + offsetof(tc_frame_hdr_t, mag)) != 0) &&
+           tc_peer_hdr_new(peer, idx, tc_read_once((const uint32_t *)(const void *)(
+                                              slot + offsetof(tc_frame_hdr_t, seq))));
 }
 
 #endif

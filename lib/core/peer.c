@@ -87,7 +87,8 @@ void tc_peer_set_sw_prefetch(tc_peer_t *peer, int on)
 
 void tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats_p)
 {
-    *stats_p = peer->stats;
+    *stats_p          = peer->stats;
+    stats_p->counters = peer->ctx->params.counters;
 }
 
 const char *tc_peer_last_reject(const tc_peer_t *peer)

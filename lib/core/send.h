@@ -152,8 +152,18 @@ tc_peer_stamp_hdr(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint64_t w[TC_FRAM
     peer->rx_reported = peer->rx_seq;
 }
 
+/* What tc_peer_sent counts of a frame (the send paths' jam argument): a jam
+ * frame or another one; TC_SENT_UNCOUNTED: neither (a prepared start where
+ * the context's counters are off). A constant on the inline paths, so an
+ * uncounted send has no counting instruction at all. */
+enum {
+    TC_SENT_OTHER     = 0,
+    TC_SENT_JAM       = 1,
+    TC_SENT_UNCOUNTED = 2
+};
+
 /* After a frame's delivery (status): ring a blocking peer, count it (jam:
- * it is a jam frame). */
+ * TC_SENT_*). */
 static inline __attribute__((always_inline)) tc_status_t
 tc_peer_sent(tc_peer_t *peer, tc_status_t status, int jam)
 {
@@ -164,8 +174,10 @@ tc_peer_sent(tc_peer_t *peer, tc_status_t status, int jam)
         return status;
     }
     peer->tx_seq++;
-    peer->stats.tx_frames++;
-    peer->stats.tx_jams += (uint64_t)jam;
+    if (!(jam & TC_SENT_UNCOUNTED)) {
+        peer->stats.tx_frames++;
+        peer->stats.tx_jams += (uint64_t)jam;
+    }
     return TC_OK;
 }
 

@@ -197,13 +197,26 @@ static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
     return nowait ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
 }
 
+/* A prepared one-way start whose request did not ask for the result
+ * (TC_SEND_RESULT): its frame asks the peer to record none (a flag of the
+ * library's own, the frame's bit; tc_jam_init makes it). */
+#define TC_SEND_NO_RET TC_FRAME_F_NO_RET
+
+_Static_assert(!(TC_SEND_NO_RET & (TC_SEND_WANT_REPLY | TC_SEND_RESULT)),
+               "the library's send flag is none of the API's");
+
+/* The frame flags a jam's send flags make. */
+static inline uint8_t tc_jam_frame_flags(unsigned flags)
+{
+    _Static_assert(TC_SEND_WANT_REPLY == TC_FRAME_F_WANT_REPLY, "the flag's bit as it goes");
+    return (uint8_t)(flags & (TC_SEND_WANT_REPLY | TC_SEND_NO_RET));
+}
+
 /* The name word of a frame of jam (lib/codec/frame.h): what a one-line frame's
  * header differs in from the last one's besides its per-frame words. */
 static inline uint64_t tc_jam_line_name(const tc_jam_t *jam, unsigned flags, uint8_t kind)
 {
-    _Static_assert(TC_SEND_WANT_REPLY == TC_FRAME_F_WANT_REPLY, "the flag's bit as it goes");
-    return tc_frame_line_name(jam->pkg_id, jam->element, kind,
-                              (uint8_t)(flags & TC_SEND_WANT_REPLY));
+    return tc_frame_line_name(jam->pkg_id, jam->element, kind, tc_jam_frame_flags(flags));
 }
 
 /* A pack routine returned more than the cap it was given: it wrote past the
@@ -223,7 +236,7 @@ static tc_status_t tc_jam_pack_overran(const tc_peer_t *peer, const tc_jam_t *ja
  * is wanted, kind. Never 0 (no kind is): 0 means no template. */
 static inline uint64_t tc_jam_tmpl_key(uint32_t packed, unsigned flags, uint8_t kind)
 {
-    return (uint64_t)packed | ((uint64_t)!!(flags & TC_SEND_WANT_REPLY) << 32) |
+    return (uint64_t)packed | ((uint64_t)tc_jam_frame_flags(flags) << 32) |
            ((uint64_t)kind << 40);
 }
 
@@ -261,8 +274,7 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
     /* the header is the template's from this frame on, sent as the
      * repeated ones are */
     tc_frame_write_hdr(&peer->tx_tmpl, &offsets, &layout, kind,
-                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0,
-                       jam->pkg_id, jam->element, peer->tx_seq);
+                       tc_jam_frame_flags(flags), jam->pkg_id, jam->element, peer->tx_seq);
     peer->tx_tmpl_key  = tc_jam_tmpl_key(packed, flags, kind);
     peer->tx_tmpl_size = size;
     /* later frames of this jam that fit the line go out as one line, where
@@ -277,8 +289,7 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
      * header, whose first word or magic is what their receiver polls */
     peer->tx_line_name  = (peer->frames == TC_FRAMES_FIXED) ? name : 0;
     peer->tx_vline_name = (peer->frames == TC_FRAMES_FIXED) ? 0 : name;
-    peer->tx_line_word  = tc_frame_line_word(kind, (flags & TC_SEND_WANT_REPLY) ?
-                                                       TC_FRAME_F_WANT_REPLY : 0);
+    peer->tx_line_word  = tc_frame_line_word(kind, tc_jam_frame_flags(flags));
     peer->tx_line_id    = tc_frame_line_id(jam->pkg_id, jam->element);
     return TC_OK;
 }
@@ -320,7 +331,7 @@ tc_jam_pack_refused(const tc_peer_t *peer, const tc_jam_t *jam, int64_t packed, 
 }
 
 static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                                      size_t len, unsigned flags, uint8_t kind);
+                                      size_t len, unsigned flags, uint8_t kind, int count);
 
 /* A large plain frame with signalling store: packed straight into the
  * peer's mapped slot, whose credit we hold (the receiver is done with it
@@ -334,20 +345,20 @@ static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, cons
  * (what a refused pack left in our slot is no frame: the signal did not
  * move). A pack writes its dst and never reads it back: here that is the
  * peer's memory (tc_jam_pack_fn). */
-static __attribute__((noinline)) tc_status_t
-tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                   unsigned flags, uint8_t kind)
+static inline __attribute__((always_inline)) tc_status_t
+tc_jam_send_direct_as(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                      unsigned flags, uint8_t kind, int count)
 {
     uint32_t room = tc_peer_frame_room(peer, TC_FRAME_HDR_SIZE);
     int64_t packed;
     tc_status_t status;
 
     if (len > room) { /* the staged way says what frame it needs */
-        return tc_jam_send_staged(peer, jam, src, len, flags, kind);
+        return tc_jam_send_staged(peer, jam, src, len, flags, kind, count);
     }
     packed = jam->elem->pack(tc_peer_tx_slot(peer) + TC_FRAME_HDR_SIZE, room, src, len);
     if (TC_UNLIKELY((uint64_t)packed > room)) { /* packed again there, to say why */
-        return tc_jam_send_staged(peer, jam, src, len, flags, kind);
+        return tc_jam_send_staged(peer, jam, src, len, flags, kind, count);
     }
     if (!tc_jam_plain_tmpl_holds(peer, jam, (uint32_t)packed, flags, kind)) {
         status = tc_jam_plain_tmpl(peer, jam, (uint32_t)packed, flags, kind);
@@ -356,7 +367,24 @@ tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t
         }
     }
     return tc_peer_send_packed(peer, &peer->tx_tmpl, NULL, TC_FRAME_HDR_SIZE,
-                               peer->tx_tmpl_size, 1);
+                               peer->tx_tmpl_size, count);
+}
+
+/* tc_jam_send_direct_as out of line, one for each count (TC_SENT_*: a
+ * constant inside each, as on the inline paths). */
+static __attribute__((noinline)) tc_status_t
+tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                   unsigned flags, uint8_t kind)
+{
+    return tc_jam_send_direct_as(peer, jam, src, len, flags, kind, TC_SENT_JAM);
+}
+
+static __attribute__((noinline)) tc_status_t
+tc_jam_send_direct_uncounted(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                             unsigned flags, uint8_t kind)
+{
+    return tc_jam_send_direct_as(peer, jam, src, len, flags, kind,
+                                 TC_SENT_JAM | TC_SENT_UNCOUNTED);
 }
 
 /* A one-line frame (lib/codec/frame.h): header, payload and signal share the
@@ -369,7 +397,7 @@ tc_jam_send_direct(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t
  * every slot of the peer's ring last held a frame of this size
  * (tx_slots_frame: its signal word holds no earlier bytes). */
 static inline __attribute__((always_inline)) tc_status_t
-tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t name)
+tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t name, int count)
 {
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
     uint32_t seq = peer->tx_seq;
@@ -378,7 +406,7 @@ tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t na
                         peer->ran_seq);
     peer->rx_reported = peer->rx_seq;
     tc_place_store_line(tc_peer_tx_slot(peer), w, payload, tc_frame_sig(seq));
-    return tc_peer_sent(peer, TC_OK, 1);
+    return tc_peer_sent(peer, TC_OK, count);
 }
 
 /* tc_jam_send_line with fixed 64-byte frames: the line format
@@ -386,7 +414,7 @@ tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t na
  * template's (tx_line_word, tx_line_id) and stored with the payload word
  * and the signal, six stores (tc_place_store_line_compact). */
 static inline __attribute__((always_inline)) tc_status_t
-tc_jam_send_line_fixed(tc_peer_t *peer, uint64_t payload, uint32_t packed)
+tc_jam_send_line_fixed(tc_peer_t *peer, uint64_t payload, uint32_t packed, int count)
 {
     uint64_t w[TC_FRAME_LINE_WORDS];
     uint32_t seq = peer->tx_seq;
@@ -395,7 +423,7 @@ tc_jam_send_line_fixed(tc_peer_t *peer, uint64_t payload, uint32_t packed)
                       peer->ran_has, peer->ran_ret, peer->ran_seq);
     peer->rx_reported = peer->rx_seq;
     tc_place_store_line_compact(tc_peer_tx_slot(peer), w, payload, tc_frame_sig(seq));
-    return tc_peer_sent(peer, TC_OK, 1);
+    return tc_peer_sent(peer, TC_OK, count);
 }
 
 _Static_assert(TC_FRAME_LINE_PAYLOAD == sizeof(uint64_t), "a one-line frame's payload: a word");
@@ -426,7 +454,8 @@ tc_jam_pack_line(const tc_jam_t *jam, const void *src, size_t len, tc_jam_line_b
  * no other effect: tc_jam_pack_fn). */
 static inline __attribute__((always_inline)) int
 tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                unsigned flags, uint8_t kind, const uint64_t *name_p, tc_status_t *status_p)
+                unsigned flags, uint8_t kind, const uint64_t *name_p, int count,
+                tc_status_t *status_p)
 {
     uint64_t name = (name_p != NULL) ? *name_p : tc_jam_line_name(jam, flags, kind);
     tc_jam_line_buf_t buf;
@@ -438,7 +467,7 @@ tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t le
         if (TC_UNLIKELY(packed < 0)) {
             return 0;
         }
-        *status_p = tc_jam_send_line_fixed(peer, buf[0], (uint32_t)packed);
+        *status_p = tc_jam_send_line_fixed(peer, buf[0], (uint32_t)packed, count);
         return 1;
     }
     if ((name != peer->tx_vline_name) || (peer->tx_slots_frame != TC_FRAME_ALIGN)) {
@@ -448,7 +477,7 @@ tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t le
     if (TC_UNLIKELY(packed < 0)) {
         return 0;
     }
-    *status_p = tc_jam_send_line(peer, buf[0], (uint32_t)packed, name);
+    *status_p = tc_jam_send_line(peer, buf[0], (uint32_t)packed, name, count);
     return 1;
 }
 
@@ -457,7 +486,7 @@ tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t le
  * (tc_jam_try_line; name_p: a prepared jam's name word, or NULL). */
 static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                          unsigned flags, uint8_t kind, const uint64_t *name_p)
+                          unsigned flags, uint8_t kind, const uint64_t *name_p, int count)
 {
     tc_status_t status;
     int64_t packed;
@@ -465,7 +494,7 @@ tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     char *frame;
 
     if ((len <= TC_FRAME_LINE_PAYLOAD) &&
-        tc_jam_try_line(peer, jam, src, len, flags, kind, name_p, &status)) {
+        tc_jam_try_line(peer, jam, src, len, flags, kind, name_p, count, &status)) {
         return status;
     }
     frame  = tc_peer_tx_frame(peer);
@@ -480,14 +509,14 @@ tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
             return status;
         }
     }
-    return tc_peer_send_sized(peer, &peer->tx_tmpl, frame, peer->tx_tmpl_size, 1);
+    return tc_peer_send_sized(peer, &peer->tx_tmpl, frame, peer->tx_tmpl_size, count);
 }
 
 /* The staged way out of line, for tc_jam_send_direct's two fallbacks. */
 static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                                      size_t len, unsigned flags, uint8_t kind)
+                                      size_t len, unsigned flags, uint8_t kind, int count)
 {
-    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, NULL);
+    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, NULL, count);
 }
 
 /* A frame that carries no code: local, or cached (whose layout is the same:
@@ -497,7 +526,7 @@ static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, cons
  * was checked for kind (its package, the sync) by the caller. */
 static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                  unsigned flags, int nowait, uint8_t kind, const uint64_t *name_p)
+                  unsigned flags, int nowait, uint8_t kind, const uint64_t *name_p, int count)
 {
     tc_status_t status = tc_send_slot(peer, nowait);
 
@@ -507,9 +536,11 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
     if (TC_UNLIKELY(len >= peer->tx_direct_min_unread) &&
         ((len >= peer->tx_direct_min) ||
          !(tc_pkg_hints(jam->pkg, jam->element) & TC_JAM_HINT_READS_PAYLOAD))) {
-        return tc_jam_send_direct(peer, jam, src, len, flags, kind);
+        return (count & TC_SENT_UNCOUNTED) ?
+                   tc_jam_send_direct_uncounted(peer, jam, src, len, flags, kind) :
+                   tc_jam_send_direct(peer, jam, src, len, flags, kind);
     }
-    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, name_p);
+    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, name_p, count);
 }
 
 /* Is inj the jam's entry, synced for mode? */
@@ -606,8 +637,7 @@ static tc_status_t tc_jam_itmpl_header(tc_peer_t *peer, const tc_jam_t *jam, uin
     peer->tx_itmpl_layout.payload_len = packed;
     off->frame_size                   = size;
     tc_frame_write_hdr(&peer->tx_itmpl, off, &peer->tx_itmpl_layout, TC_KIND_INJECTED,
-                       (flags & TC_SEND_WANT_REPLY) ? TC_FRAME_F_WANT_REPLY : 0, jam->pkg_id,
-                       jam->element, peer->tx_seq);
+                       tc_jam_frame_flags(flags), jam->pkg_id, jam->element, peer->tx_seq);
     peer->tx_itmpl_key  = tc_jam_tmpl_key(packed, flags, TC_KIND_INJECTED);
     peer->tx_itmpl_size = size;
     return TC_OK;
@@ -617,7 +647,7 @@ static tc_status_t tc_jam_itmpl_header(tc_peer_t *peer, const tc_jam_t *jam, uin
  * caller's sync, or a prepared jam's). */
 static inline __attribute__((always_inline)) tc_status_t
 tc_jam_send_injected_synced(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj,
-                            const void *src, size_t len, unsigned flags, int nowait)
+                            const void *src, size_t len, unsigned flags, int nowait, int count)
 {
     const tc_frame_offsets_t *off = &peer->tx_itmpl_off;
     const tc_inj_t *held;
@@ -673,9 +703,9 @@ tc_jam_send_injected_synced(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj,
     /* sized with the header */
     if (direct) {
         return tc_peer_send_packed(peer, &peer->tx_itmpl, frame, off->payload_off,
-                                   peer->tx_itmpl_size, 1);
+                                   peer->tx_itmpl_size, count);
     }
-    return tc_peer_send_sized(peer, &peer->tx_itmpl, frame, peer->tx_itmpl_size, 1);
+    return tc_peer_send_sized(peer, &peer->tx_itmpl, frame, peer->tx_itmpl_size, count);
 }
 
 /* Injected or cached (mode, a constant): the sync first (once per peer and
@@ -697,9 +727,10 @@ tc_jam_send_coded(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
         return status;
     }
     if (mode == TC_MODE_INJECTED) {
-        return tc_jam_send_injected_synced(peer, jam, inj, src, len, flags, nowait);
+        return tc_jam_send_injected_synced(peer, jam, inj, src, len, flags, nowait, TC_SENT_JAM);
     }
-    return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_CACHED, NULL);
+    return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_CACHED, NULL,
+                             TC_SENT_JAM);
 }
 
 static inline __attribute__((always_inline)) tc_status_t tc_jam_send_params(tc_peer_t *peer, const tc_jam_t *jam,
@@ -721,7 +752,8 @@ static inline __attribute__((always_inline)) tc_status_t tc_jam_send_params(tc_p
     }
 
     if (TC_LIKELY(mode == TC_MODE_LOCAL)) {
-        return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_LOCAL, NULL);
+        return tc_jam_send_plain(peer, jam, src, len, flags, nowait, TC_KIND_LOCAL, NULL,
+                                 TC_SENT_JAM);
     }
     if (mode == TC_MODE_CACHED) {
         return tc_jam_send_coded(peer, jam, src, len, flags, nowait, TC_MODE_CACHED);
@@ -803,14 +835,20 @@ tc_status_t tc_jam_call(tc_peer_t *peer, const tc_jam_t *jam, const void *src, s
  * cache of the code (injected, cached), the line's name word - holds while
  * the peer's tx_gen does; each start then sends the frame the same way
  * tc_jam_send does, through the same functions. */
+typedef tc_status_t (*tc_jam_start_fn)(tc_jam_req_t *req, const void *src, size_t len);
+
 struct tc_jam_req {
     tc_jam_req_link_t link;   /* link.peer NULL: the peer went */
+    tc_jam_start_fn   start;  /* tc_jam_start's path, chosen at init: injected or not,
+                               * counted or not (the context's counters) */
+    int               count;  /* TC_SENT_JAM, with TC_SENT_UNCOUNTED where counters are off */
     tc_jam_t          jam;    /* a copy: the caller's may go */
     tc_inj_t         *inj;    /* injected: the synced entry */
-    uint64_t          line_name[2]; /* tc_jam_line_name, [1] with TC_SEND_WANT_REPLY */
+    uint64_t          line_name[2]; /* tc_jam_line_name of flags[0], flags[1] */
     uint32_t          gen;    /* the peer's tx_gen when checked */
     tc_mode_t         mode;
-    unsigned          flags;
+    unsigned          flags[2]; /* a start's send flags (TC_SEND_NO_RET unless the request
+                                 * asked for TC_SEND_RESULT), a start_call's */
     uint8_t           kind;
 };
 
@@ -869,6 +907,8 @@ static void tc_jam_req_unlink(tc_jam_req_t *req)
     link->peer = NULL;
 }
 
+static tc_jam_start_fn tc_jam_start_fn_of(int injected, int count);
+
 tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_params_t *params,
                         tc_jam_req_t **req_p)
 {
@@ -887,9 +927,10 @@ tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_para
         tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
         return TC_ERR_INVALID_PARAM;
     }
-    if (flags & ~TC_SEND_WANT_REPLY) {
-        tc_error("%s: jam '%s': unknown send flags 0x%x (known: TC_SEND_WANT_REPLY)",
-                 peer->name, jam->elem->name, flags & ~TC_SEND_WANT_REPLY);
+    if (flags & ~(TC_SEND_WANT_REPLY | TC_SEND_RESULT)) {
+        tc_error("%s: jam '%s': unknown send flags 0x%x (known: TC_SEND_WANT_REPLY, "
+                 "TC_SEND_RESULT)", peer->name, jam->elem->name,
+                 flags & ~(TC_SEND_WANT_REPLY | TC_SEND_RESULT));
         return TC_ERR_INVALID_PARAM;
     }
     req = calloc(1, sizeof(*req));
@@ -900,11 +941,18 @@ tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_para
     req->link.peer = peer;
     req->jam       = *jam;
     req->mode      = mode;
-    req->flags     = flags;
+    /* a one-way frame asks for no result unless the request does (a call
+     * always does) */
+    req->flags[0]  = (flags & TC_SEND_WANT_REPLY) ? TC_SEND_WANT_REPLY :
+                     (flags & TC_SEND_RESULT)     ? 0 : TC_SEND_NO_RET;
+    req->flags[1]  = TC_SEND_WANT_REPLY;
     req->kind      = (mode == TC_MODE_LOCAL)    ? TC_KIND_LOCAL :
                      (mode == TC_MODE_INJECTED) ? TC_KIND_INJECTED : TC_KIND_CACHED;
-    req->line_name[0] = tc_jam_line_name(jam, flags, req->kind);
-    req->line_name[1] = tc_jam_line_name(jam, flags | TC_SEND_WANT_REPLY, req->kind);
+    req->line_name[0] = tc_jam_line_name(jam, req->flags[0], req->kind);
+    req->line_name[1] = tc_jam_line_name(jam, req->flags[1], req->kind);
+    req->count        = peer->ctx->params.counters ? TC_SENT_JAM :
+                                                     (TC_SENT_JAM | TC_SENT_UNCOUNTED);
+    req->start        = tc_jam_start_fn_of(req->kind == TC_KIND_INJECTED, req->count);
     status = tc_jam_req_check(req);
     if (status != TC_OK) {
         free(req);
@@ -929,9 +977,11 @@ void tc_jam_req_free(tc_jam_req_t *req)
 }
 
 /* A prepared jam's frame (want: 0, or TC_SEND_WANT_REPLY for a call), the
- * request checked again first where its peer changed since. */
+ * request checked again first where its peer changed since; injected and
+ * count (TC_SENT_*) constants where the start's path is chosen at init. */
 static inline __attribute__((always_inline)) tc_status_t
-tc_jam_req_send(tc_jam_req_t *req, const void *src, size_t len, unsigned want)
+tc_jam_req_send(tc_jam_req_t *req, const void *src, size_t len, unsigned want, int injected,
+                int count)
 {
     tc_peer_t *peer = req->link.peer;
     tc_status_t status;
@@ -942,22 +992,62 @@ tc_jam_req_send(tc_jam_req_t *req, const void *src, size_t len, unsigned want)
             return status;
         }
     }
-    if (req->kind == TC_KIND_INJECTED) {
+    if (injected) {
         return tc_jam_send_injected_synced(peer, &req->jam, req->inj, src, len,
-                                           req->flags | want, 0);
+                                           req->flags[want != 0], 0, count);
     }
-    return tc_jam_send_plain(peer, &req->jam, src, len, req->flags | want, 0, req->kind,
-                             &req->line_name[want != 0]);
+    return tc_jam_send_plain(peer, &req->jam, src, len, req->flags[want != 0], 0, req->kind,
+                             &req->line_name[want != 0], count);
+}
+
+/* tc_jam_start's four paths: the choice is made once, at init, rather
+ * than tested at every start (what it saves with counters off is only
+ * worth it so). */
+static tc_status_t tc_jam_start_plain(tc_jam_req_t *req, const void *src, size_t len)
+{
+    return tc_jam_req_send(req, src, len, 0, 0, TC_SENT_JAM);
+}
+
+static tc_status_t tc_jam_start_plain_uncounted(tc_jam_req_t *req, const void *src, size_t len)
+{
+    return tc_jam_req_send(req, src, len, 0, 0, TC_SENT_JAM | TC_SENT_UNCOUNTED);
+}
+
+static tc_status_t tc_jam_start_injected(tc_jam_req_t *req, const void *src, size_t len)
+{
+    return tc_jam_req_send(req, src, len, 0, 1, TC_SENT_JAM);
+}
+
+static tc_status_t tc_jam_start_injected_uncounted(tc_jam_req_t *req, const void *src,
+                                                   size_t len)
+{
+    return tc_jam_req_send(req, src, len, 0, 1, TC_SENT_JAM | TC_SENT_UNCOUNTED);
+}
+
+static tc_jam_start_fn tc_jam_start_fn_of(int injected, int count)
+{
+    if (injected) {
+        return (count & TC_SENT_UNCOUNTED) ? tc_jam_start_injected_uncounted :
+                                             tc_jam_start_injected;
+    }
+    return (count & TC_SENT_UNCOUNTED) ? tc_jam_start_plain_uncounted : tc_jam_start_plain;
 }
 
 tc_status_t tc_jam_start(tc_jam_req_t *req, const void *src, size_t len)
 {
-    return tc_jam_req_send(req, src, len, 0);
+    return req->start(req, src, len);
+}
+
+/* A call's frame, on the path tc_jam_start's choice stands for. */
+static tc_status_t tc_jam_req_call_send(tc_jam_req_t *req, const void *src, size_t len)
+{
+    return tc_jam_req_send(req, src, len, TC_SEND_WANT_REPLY, req->kind == TC_KIND_INJECTED,
+                           req->count);
 }
 
 tc_status_t tc_jam_start_call(tc_jam_req_t *req, const void *src, size_t len, int64_t *ret_p)
 {
-    tc_status_t status = tc_jam_req_send(req, src, len, TC_SEND_WANT_REPLY);
+    tc_status_t status = tc_jam_req_call_send(req, src, len);
 
     if (status == TC_OK) {
         status = tc_jam_wait_result(req->link.peer, &req->jam, req->link.peer->tx_seq - 1,
@@ -966,7 +1056,7 @@ tc_status_t tc_jam_start_call(tc_jam_req_t *req, const void *src, size_t len, in
     if (status == TC_ERR_AGAIN) {
         /* as tc_jam_call: the peer dropped the code and said so (which
          * moved tx_gen: this send syncs it again first) */
-        status = tc_jam_req_send(req, src, len, TC_SEND_WANT_REPLY);
+        status = tc_jam_req_call_send(req, src, len);
         if (status == TC_OK) {
             status = tc_jam_wait_result(req->link.peer, &req->jam, req->link.peer->tx_seq - 1, 0,
                                         ret_p);

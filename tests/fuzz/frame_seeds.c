@@ -39,6 +39,12 @@ int main(int argc, char **argv)
         {"sync-reply", TC_KIND_SYNC_REP, TC_FRAME_F_HAS_RET, 0, 0, 0, 0, 16},
         {"reply", TC_KIND_REPLY, TC_FRAME_F_HAS_RET, 1, 0, 0, 0, 0},
         {"nop", TC_KIND_NOP, 0, 0, 0, 0, 0, 0},
+        /* a prepared one-way start's frame; and one that contradicts itself */
+        {"local-no-ret", TC_KIND_LOCAL, TC_FRAME_F_NO_RET, 1, 0, 0, 0, 8},
+        {"cached-no-ret-has-ret", TC_KIND_CACHED, TC_FRAME_F_NO_RET | TC_FRAME_F_HAS_RET, 0, 0,
+         0, 0, 16},
+        {"local-no-ret-reply", TC_KIND_LOCAL, TC_FRAME_F_NO_RET | TC_FRAME_F_WANT_REPLY, 0, 0, 0,
+         0, 8},
     };
     uint8_t frame[1024];
     unsigned i;
