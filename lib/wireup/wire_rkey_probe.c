@@ -6,8 +6,12 @@
  * a failed uct_rkey_unpack: ucp_rkey.c) and the process dies. So each key of
  * a transport that attaches memory (posix, sysv: shared memory) is first
  * unpacked by its UCT component and released again; a key that does not
- * attach refuses the connect. A peer that unlinks its object between this
- * probe and UCP's unpack still reaches UCX's bug (docs/SECURITY.md).
+ * attach refuses the connect. The connect unpacks the key twice, the first
+ * still held (lib/wireup/wire_extent.c's second view), so the probe attaches
+ * it twice at once too: a posix key's length is the peer's word, and one that
+ * fits this side's address space once but not twice failed only in that
+ * second unpack, into the same bug. A peer that unlinks its object between
+ * this probe and UCP's unpacks still reaches UCX's bug (docs/SECURITY.md).
  */
 #include "wire_rkey_probe.h"
 #include "log.h"
@@ -81,7 +85,7 @@ tc_status_t tc_wire_rkey_probe(const tc_ucx_addr_info_t *addr, const void *rkey,
                                const tc_ucx_rkey_info_t *ri, char *why)
 {
     uct_component_h *comps, comp;
-    uct_rkey_bundle_t bundle;
+    uct_rkey_bundle_t bundle[2]; /* the two views the connect holds at once */
     tc_status_t status = TC_OK;
     const uint8_t *key;
     ucs_status_t ucs;
@@ -106,15 +110,25 @@ tc_status_t tc_wire_rkey_probe(const tc_ucx_addr_info_t *addr, const void *rkey,
             status = TC_ERR_PROTOCOL;
             continue;
         }
-        ucs = uct_rkey_unpack(comp, key, &bundle);
+        ucs = uct_rkey_unpack(comp, key, &bundle[0]);
         if (ucs != UCS_OK) {
             snprintf(why, TC_WIRE_WHY_MAX,
                      "rkey: the %s key of memory domain %u names nothing this side can "
                      "attach (%s)", tc_probe_tls[tl], ri->mds[i].md, ucs_status_string(ucs));
             status = TC_ERR_PROTOCOL;
-        } else {
-            uct_rkey_release(comp, &bundle);
+            continue;
         }
+        ucs = uct_rkey_unpack(comp, key, &bundle[1]);
+        if (ucs != UCS_OK) {
+            snprintf(why, TC_WIRE_WHY_MAX,
+                     "rkey: the %s key of memory domain %u names more than this side can "
+                     "attach twice, as the connect does (%s)", tc_probe_tls[tl],
+                     ri->mds[i].md, ucs_status_string(ucs));
+            status = TC_ERR_PROTOCOL;
+        } else {
+            uct_rkey_release(comp, &bundle[1]);
+        }
+        uct_rkey_release(comp, &bundle[0]);
     }
     uct_release_component_list(comps);
     return status;
