@@ -1,4 +1,5 @@
 #include "clock.h"
+#include "barrier.h"
 
 #include <string.h>
 
@@ -51,7 +52,6 @@ static uint64_t tc_clock_step_ticks(void)
 {
     double step[TC_CLOCK_STEP_WINDOWS];
     uint64_t g, prev, now;
-    volatile unsigned sink = 0;
     unsigned w, i, j;
 
     for (w = 0; w < TC_CLOCK_STEP_WINDOWS; ++w) {
@@ -59,7 +59,7 @@ static uint64_t tc_clock_step_ticks(void)
         prev = tc_clock_ticks();
         for (i = 0; i < 64; ++i) {
             for (j = 0; j < ((w * 64 + i) * 7919u) % 23u; ++j) {
-                sink += j;
+                tc_compiler_barrier(); /* a varying few instructions, kept */
             }
             now  = tc_clock_ticks();
             g    = tc_clock_gcd(g, now - prev);
