@@ -91,7 +91,8 @@ int main(void)
     return !((jam.element == TC_PKG_DEMO_$up) && (tc_pkg_desc(pkg)->id == TC_PKG_DEMO_ID));
 }
 EOF
-(cd "$TMP/work" && cc -o byname byname.c -I"$PREFIX/include" -L"$PREFIX/lib" -Wl,-rpath,"$PREFIX/lib" -ltwochains &&
+# an installed sanitizer build (make check SAN=...) wants its runtime first
+(cd "$TMP/work" && cc ${SAN:+-fsanitize=$SAN} -o byname byname.c -I"$PREFIX/include" -L"$PREFIX/lib" -Wl,-rpath,"$PREFIX/lib" -ltwochains &&
     ./byname) >"$TMP/byname" 2>&1 || fail "a jam by name against demo.h's ids: $(cat "$TMP/byname")"
 echo "by name: $(cat "$TMP/byname")"
 
