@@ -40,19 +40,12 @@
 #define COST_MAX_SIZES 16
 #define COST_WARMUP    1000u
 
-/* How the measured loop sends: tc_jam_send, or a prepared jam's start
- * (tc_jam_init once a point, tc_jam_start each message). One name table. */
-typedef enum cost_api { COST_API_SEND, COST_API_PREPARED, COST_API_LAST } cost_api_t;
-
-static const char *const cost_api_names[COST_API_LAST] = {"send", "prepared"};
-static const tc_names_t  cost_names_api = {"api", cost_api_names, COST_API_LAST};
-
 typedef struct cost_opts {
     char        jam_list[256];
     const char *jams[COST_MAX_JAMS];
     unsigned    n_jams;
     uint32_t    modes[3], n_modes;
-    uint32_t    apis[COST_API_LAST], n_apis;
+    uint32_t    apis[TC_TOOL_API_LAST], n_apis;
     uint64_t    sizes[COST_MAX_SIZES];
     unsigned    n_sizes;
     uint64_t    iters;
@@ -136,7 +129,7 @@ static int cost_parse(int argc, char **argv, cost_opts_t *o)
     o->modes[1] = TC_MODE_INJECTED;
     o->modes[2] = TC_MODE_CACHED;
     o->n_modes  = 3;
-    o->apis[0]  = COST_API_SEND;
+    o->apis[0]  = TC_TOOL_API_SEND;
     o->n_apis   = 1;
     o->sizes[0] = 8;
     o->sizes[1] = 64;
@@ -170,7 +163,7 @@ static int cost_parse(int argc, char **argv, cost_opts_t *o)
             break;
         case 1: o->csv_path = optarg; break;
         case 2:
-            rc = tc_tool_opt_names(&cost_tool, &cost_names_api, optarg, o->apis,
+            rc = tc_tool_opt_names(&cost_tool, &tc_tool_names_api, optarg, o->apis,
                                    TC_ARRAY_SIZE(o->apis), &o->n_apis);
             break;
         case 'h': cost_usage(stdout); exit(0);
@@ -364,7 +357,8 @@ static tc_status_t cost_point(cost_side_t *side, const tc_jam_t *jam, tc_jam_req
                               uint32_t frame, const cost_opts_t *o, const tc_clock_t *clock,
                               FILE *csv)
 {
-    const char *api = cost_api_names[(req != NULL) ? COST_API_PREPARED : COST_API_SEND];
+    const char *api =
+        tc_names_str(&tc_tool_names_api, (req != NULL) ? TC_TOOL_API_PREPARED : TC_TOOL_API_SEND);
     static char src[1u << 20];
     tc_peer_stats_t before[2], after[2];
     uint64_t t0, t1, msgs = 2 * o->iters, warm = (o->iters < COST_WARMUP) ? o->iters : COST_WARMUP;
@@ -454,7 +448,7 @@ static tc_status_t cost_jam_mode(cost_side_t *side, const char *name, tc_mode_t 
 
             /* prepared after the frames are sized (and the syncs done): its
              * first start checks nothing again */
-            for (i = 0; (i < 2) && (status == TC_OK) && (o->apis[a] == COST_API_PREPARED); ++i) {
+            for (i = 0; (i < 2) && (status == TC_OK) && (o->apis[a] == TC_TOOL_API_PREPARED); ++i) {
                 status = tc_jam_init(side[i].peer, &jam[i], TC_SEND_PARAMS(mode, 0), &req[i]);
             }
             if (status == TC_OK) {

@@ -68,6 +68,8 @@ typedef struct perf_opts {
                                          * modes back to back (else test by test) */
     uint32_t blocks;                    /* --blocks: each point's iterations in this
                                          * many blocks, the points taking turns */
+    uint32_t api;                       /* tc_tool_api_t: how the jam tests send (both
+                                         * sides: the server's answers too) */
     char     host[64];                  /* the sender's host name, for the record */
 } perf_opts_t;
 
@@ -103,6 +105,7 @@ typedef struct perf_local {
 
 typedef struct perf_result {
     const char       *test;
+    const char       *api;          /* jam rows: send or prepared; "" else */
     const char       *mode;         /* jam tests: local, injected, cached; else raw */
     const char       *wait;         /* how both sides waited */
     double            cpu_ns_per_msg;  /* this side's thread CPU time per message */
@@ -152,6 +155,8 @@ typedef struct perf_run {
     char                refused[160 + TC_JAM_DOC_MAX]; /* a test that cannot run here: why
                                                         * (a jam's payload text with it) */
     int                 prepared[3]; /* namespace sync done, per mode */
+    tc_jam_req_t       *req;        /* --api prepared: the jam test's request, made
+                                     * per point outside its timed loop; else NULL */
     tc_clock_t          clock;
     tc_hist_t          *hist;
     char               *src;        /* payload source, slot_size bytes */

@@ -31,6 +31,9 @@ void perf_usage(FILE *out)
     fprintf(out,
             "  -j JAM      jam for jam_* tests (default indirect_put)\n"
             "  -m MODES    jam invocation, comma list: local (default), injected, cached\n"
+            "  --api API   how the jam tests send: send (default: tc_jam_send each frame)\n"
+            "              or prepared (tc_jam_init once a point, outside the timed loop,\n"
+            "              then tc_jam_start: one-way, no result asked); both sides\n"
             "  -W WAITS    how receivers wait, comma list: poll (default), pause, wfe, umwait,\n"
             "              mwaitx, event, adaptive (tc-perf --platform says which this host has);\n"
             "              the put_*/floor_* references' receivers too (event, adaptive: poll)\n"
@@ -206,6 +209,7 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
         {"ref-work", required_argument, NULL, 22},
         {"wide", no_argument, NULL, 23},
         {"pairs", required_argument, NULL, 24},
+        {"api", required_argument, NULL, 25},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, TC_TOOL_OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -357,6 +361,10 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
         case 10:
             rc = tc_tool_opt_onoff(&perf_tool, "--hw-prefetch", optarg, &opts->hw_prefetch);
             break;
+        case 25:
+            rc = tc_tool_opt_name(&perf_tool, &tc_tool_names_api, TC_TOOL_NAMES_ALL, optarg,
+                                  "bad api '%s' (send, prepared)", &opts->api);
+            break;
         case 20:
             if ((strcmp(optarg, "test") != 0) && (strcmp(optarg, "size") != 0)) {
                 return tc_tool_bad(&perf_tool, "--order takes test or size, not '%s'", optarg);
@@ -448,6 +456,17 @@ int perf_parse(int argc, char **argv, perf_opts_t *opts, perf_local_t *local)
         char why[256];
         if (tc_stress_check(opts->stress, why, sizeof(why)) != TC_OK) {
             return tc_tool_bad(&perf_tool, "--stress %s: %s", opts->stress, why);
+        }
+    }
+    if (opts->api != TC_TOOL_API_SEND) {
+        for (n = 0; n < opts->n_tests; ++n) {
+            if (perf_tests[opts->tests[n]].uses_jam) {
+                break;
+            }
+        }
+        if (n == opts->n_tests) {
+            return tc_tool_bad(&perf_tool, "--api %s applies to the jam tests (jam_lat, jam_rate), "
+                               "and -t runs none", tc_names_str(&tc_tool_names_api, opts->api));
         }
     }
     if (opts->gap_ns != 0) {

@@ -136,6 +136,8 @@ void perf_print_header(const perf_run_t *run)
              prog ? "on" : "off", why);
     perf_box(out, "signalling %-14s frames %-8s slots %u x %u B  jam %s", sig,
              tc_frames_str((tc_frame_mode_t)o->frames), o->slots, o->slot_size, o->jam);
+    perf_box(out, "api        %s", (o->api == TC_TOOL_API_PREPARED) ?
+             "prepared (tc_jam_init per point, tc_jam_start in the loop)" : "send (tc_jam_send)");
     perf_box(out, "iterations %-12llu warm-up %-10llu blocks %u", (unsigned long long)o->iters,
              (unsigned long long)o->warmup, o->blocks);
     perf_box(out, "clock      %s, %.4f ns/tick, reads move in steps of %.2f ns%s", run->clock.source,
@@ -415,7 +417,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                "signal,transports,code_bytes,got_slots,wait,cpu_ns_per_msg,polls_per_msg,"
                "cycles,cycles_source,placement,sw_prefetch,stress,peer_cpu_ns_per_msg,"
                "peer_polls_per_msg,peer_cycles,instructions,ref_cycles,gap_us,floor_ratio,"
-               "put_read_ratio,frame_of,host,timestamp,schema_version\n");
+               "put_read_ratio,api,frame_of,host,timestamp,schema_version\n");
     for (i = 0; i < n; ++i) {
         const perf_result_t *r = &results[i];
         const perf_test_t *t   = perf_find(r->test);
@@ -423,7 +425,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
         tc_tool_iso_time(r->when, when, sizeof(when));
         fprintf(f, "%s,%s,%s,%u,%u,%llu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%.1f,%.3f,"
                    "%s,\"%s\",%u,%u,%s,%.1f,%.2f,%s,%s,%s,%s,%s,%.1f,%.2f,%s,%s,%s,%llu,%s,%s,%s,"
-                   "%s,%s,%d\n",
+                   "%s,%s,%s,%d\n",
                 r->test, t->uses_jam ? run->opts->jam : "", r->mode, r->payload,
                 r->frame_bytes, (unsigned long long)r->iters, r->lat.min / 1e3,
                 r->lat.p50 / 1e3, r->lat.p90 / 1e3, r->lat.p99 / 1e3, r->lat.p999 / 1e3,
@@ -438,7 +440,7 @@ tc_status_t perf_write_csv(const char *path, const perf_run_t *run,
                 perf_opt_num(c3, r->ref_cycles_per_msg),
                 (unsigned long long)(strcmp(r->test, "jam_lat") ? 0 : run->opts->gap_ns / 1000),
                 perf_ratio_num(c4, r->floor_ratio), perf_ratio_num(c5, r->put_read_ratio),
-                r->frame_of, run->opts->host, when, TC_TOOL_SCHEMA_VERSION);
+                r->api, r->frame_of, run->opts->host, when, TC_TOOL_SCHEMA_VERSION);
     }
     return perf_close_out(f, path);
 }
@@ -576,11 +578,11 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                "\"iterations\": %llu, \"warmup\": %llu, \"blocks\": %u, \"slots\": %u, "
                "\"slot_size\": %u, "
                "\"window\": %u, \"loopback\": %s, \"timeout_ms\": %d, \"gap_us\": %llu, "
-               "\"ref_work\": %u, \"ref_work_ns\": %.2f},\n",
+               "\"ref_work\": %u, \"ref_work_ns\": %.2f, \"api\": \"%s\"},\n",
             tests, o->jam, sizes, (unsigned long long)o->iters, (unsigned long long)o->warmup,
             o->blocks, o->slots, o->slot_size, o->window, run->local->loopback ? "true" : "false",
             run->local->timeout_ms, (unsigned long long)(o->gap_ns / 1000), o->ref_work,
-            perf_ref_work_ns(run));
+            perf_ref_work_ns(run), tc_names_str(&tc_tool_names_api, o->api));
     fprintf(f, "  \"placement\": [");
     for (i = 0; i < o->n_places; ++i) {
         fprintf(f, "%s{\"mode\": \"%s\", \"sequence\": ", i ? ", " : "",
@@ -620,7 +622,8 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
         const perf_result_t *r = &results[i];
         char c0[32], c1[32], c2[32], ratios[512], at[32];
         tc_tool_iso_time(r->when, at, sizeof(at));
-        fprintf(f, "    {\"test\": \"%s\", \"timestamp\": \"%s\", \"mode\": \"%s\", \"wait\": \"%s\", "
+        fprintf(f, "    {\"test\": \"%s\", \"api\": \"%s\", \"timestamp\": \"%s\", \"mode\": \"%s\", "
+                   "\"wait\": \"%s\", "
                    "\"placement\": \"%s\", \"cycles_per_msg\": %s, \"peer_cycles_per_msg\": %s, "
                    "\"instructions_per_msg\": %s, \"polls_per_msg\": %.2f, "
                    "\"peer_cpu_ns_per_msg\": %.1f, \"peer_polls_per_msg\": %.2f, "
@@ -631,7 +634,7 @@ tc_status_t perf_write_json(const char *path, const perf_run_t *run,
                    "\"p99_us\": %.4f, \"p999_us\": %.4f, \"p9999_us\": %.4f, \"max_us\": %.4f, "
                    "\"mean_us\": %.4f, \"tail_spread_pct\": %.2f, \"rate_mps\": %.1f, "
                    "\"bw_mbs\": %.3f, \"elapsed_s\": %.9f%s}%s\n",
-                r->test, at, r->mode, r->wait, r->place, perf_json_num(c0, r->cycles_per_msg),
+                r->test, r->api, at, r->mode, r->wait, r->place, perf_json_num(c0, r->cycles_per_msg),
                 perf_json_num(c1, r->peer_cycles_per_msg), perf_json_num(c2, r->instr_per_msg),
                 r->polls_per_msg, r->peer_cpu_ns_per_msg, r->peer_polls_per_msg,
                 r->cpu_ns_per_msg, r->code_bytes, r->got_slots,

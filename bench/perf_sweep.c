@@ -8,6 +8,7 @@
 #include "boot.h"
 #include "log.h"
 #include "harness/cycles.h"
+#include "tool.h"
 
 #include <limits.h>
 #include <math.h>
@@ -294,6 +295,7 @@ static tc_status_t perf_run_block(perf_side_t *side, perf_run_t *run, perf_point
         r      = &results[p->row];
         memset(r, 0, sizeof(*r));
         r->test     = test->name;
+        r->api      = test->uses_jam ? tc_names_str(&tc_tool_names_api, opts->api) : "";
         r->mode     = test->uses_jam ? tc_mode_str(run->mode) : "raw";
         r->frame_of = test->uses_jam ? "" : tc_mode_str(run->mode);
         r->wait     = tc_wait_str(wait);

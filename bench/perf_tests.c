@@ -8,6 +8,7 @@
 #include "harness/peer_raw.h"
 #include "wait_arch.h"
 #include "log.h"
+#include "tool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,30 @@ static tc_status_t perf_jam_size_frames(perf_run_t *run, uint32_t payload, uint3
     if (status == TC_OK) {
         status = tc_boot_barrier(run->boot); /* both sides sized before any send */
     }
+    /* --api prepared: after the sizing and the sync, so that the timed
+     * loop's first start has nothing left to check */
+    if ((status == TC_OK) && (run->opts->api == TC_TOOL_API_PREPARED)) {
+        status = tc_jam_init(run->peer, &run->jam, TC_SEND_PARAMS(run->mode, 0), &run->req);
+    }
     *frame_p = frame;
     return status;
+}
+
+/* The point's request, if any, freed (perf_jam_size_frames made it). */
+static void perf_jam_done(perf_run_t *run)
+{
+    tc_jam_req_free(run->req);
+    run->req = NULL;
+}
+
+/* One jam frame of the point: tc_jam_send, or the prepared request's start
+ * (one-way, no result asked: tc_jam_init's default). */
+static inline tc_status_t perf_jam_send(perf_run_t *run, uint32_t payload)
+{
+    if (run->req != NULL) {
+        return tc_jam_start(run->req, run->src, payload);
+    }
+    return tc_jam_send(run->peer, &run->jam, run->src, payload, TC_SEND_PARAMS(run->mode, 0));
 }
 
 /* --gap-us: the client spins (for an exact gap; its own CPU time then means
@@ -144,7 +167,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
                 perf_idle_gap(run);
             }
             t0     = tc_clock_ticks();
-            status = tc_jam_send(run->peer, &run->jam, run->src, payload, TC_SEND_PARAMS(run->mode, 0));
+            status = perf_jam_send(run, payload);
             if (status == TC_OK) {
                 status = tc_peer_wait(run->peer, NULL); /* the answer ran here */
             }
@@ -156,16 +179,19 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
         } else {
             status = tc_peer_wait(run->peer, NULL);
             if (status == TC_OK) {
-                status = tc_jam_send(run->peer, &run->jam, run->src, payload, TC_SEND_PARAMS(run->mode, 0));
+                status = perf_jam_send(run, payload);
             }
         }
         if (status != TC_OK) {
-            return status;
+            break;
         }
     }
     t1 = tc_clock_ticks();
+    perf_jam_done(run);
 
-    status = tc_peer_flush(run->peer);
+    if (status == TC_OK) {
+        status = tc_peer_flush(run->peer);
+    }
     if ((status != TC_OK) || !run->initiator) {
         return status;
     }
@@ -183,7 +209,7 @@ static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t c
     if (run->initiator) {
         tw = tc_clock_ticks();
         for (i = 0; i < count; ++i) {
-            status = tc_jam_send(run->peer, &run->jam, run->src, payload, TC_SEND_PARAMS(run->mode, 0));
+            status = perf_jam_send(run, payload);
             if (status != TC_OK) {
                 return status;
             }
@@ -211,7 +237,7 @@ static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t c
 static tc_status_t perf_jam_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
 {
     tc_status_t status;
-    uint64_t t0, t1;
+    uint64_t t0 = 0, t1 = 0;
     uint32_t frame;
 
     status = perf_jam_size_frames(run, payload, &frame);
@@ -221,13 +247,12 @@ static tc_status_t perf_jam_rate(perf_run_t *run, uint32_t payload, perf_result_
     if (status == TC_OK) {
         status = tc_boot_barrier(run->boot);
     }
-    if (status != TC_OK) {
-        return status;
+    if (status == TC_OK) {
+        t0     = tc_clock_ticks();
+        status = perf_jam_stream(run, payload, run->iters, 1);
+        t1     = tc_clock_ticks();
     }
-
-    t0     = tc_clock_ticks();
-    status = perf_jam_stream(run, payload, run->iters, 1);
-    t1     = tc_clock_ticks();
+    perf_jam_done(run);
     if ((status != TC_OK) || !run->initiator) {
         return status;
     }

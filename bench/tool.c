@@ -17,6 +17,9 @@
 
 #include "build_rev.h"
 
+static const char *const tc_tool_api_names[TC_TOOL_API_LAST] = {"send", "prepared"};
+const tc_names_t tc_tool_names_api = {"api", tc_tool_api_names, TC_TOOL_API_LAST};
+
 int tc_tool_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *val_p)
 {
     unsigned long long v;

@@ -24,7 +24,12 @@
 /* The schema of the results the tools write (a schema_version column in
  * every CSV row; scripts/tcresults/schema.py SCHEMA_VERSION reads it and
  * migrates older rows, which have none: version 0). */
-#define TC_TOOL_SCHEMA_VERSION 1
+#define TC_TOOL_SCHEMA_VERSION 2
+
+/* How a tool's jam loop sends (tc-perf and tc-cost --api): tc_jam_send, or a
+ * prepared jam's start (tc_jam_init once a point, tc_jam_start each frame). */
+typedef enum tc_tool_api { TC_TOOL_API_SEND, TC_TOOL_API_PREPARED, TC_TOOL_API_LAST } tc_tool_api_t;
+extern const tc_names_t tc_tool_names_api; /* tc_tool_api_t */
 
 #define TC_TOOL_EXIT_FAILED      1
 #define TC_TOOL_EXIT_USAGE       2

@@ -16,7 +16,7 @@
 # jam / floor, jam / put) and OUT/last.json (the last tc-perf JSON).
 #
 # usage: scripts/bench-line.sh [-o OUT] [-n ITERS] [-s SIZE] [-j JAM] [-m MODE] [-r ROUNDS]
-#                              [-b BLOCKS] [-W WAIT]
+#                              [-b BLOCKS] [-W WAIT] [-a API]
 #   -o OUT     default results/<platform>/line
 #   -n ITERS   measured round trips per point (default 1000000)
 #   -s SIZE    payload bytes (default 8: a one-line frame)
@@ -25,10 +25,12 @@
 #   -r ROUNDS  invocations (default 3)
 #   -b BLOCKS  tc-perf --blocks (default 10)
 #   -W WAIT    how every receiver waits (tc-perf -W; default poll)
+#   -a API     how jam_lat sends (tc-perf --api): send (default, tc_jam_send)
+#              or prepared (tc_jam_init once a point, tc_jam_start each frame)
 # Nothing else should run on the machine meanwhile.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out="" iters=1000000 size=8 jam=noop mode=local rounds=3 blocks=10 wait=poll
+out="" iters=1000000 size=8 jam=noop mode=local rounds=3 blocks=10 wait=poll api=send
 while [ $# -gt 0 ]; do
     case $1 in
         -o) out=$2; shift 2 ;;
@@ -39,10 +41,12 @@ while [ $# -gt 0 ]; do
         -r) rounds=$2; shift 2 ;;
         -b) blocks=$2; shift 2 ;;
         -W) wait=$2; shift 2 ;;
-        -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -a) api=$2; shift 2 ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-line.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
+case $api in send|prepared) ;; *) echo "bench-line.sh: bad api '$api' (send, prepared)" >&2; exit 2 ;; esac
 perf=${TC_BUILD:-$top/build}/bin/tc-perf
 [ -x "$perf" ] || { echo "bench-line.sh: $perf missing: build first (make)" >&2; exit 1; }
 [ "$blocks" -le "$iters" ] || blocks=$iters # tc-perf refuses more blocks than iterations
@@ -81,7 +85,7 @@ for r in $(seq "$rounds"); do
     srv=$!
     sleep 0.3
     "$perf" 127.0.0.1 -p "$port" -c 0 -T 60000 -F fixed -t jam_lat,floor_lat,put_lat,am_lat -j "$jam" \
-        -m "$mode" -W "$wait" -s "$size" -n "$iters" -w "$warm" --order size --blocks "$blocks" \
+        -m "$mode" -W "$wait" --api "$api" -s "$size" -n "$iters" -w "$warm" --order size --blocks "$blocks" \
         -q --csv "$tmp/p.csv" --json "$tmp/p.json" >"$tmp/cli.log" 2>&1 ||
         { cat "$tmp/cli.log" "$tmp/srv.log" >&2; exit 1; }
     wait "$srv" || { cat "$tmp/srv.log" >&2; exit 1; }
@@ -96,9 +100,9 @@ cp "$tmp/line.csv" "$out/line.csv"
 
 python3 - "$out" "$("$top/scripts/platform-id.sh")" \
     "$(git -C "$top" describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)" \
-    "$jam" "$mode" "$size" "$wait" "$iters" "$blocks" <<'PY'
+    "$jam" "$mode" "$size" "$wait" "$iters" "$blocks" "$api" <<'PY'
 import csv, statistics, sys
-out, platform, rev, jam, mode, size, wait, iters, blocks = sys.argv[1:]
+out, platform, rev, jam, mode, size, wait, iters, blocks, api = sys.argv[1:]
 rows = list(csv.DictReader(open(out + "/line.csv")))
 rounds = sorted({int(r["round"]) for r in rows})
 cols = [("tc-perf", "jam_lat"), ("tc-perf", "floor_lat"), ("tc-perf", "put_lat"),
@@ -118,12 +122,12 @@ def fmt_derived(vals):
 
 head = [t for _, t in cols] + ["jam - floor ns", "jam / floor", "jam / put"]
 lines = ["# A one-line frame against the floor, a raw put and UCX's active message", "",
-         "Platform `%s`, tree %s. `scripts/bench-line.sh`: %s %s, %s B payload, two processes"
+         "Platform `%s`, tree %s. `scripts/bench-line.sh`: %s %s, api %s, %s B payload, two processes"
          " (cores 0 and 1), receivers waiting with %s, %s round trips a point, `--order size"
          " --blocks %s`, one tc-perf invocation a round, each right after ucx_perftest"
          " `-t ucp_put_lat` and `-t ucp_am_lat` at the same payload on the same cores. p50 one-way,"
-         " us (ucx_perftest: its typical latency)." % (platform, rev, jam, mode, size, wait, iters,
-                                                       blocks), "",
+         " us (ucx_perftest: its typical latency)." % (platform, rev, jam, mode, api, size, wait,
+                                                       iters, blocks), "",
          "| round | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
 for k in rounds:
     get = lambda t, k=k: p50.get((k, "tc-perf", t))

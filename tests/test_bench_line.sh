@@ -40,6 +40,17 @@ for k in ("1", "2"):
 cells = [c.strip() for c in line.strip("|").split("|")]
 assert cells[-3] == "%.0f" % statistics.median(diffs), (cells, diffs)
 PY
+grep -q "noop local, api send, 8 B payload" "$TMP/l/line.md" || fail "line.md does not say api send: $(cat "$TMP/l/line.md")"
+# -a prepared: tc-perf --api prepared, said in line.md and the last JSON
+TC_BUILD=$TC_BUILD "$top/scripts/bench-line.sh" -o "$TMP/p" -n 200 -r 1 -b 2 -a prepared \
+    >"$TMP/out" 2>&1 || fail "bench-line.sh -a prepared: $(tail -5 "$TMP/out")"
+grep -q "noop local, api prepared, 8 B payload" "$TMP/p/line.md" || fail "line.md: $(cat "$TMP/p/line.md")"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['options']['api'] == 'prepared', d['options']; \
+assert [r['api'] for r in d['results'] if r['test'] == 'jam_lat'] == ['prepared'], d['results']" "$TMP/p/last.json" ||
+    fail "bench-line.sh -a prepared: last.json"
+"$top/scripts/bench-line.sh" -a bogus >"$TMP/out" 2>&1; rc=$?
+[ "$rc" = 2 ] && [ "$(cat "$TMP/out")" = "bench-line.sh: bad api 'bogus' (send, prepared)" ] ||
+    fail "bench-line.sh -a bogus: rc $rc: $(cat "$TMP/out")"
 "$top/scripts/bench-line.sh" -x >"$TMP/out" 2>&1 && fail "bench-line.sh took an unknown flag"
 grep -q "unknown option -x" "$TMP/out" || fail "bench-line.sh -x: $(cat "$TMP/out")"
 echo ok

@@ -47,7 +47,7 @@ grep -q '^tree,6,4,1,noop,8,200,[0-9.]*,[0-9.]*,[0-9.]*,4,2,5,4,' "$tmp/tree.csv
 awk -F, 'NR > 1 && NF != 21 { exit 1 }' "$tmp/tree.csv" || fail "CSV columns"
 # each row ends in the host that wrote it, an ISO 8601 UTC time and the
 # results schema's version
-grep -q ",$(hostname),20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z,1\$" "$tmp/tree.csv" ||
+grep -q ",$(hostname),20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z,2\$" "$tmp/tree.csv" ||
     fail "host,timestamp: $(sed -n 2p "$tmp/tree.csv")"
 
 # a rank that never arrives: rank 0 names it, rank 1 gets no table; both end

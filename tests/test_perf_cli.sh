@@ -44,6 +44,8 @@ check "bad --ref-work 'some'" --ref-work some
 check "--ref-work applies to floor_lat, put_read_lat and put_lat" -l -t jam_lat,floor_rate --ref-work 8
 check "--order takes test or size, not 'mode'" --order mode
 check "bad --blocks '0'" --blocks 0
+check "bad api 'bogus' (send, prepared)" --api bogus
+check "--api prepared applies to the jam tests" -l -t put_lat,floor_lat --api prepared
 check "--blocks 8 needs at least as many iterations (-n 4)" -n 4 --blocks 8
 # an unknown jam, caught once the package is loaded, is a bad command line too
 check "package 'bench' has no jam 'no_such_jam' (its jams: " -l -j no_such_jam -n 10 -w 0

@@ -40,12 +40,13 @@ python3 - "$TMP/csv" "$(hostname)" <<'PY' || fail "--csv - output"
 import csv, re, sys
 lines = open(sys.argv[1]).read().splitlines()
 assert lines[0].startswith("test,jam,mode,"), lines[:2]
-assert lines[0].endswith(",frame_of,host,timestamp,schema_version"), lines[0]
+assert lines[0].endswith(",api,frame_of,host,timestamp,schema_version"), lines[0]
 rows = list(csv.DictReader(lines))
 assert len(rows) == 2, lines          # nothing but the CSV
 for r in rows:
     assert r["host"] == sys.argv[2], r
-    assert r["schema_version"] == "1", r      # bench/tool.h TC_TOOL_SCHEMA_VERSION
+    assert r["api"] == "send", r              # the default: tc_jam_send
+    assert r["schema_version"] == "2", r      # bench/tool.h TC_TOOL_SCHEMA_VERSION
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", r["timestamp"]), r
 PY
 "$TC_PERF" -l -t jam_lat -n 2000 -w 10 --json - >"$TMP/json" 2>"$TMP/err" || fail "--json -: $(cat "$TMP/err")"
@@ -134,3 +135,27 @@ grep -q "peer peer" "$TMP/t.out" && fail "the header says peer twice: $(grep "pe
 w=$(grep -E "^(test|jam_|put_)" "$TMP/t.out" | awk '{ print length($0) }' | sort -nu | tail -1)
 [ "$w" -le 100 ] || fail "compact table with references: $w columns: $(cat "$TMP/t.out")"
 echo ok
+
+# 8. --api prepared: the jam tests send through a request prepared once a
+# point (tc_jam_init, tc_jam_start); the header, the CSV's api column and
+# the JSON say so for the jam rows, and every iteration ran (a refused
+# start fails the run); reference rows have no api
+"$TC_PERF" -l --api prepared -t jam_lat,jam_rate,put_lat -m local,injected -F fixed -s 8 -n 2000 -w 10 \
+    --csv "$TMP/a.csv" --json "$TMP/a.json" >"$TMP/a.out" 2>"$TMP/err" || fail "--api prepared: $(cat "$TMP/err")"
+grep -q "^| api        prepared (tc_jam_init" "$TMP/a.out" || fail "--api prepared: header: $(head -12 "$TMP/a.out")"
+python3 - "$TMP/a.csv" "$TMP/a.json" <<'PY' || fail "--api prepared output"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+jams = [r for r in rows if r["test"].startswith("jam_")]
+assert sorted((r["test"], r["mode"]) for r in jams) == \
+    [("jam_lat", "injected"), ("jam_lat", "local"), ("jam_rate", "injected"), ("jam_rate", "local")], rows
+for r in jams:
+    assert r["api"] == "prepared" and r["iterations"] == "2000", r
+assert all(r["api"] == "" for r in rows if not r["test"].startswith("jam_")), rows
+d = json.load(open(sys.argv[2]))
+assert d["options"]["api"] == "prepared", d["options"]
+assert [r["api"] for r in d["results"]] == [r["api"] for r in rows], d["results"]
+PY
+"$TC_PERF" -l -t jam_lat -n 100 -w 10 --json "$TMP/a.json" >"$TMP/a.out" 2>"$TMP/err" || fail "api default: $(cat "$TMP/err")"
+grep -q '"api": "send"}' "$TMP/a.json" && grep -q "^| api        send (tc_jam_send)" "$TMP/a.out" ||
+    fail "the default api is not send: $(grep -o '"api": "[a-z]*"' "$TMP/a.json")"

@@ -33,8 +33,9 @@ PERF, MCAST = "perf", "mcast"
 PREFIX_COLS = ["experiment", "point", "round", "preset"]
 # The version the tools write now, and migrate() brings older ones to.
 # 0: no schema_version (every file before it); 1: the version column, and
-# every axis column tc-perf has written out in every row.
-SCHEMA_VERSION = 1
+# every axis column tc-perf has written out in every row. 2: tc-perf's api
+# column (--api), "send" or "prepared" on jam rows.
+SCHEMA_VERSION = 2
 # What an absent or empty axis column of a version-0 row means (older
 # tc-perf builds had no placement, prefetch, stress, gap or signal control,
 # and polled): migrate() fills them in.
@@ -43,6 +44,9 @@ AXIS_DEFAULTS_V0 = {"wait": "poll", "placement": "default", "sw_prefetch": "off"
 # the round of a row that has none (a file from before rounds, or not the
 # runner's: bench-floor.sh, bench-ci.sh): there was one
 ROUND_DEFAULT = "1"
+# how a jam row (test jam_*) of a version < 2 sent: tc_jam_send, all that
+# tc-perf had before --api
+API_DEFAULT = "send"
 AXIS_PREFIX = "axis:"
 
 
@@ -85,7 +89,8 @@ def migrate(rec, what="row"):
     (what="meta") of any version, brought to SCHEMA_VERSION in place, and
     returned. 0 -> 1: a row's empty or absent axis cells take what they
     meant then (AXIS_DEFAULTS_V0); meta.json changed nothing but its
-    version. A row without a round gets ROUND_DEFAULT at every version."""
+    version. 1 -> 2: a jam row (test jam_*) takes api API_DEFAULT. A row
+    without a round gets ROUND_DEFAULT at every version."""
     if what not in ("row", "meta"):
         raise ValueError("migrate: what=%r (row or meta)" % (what,))
     v = version(rec)
@@ -94,6 +99,8 @@ def migrate(rec, what="row"):
             for k, d in AXIS_DEFAULTS_V0.items():
                 if not rec.get(k):
                     rec[k] = d
+        if v < 2 and not rec.get("api") and str(rec.get("test") or "").startswith("jam_"):
+            rec["api"] = API_DEFAULT
         if not rec.get("round"):
             rec["round"] = ROUND_DEFAULT
     rec["schema_version"] = SCHEMA_VERSION if what == "meta" else str(SCHEMA_VERSION)

@@ -159,6 +159,18 @@ class Migrate(Case):
         self.assertNotIn("placement", r)
         self.assertEqual(r["round"], schema.ROUND_DEFAULT)            # a file outside the runner: one round
 
+    def test_version_1_jam_rows_sent_and_version_2_rows_keep_their_api(self):
+        for v in ("", "1"):    # version 0 and 1: before tc-perf --api
+            p = self.write("e.csv", csv_text("point,test,schema_version", "0,jam_lat," + v,
+                                             "0,put_lat," + v))
+            jam, put = schema.read(p).rows
+            self.assertEqual(jam["api"], schema.API_DEFAULT, v)
+            self.assertNotIn("api", put)                               # a reference has none
+        p = self.write("f.csv", csv_text("point,test,api,schema_version", "0,jam_rate,prepared,2",
+                                         "0,put_rate,,2"))
+        jam, put = schema.read(p).rows
+        self.assertEqual((jam["api"], put["api"]), ("prepared", ""))
+
     def test_migrate_is_idempotent_and_names_what_it_takes(self):
         r = schema.migrate({"test": "jam_lat"})
         self.assertEqual(schema.migrate(dict(r)), r)
@@ -192,4 +204,6 @@ class Migrate(Case):
         # defaults of version 0 filled in), so no figure or claim moves
         d = os.path.join(TOP, "results", "x86_64-intel-xeon-2c-91afb010")
         t = schema.read(os.path.join(d, "fig07-08-injected.csv"))
-        self.assertTrue(all(r["schema_version"] == "1" and r["wait"] and r["round"] for r in t.rows))
+        self.assertTrue(all(r["schema_version"] == str(schema.SCHEMA_VERSION) and r["wait"] and r["round"]
+                            for r in t.rows))
+        self.assertTrue(all(r["api"] == "send" for r in t.rows if r["test"].startswith("jam_")))
