@@ -86,9 +86,11 @@ int main(void)
     if ((tc_pkg_open("demo-pkg", &pkg) != TC_OK) || (tc_pkg_jam(pkg, "$jam", &jam) != TC_OK)) {
         return 1;
     }
+    int same = (jam.element == TC_PKG_DEMO_$up) && (tc_pkg_desc(pkg)->id == TC_PKG_DEMO_ID);
     printf("element %u/%u id %#x/%#x\n", (unsigned)jam.element, (unsigned)TC_PKG_DEMO_$up,
            (unsigned)tc_pkg_desc(pkg)->id, (unsigned)TC_PKG_DEMO_ID);
-    return !((jam.element == TC_PKG_DEMO_$up) && (tc_pkg_desc(pkg)->id == TC_PKG_DEMO_ID));
+    tc_pkg_close(pkg);
+    return !same;
 }
 EOF
 # an installed sanitizer build (make check SAN=...) wants its runtime first
