@@ -182,7 +182,12 @@ static void cycle_connect(pair_t *pair)
  * first few. */
 static void reconnect_cycles(int first)
 {
-    const unsigned warm = 16, cycles = test_quick() ? 200 : 1000;
+    /* under qemu-user (TC_EMULATED) a close that flushes to a peer already
+     * gone can wait out the timeout, and RSS is the emulator's (its
+     * translation cache grows with the code run): a few cycles, mappings only */
+    const int emulated = getenv("TC_EMULATED") != NULL;
+    const unsigned warm = emulated ? 4 : 16;
+    const unsigned cycles = emulated ? 12 : test_quick() ? 200 : 1000;
     tc_context_params_t params;
     size_t maps0 = 0, maps1;
     uint64_t rss0 = 0, rss1;
@@ -210,7 +215,9 @@ static void reconnect_cycles(int first)
 #if defined(__SANITIZE_ADDRESS__)
     /* ASan's quarantine keeps freed memory resident: RSS says nothing */
 #else
-    assert_true((int64_t)(rss1 - rss0) < (int64_t)cycles * 1024);
+    if (!emulated) {
+        assert_true((int64_t)(rss1 - rss0) < (int64_t)cycles * 1024);
+    }
 #endif
     pair_close(&pair);
 }
