@@ -107,8 +107,7 @@ grep -q "to hold the slow jam against" "$TMP/log" || { cat "$TMP/log"; fail "slo
 grep -q "^bench-ci: nothing compared: BASE no-such-rev names no commit here" "$TMP/log" ||
     { cat "$TMP/log"; fail "--base no-such-rev: no line saying why"; }
 [ ! -e "$TMP/base/cost.csv" ] || fail "--base no-such-rev counted this tree first"
-python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); assert v["exit"] == 2, v' "$TMP/base/verdict.json" ||
-    fail "--base no-such-rev: verdict.json does not say exit 2"
+python3 -c 'import json, sys; v = json.load(open(sys.argv[1])); assert v["exit"] == 2, v' "$TMP/base/verdict.json" || fail "--base no-such-rev: verdict.json does not say exit 2"
 "$top/scripts/bench-ci.sh" --base HEAD --against "$root" -o "$TMP/base" >"$TMP/log" 2>&1; rc=$?
 [ "$rc" = 2 ] || { cat "$TMP/log"; fail "--base with --against: exit $rc, expected 2"; }
 echo ok

@@ -41,8 +41,7 @@ id2=x86_64-amd-epyc-2c-33bbf912
 "$top/scripts/tc-report" -o "$TMP/index" "$top/results/$id" "$top/results/$id2" >"$TMP/ilog" 2>&1 ||
     { cat "$TMP/ilog"; fail "tc-report (two folders) exited non-zero"; }
 python3 "$browse" "$TMP/index/index.html" >"$TMP/index.json" || { cat "$TMP/index.json"; fail "the index: errors"; }
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["tables"] == [3], d' "$TMP/index.json" ||
-    fail "the index: not one table of 2 folders: $(cat "$TMP/index.json")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["tables"] == [3], d' "$TMP/index.json" || fail "the index: not one table of 2 folders: $(cat "$TMP/index.json")"
 grep -q "<tr class=\"newest\"><td><a href=\"$id2.html\">$id2</a><br><span class=\"badge\">newest" "$TMP/index/index.html" ||
     fail "the index: $id2 (2026-12-04) not first and marked newest"
 grep -q '<td class="num" title="27 claims: [0-9]* hold[^"]*">27</td><td class="num c-hold">[0-9]' "$TMP/index/index.html" ||
