@@ -124,11 +124,16 @@ static void perf_jam_done(perf_run_t *run)
     run->req = NULL;
 }
 
-/* One jam frame of the point: tc_jam_send, or the prepared request's start
- * (one-way, no result asked: tc_jam_init's default). */
-static inline tc_status_t perf_jam_send(perf_run_t *run, uint32_t payload)
+/* One jam frame of the point: the prepared request's start (one-way, no
+ * result asked: tc_jam_init's default), or tc_jam_send. `prepared` is a
+ * constant where the loops below are inlined: each api gets loops of its
+ * own, chosen once before timing (on run->req, which perf_jam_size_frames
+ * made or not) and without a branch on the api per frame, so that --api
+ * prepared times tc_jam_start alone. */
+static inline __attribute__((always_inline)) tc_status_t
+perf_jam_send(perf_run_t *run, uint32_t payload, int prepared)
 {
-    if (run->req != NULL) {
+    if (prepared) {
         return tc_jam_start(run->req, run->src, payload);
     }
     return tc_jam_send(run->peer, &run->jam, run->src, payload, TC_SEND_PARAMS(run->mode, 0));
@@ -146,16 +151,13 @@ static void perf_idle_gap(const perf_run_t *run)
     }
 }
 
-static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
+/* jam_lat's ping-pong for one api, then a flush; *ticks_p: from the end of
+ * the warm-up to the last answer. */
+static inline __attribute__((always_inline)) tc_status_t
+perf_jam_pingpong(perf_run_t *run, uint32_t payload, int prepared, uint64_t *ticks_p)
 {
     uint64_t total = run->warmup + run->iters, i, t0, t1, start;
-    tc_status_t status;
-    uint32_t frame;
-
-    status = perf_jam_size_frames(run, payload, &frame);
-    if (status != TC_OK) {
-        return status;
-    }
+    tc_status_t status = TC_OK;
 
     start = tc_clock_ticks();
     for (i = 0; i < total; ++i) {
@@ -167,7 +169,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
                 perf_idle_gap(run);
             }
             t0     = tc_clock_ticks();
-            status = perf_jam_send(run, payload);
+            status = perf_jam_send(run, payload, prepared);
             if (status == TC_OK) {
                 status = tc_peer_wait(run->peer, NULL); /* the answer ran here */
             }
@@ -179,7 +181,7 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
         } else {
             status = tc_peer_wait(run->peer, NULL);
             if (status == TC_OK) {
-                status = perf_jam_send(run, payload);
+                status = perf_jam_send(run, payload, prepared);
             }
         }
         if (status != TC_OK) {
@@ -187,20 +189,17 @@ static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t
         }
     }
     t1 = tc_clock_ticks();
-    perf_jam_done(run);
-
     if (status == TC_OK) {
         status = tc_peer_flush(run->peer);
     }
-    if ((status != TC_OK) || !run->initiator) {
-        return status;
+    if (status == TC_OK) {
+        *ticks_p = t1 - start;
     }
-    perf_finish(run, r, payload, frame, t1 - start, 1);
-    return TC_OK;
+    return status;
 }
 
-static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t count,
-                                   int measure)
+static inline __attribute__((always_inline)) tc_status_t
+perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t count, int measure, int prepared)
 {
     uint64_t window = run->opts->window, i, tw = 0, now, got;
     tc_status_t status;
@@ -209,7 +208,7 @@ static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t c
     if (run->initiator) {
         tw = tc_clock_ticks();
         for (i = 0; i < count; ++i) {
-            status = perf_jam_send(run, payload);
+            status = perf_jam_send(run, payload, prepared);
             if (status != TC_OK) {
                 return status;
             }
@@ -234,30 +233,62 @@ static tc_status_t perf_jam_stream(perf_run_t *run, uint32_t payload, uint64_t c
     return tc_peer_flush(run->peer);
 }
 
-static tc_status_t perf_jam_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
+/* jam_rate's warm-up and measured streams for one api; *ticks_p: the
+ * measured one's. */
+static inline __attribute__((always_inline)) tc_status_t
+perf_jam_streams(perf_run_t *run, uint32_t payload, int prepared, uint64_t *ticks_p)
 {
-    tc_status_t status;
     uint64_t t0 = 0, t1 = 0;
-    uint32_t frame;
+    tc_status_t status;
 
-    status = perf_jam_size_frames(run, payload, &frame);
-    if (status == TC_OK) {
-        status = perf_jam_stream(run, payload, run->warmup, 0);
-    }
+    status = perf_jam_stream(run, payload, run->warmup, 0, prepared);
     if (status == TC_OK) {
         status = tc_boot_barrier(run->boot);
     }
     if (status == TC_OK) {
         t0     = tc_clock_ticks();
-        status = perf_jam_stream(run, payload, run->iters, 1);
+        status = perf_jam_stream(run, payload, run->iters, 1, prepared);
         t1     = tc_clock_ticks();
+    }
+    if (status == TC_OK) {
+        *ticks_p = t1 - t0;
+    }
+    return status;
+}
+
+/* One point of jam_lat (pingpong) or jam_rate: the frames sized (and the
+ * request made, for --api prepared), then the test's loops for that api. */
+static tc_status_t perf_jam_point(perf_run_t *run, uint32_t payload, int pingpong,
+                                  perf_result_t *r)
+{
+    tc_status_t status;
+    uint64_t ticks = 0;
+    uint32_t frame;
+
+    status = perf_jam_size_frames(run, payload, &frame);
+    if ((status == TC_OK) && pingpong) {
+        status = (run->req != NULL) ? perf_jam_pingpong(run, payload, 1, &ticks)
+                                    : perf_jam_pingpong(run, payload, 0, &ticks);
+    } else if (status == TC_OK) {
+        status = (run->req != NULL) ? perf_jam_streams(run, payload, 1, &ticks)
+                                    : perf_jam_streams(run, payload, 0, &ticks);
     }
     perf_jam_done(run);
     if ((status != TC_OK) || !run->initiator) {
         return status;
     }
-    perf_finish(run, r, payload, frame, t1 - t0, 0);
+    perf_finish(run, r, payload, frame, ticks, pingpong);
     return TC_OK;
+}
+
+static tc_status_t perf_jam_lat(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    return perf_jam_point(run, payload, 1, r);
+}
+
+static tc_status_t perf_jam_rate(perf_run_t *run, uint32_t payload, perf_result_t *r)
+{
+    return perf_jam_point(run, payload, 0, r);
 }
 
 /* ------------------------------------------------------- active messages */

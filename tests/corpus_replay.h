@@ -45,6 +45,23 @@ static void corpus_replay(const char *sub, unsigned *n_p)
     closedir(d);
 }
 
+/* tests/fuzz/<name>-corpus, which must hold at least its `seeds` committed
+ * seeds, then <name>-crashes (its reproducers); the count printed. */
+static __attribute__((unused)) void corpus_replay_all(const char *name, unsigned seeds)
+{
+    char sub[128];
+    unsigned n = 0;
+
+    snprintf(sub, sizeof(sub), "%s-corpus", name);
+    corpus_replay(sub, &n);
+    if (n < seeds) {
+        fail_msg("tests/fuzz/%s: %u inputs, fewer than its %u seeds", sub, n, seeds);
+    }
+    snprintf(sub, sizeof(sub), "%s-crashes", name);
+    corpus_replay(sub, &n);
+    printf("replayed %u inputs\n", n);
+}
+
 /* Every single-byte change (to 0x00, 0x01, 0x7f, 0x80, 0xff) and every
  * prefix of each seed-* file of tests/fuzz/<sub> goes through the target: a
  * cheap sweep that needs no fuzzer installed. Returns the inputs run. */

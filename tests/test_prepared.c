@@ -23,12 +23,6 @@
 
 #include "loop_pair.h"
 
-/* A pair of 8-slot rings with fixed frames that hold payload bytes. */
-static void pair_open_frames(pair_t *pair, size_t payload)
-{
-    pair_open_fixed(pair, 8, payload);
-}
-
 /* The receiver rejected nothing. */
 static void assert_none_rejected(side_t *side)
 {
@@ -53,7 +47,7 @@ static void calls_match(tc_mode_t mode)
     int i;
 
     /* local: 8-byte payloads go as one line; code in frames or syncs: room */
-    pair_open_frames(&pair, (mode == TC_MODE_LOCAL) ? sizeof(v) : 2048);
+    pair_open_fixed(&pair, 8, (mode == TC_MODE_LOCAL) ? sizeof(v) : 2048);
     jam = jam_of(&pair.s[1], "server_sum");
     serve_start(&serve, &pair.s[0], &thread);
     assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, TC_SEND_PARAMS(mode, 0), &req), TC_OK);
@@ -124,7 +118,7 @@ static void test_interleaved_with_send(void **unused)
     int i;
 
     (void)unused;
-    pair_open_frames(&pair, sizeof(ints));
+    pair_open_fixed(&pair, 8, sizeof(ints));
     sum  = jam_of(&pair.s[1], "server_sum");
     put  = jam_of(&pair.s[1], "indirect_put");
     noop = jam_of(&pair.s[1], "noop");
@@ -172,7 +166,7 @@ static void test_frame_size_change(void **unused)
     int i;
 
     (void)unused;
-    pair_open_frames(&pair, sizeof(v));
+    pair_open_fixed(&pair, 8, sizeof(v));
     jam = jam_of(&pair.s[1], "server_sum");
     assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, &req), TC_OK);
     serve_start(&serve, &pair.s[0], &thread);
@@ -210,7 +204,7 @@ static void test_cached_forget(void **unused)
     int i;
 
     (void)unused;
-    pair_open_frames(&pair, 2048);
+    pair_open_fixed(&pair, 8, 2048);
     /* policy any: the receiver has nothing to relink a dropped cached jam
      * from (allow-list relinks its own blob), so it says MISS */
     pair.s[0].ctx->params.exec = TC_EXEC_ANY;
@@ -261,7 +255,7 @@ static void test_peer_closed(void **unused)
     int i;
 
     (void)unused;
-    pair_open_frames(&pair, sizeof(v));
+    pair_open_fixed(&pair, 8, sizeof(v));
     jam = jam_of(&pair.s[1], "server_sum");
     assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, &req), TC_OK);
     assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, &other), TC_OK);
@@ -319,7 +313,7 @@ static void result_only_when_asked(tc_mode_t mode)
     ran_t ran;
     int i;
 
-    pair_open_frames(&pair, (mode == TC_MODE_LOCAL) ? sizeof(v) : 2048);
+    pair_open_fixed(&pair, 8, (mode == TC_MODE_LOCAL) ? sizeof(v) : 2048);
     jam = jam_of(&pair.s[1], "server_sum");
     serve_start(&serve, &pair.s[0], &thread); /* the syncs at init */
     assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, TC_SEND_PARAMS(mode, 0), &quiet), TC_OK);
@@ -430,7 +424,7 @@ static void test_init_refuses(void **unused)
     pair_t pair;
 
     (void)unused;
-    pair_open_frames(&pair, 8);
+    pair_open_fixed(&pair, 8, 8);
     jam = jam_of(&pair.s[1], "server_sum");
     assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, &params, &req), TC_ERR_INVALID_PARAM);
     assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, TC_SEND_PARAMS(TC_MODE_LOCAL, 0x80),

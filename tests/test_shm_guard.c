@@ -78,46 +78,70 @@ static void pair_open_posix(pair_t *pair)
     pair_open(pair, &params);
 }
 
-/* Opened, with the attacker's object in *fd_p (size *size_p); 0 where the
- * test cannot run here (skipped, saying why). */
-static int attack_setup(pair_t *pair, int *fd_p, off_t *size_p)
+/* One attack: the pair, and the object behind the attacker's (s[0]'s) own
+ * mailbox, open read-write, and its size at connect. */
+typedef struct attack {
+    pair_t pair;
+    int    fd;
+    off_t  size;
+} attack_t;
+
+/* Opened, the attacker holding its object; the case is skipped, saying
+ * why, where it cannot run here. */
+static void attack_open(attack_t *a)
 {
-    pair_open_posix(pair);
-    if (pair->s[1].peer->remote_ring_ptr == NULL) {
+    pair_open_posix(&a->pair);
+    if (a->pair.s[1].peer->remote_ring_ptr == NULL) {
         printf("the transport (%s) maps no mailbox here\n",
-               tc_peer_transports(pair->s[1].peer));
-        pair_close(pair);
-        return 0;
+               tc_peer_transports(a->pair.s[1].peer));
+        pair_close(&a->pair);
+        skip();
     }
-    assert_true(pair->s[1].peer->remote_guard >= 0);
-    *fd_p = object_of(pair->s[0].peer->mbox, size_p);
-    if (*fd_p < 0) {
+    assert_true(a->pair.s[1].peer->remote_guard >= 0);
+    a->fd = object_of(a->pair.s[0].peer->mbox, &a->size);
+    if (a->fd < 0) {
         printf("the mailbox's object cannot be opened here (/proc/self/map_files needs "
                "CAP_SYS_ADMIN and UCX removed its name)\n");
-        pair_close(pair);
-        return 0;
+        pair_close(&a->pair);
+        skip();
     }
-    return 1;
 }
 
-/* The victim sends and waits: the peer fails with reason, nothing crashed. */
-static void victim_sends(pair_t *pair, const char *reason)
+/* The object back at its size (the attacker reads its own mailbox at
+ * close), then both sides closed. */
+static void attack_close(attack_t *a)
 {
-    tc_peer_t *victim = pair->s[1].peer;
-    tc_jam_t jam = jam_of(&pair->s[1], "server_sum");
+    assert_int_equal(ftruncate(a->fd, a->size), 0);
+    close(a->fd);
+    pair_close(&a->pair);
+}
+
+/* The victim (s[1]) sends a full ring's worth, every store of a frame and
+ * of its signal through the mapping, then waits for credits that never
+ * come: how that ended. */
+static tc_status_t victim_fills(attack_t *a)
+{
+    tc_jam_t jam = jam_of(&a->pair.s[1], "server_sum");
     int32_t payload[4] = {1, 2, 3, 4};
     tc_status_t status;
     unsigned i;
 
-    log_keep_start();
-    /* a full ring's worth: every store of a frame and of its signal goes
-     * through the mapping; then the wait for credits that never come */
     for (i = 0, status = TC_OK; (i < 64) && (status == TC_OK); ++i) {
-        status = tc_jam_send(victim, &jam, payload, sizeof(payload), NULL);
+        status = tc_jam_send(a->pair.s[1].peer, &jam, payload, sizeof(payload), NULL);
     }
     if (status == TC_OK) {
-        status = tc_peer_drain(victim);
+        status = tc_peer_drain(a->pair.s[1].peer);
     }
+    return status;
+}
+
+/* The victim sends and waits: the peer fails with reason, nothing crashed. */
+static void victim_sends(attack_t *a, const char *reason)
+{
+    tc_status_t status;
+
+    log_keep_start();
+    status = victim_fills(a);
     log_keep_stop();
     assert_int_equal(status, TC_ERR_PEER_FAILED);
     assert_true(log_kept_has(reason));
@@ -125,36 +149,25 @@ static void victim_sends(pair_t *pair, const char *reason)
 
 static void test_shrunk_mailbox_survived(void **unused)
 {
-    pair_t pair;
-    off_t size;
-    int fd;
+    attack_t a;
 
     (void)unused;
-    if (!attack_setup(&pair, &fd, &size)) {
-        skip();
-    }
-    assert_int_equal(ftruncate(fd, 0), 0);
-    victim_sends(&pair, "went away under this side's access");
-    assert_true(tc_shm_guard_hit(pair.s[1].peer->remote_guard));
-    /* the attacker reads its own mailbox at close: its size back */
-    assert_int_equal(ftruncate(fd, size), 0);
-    close(fd);
-    pair_close(&pair);
+    attack_open(&a);
+    assert_int_equal(ftruncate(a.fd, 0), 0);
+    victim_sends(&a, "went away under this side's access");
+    assert_true(tc_shm_guard_hit(a.pair.s[1].peer->remote_guard));
+    attack_close(&a);
 }
 
 static void test_shrunk_mailbox_seen_before_a_store(void **unused)
 {
     tc_peer_t *victim;
-    pair_t pair;
-    off_t size;
-    int fd;
+    attack_t a;
 
     (void)unused;
-    if (!attack_setup(&pair, &fd, &size)) {
-        skip();
-    }
-    victim = pair.s[1].peer;
-    assert_int_equal(ftruncate(fd, size / 2), 0);
+    attack_open(&a);
+    victim = a.pair.s[1].peer;
+    assert_int_equal(ftruncate(a.fd, a.size / 2), 0);
     if (victim->remote_obj.fd < 0) {
         printf("this side cannot hold the peer's object open here: only the guard sees it\n");
     } else {
@@ -165,74 +178,47 @@ static void test_shrunk_mailbox_seen_before_a_store(void **unused)
         assert_true(log_kept_has("shrank from"));
         assert_false(tc_shm_guard_hit(victim->remote_guard));
     }
-    assert_int_equal(ftruncate(fd, size), 0);
-    close(fd);
-    pair_close(&pair);
+    attack_close(&a);
 }
 
 static void test_grown_mailbox_detected(void **unused)
 {
-    pair_t pair;
-    off_t size;
-    int fd;
+    attack_t a;
 
     (void)unused;
-    if (!attack_setup(&pair, &fd, &size)) {
-        skip();
-    }
-    if (pair.s[1].peer->remote_obj.fd < 0) {
+    attack_open(&a);
+    if (a.pair.s[1].peer->remote_obj.fd < 0) {
         printf("this side cannot hold the peer's object open here: growth is not seen\n");
-        close(fd);
-        pair_close(&pair);
+        attack_close(&a);
         skip();
     }
-    assert_int_equal(ftruncate(fd, size * 2), 0);
-    victim_sends(&pair, "grew from");
-    assert_false(tc_shm_guard_hit(pair.s[1].peer->remote_guard));
-    assert_int_equal(ftruncate(fd, size), 0);
-    close(fd);
-    pair_close(&pair);
+    assert_int_equal(ftruncate(a.fd, a.size * 2), 0);
+    victim_sends(&a, "grew from");
+    assert_false(tc_shm_guard_hit(a.pair.s[1].peer->remote_guard));
+    attack_close(&a);
 }
 
 /* The attacker unmaps its own view: the object lives while the victim maps
  * it, nothing faults, and the silence is a wait's timeout. */
 static void test_unmapped_mailbox_times_out(void **unused)
 {
-    tc_peer_t *victim;
     tc_map_range_t r;
     tc_maps_t maps;
-    tc_jam_t jam;
-    int32_t payload[4] = {1, 2, 3, 4};
-    tc_status_t status;
-    pair_t pair;
-    off_t size;
-    unsigned i;
-    int fd;
+    attack_t a;
 
     (void)unused;
-    if (!attack_setup(&pair, &fd, &size)) {
-        skip();
-    }
-    victim = pair.s[1].peer;
+    attack_open(&a);
     assert_int_equal(tc_maps_read(&maps), TC_OK);
-    r = *tc_maps_find(&maps, (uintptr_t)pair.s[0].peer->mbox);
+    r = *tc_maps_find(&maps, (uintptr_t)a.pair.s[0].peer->mbox);
     tc_maps_free(&maps);
     assert_int_equal(munmap((void *)r.start, r.end - r.start), 0);
 
-    jam = jam_of(&pair.s[1], "server_sum");
-    for (i = 0, status = TC_OK; (i < 64) && (status == TC_OK); ++i) {
-        status = tc_jam_send(victim, &jam, payload, sizeof(payload), NULL);
-    }
-    if (status == TC_OK) {
-        status = tc_peer_drain(victim);
-    }
-    assert_int_equal(status, TC_ERR_TIMEOUT);
-    assert_false(tc_shm_guard_hit(victim->remote_guard));
+    assert_int_equal(victim_fills(&a), TC_ERR_TIMEOUT);
+    assert_false(tc_shm_guard_hit(a.pair.s[1].peer->remote_guard));
     /* the attacker's view back where its UCX expects it, for its close */
     assert_true(mmap((void *)r.start, r.end - r.start, PROT_READ | PROT_WRITE,
-                     MAP_SHARED | MAP_FIXED, fd, (off_t)r.offset) == (void *)r.start);
-    close(fd);
-    pair_close(&pair);
+                     MAP_SHARED | MAP_FIXED, a.fd, (off_t)r.offset) == (void *)r.start);
+    attack_close(&a);
 }
 
 /* A fault outside every guarded range still reaches the handler installed
