@@ -15,7 +15,7 @@
 #include "send.h"
 #include "wait.h"
 
-static volatile uint64_t *tc_peer_wait_watch(void *arg, uint64_t *old_p)
+static const uint64_t *tc_peer_wait_watch(void *arg, uint64_t *old_p)
 {
     return tc_peer_watch_word(arg, old_p);
 }
