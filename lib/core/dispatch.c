@@ -141,7 +141,7 @@ static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam
     if (hdr->payload_off == TC_FRAME_LINE_HDR_SIZE) {
         /* a line's expansion (no general header puts its payload there) */
         tc_frame_line_shape(hdr, &peer->fast_shape);
-        peer->rx_path = TC_RX_PATH_LINE;
+        peer->rx_path = (peer->rx_path & TC_RX_PATH_UNCOUNTED) | TC_RX_PATH_LINE;
     } else {
         tc_frame_shape_of(hdr, size, &peer->fast_shape);
     }
@@ -278,9 +278,11 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     return !(peer->ctx->rx_kinds[hdr->kind].flags & TC_RX_KIND_F_QUIET);
 }
 
-int tc_rx_poll_variable(tc_peer_t *peer)
+int tc_rx_poll_variable(tc_peer_t *peer, int wait)
 {
-    return tc_rx_poll_as(peer, TC_RX_PATH_VARIABLE, 1);
+    return tc_rx_poll_as(peer, TC_RX_PATH_VARIABLE,
+                         (peer->rx_path & TC_RX_PATH_UNCOUNTED) ? 0u :
+                         wait ? (TC_RX_COUNT_FRAMES | TC_RX_COUNT_POLLS) : TC_RX_COUNT_FRAMES);
 }
 
 /* The next frame of the injected jam that ran last under the allow-list,
@@ -390,7 +392,7 @@ static tc_status_t tc_rx_steps(tc_peer_t *peer, unsigned max, int slow_first, un
     was               = peer->in_progress;
     peer->in_progress = 1;
     while ((max == 0) || (n < max)) {
-        got = slow_first ? -1 : tc_rx_poll(peer);
+        got = slow_first ? -1 : tc_rx_poll(peer, 0);
         slow_first = 0;
         if (got == 0) {
             break; /* nothing new */

@@ -72,7 +72,7 @@ tc_rx_ran(tc_peer_t *peer, uint8_t flags, int64_t ret, uint32_t seq)
  * the context's): rx_frames counted. */
 static inline __attribute__((always_inline)) void
 tc_rx_exec(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, const int line,
-           tc_jam_run_fn run_fn, void *state, uint64_t seen, const int counters)
+           tc_jam_run_fn run_fn, void *state, uint64_t seen, const unsigned counters)
 {
     uint32_t seq  = (uint32_t)(w[0] >> 32);
     uint8_t flags = line ? tc_frame_line_flags(w[0]) : (uint8_t)(w[1] >> 56);
@@ -97,8 +97,11 @@ tc_rx_exec(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, const i
     ret = line ? run_fn(&jctx, slot + TC_FRAME_LINE_HDR_SIZE, tc_frame_line_len(w[0])) :
                  run_fn(&jctx, slot + (uint16_t)w[3], (uint32_t)(w[2] >> 32));
     peer->in_progress = was;
-    if (counters) {
+    if (counters & TC_RX_COUNT_FRAMES) {
         peer->stats.rx_frames++;
+    }
+    if (counters & TC_RX_COUNT_POLLS) {
+        peer->stats.polls++;
     }
     /* seq: the frame's (rx_seq moves only below) */
     tc_rx_ran(peer, flags, ret, peer->rx_seq);
@@ -114,7 +117,8 @@ static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t 
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
     tc_frame_load_words(hdr, w);
-    tc_rx_exec(peer, frame, peer->rx_seq & (peer->rx_slots - 1), w, 0, run_fn, state, seen, 1);
+    tc_rx_exec(peer, frame, peer->rx_seq & (peer->rx_slots - 1), w, 0, run_fn, state, seen,
+               peer->ctx->params.counters ? TC_RX_COUNT_FRAMES : 0u);
 }
 
 /* The next frame of the injected jam that ran last under the allow-list
@@ -144,7 +148,7 @@ tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame);
  * tc_peer_rx_landed then takes it. counters: tc_rx_exec's. */
 static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
                                                                const unsigned path,
-                                                               const int counters)
+                                                               const unsigned counters)
 {
     uint32_t seq = peer->rx_seq;
     uint32_t idx = seq & (peer->rx_slots - 1);
@@ -235,20 +239,46 @@ static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
 /* tc_rx_poll_as for variable frames, instantiated out of line
  * (lib/core/dispatch.c): fixed frames' paths are the ones a wait loop keeps
  * inline. */
-int tc_rx_poll_variable(tc_peer_t *peer);
+int tc_rx_poll_variable(tc_peer_t *peer, int wait);
 
-/* tc_rx_poll_as on the path the receiver chose (rx_path: set at connect,
- * by a frame-size change and where the validator records a shape). tc_peer_progress and
- * tc_peer_wait both look here first. */
-static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
+/* tc_rx_poll_as on path (a constant; its TC_RX_PATH_UNCOUNTED bit: no
+ * counters), variable frames out of line; wait (a constant): tc_peer_wait's
+ * look, which counts a frame that ran as a poll. */
+static inline __attribute__((always_inline)) int tc_rx_poll_path(tc_peer_t *peer,
+                                                                 const unsigned path,
+                                                                 const int wait)
 {
-    if (TC_LIKELY(peer->rx_path == TC_RX_PATH_GENERAL)) {
-        return tc_rx_poll_as(peer, TC_RX_PATH_GENERAL, 1);
+    if ((path & ~TC_RX_PATH_UNCOUNTED) == TC_RX_PATH_VARIABLE) {
+        return tc_rx_poll_variable(peer, wait);
     }
-    if (peer->rx_path == TC_RX_PATH_LINE) {
-        return tc_rx_poll_as(peer, TC_RX_PATH_LINE, 1);
-    }
-    return tc_rx_poll_variable(peer);
+    return tc_rx_poll_as(peer, path & ~TC_RX_PATH_UNCOUNTED,
+                         (path & TC_RX_PATH_UNCOUNTED) ? 0u :
+                         wait ? (TC_RX_COUNT_FRAMES | TC_RX_COUNT_POLLS) : TC_RX_COUNT_FRAMES);
+}
+
+/* Calls fn(path, args...) with path the constant rx_path holds: one
+ * specialisation per path the receiver may be on (set at connect, by a
+ * frame-size change and where the validator records a shape), the counted
+ * ones first (general, line), then the uncounted, variable frames last. */
+#define TC_RX_PATH_SELECT(peer, fn, ...)                                                        \
+    ((TC_LIKELY((peer)->rx_path == TC_RX_PATH_GENERAL)) ?                                      \
+         fn(TC_RX_PATH_GENERAL, __VA_ARGS__) :                                                 \
+     ((peer)->rx_path == TC_RX_PATH_LINE) ?                                                    \
+         fn(TC_RX_PATH_LINE, __VA_ARGS__) :                                                    \
+     ((peer)->rx_path == (TC_RX_PATH_GENERAL | TC_RX_PATH_UNCOUNTED)) ?                        \
+         fn(TC_RX_PATH_GENERAL | TC_RX_PATH_UNCOUNTED, __VA_ARGS__) :                          \
+     ((peer)->rx_path == (TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED)) ?                           \
+         fn(TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED, __VA_ARGS__) :                             \
+         fn(TC_RX_PATH_VARIABLE, __VA_ARGS__))
+
+#define TC_RX_POLL_PATH(path, peer, wait) tc_rx_poll_path((peer), (path), (wait))
+
+/* The next frame on the path the receiver chose: tc_rx_poll_as's 1, 0 or
+ * -1. tc_peer_progress and tc_peer_wait both look here first (wait: a
+ * constant, tc_peer_wait's first look). */
+static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer, const int wait)
+{
+    return TC_RX_PATH_SELECT(peer, TC_RX_POLL_PATH, peer, wait);
 }
 
 /* The frame tc_rx_poll passed on (-1), through the validator; then what is
