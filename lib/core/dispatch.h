@@ -232,7 +232,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
     /* seq and its slot read again after the call (rx_seq moves only in
      * tc_rx_exec): nothing of the general path's is held across it */
     tc_rx_exec(peer, slot, peer->rx_seq & (peer->rx_slots - 1), w, 0, run_fn,
-               peer->disp_injected->state, tc_frame_sig(peer->rx_seq), counters);
+               peer->disp_injected->state, seen, counters);
     return 1;
 }
 
