@@ -229,8 +229,8 @@ static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
     if (run_fn == NULL) {
         return -1;
     }
-    /* seq and its slot read again after the call (rx_seq moves only in
-     * tc_rx_exec): nothing of the general path's is held across it */
+    /* the slot's index read again after the call (rx_seq moves only in
+     * tc_rx_exec) rather than held in a register across it */
     tc_rx_exec(peer, slot, peer->rx_seq & (peer->rx_slots - 1), w, 0, run_fn,
                peer->disp_injected->state, seen, counters);
     return 1;
