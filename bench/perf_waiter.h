@@ -40,16 +40,16 @@ static inline void perf_waiter_init(perf_waiter_t *w, perf_run_t *run, tc_wait_t
     w->start_ns = 0;
 }
 
-static volatile uint64_t *perf_waiter_watch(void *arg, uint64_t *old_p)
+static const uint64_t *perf_waiter_watch(void *arg, uint64_t *old_p)
 {
-    volatile uint64_t *word = arg;
+    const uint64_t *word = arg;
 
-    *old_p = *word;
+    *old_p = tc_read_once(word);
     return word;
 }
 
 /* One idle step on word (the slot's mark) between two looks. */
-static inline void perf_waiter_idle(const perf_waiter_t *w, const volatile uint64_t *word)
+static inline void perf_waiter_idle(const perf_waiter_t *w, const uint64_t *word)
 {
     tc_wait_ops_t ops = {perf_waiter_watch, NULL, NULL, NULL, -1, (void *)(uintptr_t)word};
 

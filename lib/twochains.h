@@ -482,8 +482,9 @@ typedef struct tc_context_params {
     uint64_t           ried_rx_bytes;
     int                counters;    /* 1 (default): tc_peer_stats counts every frame sent;
                                      * 0: prepared starts (tc_jam_start) are not counted
-                                     * (tx_frames, tx_jams), and spend no instruction on it;
-                                     * tc_peer_stats' counters says which */
+                                     * (tx_frames, tx_jams), nor frames received (rx_frames)
+                                     * and polls, and spend no instruction on it (chosen at
+                                     * init and connect); tc_peer_stats' counters says which */
 } tc_context_params_t;
 
 void tc_context_params_init(tc_context_params_t *params);
@@ -656,7 +657,8 @@ typedef struct tc_peer_stats {
     uint64_t rx_bad_acks;    /* acks from the peer (a frame's, its credit word) of more frames
                               * than this side sent: refused */
     int      counters;       /* the context's counters: 0 where tx_frames and tx_jams leave
-                              * out the frames of prepared starts (not counted, not zero) */
+                              * out the frames of prepared starts (not counted, not zero)
+                              * and rx_frames and polls are not counted (stay 0) */
 } tc_peer_stats_t;
 
 void        tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats_p);

@@ -361,8 +361,10 @@ static void test_result_only_when_asked_injected(void **unused)
 }
 
 /* counters 0 on the context: prepared starts are not counted (and stats
- * say so), tc_jam_send's frames and the receiver's still are; counters 1
- * (the default) counts both. Anything but 0 or 1 is refused. */
+ * say so), tc_jam_send's frames still are; the receiver counts neither its
+ * frames nor its polls (the receive path's uncounted specialisation, chosen
+ * at connect); counters 1 (the default) counts them all. Anything but 0 or
+ * 1 is refused. */
 static void counted(int counters)
 {
     tc_context_params_t params;
@@ -391,7 +393,14 @@ static void counted(int counters)
     assert_int_equal(after.tx_frames - before.tx_frames, counters ? 6 : 1);
     assert_int_equal(after.tx_jams - before.tx_jams, counters ? 6 : 1);
     tc_peer_stats(pair.s[0].peer, &rx);
-    assert_true(rx.rx_frames >= 6);
+    assert_int_equal(rx.counters, counters);
+    if (counters) {
+        assert_true(rx.rx_frames >= 6);
+        assert_true(rx.polls >= 1);
+    } else {
+        assert_int_equal(rx.rx_frames, 0);
+        assert_int_equal(rx.polls, 0);
+    }
     assert_int_equal(state_of(&pair.s[0])->sum, 12);
     tc_jam_req_free(req);
     pair_close(&pair);

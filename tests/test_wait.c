@@ -17,18 +17,18 @@
 #include "log.h"
 
 typedef struct fake {
-    volatile uint64_t word;
+    uint64_t word;
     int      ready;
     int      arm_fails;
     unsigned watched, armed, progressed;
     int      pipe_fd[2];
 } fake_t;
 
-static volatile uint64_t *fake_watch(void *arg, uint64_t *old_p)
+static const uint64_t *fake_watch(void *arg, uint64_t *old_p)
 {
     fake_t *f = arg;
     f->watched++;
-    *old_p = f->word;
+    *old_p = tc_read_once(&f->word);
     return &f->word;
 }
 

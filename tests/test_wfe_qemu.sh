@@ -65,18 +65,19 @@ cat >"$tmp/wfe.c" <<'EOF'
 #error "expected the aarch64 header"
 #endif
 
-static volatile uint64_t word, payload, seen_payload, woke_with;
+/* plain words, read and written once (lib/base/barrier.h), as the library's */
+static uint64_t word, payload, seen_payload, woke_with;
 
 static void *waiter(void *arg)
 {
     (void)arg;
     woke_with    = tc_arch_wfe_wait_u64(&word, 0);
-    seen_payload = payload; /* ordered after the acquire load */
+    seen_payload = tc_read_once(&payload); /* ordered after the acquire load */
     return NULL;
 }
 
 #define ROUNDS 2000
-static volatile uint64_t ping, pong;
+static uint64_t ping, pong;
 
 static void *ponger(void *arg)
 {
@@ -108,8 +109,8 @@ int main(void)
     /* 1. wake-up by a write from another thread */
     if (pthread_create(&th, NULL, waiter, NULL) != 0) fail("pthread_create");
     nanosleep(&ts, NULL);
-    payload = 42;
-    __atomic_store_n(&word, 7, __ATOMIC_RELEASE);
+    tc_write_once(&payload, 42);
+    tc_store_release(&word, 7);
     pthread_join(th, NULL);
     if (woke_with != 7) fail("waiter returned the wrong value");
     if (seen_payload != 42) fail("payload not visible after the wake-up");

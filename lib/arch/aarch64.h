@@ -16,6 +16,8 @@
 #error "lib/arch/aarch64.h is for AArch64 only: include wait_arch.h"
 #endif
 
+#include "barrier.h"
+
 #include <stdint.h>
 
 #define TC_ARCH_NAME       "aarch64"
@@ -49,7 +51,7 @@ static inline void tc_arch_sev(void)
 /* Exclusive load-acquire: reads the word and arms the exclusive monitor on
  * its granule; a store to it by anyone clears the monitor, which sends this
  * core an event (wakes WFE). */
-static inline uint64_t tc_arch_ldaxr_u64(const volatile uint64_t *addr)
+static inline uint64_t tc_arch_ldaxr_u64(const uint64_t *addr)
 {
     uint64_t v;
 
@@ -80,7 +82,7 @@ static inline uint64_t tc_arch_cntvct(void)
  * event, so the WFE returns at once: no lost wake-up. Interrupts, exception
  * returns and the timer event stream also wake WFE; the loop re-checks.
  */
-static inline uint64_t tc_arch_wfe_wait_u64(volatile uint64_t *addr, uint64_t old)
+static inline uint64_t tc_arch_wfe_wait_u64(const uint64_t *addr, uint64_t old)
 {
     uint64_t v;
 
@@ -97,7 +99,7 @@ static inline uint64_t tc_arch_wfe_wait_u64(volatile uint64_t *addr, uint64_t ol
 
 /* As tc_arch_wfe_wait_u64, giving up once CNTVCT passes deadline (then it
  * returns old). The event stream bounds how late it notices. */
-static inline uint64_t tc_arch_wfe_wait_u64_until(volatile uint64_t *addr, uint64_t old,
+static inline uint64_t tc_arch_wfe_wait_u64_until(const uint64_t *addr, uint64_t old,
                                                   uint64_t deadline_cntvct)
 {
     uint64_t v;

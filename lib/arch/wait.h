@@ -31,7 +31,7 @@
 /* What the strategies need from the caller's mailbox and transport. */
 typedef struct tc_wait_ops {
     /* The word the next frame's arrival will change, and its value now. */
-    volatile uint64_t *(*watch)(void *arg, uint64_t *old_p);
+    const uint64_t    *(*watch)(void *arg, uint64_t *old_p);
     /* Has something landed? (looked at after arming, before blocking) */
     int                (*ready)(void *arg);
     /* Arm wake-ups: TC_OK, or another status when events are already
@@ -56,7 +56,7 @@ int tc_wait_block(const tc_wait_ops_t *ops, tc_wait_state_t *state);
 static inline int tc_wait_idle(tc_wait_t wait, uint32_t spin_ns, const tc_wait_ops_t *ops,
                                tc_wait_state_t *state)
 {
-    volatile uint64_t *word;
+    const uint64_t *word;
     uint64_t old;
 
     switch (wait) {

@@ -135,7 +135,7 @@ static inline void tc_arch_movdir64b(void *dst, const void *src)
 #define TC_ARCH_UMWAIT_C01 1u /* lighter, faster wake-up */
 
 /* UMONITOR: arm the address-monitoring hardware on addr's line. */
-static inline void tc_arch_umonitor(const volatile void *addr)
+static inline void tc_arch_umonitor(const void *addr)
 {
     __asm__ __volatile__(".byte 0xf3, 0x0f, 0xae, 0xf7" /* umonitor %rdi */
                          :: "D"(addr) : "memory");
@@ -159,25 +159,25 @@ static inline int tc_arch_umwait(uint32_t ctrl, uint64_t deadline_tsc)
 
 /* Wait (at most until deadline_tsc) for *addr to differ from old; returns
  * the value last seen (== old on timeout or a spurious wake-up: loop). */
-static inline uint64_t tc_arch_umwait_u64(const volatile uint64_t *addr, uint64_t old,
+static inline uint64_t tc_arch_umwait_u64(const uint64_t *addr, uint64_t old,
                                           uint64_t deadline_tsc)
 {
     uint64_t v;
 
     tc_arch_umonitor(addr);
-    v = *addr;
+    v = tc_load_acquire(addr);
     if (v != old) {
         return v;
     }
     (void)tc_arch_umwait(TC_ARCH_UMWAIT_C01, deadline_tsc);
-    return *addr;
+    return tc_load_acquire(addr);
 }
 
 /* ------------------------------------------------------ MONITORX/MWAITX
  * AMD (CPUID 0x80000001:ECX[29]), allowed at CPL 3. */
 
 /* MONITORX: 0F 01 FA, address in rax, extensions ecx = 0, hints edx = 0. */
-static inline void tc_arch_monitorx(const volatile void *addr)
+static inline void tc_arch_monitorx(const void *addr)
 {
     __asm__ __volatile__(".byte 0x0f, 0x01, 0xfa" /* monitorx %rax, %ecx, %edx */
                          :: "a"(addr), "c"(0u), "d"(0u) : "memory");
@@ -194,18 +194,18 @@ static inline void tc_arch_mwaitx(uint32_t timeout_ticks)
 
 /* Wait (at most timeout_ticks, 0 = no timer) for *addr to differ from old;
  * returns the value last seen (== old: loop). */
-static inline uint64_t tc_arch_mwaitx_u64(const volatile uint64_t *addr, uint64_t old,
+static inline uint64_t tc_arch_mwaitx_u64(const uint64_t *addr, uint64_t old,
                                           uint32_t timeout_ticks)
 {
     uint64_t v;
 
     tc_arch_monitorx(addr);
-    v = *addr;
+    v = tc_load_acquire(addr);
     if (v != old) {
         return v;
     }
     tc_arch_mwaitx(timeout_ticks);
-    return *addr;
+    return tc_load_acquire(addr);
 }
 
 /* ---------------------------------------------------------- code bytes */

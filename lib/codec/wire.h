@@ -20,8 +20,9 @@
 /* The mailbox memory each side registers for its peer. The peer writes the
  * ctrl line (credits) and the ring; the raw area is for reference puts. */
 typedef struct tc_mbox_ctrl {
-    volatile uint64_t consumed;     /* frames of ours the peer has consumed */
-    volatile uint64_t raw_consumed; /* reference path: raw puts the peer consumed */
+    uint64_t consumed;     /* frames of ours the peer has consumed (the peer's put
+                            * writes it: read with tc_read_once) */
+    uint64_t raw_consumed; /* reference path: raw puts the peer consumed */
     uint8_t           pad[48];
 } tc_mbox_ctrl_t;
 

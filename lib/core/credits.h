@@ -33,7 +33,7 @@ static inline void tc_peer_note_ack(tc_peer_t *peer, uint32_t ack)
 /* The credit word the peer puts into our ctrl line: checked here. */
 static inline void tc_peer_note_credit(tc_peer_t *peer)
 {
-    uint32_t ack = (uint32_t)peer->ctrl->consumed;
+    uint32_t ack = (uint32_t)tc_read_once(&peer->ctrl->consumed);
 
     if ((int32_t)(ack - peer->tx_acked) > 0) {
         if (TC_UNLIKELY(!tc_peer_ack_sane(peer, ack))) {

@@ -126,7 +126,7 @@ static void tc_rx_note_hints(tc_peer_t *peer, const tc_frame_hdr_t *hdr)
 
 /* A LOCAL or CACHED frame the validator passed and that ran run_fn: with
  * fixed frames, later frames of its shape take the fast path; with variable
- * frames, where it is one line (tc_rx_poll_variable). */
+ * frames, where it is one line (tc_rx_poll_as, TC_RX_PATH_VARIABLE). */
 static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam_run_fn run_fn,
                               void *state)
 {
@@ -141,7 +141,7 @@ static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam
     if (hdr->payload_off == TC_FRAME_LINE_HDR_SIZE) {
         /* a line's expansion (no general header puts its payload there) */
         tc_frame_line_shape(hdr, &peer->fast_shape);
-        peer->rx_path = TC_RX_PATH_LINE;
+        peer->rx_path = (peer->rx_path & TC_RX_PATH_UNCOUNTED) | TC_RX_PATH_LINE;
     } else {
         tc_frame_shape_of(hdr, size, &peer->fast_shape);
     }
@@ -172,10 +172,12 @@ static int tc_rx_kind(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *
     return 0;
 }
 
-/* A frame whose header the validator passed, by kind: 0 once handled (its
- * result and credits then count), or -1 when refused (only its credits
- * count: else both sides would wait for each other). */
-static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr)
+/* A frame whose header the validator passed, by kind: 1 for a jam that
+ * ran (tc_rx_exec noted what it carries and consumed its slot), 0 once a
+ * module's handler took it (its result and credits then count), or -1 when
+ * refused (only its credits count: else both sides would wait for each
+ * other). */
+static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr, uint64_t seen)
 {
     tc_jam_run_fn run_fn = NULL;
     tc_status_t status;
@@ -184,10 +186,10 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr)
 
     switch (hdr->kind) {
     case TC_KIND_LOCAL:
-        tc_rx_run(peer, frame, hdr, peer->disp_elem->run, peer->disp_state);
+        tc_rx_run(peer, frame, hdr, peer->disp_elem->run, peer->disp_state, seen);
         tc_rx_fast_record(peer, hdr, peer->disp_elem->run, peer->disp_state);
         tc_rx_note_hints(peer, hdr);
-        return 0;
+        return 1;
     case TC_KIND_INJECTED:
     case TC_KIND_CACHED:
         why = tc_peer_rx_code(peer, frame, hdr, &run_fn, &state, &status);
@@ -195,12 +197,12 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr)
             tc_peer_reject(peer, status, why);
             return -1;
         }
-        tc_rx_run(peer, frame, hdr, run_fn, state);
+        tc_rx_run(peer, frame, hdr, run_fn, state, seen);
         if (hdr->kind == TC_KIND_CACHED) {
             tc_rx_fast_record(peer, hdr, run_fn, state);
         }
         tc_rx_note_hints(peer, hdr);
-        return 0;
+        return 1;
     default:
         return tc_rx_kind(peer, frame, hdr);
     }
@@ -220,6 +222,7 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     tc_frame_hdr_t line_hdr;
     tc_status_t status;
     char reason[160];
+    int routed;
 
     /* whatever this frame is, the next one of the old shape is looked at
      * again: a sync may have replaced the cached code, a config the size */
@@ -256,12 +259,15 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
         tc_rx_consumed(peer, seen);
         return 1;
     }
-    if (tc_rx_route(peer, frame, hdr) == 0) {
-        tc_rx_note(peer, hdr);
-    } else {
-        tc_peer_note_ack(peer, hdr->ack);
+    routed = tc_rx_route(peer, frame, hdr, seen);
+    if (routed <= 0) {
+        if (routed == 0) {
+            tc_rx_note(peer, hdr);
+        } else {
+            tc_peer_note_ack(peer, hdr->ack);
+        }
+        tc_rx_consumed(peer, seen);
     }
-    tc_rx_consumed(peer, seen);
     if (TC_UNLIKELY(peer->rx_resize != 0)) {
         /* a config frame: the peer's next frames are of the new size, its
          * slots' signal words move */
@@ -272,9 +278,11 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     return !(peer->ctx->rx_kinds[hdr->kind].flags & TC_RX_KIND_F_QUIET);
 }
 
-int tc_rx_poll_variable(tc_peer_t *peer, char *slot, uint32_t seq)
+int tc_rx_poll_variable(tc_peer_t *peer, int wait)
 {
-    return tc_rx_poll_variable_inline(peer, slot, seq);
+    return tc_rx_poll_as(peer, TC_RX_PATH_VARIABLE,
+                         (peer->rx_path & TC_RX_PATH_UNCOUNTED) ? 0u :
+                         wait ? (TC_RX_COUNT_FRAMES | TC_RX_COUNT_POLLS) : TC_RX_COUNT_FRAMES);
 }
 
 /* The next frame of the injected jam that ran last under the allow-list,
@@ -384,7 +392,7 @@ static tc_status_t tc_rx_steps(tc_peer_t *peer, unsigned max, int slow_first, un
     was               = peer->in_progress;
     peer->in_progress = 1;
     while ((max == 0) || (n < max)) {
-        got = slow_first ? -1 : tc_rx_poll(peer);
+        got = slow_first ? -1 : tc_rx_poll(peer, 0);
         slow_first = 0;
         if (got == 0) {
             break; /* nothing new */

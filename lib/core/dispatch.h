@@ -57,42 +57,22 @@ tc_rx_ran(tc_peer_t *peer, uint8_t flags, int64_t ret, uint32_t seq)
     }
 }
 
-static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
-                             tc_jam_run_fn run_fn, void *state)
-{
-    tc_jam_ctx_t jctx;
-    int64_t ret;
-
-    jctx.state    = state;
-    jctx.origin   = peer->peer_rank;
-    jctx.seq      = hdr->seq;
-    jctx.args     = frame + TC_FRAME_HDR_SIZE;
-    jctx.args_len = hdr->args_len;
-    peer->rx_last_run = run_fn;
-    ret = run_fn(&jctx, frame + hdr->payload_off, hdr->payload_len);
-    peer->stats.rx_frames++;
-    tc_rx_ran(peer, hdr->flags, ret, hdr->seq);
-}
-
-/* The next frame of the injected jam that ran last under the allow-list
- * (disp_injected), its header's words checked against that frame's shape:
- * the receiver's own linked copy if the frame's GOTP and code are the ones
- * it holds, else NULL (lib/core/dispatch.c; the validated path then says why). */
-tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame);
-
-/* tc_rx_poll for variable frames (tc_rx_poll_variable_inline), out of line
- * (lib/core/dispatch.c): the fixed frames' path keeps its registers. */
-int tc_rx_poll_variable(tc_peer_t *peer, char *slot, uint32_t seq);
-
-/* A frame of a recorded shape in slot idx, whose header words w are the
- * receiver's one copy, checked: a general header's (line 0) or a line's
- * (line 1, lib/codec/frame_line.h: no sections, the payload after its 32-byte
- * header; a constant, so each caller's code reads only its format). Its
- * result and credits noted first (what the jam sends while it runs
- * carries them), then run_fn runs on it, and its slot is consumed. */
+/* The one way a jam frame runs, fast or validated: frame in slot idx,
+ * whose header words w are the receiver's one copy, checked (a general
+ * header's; or, line 1, a line's - lib/codec/frame_line.h: no sections, the
+ * payload after its 32-byte header; a constant, so each caller's code reads
+ * only its format). The result and credits it carries noted first (what
+ * the jam sends while it runs carries them), what its slot held noted (the
+ * slot itself is consumed after the run: the jam reads its payload there),
+ * the jam run with in_progress set (a jam that sends and waits for credits
+ * must not handle frames: this one is not consumed yet; a nested progress
+ * restores it), then its own result and a reply owed - only now that the
+ * result is: owed before the run, a jam that waits on this peer would send
+ * it with the last result - and the slot consumed. counters (a constant,
+ * the context's): rx_frames counted. */
 static inline __attribute__((always_inline)) void
-tc_rx_fast_run_as(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, int line,
-                  tc_jam_run_fn run_fn, void *state, uint64_t seen)
+tc_rx_exec(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, const int line,
+           tc_jam_run_fn run_fn, void *state, uint64_t seen, const unsigned counters)
 {
     uint32_t seq  = (uint32_t)(w[0] >> 32);
     uint8_t flags = line ? tc_frame_line_flags(w[0]) : (uint8_t)(w[1] >> 56);
@@ -105,11 +85,7 @@ tc_rx_fast_run_as(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, 
         peer->stats.last_ret_seq = line ? (uint32_t)(w[2] >> 32) : (uint32_t)w[5];
     }
     tc_peer_note_ack(peer, (uint32_t)w[2]);
-    /* what the slot held is noted before the run (the slot itself is
-     * consumed after it: the jam reads its payload there) */
     peer->rx_stale[idx] = seen;
-    /* a jam that sends and waits for credits must not handle frames (this
-     * one is not consumed yet) */
     was               = peer->in_progress;
     peer->in_progress = 1;
     jctx.state        = state;
@@ -121,152 +97,123 @@ tc_rx_fast_run_as(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t *w, 
     ret = line ? run_fn(&jctx, slot + TC_FRAME_LINE_HDR_SIZE, tc_frame_line_len(w[0])) :
                  run_fn(&jctx, slot + (uint16_t)w[3], (uint32_t)(w[2] >> 32));
     peer->in_progress = was;
-    peer->stats.rx_frames++;
-    /* the reply is owed only now that its result is: owed before the run,
-     * a jam that waits on this peer would send it with the last result
-     * (seq: the frame's, rx_seq moves only below) */
+    if (counters & TC_RX_COUNT_FRAMES) {
+        peer->stats.rx_frames++;
+    }
+    if (counters & TC_RX_COUNT_POLLS) {
+        peer->stats.polls++;
+    }
+    /* seq: the frame's (rx_seq moves only below) */
     tc_rx_ran(peer, flags, ret, peer->rx_seq);
     peer->rx_seq++;
     peer->idle_polls = 0;
 }
 
-/* tc_rx_fast_run_as on a general header's words. */
-static inline __attribute__((always_inline)) void
-tc_rx_fast_run(tc_peer_t *peer, char *slot, uint32_t idx, const uint64_t w[TC_FRAME_HDR_SIZE / 8],
-               tc_jam_run_fn run_fn, void *state, uint64_t seen)
-{
-    tc_rx_fast_run_as(peer, slot, idx, w, 0, run_fn, state, seen);
-}
-
-/* tc_rx_poll with variable frames: where the last local or cached frame
- * the validator passed was one line (64 bytes, fast_shape), the next one of
- * its shape landed whole is run from its line: its header's first word
- * names the expected seq and a 64-byte frame (the sender writes the header
- * before the rest and clears a signal word it does not know first), then
- * the signal of that seq at the line's end, written last, then the header's
- * other words once. Anything else goes the validated way. */
-static inline __attribute__((always_inline)) int tc_rx_poll_variable_inline(tc_peer_t *peer,
-                                                                             char *slot,
-                                                                             uint32_t seq)
+/* A validated jam frame in the slot due (hdr: the validator's copy, a line
+ * expanded to the general header it stands for): tc_rx_exec on its words. */
+static inline void tc_rx_run(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr,
+                             tc_jam_run_fn run_fn, void *state, uint64_t seen)
 {
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
 
-    if (peer->fast_run != NULL) {
-        if (tc_read_once((const uint64_t *)(const void *)slot) ==
-            (((uint64_t)seq << 32) | TC_FRAME_ALIGN)) {
-            tc_smp_rmb();
-            if ((tc_frame_sig_read(slot, TC_FRAME_ALIGN) == tc_frame_sig(seq)) &&
-                TC_LIKELY(peer->failed == TC_OK)) {
-                tc_smp_rmb();
-                tc_frame_load_words((const tc_frame_hdr_t *)slot, w);
-                if (tc_frame_words_same_shape(w, &peer->fast_shape, TC_FRAME_ALIGN, seq) &&
-                    tc_peer_ack_sane(peer, (uint32_t)w[2])) {
-                    tc_rx_fast_run(peer, slot, seq & (peer->rx_slots - 1), w, peer->fast_run,
-                                   peer->fast_state,
-                                   TC_STALE_HDR | seq);
-                    return 1;
-                }
-            }
-        }
-    }
-    return tc_peer_rx_peek(peer) ? -1 : 0;
+    tc_frame_load_words(hdr, w);
+    tc_rx_exec(peer, frame, peer->rx_seq & (peer->rx_slots - 1), w, 0, run_fn, state, seen,
+               peer->ctx->params.counters ? TC_RX_COUNT_FRAMES : 0u);
 }
 
-/* tc_rx_poll where the last local or cached frame the validator passed
- * was a line (rx_path TC_RX_PATH_LINE: fixed 64-byte frames): the signal
- * as on the general path, then the line's words once, two compares with
- * what the receiver expects next (lib/codec/frame_line.h) and the ack; anything
- * else goes the validated way (which sets the general path again). */
-static inline __attribute__((always_inline)) int tc_rx_poll_line(tc_peer_t *peer, char *slot,
-                                                                 uint32_t seq)
-{
-    uint32_t idx  = seq & (peer->rx_slots - 1);
-    /* rx_path LINE only with fixed 64-byte frames: the signal is the line's
-     * last word */
-    uint64_t seen = tc_frame_sig_read(slot, TC_FRAME_ALIGN);
-    uint64_t w[TC_FRAME_LINE_WORDS];
+/* The next frame of the injected jam that ran last under the allow-list
+ * (disp_injected), its header's words checked against that frame's shape:
+ * the receiver's own linked copy if the frame's GOTP and code are the ones
+ * it holds, else NULL (lib/core/dispatch.c; the validated path then says why). */
+tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame);
 
-    if (TC_UNLIKELY(seen != tc_frame_sig(seq))) {
-        return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
-    }
-    if (TC_UNLIKELY(seen == peer->rx_stale[idx]) &&
-        !(TC_UNLIKELY(peer->rx_held) && tc_peer_sig_held(peer, idx))) {
-        return 0; /* as tc_rx_poll */
-    }
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
-        return -1;
-    }
-    tc_smp_rmb();
-    /* nothing to prefetch: the frame is the line its signal was read from;
-     * one copy of the line's header, word by word: what is checked is what
-     * is used */
-    tc_frame_line_load(slot, w);
-    if (TC_LIKELY((peer->fast_run != NULL) &&
-                  tc_frame_line_same_shape(w[0], w[1], &peer->fast_shape, seq) &&
-                  tc_peer_ack_sane(peer, (uint32_t)w[2]))) {
-        tc_rx_fast_run_as(peer, slot, idx, w, 1, peer->fast_run, peer->fast_state, seen);
-        return 1;
-    }
-    return -1;
-}
-
-/* The next frame, if it landed and takes a fast path: of the shape of the
- * last local or cached frame the validator passed (a one-line frame - a
- * 64-byte frame whose header, payload and signal share the line - is read
- * from that line alone: its signal, then its header's words once, compared
- * with what the receiver expects next), or of the injected jam the
- * allow-list ran last (out of line: it compares the frame's code and
- * GOTP). 1: ran it. 0: nothing new in the slot. -1: something landed that
- * the validated path must look at (another shape, variable frames, a
- * failed peer); tc_peer_rx_landed then takes it. tc_peer_progress and
- * tc_peer_wait both look here first. */
-static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
+/* The next frame, if it landed and takes a fast path, read the way path
+ * (TC_RX_PATH_*, a constant: one body, specialised per path by the
+ * compiler) says:
+ * - GENERAL (fixed frames): the signal at the frame's end, then the
+ *   header's words once, compared with the shape of the last local or
+ *   cached frame the validator passed; or of the injected jam the
+ *   allow-list ran last (out of line: it compares the frame's code and
+ *   GOTP);
+ * - LINE (fixed 64-byte frames, the last such frame a line,
+ *   lib/codec/frame_line.h): the signal the line's last word, its four
+ *   words compared the same way;
+ * - VARIABLE (variable frames, the last such frame one line of the
+ *   general header): its first word names the expected seq and a 64-byte
+ *   frame (the sender writes the header before the rest and clears a
+ *   signal word it does not know first), then the signal of that seq at
+ *   the line's end, written last, then the header's words once.
+ * 1: ran it. 0: nothing new in the slot. -1: something landed that the
+ * validated path must look at (another shape, a failed peer);
+ * tc_peer_rx_landed then takes it. counters: tc_rx_exec's. */
+static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
+                                                               const unsigned path,
+                                                               const unsigned counters)
 {
-    uint32_t seq, idx;
+    uint32_t seq = peer->rx_seq;
+    uint32_t idx = seq & (peer->rx_slots - 1);
+    char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
     tc_jam_run_fn run_fn;
     uint64_t seen;
-    char *slot;
 
-    if (TC_UNLIKELY(peer->rx_path != TC_RX_PATH_GENERAL)) {
-        /* the slot and rx_path read apart from the general path's reads
-         * (else the compiler shares them, and the general path pays for
-         * it) */
-        seq  = tc_read_once(&peer->rx_seq);
-        slot = tc_read_once(&peer->rx_ring) +
-               (size_t)(seq & (peer->rx_slots - 1)) * peer->rx_slot_size;
-        if (tc_read_once(&peer->rx_path) == TC_RX_PATH_LINE) {
-            return tc_rx_poll_line(peer, slot, seq);
+    if (path == TC_RX_PATH_VARIABLE) {
+        if ((peer->fast_run == NULL) ||
+            (tc_read_once((const uint64_t *)(const void *)slot) !=
+             (((uint64_t)seq << 32) | TC_FRAME_ALIGN))) {
+            return tc_peer_rx_peek(peer) ? -1 : 0;
         }
-        return tc_rx_poll_variable(peer, slot, seq);
-    }
-    seq  = peer->rx_seq;
-    idx  = seq & (peer->rx_slots - 1);
-    slot = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
-    seen = tc_peer_rx_sig(peer, slot);
-    if (TC_UNLIKELY(seen != tc_frame_sig(seq))) {
-        return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
-    }
-    if (TC_UNLIKELY(seen == peer->rx_stale[idx]) &&
-        !(TC_UNLIKELY(peer->rx_held) && tc_peer_sig_held(peer, idx))) {
-        return 0; /* what the last frame of this slot left, or a payload's bytes that
-                   * hold the due signal (tc_mbox_resize) */
-    }
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
-        return -1;
+        tc_smp_rmb();
+        if ((tc_frame_sig_read(slot, TC_FRAME_ALIGN) != tc_frame_sig(seq)) ||
+            TC_UNLIKELY(peer->failed != TC_OK)) {
+            return tc_peer_rx_peek(peer) ? -1 : 0;
+        }
+        seen = TC_STALE_HDR | seq; /* what the validated path notes of a variable frame */
+    } else {
+        seen = (path == TC_RX_PATH_LINE) ? tc_frame_sig_read(slot, TC_FRAME_ALIGN) :
+                                           tc_peer_rx_sig(peer, slot);
+        if (TC_UNLIKELY(seen != tc_frame_sig(seq))) {
+            return tc_peer_sig_new(peer, idx, seen) ? -1 : 0;
+        }
+        if (TC_UNLIKELY(seen == peer->rx_stale[idx]) &&
+            !(TC_UNLIKELY(peer->rx_held) && tc_peer_sig_held(peer, idx))) {
+            return 0; /* what the last frame of this slot left, or a payload's bytes that
+                       * hold the due signal (tc_mbox_resize) */
+        }
+        if (TC_UNLIKELY(peer->failed != TC_OK)) {
+            return -1;
+        }
     }
     tc_smp_rmb();
-    tc_peer_prefetch_arrival(peer, slot);
-    /* one copy of the header, word by word: what is checked is what is used */
-    tc_frame_load_words((const tc_frame_hdr_t *)slot, w);
-    if (TC_LIKELY((peer->fast_run != NULL) &&
-                  tc_frame_words_same_shape(w, &peer->fast_shape, peer->rx_frame_size, seq) &&
+    if (path == TC_RX_PATH_GENERAL) {
+        tc_peer_prefetch_arrival(peer, slot);
+    }
+    /* one copy of the header, word by word: what is checked is what is used
+     * (a line: nothing to prefetch, the frame is the line its signal was
+     * read from) */
+    if (path == TC_RX_PATH_LINE) {
+        tc_frame_line_load(slot, w);
+    } else {
+        tc_frame_load_words((const tc_frame_hdr_t *)slot, w);
+    }
+    if (TC_LIKELY(((path == TC_RX_PATH_VARIABLE) || (peer->fast_run != NULL)) &&
+                  ((path == TC_RX_PATH_LINE) ?
+                       tc_frame_line_same_shape(w[0], w[1], &peer->fast_shape, seq) :
+                       tc_frame_words_same_shape(w, &peer->fast_shape,
+                                                 (path == TC_RX_PATH_VARIABLE) ?
+                                                     TC_FRAME_ALIGN : peer->rx_frame_size,
+                                                 seq)) &&
                   tc_peer_ack_sane(peer, (uint32_t)w[2]))) {
-        tc_rx_fast_run(peer, slot, idx, w, peer->fast_run, peer->fast_state, seen);
+        tc_rx_exec(peer, slot, idx, w, path == TC_RX_PATH_LINE, peer->fast_run,
+                   peer->fast_state, (path == TC_RX_PATH_VARIABLE) ? seen : tc_frame_sig(seq),
+                   counters);
         return 1;
     }
-    if ((uint8_t)(w[1] >> 48) != TC_KIND_INJECTED) {
-        return -1;
+    if (path == TC_RX_PATH_VARIABLE) {
+        return tc_peer_rx_peek(peer) ? -1 : 0;
+    }
+    if ((path == TC_RX_PATH_LINE) || ((uint8_t)(w[1] >> 48) != TC_KIND_INJECTED)) {
+        return -1; /* a line is never injected */
     }
     /* its code and GOT lines are checked next, on either path: ask for
      * them all at once, once */
@@ -282,8 +229,56 @@ static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer)
     if (run_fn == NULL) {
         return -1;
     }
-    tc_rx_fast_run(peer, slot, idx, w, run_fn, peer->disp_injected->state, seen);
+    /* the slot's index read again after the call (rx_seq moves only in
+     * tc_rx_exec) rather than held in a register across it */
+    tc_rx_exec(peer, slot, peer->rx_seq & (peer->rx_slots - 1), w, 0, run_fn,
+               peer->disp_injected->state, seen, counters);
     return 1;
+}
+
+/* tc_rx_poll_as for variable frames, instantiated out of line
+ * (lib/core/dispatch.c): fixed frames' paths are the ones a wait loop keeps
+ * inline. */
+int tc_rx_poll_variable(tc_peer_t *peer, int wait);
+
+/* tc_rx_poll_as on path (a constant; its TC_RX_PATH_UNCOUNTED bit: no
+ * counters), variable frames out of line; wait (a constant): tc_peer_wait's
+ * look, which counts a frame that ran as a poll. */
+static inline __attribute__((always_inline)) int tc_rx_poll_path(tc_peer_t *peer,
+                                                                 const unsigned path,
+                                                                 const int wait)
+{
+    if ((path & ~TC_RX_PATH_UNCOUNTED) == TC_RX_PATH_VARIABLE) {
+        return tc_rx_poll_variable(peer, wait);
+    }
+    return tc_rx_poll_as(peer, path & ~TC_RX_PATH_UNCOUNTED,
+                         (path & TC_RX_PATH_UNCOUNTED) ? 0u :
+                         wait ? (TC_RX_COUNT_FRAMES | TC_RX_COUNT_POLLS) : TC_RX_COUNT_FRAMES);
+}
+
+/* Calls fn(path, args...) with path the constant rx_path holds: one
+ * specialisation per path the receiver may be on (set at connect, by a
+ * frame-size change and where the validator records a shape), the counted
+ * ones first (general, line), then the uncounted, variable frames last. */
+#define TC_RX_PATH_SELECT(peer, fn, ...)                                                        \
+    ((TC_LIKELY((peer)->rx_path == TC_RX_PATH_GENERAL)) ?                                      \
+         fn(TC_RX_PATH_GENERAL, __VA_ARGS__) :                                                 \
+     ((peer)->rx_path == TC_RX_PATH_LINE) ?                                                    \
+         fn(TC_RX_PATH_LINE, __VA_ARGS__) :                                                    \
+     ((peer)->rx_path == (TC_RX_PATH_GENERAL | TC_RX_PATH_UNCOUNTED)) ?                        \
+         fn(TC_RX_PATH_GENERAL | TC_RX_PATH_UNCOUNTED, __VA_ARGS__) :                          \
+     ((peer)->rx_path == (TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED)) ?                           \
+         fn(TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED, __VA_ARGS__) :                             \
+         fn(TC_RX_PATH_VARIABLE, __VA_ARGS__))
+
+#define TC_RX_POLL_PATH(path, peer, wait) tc_rx_poll_path((peer), (path), (wait))
+
+/* The next frame on the path the receiver chose: tc_rx_poll_as's 1, 0 or
+ * -1. tc_peer_progress and tc_peer_wait both look here first (wait: a
+ * constant, tc_peer_wait's first look). */
+static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer, const int wait)
+{
+    return TC_RX_PATH_SELECT(peer, TC_RX_POLL_PATH, peer, wait);
 }
 
 /* The frame tc_rx_poll passed on (-1), through the validator; then what is

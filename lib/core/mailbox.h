@@ -191,11 +191,11 @@ static inline int tc_peer_rx_ready(tc_peer_t *peer, char **frame_p, uint64_t *se
 
 /* The word whose change announces the next frame: SIG of the next slot for
  * fixed frames, the header's last word (MAG) for variable ones. */
-static inline volatile uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint64_t *old_p)
+static inline const uint64_t *tc_peer_watch_word(const tc_peer_t *peer, uint64_t *old_p)
 {
     uint32_t idx = peer->rx_seq & (peer->rx_slots - 1);
     char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
-    volatile uint64_t *word;
+    const uint64_t *word;
 
     word = (peer->frames == TC_FRAMES_FIXED) ?
                tc_frame_sig_ptr(slot, peer->rx_frame_size) :

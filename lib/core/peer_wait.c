@@ -15,7 +15,7 @@
 #include "send.h"
 #include "wait.h"
 
-static volatile uint64_t *tc_peer_wait_watch(void *arg, uint64_t *old_p)
+static const uint64_t *tc_peer_wait_watch(void *arg, uint64_t *old_p)
 {
     return tc_peer_watch_word(arg, old_p);
 }
@@ -82,14 +82,16 @@ static __attribute__((noinline)) tc_status_t tc_peer_wait_loop(tc_peer_t *peer, 
         }
         /* one frame: looking at the next slot first would put a cache miss
          * between this frame and whatever the caller sends next */
-        got = tc_rx_poll(peer);
+        got = tc_rx_poll(peer, 0);
         if (TC_LIKELY(got > 0)) { /* ran here, without a call */
             n      = 1;
             status = tc_peer_owes(peer) ? tc_peer_send_owed(peer) : TC_OK;
             break;
         }
     }
-    peer->stats.polls   += w.iter + 1; /* the first look, then one a spin */
+    if (peer->ctx->params.counters) {
+        peer->stats.polls += w.iter + 1; /* the first look, then one a spin */
+    }
     peer->stats.wakeups += ws.wakeups;
     if ((status == TC_OK) && (n_p != NULL)) {
         *n_p = n;
@@ -100,14 +102,14 @@ static __attribute__((noinline)) tc_status_t tc_peer_wait_loop(tc_peer_t *peer, 
 tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
 {
     /* the frame is there already (a stream, a reply that beat us here): run
-     * it and go, with no waiter to set up */
-    int got = tc_rx_poll(peer);
+     * it (counted as a poll where the counters are on) and go, with no
+     * waiter to set up */
+    int got = tc_rx_poll(peer, 1);
     tc_status_t status;
 
     if (TC_UNLIKELY(got <= 0)) {
         return tc_peer_wait_loop(peer, got, n_p);
     }
-    peer->stats.polls++;
     status = tc_peer_owes(peer) ? tc_peer_send_owed(peer) : TC_OK;
     if ((status == TC_OK) && (n_p != NULL)) {
         *n_p = 1;

@@ -678,11 +678,20 @@ const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id
 #define TC_RX_PATH_GENERAL  0u
 #define TC_RX_PATH_LINE     1u
 #define TC_RX_PATH_VARIABLE 2u
+/* with one of them: the context's counters are off (rx_frames and polls
+ * are not counted: a specialisation without the increments) */
+#define TC_RX_PATH_UNCOUNTED 4u
+
+/* What a frame that ran counts (tc_rx_exec's counters, a constant per
+ * specialisation): rx_frames; polls (tc_peer_wait's first look). */
+#define TC_RX_COUNT_FRAMES 1u
+#define TC_RX_COUNT_POLLS  2u
 
 /* The path of fixed or variable frames, no line recorded. */
 static inline uint8_t tc_rx_path_of(const tc_peer_t *peer)
 {
-    return (peer->frames == TC_FRAMES_FIXED) ? TC_RX_PATH_GENERAL : TC_RX_PATH_VARIABLE;
+    return ((peer->frames == TC_FRAMES_FIXED) ? TC_RX_PATH_GENERAL : TC_RX_PATH_VARIABLE) |
+           (peer->ctx->params.counters ? 0u : TC_RX_PATH_UNCOUNTED);
 }
 
 #endif

@@ -64,7 +64,7 @@ tc_status_t tc_mcast_check(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint64_t moved_
 
 /* Every ring of this rank and the worker, as lib/arch/wait's idle step sees
  * them (mc->waiter is the wait that takes the step). */
-static volatile uint64_t *tc_mcast_wait_watch(void *arg, uint64_t *old_p)
+static const uint64_t *tc_mcast_wait_watch(void *arg, uint64_t *old_p)
 {
     tc_mcast_t *mc = arg;
     const tc_mcast_waiter_t *w = mc->waiter;
@@ -94,7 +94,7 @@ static int tc_mcast_wait_ready(void *arg)
     unsigned n = 0;
 
     if ((w != NULL) && (w->credits_from != NULL) &&
-        (w->credits_from->ctrl->consumed != w->consumed)) {
+        (tc_read_once(&w->credits_from->ctrl->consumed) != w->consumed)) {
         return 1;
     }
     if (tc_mcast_poll_peers(mc, (w != NULL) ? w->only : UINT32_MAX, &n) != TC_OK) {
@@ -161,8 +161,10 @@ static tc_status_t tc_mcast_put_wait(tc_mcast_t *mc, tc_mcast_waiter_t *w, uint3
     tc_status_t status;
     unsigned n;
 
-    if (peer->ctrl->consumed != w->consumed) {
-        w->consumed         = peer->ctrl->consumed;
+    uint64_t consumed = tc_read_once(&peer->ctrl->consumed);
+
+    if (consumed != w->consumed) {
+        w->consumed         = consumed;
         *moved_ns           = tc_clock_mono_ns();
         w->ws.spin_start_ns = 0;
         return TC_OK;
@@ -216,7 +218,7 @@ tc_status_t tc_mcast_put(tc_mcast_t *mc, uint32_t dest, uint8_t kind, uint32_t p
             snprintf(what, sizeof(what), "rank %u to take a frame", dest);
             w.what         = what;
             w.credits_from = peer;
-            w.consumed     = peer->ctrl->consumed;
+            w.consumed     = tc_read_once(&peer->ctrl->consumed);
         }
         status = tc_mcast_put_wait(mc, &w, dest, &moved_ns);
         if (status != TC_OK) {

@@ -330,8 +330,9 @@ tc_jam_pack_refused(const tc_peer_t *peer, const tc_jam_t *jam, int64_t packed, 
     return tc_jam_pack_overran(peer, jam, packed, cap);
 }
 
-static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                                      size_t len, unsigned flags, uint8_t kind, int count);
+static inline __attribute__((always_inline)) tc_status_t
+tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                   unsigned flags, uint8_t kind, const uint64_t *name_p, int count);
 
 /* A large plain frame with signalling store: packed straight into the
  * peer's mapped slot, whose credit we hold (the receiver is done with it
@@ -354,11 +355,11 @@ tc_jam_send_direct_as(tc_peer_t *peer, const tc_jam_t *jam, const void *src, siz
     tc_status_t status;
 
     if (len > room) { /* the staged way says what frame it needs */
-        return tc_jam_send_staged(peer, jam, src, len, flags, kind, count);
+        return tc_jam_send_staged(peer, jam, src, len, flags, kind, NULL, count);
     }
     packed = jam->elem->pack(tc_peer_tx_slot(peer) + TC_FRAME_HDR_SIZE, room, src, len);
     if (TC_UNLIKELY((uint64_t)packed > room)) { /* packed again there, to say why */
-        return tc_jam_send_staged(peer, jam, src, len, flags, kind, count);
+        return tc_jam_send_staged(peer, jam, src, len, flags, kind, NULL, count);
     }
     if (!tc_jam_plain_tmpl_holds(peer, jam, (uint32_t)packed, flags, kind)) {
         status = tc_jam_plain_tmpl(peer, jam, (uint32_t)packed, flags, kind);
@@ -387,42 +388,39 @@ tc_jam_send_direct_uncounted(tc_peer_t *peer, const tc_jam_t *jam, const void *s
                                  TC_SENT_JAM | TC_SENT_UNCOUNTED);
 }
 
-/* A one-line frame (lib/codec/frame.h): header, payload and signal share the
- * line, so the header's words are made in registers and the frame goes
- * into the peer's mapped slot as eight stores, the signal last with
- * release order (tc_place_store_line); no staged frame is written or read.
- * The caller checked that the frame is one: its payload (packed bytes, in
- * the word payload) fits the line, the jam's name word is the one the
- * template made a line of (tx_line_name: 64-byte frames, stored), and
- * every slot of the peer's ring last held a frame of this size
- * (tx_slots_frame: its signal word holds no earlier bytes). */
+/* A one-line frame: header, payload and signal share the line, so the
+ * header's words are made in registers and the frame goes into the peer's
+ * mapped slot as a few stores, the signal last with release order; no
+ * staged frame is written or read. line (a constant) is the format: 1,
+ * fixed 64-byte frames' line format (lib/codec/frame_line.h), its four words
+ * made from the template's (tx_line_word, tx_line_id), six stores
+ * (tc_place_store_line_compact); 0, the general header of the jam's name
+ * word (name; variable frames), eight stores (tc_place_store_line). The
+ * caller checked that the frame is one: its payload (packed bytes, in the
+ * word payload) fits the line, the jam's name word is the one the template
+ * made a line of (tx_line_name or tx_vline_name), and every slot of the
+ * peer's ring last held a frame of this size (tx_slots_frame: its signal
+ * word holds no earlier bytes). */
 static inline __attribute__((always_inline)) tc_status_t
-tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t name, int count)
+tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t name,
+                 const int line, int count)
 {
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
     uint32_t seq = peer->tx_seq;
 
-    tc_frame_line_words(w, seq, name, peer->rx_seq, packed, peer->ran_has, peer->ran_ret,
-                        peer->ran_seq);
+    if (line) {
+        tc_frame_line_hdr(w, seq, peer->tx_line_word, peer->tx_line_id, packed, peer->rx_seq,
+                          peer->ran_has, peer->ran_ret, peer->ran_seq);
+    } else {
+        tc_frame_line_words(w, seq, name, peer->rx_seq, packed, peer->ran_has, peer->ran_ret,
+                            peer->ran_seq);
+    }
     peer->rx_reported = peer->rx_seq;
-    tc_place_store_line(tc_peer_tx_slot(peer), w, payload, tc_frame_sig(seq));
-    return tc_peer_sent(peer, TC_OK, count);
-}
-
-/* tc_jam_send_line with fixed 64-byte frames: the line format
- * (lib/codec/frame_line.h), its header's four words made in registers from the
- * template's (tx_line_word, tx_line_id) and stored with the payload word
- * and the signal, six stores (tc_place_store_line_compact). */
-static inline __attribute__((always_inline)) tc_status_t
-tc_jam_send_line_fixed(tc_peer_t *peer, uint64_t payload, uint32_t packed, int count)
-{
-    uint64_t w[TC_FRAME_LINE_WORDS];
-    uint32_t seq = peer->tx_seq;
-
-    tc_frame_line_hdr(w, seq, peer->tx_line_word, peer->tx_line_id, packed, peer->rx_seq,
-                      peer->ran_has, peer->ran_ret, peer->ran_seq);
-    peer->rx_reported = peer->rx_seq;
-    tc_place_store_line_compact(tc_peer_tx_slot(peer), w, payload, tc_frame_sig(seq));
+    if (line) {
+        tc_place_store_line_compact(tc_peer_tx_slot(peer), w, payload, tc_frame_sig(seq));
+    } else {
+        tc_place_store_line(tc_peer_tx_slot(peer), w, payload, tc_frame_sig(seq));
+    }
     return tc_peer_sent(peer, TC_OK, count);
 }
 
@@ -467,7 +465,7 @@ tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t le
         if (TC_UNLIKELY(packed < 0)) {
             return 0;
         }
-        *status_p = tc_jam_send_line_fixed(peer, buf[0], (uint32_t)packed, count);
+        *status_p = tc_jam_send_line(peer, buf[0], (uint32_t)packed, name, 1, count);
         return 1;
     }
     if ((name != peer->tx_vline_name) || (peer->tx_slots_frame != TC_FRAME_ALIGN)) {
@@ -477,7 +475,7 @@ tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t le
     if (TC_UNLIKELY(packed < 0)) {
         return 0;
     }
-    *status_p = tc_jam_send_line(peer, buf[0], (uint32_t)packed, name, count);
+    *status_p = tc_jam_send_line(peer, buf[0], (uint32_t)packed, name, 0, count);
     return 1;
 }
 
@@ -485,8 +483,8 @@ tc_jam_try_line(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t le
  * or put from there; a payload that fits the line may go as one
  * (tc_jam_try_line; name_p: a prepared jam's name word, or NULL). */
 static inline __attribute__((always_inline)) tc_status_t
-tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
-                          unsigned flags, uint8_t kind, const uint64_t *name_p, int count)
+tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t len,
+                   unsigned flags, uint8_t kind, const uint64_t *name_p, int count)
 {
     tc_status_t status;
     int64_t packed;
@@ -512,13 +510,6 @@ tc_jam_send_staged_inline(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
     return tc_peer_send_sized(peer, &peer->tx_tmpl, frame, peer->tx_tmpl_size, count);
 }
 
-/* The staged way out of line, for tc_jam_send_direct's two fallbacks. */
-static tc_status_t tc_jam_send_staged(tc_peer_t *peer, const tc_jam_t *jam, const void *src,
-                                      size_t len, unsigned flags, uint8_t kind, int count)
-{
-    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, NULL, count);
-}
-
 /* A frame that carries no code: local, or cached (whose layout is the same:
  * the receiver's cache holds the code, named by package id and element).
  * kind is TC_KIND_LOCAL or TC_KIND_CACHED; name_p the jam's name word for
@@ -540,7 +531,7 @@ tc_jam_send_plain(tc_peer_t *peer, const tc_jam_t *jam, const void *src, size_t 
                    tc_jam_send_direct_uncounted(peer, jam, src, len, flags, kind) :
                    tc_jam_send_direct(peer, jam, src, len, flags, kind);
     }
-    return tc_jam_send_staged_inline(peer, jam, src, len, flags, kind, name_p, count);
+    return tc_jam_send_staged(peer, jam, src, len, flags, kind, name_p, count);
 }
 
 /* Is inj the jam's entry, synced for mode? */
