@@ -89,7 +89,7 @@ static int attack_setup(pair_t *pair, int *fd_p, off_t *size_p)
         pair_close(pair);
         return 0;
     }
-    assert_true(pair->s[1].peer->remote_guard >= 0);
+    assert_true(pair->s[1].peer->wireup->remote_guard >= 0);
     *fd_p = object_of(pair->s[0].peer->mbox, size_p);
     if (*fd_p < 0) {
         printf("the mailbox's object cannot be opened here (/proc/self/map_files needs "
@@ -135,7 +135,7 @@ static void test_shrunk_mailbox_survived(void **unused)
     }
     assert_int_equal(ftruncate(fd, 0), 0);
     victim_sends(&pair, "went away under this side's access");
-    assert_true(tc_shm_guard_hit(pair.s[1].peer->remote_guard));
+    assert_true(tc_shm_guard_hit(pair.s[1].peer->wireup->remote_guard));
     /* the attacker reads its own mailbox at close: its size back */
     assert_int_equal(ftruncate(fd, size), 0);
     close(fd);
@@ -155,7 +155,7 @@ static void test_shrunk_mailbox_seen_before_a_store(void **unused)
     }
     victim = pair.s[1].peer;
     assert_int_equal(ftruncate(fd, size / 2), 0);
-    if (victim->remote_obj.fd < 0) {
+    if (victim->wireup->remote_obj.fd < 0) {
         printf("this side cannot hold the peer's object open here: only the guard sees it\n");
     } else {
         /* the liveness check finds it before any store faults */
@@ -163,7 +163,7 @@ static void test_shrunk_mailbox_seen_before_a_store(void **unused)
         assert_int_equal(tc_peer_check_alive(victim), TC_ERR_PEER_FAILED);
         log_keep_stop();
         assert_true(log_kept_has("shrank from"));
-        assert_false(tc_shm_guard_hit(victim->remote_guard));
+        assert_false(tc_shm_guard_hit(victim->wireup->remote_guard));
     }
     assert_int_equal(ftruncate(fd, size), 0);
     close(fd);
@@ -180,7 +180,7 @@ static void test_grown_mailbox_detected(void **unused)
     if (!attack_setup(&pair, &fd, &size)) {
         skip();
     }
-    if (pair.s[1].peer->remote_obj.fd < 0) {
+    if (pair.s[1].peer->wireup->remote_obj.fd < 0) {
         printf("this side cannot hold the peer's object open here: growth is not seen\n");
         close(fd);
         pair_close(&pair);
@@ -188,7 +188,7 @@ static void test_grown_mailbox_detected(void **unused)
     }
     assert_int_equal(ftruncate(fd, size * 2), 0);
     victim_sends(&pair, "grew from");
-    assert_false(tc_shm_guard_hit(pair.s[1].peer->remote_guard));
+    assert_false(tc_shm_guard_hit(pair.s[1].peer->wireup->remote_guard));
     assert_int_equal(ftruncate(fd, size), 0);
     close(fd);
     pair_close(&pair);
@@ -227,7 +227,7 @@ static void test_unmapped_mailbox_times_out(void **unused)
         status = tc_peer_drain(victim);
     }
     assert_int_equal(status, TC_ERR_TIMEOUT);
-    assert_false(tc_shm_guard_hit(victim->remote_guard));
+    assert_false(tc_shm_guard_hit(victim->wireup->remote_guard));
     /* the attacker's view back where its UCX expects it, for its close */
     assert_true(mmap((void *)r.start, r.end - r.start, PROT_READ | PROT_WRITE,
                      MAP_SHARED | MAP_FIXED, fd, (off_t)r.offset) == (void *)r.start);

@@ -159,9 +159,9 @@ static int tc_rx_kind(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *
     const char *why;
 
     if (TC_UNLIKELY(entry->cb == NULL)) {
-        snprintf(peer->rx_why, sizeof(peer->rx_why), "%s frame, but nothing on this side "
+        snprintf(peer->reject->why, sizeof(peer->reject->why), "%s frame, but nothing on this side "
                  "takes it (not set up here)", tc_frame_kind_str(hdr->kind));
-        tc_peer_reject(peer, TC_ERR_UNSUPPORTED, peer->rx_why);
+        tc_peer_reject(peer, TC_ERR_UNSUPPORTED, peer->reject->why);
         return -1;
     }
     why = entry->cb(entry->arg, peer, frame, hdr, &status);

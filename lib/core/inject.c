@@ -48,7 +48,7 @@ int64_t tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj)
             addr = dlsym(RTLD_DEFAULT, name);
         }
         if (addr == NULL) {
-            tc_warn("%s: cannot resolve '%s' (GOT slot %u of element %u)", peer->name, name,
+            tc_warn("%s: cannot resolve '%s' (GOT slot %u of element %u)", peer->wireup->name, name,
                     i, inj->element);
             return -(int64_t)i - 1;
         }
@@ -130,7 +130,7 @@ static uint32_t tc_inj_reply_len(const tc_inj_t *inj, int64_t status)
 static const char *tc_inj_reply_misfit(tc_peer_t *peer, const tc_inj_t *inj, int64_t status)
 {
     return tc_peer_answer_misfit(peer, tc_frame_size_for(tc_inj_reply_len(inj, status)),
-                                 "the sync's answer", peer->rx_why, sizeof(peer->rx_why));
+                                 "the sync's answer", peer->reject->why, sizeof(peer->reject->why));
 }
 
 /* Answer the peer's namespace syncs: status, then the addresses resolved
@@ -146,8 +146,8 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
     unsigned i;
     char *frame;
 
-    for (i = 0; i < peer->n_inj; ++i) {
-        tc_inj_t *inj = &peer->inj[i];
+    for (i = 0; i < peer->injs->n; ++i) {
+        tc_inj_t *inj = &peer->injs->inj[i];
 
         if (!inj->rx_sync_reply) {
             continue;

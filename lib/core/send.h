@@ -21,7 +21,7 @@ static inline tc_status_t tc_peer_put_start(tc_peer_t *peer, const void *buf, si
     param.op_attr_mask = 0;
     sp = ucp_put_nbx(peer->ep, buf, len, raddr, peer->rkey, &param);
     if (TC_UNLIKELY(UCS_PTR_IS_ERR(sp))) {
-        tc_error("%s: put of %zu bytes failed: %s", peer->name, len,
+        tc_error("%s: put of %zu bytes failed: %s", peer->wireup->name, len,
                  ucs_status_string(UCS_PTR_STATUS(sp)));
         peer->failed = TC_ERR_PEER_FAILED;
         return TC_ERR_PEER_FAILED;
