@@ -46,7 +46,7 @@ tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
         peer->tx_frame_size = frame_size;
         /* the templates' headers carry the old size: laid out anew at the
          * next send, so that the sends need not compare sizes */
-        tc_peer_drop_tmpl(peer);
+        tc_peer_invalidate(peer, TC_PEER_CHANGED_FRAMES);
     }
     return status;
 }

@@ -232,7 +232,7 @@ static const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr,
     memcpy(&status, payload, sizeof(status));
     if ((inj != NULL) && (status == TC_SYNC_MISS)) {
         inj->tx_cached = 0; /* the peer lost our code: the next cached send pushes it */
-        tc_peer_tx_changed(peer);
+        tc_peer_invalidate(peer, TC_PEER_CHANGED_SYNC);
         return NULL;
     }
     if ((inj == NULL) || !inj->tx_sync_wait) {
@@ -253,7 +253,7 @@ static const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr,
     inj->tx_sync_status = status;
     inj->tx_synced      = 1;
     inj->tx_cached      = (status == TC_SYNC_CACHED) || inj->tx_cached;
-    tc_peer_tx_changed(peer); /* new GOT addresses, or the code now cached */
+    tc_peer_invalidate(peer, TC_PEER_CHANGED_SYNC); /* new GOT addresses, or the code now cached */
     return NULL;
 }
 

@@ -341,7 +341,7 @@ struct tc_peer {
     uint32_t          tx_slots_frame;
     /* what prepared jams (tc_jam_init) checked once holds while this is
      * the same: bumped where a frame size, the delivery, a sync or the
-     * peer's cache of our code changes (tc_peer_tx_changed) */
+     * peer's cache of our code changes (tc_peer_invalidate) */
     uint32_t          tx_gen;
 
     /* --- the receive part, line 1: dispatch; wireup sets the geometry,
@@ -446,7 +446,7 @@ struct tc_peer {
      * (package, element, kind, flags; tc_frame_line_name) of the local or
      * cached jam the template holds where its frame is one line (64 bytes)
      * that the CPU stores (deliver NULL); 0: none. Dropped with the
-     * templates (tc_peer_drop_tmpl). */
+     * templates (tc_peer_invalidate). */
     uint64_t                tx_line_name;
     /* with fixed 64-byte frames such frames go in the line format
      * (lib/codec/frame_line.h): its word 0 without seq, length and HAS_RET
@@ -521,10 +521,39 @@ typedef struct tc_jam_req_link {
     struct tc_jam_req_link *prev;
 } tc_jam_req_link_t;
 
-/* Something a prepared jam checked once changed: each checks again at
- * its next start (lib/jam/jam.c). */
-static inline void tc_peer_tx_changed(tc_peer_t *peer)
+/* What changed, for tc_peer_invalidate (bits): each drops the memos and
+ * templates that depend on it. */
+enum {
+    /* a namespace sync's answer: GOT addresses, or the peer's cache of our
+     * code (lib/core/inject.c) */
+    TC_PEER_CHANGED_SYNC   = 1u << 0,
+    /* the frame size or the way frames reach the peer (control.c,
+     * send.c): the headers the sends keep (jam.c's tx_tmpl, tx_itmpl and
+     * one-line names) are laid out anew at the next send */
+    TC_PEER_CHANGED_FRAMES = 1u << 1,
+    /* this side forgot the code the peer had it cache (lib/jam/jam.c):
+     * dispatch's memos of cached and injected jams, and the fast path,
+     * which may run a cached jam's code */
+    TC_PEER_CHANGED_CODE   = 1u << 2
+};
+
+/* The one place the peer's memos and templates are dropped (what: the
+ * TC_PEER_CHANGED_* that changed). Whatever changed, prepared jams
+ * (tc_jam_init) check again at their next start (tx_gen). The fields are
+ * jam's and dispatch's; only this function clears them from outside. */
+static inline void tc_peer_invalidate(tc_peer_t *peer, unsigned what)
 {
+    if (what & TC_PEER_CHANGED_FRAMES) {
+        peer->tx_tmpl_key   = 0;
+        peer->tx_itmpl_key  = 0;
+        peer->tx_line_name  = 0;
+        peer->tx_vline_name = 0;
+    }
+    if (what & TC_PEER_CHANGED_CODE) {
+        peer->disp_cached   = NULL;
+        peer->disp_injected = NULL;
+        peer->fast_run      = NULL;
+    }
     peer->tx_gen++;
 }
 

@@ -281,7 +281,7 @@ void tc_send_select(tc_peer_t *peer)
     peer->tx_direct_min        = UINT32_MAX;
     peer->tx_direct_min_unread = UINT32_MAX;
     peer->tx_direct_code_min   = UINT32_MAX;
-    tc_peer_drop_tmpl(peer); /* a one-line frame is stored only where deliver is NULL */
+    tc_peer_invalidate(peer, TC_PEER_CHANGED_FRAMES); /* a one-line frame is stored only where deliver is NULL */
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
         return;

@@ -62,18 +62,6 @@ static inline char *tc_peer_tx_frame(tc_peer_t *peer)
     return peer->tx_ring + (size_t)stage * peer->tx_slot_size;
 }
 
-/* The headers the sends keep (tx_tmpl, tx_itmpl, the one-line frame's
- * name) are laid out anew at the next send: the frame size or the way
- * frames reach the peer changed. */
-static inline void tc_peer_drop_tmpl(tc_peer_t *peer)
-{
-    peer->tx_tmpl_key  = 0;
-    peer->tx_itmpl_key = 0;
-    peer->tx_line_name = 0;
-    peer->tx_vline_name = 0;
-    tc_peer_tx_changed(peer);
-}
-
 /* The size a frame of needed bytes goes out in; 0 when it does not fit. */
 static inline uint32_t tc_peer_frame_size(const tc_peer_t *peer, uint32_t needed)
 {

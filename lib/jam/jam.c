@@ -25,10 +25,7 @@ void tc_peer_forget_code(tc_peer_t *peer)
     for (i = 0; i < peer->injs->n; ++i) {
         peer->injs->inj[i].cache_run = NULL;
     }
-    peer->disp_cached   = NULL;
-    peer->disp_injected = NULL;
-    peer->fast_run      = NULL; /* it may be a cached jam's */
-    tc_peer_tx_changed(peer);
+    tc_peer_invalidate(peer, TC_PEER_CHANGED_CODE);
 }
 
 int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
