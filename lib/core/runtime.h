@@ -79,11 +79,11 @@ typedef struct tc_ctx_ried {
 } tc_ctx_ried_t;
 
 /* Frames a peer owes the other once frames ran (tc_peer_t.owed): one word,
- * so that the fast path asks once whether anything is owed. The reply is
- * the send path's own; each other bit is sent by the step its module
- * registered (tc_rx_register_owed), in the order of the bits. */
+ * so that the fast path asks once whether anything is owed. Each bit is
+ * sent by the step its module registered (tc_rx_register_owed), in the
+ * order of the bits. */
 enum {
-    TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (tc_peer_send_reply) */
+    TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (lib/core/send.c) */
     TC_OWED_SYNC  = 1u << 1, /* answers to injected syncs (lib/core/inject.c) */
     TC_OWED_RIED  = 1u << 2, /* a ried's answer (lib/core/ried.c) */
     TC_OWED_NACK  = 1u << 3, /* a rejected frame's nack (lib/core/control.c) */
@@ -594,7 +594,7 @@ tc_status_t tc_peer_check_pkg(const tc_peer_t *peer, const tc_jam_t *jam);
 tc_status_t tc_rx_register(tc_context_t *ctx, uint8_t kind, tc_rx_kind_fn cb, void *arg,
                            unsigned flags);
 void        tc_rx_unregister(tc_context_t *ctx, uint8_t kind);
-/* The step that sends what owed (one TC_OWED_* bit, not the reply) marks;
+/* The step that sends what owed (one TC_OWED_* bit) marks;
  * TC_ERR_INVALID_PARAM for anything else. */
 tc_status_t tc_rx_register_owed(tc_context_t *ctx, unsigned owed, tc_owed_fn step);
 /* A module's kinds (n of defs, each with arg) and, where owed is not 0, its
@@ -603,7 +603,7 @@ tc_status_t tc_rx_register_kinds(tc_context_t *ctx, const tc_rx_kind_def_t *defs
                                  void *arg, unsigned owed, tc_owed_fn step);
 
 /* Each module's kinds and owed steps, registered (lib/wireup/wireup.c, at connect). */
-tc_status_t tc_send_rx_register(tc_context_t *ctx);  /* send.c: reply, nop */
+tc_status_t tc_send_rx_register(tc_context_t *ctx);  /* send.c: reply, nop; the reply owed */
 tc_status_t tc_inj_rx_register(tc_context_t *ctx);   /* inject.c: the namespace sync */
 tc_status_t tc_ried_rx_register(tc_context_t *ctx);  /* ried.c: ried chunks and answers */
 tc_status_t tc_ctrl_rx_register(tc_context_t *ctx);  /* control.c: config, nack, goodbye */

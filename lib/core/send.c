@@ -427,7 +427,7 @@ static const tc_rx_kind_def_t tc_send_rx_kinds[] = {
 tc_status_t tc_send_rx_register(tc_context_t *ctx)
 {
     return tc_rx_register_kinds(ctx, tc_send_rx_kinds, TC_ARRAY_SIZE(tc_send_rx_kinds), NULL,
-                                0, NULL);
+                                TC_OWED_REPLY, tc_peer_send_reply);
 }
 
 tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, uint16_t element,
