@@ -75,3 +75,17 @@ void tc_inj_cleanup(tc_peer_t *peer)
     peer->injs->n    = 0;
     peer->inj_last = NULL;
 }
+
+/* Beside the table it writes: the cache links go, and with them the memos
+ * that may point into the code (tc_peer_invalidate). */
+void tc_peer_forget_code(tc_peer_t *peer)
+{
+    unsigned i;
+
+    /* the bytes stay in the peer's code area (a bump allocator); only the
+     * link to them goes */
+    for (i = 0; i < peer->injs->n; ++i) {
+        peer->injs->inj[i].cache_run = NULL;
+    }
+    tc_peer_invalidate(peer, TC_PEER_CHANGED_CODE);
+}

@@ -16,18 +16,6 @@
 
 /* ------------------------------------------------------------------ sync */
 
-void tc_peer_forget_code(tc_peer_t *peer)
-{
-    unsigned i;
-
-    /* the bytes stay in the peer's code area (a bump allocator); only the
-     * link to them goes */
-    for (i = 0; i < peer->injs->n; ++i) {
-        peer->injs->inj[i].cache_run = NULL;
-    }
-    tc_peer_invalidate(peer, TC_PEER_CHANGED_CODE);
-}
-
 int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
 {
     const tc_inj_t *inj;
