@@ -91,10 +91,10 @@ static void test_nack_returns_at_once(void **state)
     }
     /* a sender that believes the peer has it (as one whose peer dropped a
      * package would): the receiver's NACK returns at once */
-    pair.s[1].peer->peer_pkgs[pair.s[1].peer->n_peer_pkgs].id = bogus.pkg_id;
-    snprintf(pair.s[1].peer->peer_pkgs[pair.s[1].peer->n_peer_pkgs].name, TC_WIRE_PKG_NAME_MAX,
+    pair.s[1].peer->wireup->peer_pkgs[pair.s[1].peer->wireup->n_peer_pkgs].id = bogus.pkg_id;
+    snprintf(pair.s[1].peer->wireup->peer_pkgs[pair.s[1].peer->wireup->n_peer_pkgs].name, TC_WIRE_PKG_NAME_MAX,
              "bogus");
-    pair.s[1].peer->n_peer_pkgs++;
+    pair.s[1].peer->wireup->n_peer_pkgs++;
     assert_int_equal(tc_jam_call(pair.s[1].peer, &bogus, &one, sizeof(one), NULL, &ret),
                      TC_ERR_NOT_FOUND);
     assert_int_equal(tc_peer_last_nack(pair.s[1].peer, &nack), TC_OK);

@@ -82,7 +82,7 @@ static void test_pinned_ried_not_unloaded(void **unused)
     atomic_store(&srv.stop, 0);
     assert_int_equal(pthread_create(&th, NULL, serve_thread, &srv), 0);
     assert_int_equal(tc_ried_unload(pair.s[1].peer, id), TC_ERR_BUSY);
-    assert_non_null(strstr(pair.s[1].peer->ried_tx.text, "in use"));
+    assert_non_null(strstr(pair.s[1].peer->ried->tx.text, "in use"));
     assert_non_null(pair.s[0].ctx->rieds[slot].handle); /* still there */
 
     /* the sync goes (as when its peer closes): the unload goes through */
@@ -115,7 +115,7 @@ static void test_shipped_ried_goes_with_its_peer(void **unused)
     pthread_join(th, NULL);
 
     /* owned by the peer's serial, which no later peer of the context gets */
-    serial = pair.s[0].peer->serial;
+    serial = pair.s[0].peer->wireup->serial;
     assert_true(serial != 0);
     assert_int_equal(pair.s[0].ctx->rieds[slot].owner, serial);
     assert_int_equal(pair.s[0].ctx->next_peer_serial, serial);

@@ -293,8 +293,10 @@ static void test_kind_table(void **unused)
     assert_int_equal(tc_rx_register(ctx, TC_KIND_MCAST, kind_probe_rx, &probe, 0), TC_OK);
     assert_int_equal(tc_rx_register(ctx, TC_KIND_MCAST, kind_probe_rx, &other, 0),
                      TC_ERR_BUSY);
-    assert_int_equal(tc_rx_register_owed(ctx, TC_OWED_REPLY, kind_probe_owed),
+    assert_int_equal(tc_rx_register_owed(ctx, 0, kind_probe_owed), TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_rx_register_owed(ctx, 1u << TC_OWED_STEPS, kind_probe_owed),
                      TC_ERR_INVALID_PARAM);
+    assert_int_equal(tc_rx_register_owed(ctx, TC_OWED_NACK, NULL), TC_ERR_INVALID_PARAM);
     assert_int_equal(tc_rx_register_owed(ctx, TC_OWED_SYNC | TC_OWED_NACK, kind_probe_owed),
                      TC_ERR_INVALID_PARAM);
     /* a module's kinds go in all or none */
@@ -304,7 +306,7 @@ static void test_kind_table(void **unused)
 
         assert_int_equal(tc_rx_register_kinds(ctx, defs, 2, &probe, 0, NULL), TC_ERR_BUSY);
         assert_null(ctx->rx_kinds[TC_KIND_MCAST_ACK].cb);
-        assert_int_equal(tc_rx_register_kinds(ctx, defs, 1, &probe, TC_OWED_REPLY,
+        assert_int_equal(tc_rx_register_kinds(ctx, defs, 1, &probe, TC_OWED_SYNC | TC_OWED_NACK,
                                               kind_probe_owed), TC_ERR_INVALID_PARAM);
         assert_null(ctx->rx_kinds[TC_KIND_MCAST_ACK].cb);
     }

@@ -62,14 +62,14 @@ static void test_ried_over_the_wire(void **unused)
     assert_int_equal(write(fd, "not an ELF file", 15), 15);
     close(fd);
     assert_int_equal(tc_ried_ship(pair.s[1].peer, bogus, 0, NULL, &id2), TC_ERR_IO);
-    assert_non_null(strstr(pair.s[1].peer->ried_tx.text, "allow-list"));
+    assert_non_null(strstr(pair.s[1].peer->ried->tx.text, "allow-list"));
 
     /* a receiver that accepts any code tries it: dlopen says why */
     serve_stop(&server, thread);
     pair.s[0].ctx->params.exec = TC_EXEC_ANY;
     serve_start(&server, &pair.s[0], &thread);
     assert_int_equal(tc_ried_ship(pair.s[1].peer, bogus, 0, NULL, &id2), TC_ERR_IO);
-    assert_non_null(strstr(pair.s[1].peer->ried_tx.text, "dlopen"));
+    assert_non_null(strstr(pair.s[1].peer->ried->tx.text, "dlopen"));
     unlink(bogus);
     /* ... and keeps serving */
     jam = jam_of(&pair.s[1], "server_sum");
@@ -203,7 +203,7 @@ static unsigned rieds_owned(const shared_rx_t *s, int i)
 
     for (k = 0; k < TC_MAX_RIEDS; ++k) {
         n += (s->ctx->rieds[k].handle != NULL) &&
-             (s->ctx->rieds[k].owner == s->rx[i].peer->serial);
+             (s->ctx->rieds[k].owner == s->rx[i].peer->wireup->serial);
     }
     return n;
 }
@@ -237,14 +237,14 @@ static void test_ried_per_peer_limit(void **unused)
         if (refused++ == 0) {
             first_refusal = status;
             print_message("flooder: refused after %u loads: %s\n", loaded,
-                          s.tx[0].peer->ried_tx.text);
+                          s.tx[0].peer->ried->tx.text);
         }
     }
     print_message("flooder: %u of %u ships loaded (table of %u)\n", loaded,
                   TC_MAX_RIEDS + 4, TC_MAX_RIEDS);
     assert_true(loaded < TC_MAX_RIEDS);
     assert_int_equal(first_refusal, TC_ERR_NO_RESOURCE);
-    assert_non_null(strstr(s.tx[0].peer->ried_tx.text, "per-process limit"));
+    assert_non_null(strstr(s.tx[0].peer->ried->tx.text, "per-process limit"));
 
     /* the other peer ships its own and uses it */
     status = tc_ried_ship(s.tx[1].peer, path, sizeof(exports), exports, &id_b);
@@ -310,8 +310,8 @@ static void test_ried_per_process_limit(void **unused)
     (void)unused;
     shared_open_n(&s, conns + 1, conns);
     ried_path(path, sizeof(path));
-    assert_int_equal(s.rx[0].peer->proc, s.rx[conns - 1].peer->proc);
-    assert_true(s.rx[0].peer->proc != s.rx[conns].peer->proc);
+    assert_int_equal(s.rx[0].peer->wireup->proc, s.rx[conns - 1].peer->wireup->proc);
+    assert_true(s.rx[0].peer->wireup->proc != s.rx[conns].peer->wireup->proc);
     assert_int_equal(pthread_create(&thread, NULL, shared_serve, &s), 0);
     for (k = 0; k < TC_MAX_RIEDS + 4; ++k) {
         tc_peer_t *via = s.tx[k % conns].peer;
@@ -322,9 +322,9 @@ static void test_ried_per_process_limit(void **unused)
         }
         if (refused++ == 0) {
             print_message("one process, %d connections: refused after %u loads: %s\n", conns,
-                          loaded, via->ried_tx.text);
+                          loaded, via->ried->tx.text);
         }
-        assert_non_null(strstr(via->ried_tx.text, "per-process limit"));
+        assert_non_null(strstr(via->ried->tx.text, "per-process limit"));
     }
     print_message("one process, %d connections: %u of %u ships loaded (table of %u)\n", conns,
                   loaded, TC_MAX_RIEDS + 4, TC_MAX_RIEDS);
@@ -364,7 +364,7 @@ static uint64_t ried_bytes_under_way(const shared_rx_t *s, int first, int last)
     int i;
 
     for (i = first; i < last; ++i) {
-        bytes += (s->rx[i].peer->ried_rx.buf != NULL) ? s->rx[i].peer->ried_rx.total : 0;
+        bytes += (s->rx[i].peer->ried->rx.buf != NULL) ? s->rx[i].peer->ried->rx.total : 0;
     }
     return bytes;
 }
@@ -400,29 +400,29 @@ static void test_ried_bytes_under_way(void **unused)
     for (i = 0; i < conns; ++i) {
         ried_first_chunk(s.tx[i].peer, 1, total);
         shared_take(&s, i);
-        refused += (s.rx[i].peer->ried_rx.buf == NULL);
-        if (s.rx[i].peer->ried_rx.buf == NULL) {
-            assert_non_null(strstr(s.rx[i].peer->ried_rx.reply_text, "per-process limit"));
+        refused += (s.rx[i].peer->ried->rx.buf == NULL);
+        if (s.rx[i].peer->ried->rx.buf == NULL) {
+            assert_non_null(strstr(s.rx[i].peer->ried->rx.reply_text, "per-process limit"));
         }
     }
     held = ried_bytes_under_way(&s, 0, conns);
     print_message("one process, %d connections, a %u-byte ried begun on each: %llu bytes held "
                   "here, %d refused (%s)\n", conns, total, (unsigned long long)held, refused,
-                  s.rx[conns - 1].peer->ried_rx.reply_text);
+                  s.rx[conns - 1].peer->ried->rx.reply_text);
     assert_int_equal(held, total);
     assert_int_equal(refused, conns - 1);
 
     /* another process: the receiver's limit leaves room for it */
     ried_first_chunk(s.tx[conns].peer, 1, total);
     shared_take(&s, conns);
-    assert_non_null(s.rx[conns].peer->ried_rx.buf);
+    assert_non_null(s.rx[conns].peer->ried->rx.buf);
     assert_int_equal(ried_bytes_under_way(&s, 0, conns + 1), 2ull * total);
 
     /* ... which is then full: the first process, a smaller ried, refused */
     ried_first_chunk(s.tx[1].peer, 2, 4096);
     shared_take(&s, 1);
-    assert_null(s.rx[1].peer->ried_rx.buf);
-    assert_non_null(strstr(s.rx[1].peer->ried_rx.reply_text, "limit"));
+    assert_null(s.rx[1].peer->ried->rx.buf);
+    assert_non_null(strstr(s.rx[1].peer->ried->rx.reply_text, "limit"));
     shared_close(&s);
 }
 
@@ -572,10 +572,10 @@ static void test_ried_unknown_op(void **unused)
         tc_peer_stats(pair.s[0].peer, &st);
         print_message("%s frame with op 7: %llu rejected, a library of %u bytes begun\n",
                       k ? "ried answer" : "ried", (unsigned long long)st.rx_rejected,
-                      pair.s[0].peer->ried_rx.total);
+                      pair.s[0].peer->ried->rx.total);
         assert_int_equal(st.rx_rejected, k + 1);
         assert_non_null(strstr(tc_peer_last_reject(pair.s[0].peer), "unknown op 7"));
-        assert_null(pair.s[0].peer->ried_rx.buf);
+        assert_null(pair.s[0].peer->ried->rx.buf);
         assert_int_equal(pair.s[0].peer->owed & TC_OWED_RIED, 0);
         while ((tc_peer_last_nack(pair.s[1].peer, &nack) != TC_OK) ||
                (nack.seq != pair.s[1].peer->tx_seq - 1)) {

@@ -97,7 +97,7 @@ static void attack_open(attack_t *a)
         pair_close(&a->pair);
         skip();
     }
-    assert_true(a->pair.s[1].peer->remote_guard >= 0);
+    assert_true(a->pair.s[1].peer->wireup->remote_guard >= 0);
     a->fd = object_of(a->pair.s[0].peer->mbox, &a->size);
     if (a->fd < 0) {
         printf("the mailbox's object cannot be opened here (/proc/self/map_files needs "
@@ -155,7 +155,7 @@ static void test_shrunk_mailbox_survived(void **unused)
     attack_open(&a);
     assert_int_equal(ftruncate(a.fd, 0), 0);
     victim_sends(&a, "went away under this side's access");
-    assert_true(tc_shm_guard_hit(a.pair.s[1].peer->remote_guard));
+    assert_true(tc_shm_guard_hit(a.pair.s[1].peer->wireup->remote_guard));
     attack_close(&a);
 }
 
@@ -168,7 +168,7 @@ static void test_shrunk_mailbox_seen_before_a_store(void **unused)
     attack_open(&a);
     victim = a.pair.s[1].peer;
     assert_int_equal(ftruncate(a.fd, a.size / 2), 0);
-    if (victim->remote_obj.fd < 0) {
+    if (victim->wireup->remote_obj.fd < 0) {
         printf("this side cannot hold the peer's object open here: only the guard sees it\n");
     } else {
         /* the liveness check finds it before any store faults */
@@ -176,7 +176,7 @@ static void test_shrunk_mailbox_seen_before_a_store(void **unused)
         assert_int_equal(tc_peer_check_alive(victim), TC_ERR_PEER_FAILED);
         log_keep_stop();
         assert_true(log_kept_has("shrank from"));
-        assert_false(tc_shm_guard_hit(victim->remote_guard));
+        assert_false(tc_shm_guard_hit(victim->wireup->remote_guard));
     }
     attack_close(&a);
 }
@@ -187,14 +187,14 @@ static void test_grown_mailbox_detected(void **unused)
 
     (void)unused;
     attack_open(&a);
-    if (a.pair.s[1].peer->remote_obj.fd < 0) {
+    if (a.pair.s[1].peer->wireup->remote_obj.fd < 0) {
         printf("this side cannot hold the peer's object open here: growth is not seen\n");
         attack_close(&a);
         skip();
     }
     assert_int_equal(ftruncate(a.fd, a.size * 2), 0);
     victim_sends(&a, "grew from");
-    assert_false(tc_shm_guard_hit(a.pair.s[1].peer->remote_guard));
+    assert_false(tc_shm_guard_hit(a.pair.s[1].peer->wireup->remote_guard));
     attack_close(&a);
 }
 
@@ -214,7 +214,7 @@ static void test_unmapped_mailbox_times_out(void **unused)
     assert_int_equal(munmap((void *)r.start, r.end - r.start), 0);
 
     assert_int_equal(victim_fills(&a), TC_ERR_TIMEOUT);
-    assert_false(tc_shm_guard_hit(a.pair.s[1].peer->remote_guard));
+    assert_false(tc_shm_guard_hit(a.pair.s[1].peer->wireup->remote_guard));
     /* the attacker's view back where its UCX expects it, for its close */
     assert_true(mmap((void *)r.start, r.end - r.start, PROT_READ | PROT_WRITE,
                      MAP_SHARED | MAP_FIXED, a.fd, (off_t)r.offset) == (void *)r.start);

@@ -239,10 +239,10 @@ static void test_single_put_tcp_whole_frames(void **unused)
         for (i = 0; i < 2; ++i) {
             const tc_peer_t *peer = pair.s[i].peer;
             assert_int_equal(tc_peer_signal(peer), TC_SIGNAL_SINGLE_PUT);
-            assert_int_equal(peer->put_landed_by_peer, 1);
+            assert_int_equal(peer->wireup->put_landed_by_peer, 1);
             assert_int_equal(peer->progress, 1);
-            assert_non_null(strstr(peer->transports, "tcp"));
-            assert_null(strchr(peer->transports, ',')); /* one lane for the puts */
+            assert_non_null(strstr(peer->wireup->transports, "tcp"));
+            assert_null(strchr(peer->wireup->transports, ',')); /* one lane for the puts */
         }
         fill.expect = 0;
         fill.fixed_len = (frames == TC_FRAMES_FIXED) ? 140000 : 0;

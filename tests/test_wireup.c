@@ -375,10 +375,10 @@ static void test_connect_announces_packages(void **unused)
     assert_int_equal(arg.status, TC_OK);
 
     /* what each side heard */
-    assert_int_equal(to_loaded->n_peer_pkgs, 1);
-    assert_string_equal(to_loaded->peer_pkgs[0].name, "bench");
-    assert_int_equal(to_loaded->peer_pkgs[0].id, tc_pkg_desc(pkg)->id);
-    assert_int_equal(arg.peer->n_peer_pkgs, 0);
+    assert_int_equal(to_loaded->wireup->n_peer_pkgs, 1);
+    assert_string_equal(to_loaded->wireup->peer_pkgs[0].name, "bench");
+    assert_int_equal(to_loaded->wireup->peer_pkgs[0].id, tc_pkg_desc(pkg)->id);
+    assert_int_equal(arg.peer->wireup->n_peer_pkgs, 0);
 
     /* the side with the package calls into it: refused here, nothing sent */
     assert_int_equal(tc_pkg_jam(pkg, "server_sum", &jam), TC_OK);

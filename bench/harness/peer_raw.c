@@ -11,7 +11,7 @@ void tc_harness_peer_raw(const tc_peer_t *peer, tc_harness_peer_raw_t *raw_p)
     raw_p->ucp_worker       = peer->ctx->worker;
     raw_p->ucp_ep           = peer->ep;
     raw_p->ucp_rkey         = peer->rkey;
-    raw_p->remote_ring      = peer->remote_raw;
+    raw_p->remote_ring      = peer->wireup->remote_raw;
     raw_p->remote_consumed  = peer->remote_base + offsetof(tc_mbox_ctrl_t, raw_consumed);
     raw_p->remote_slots     = peer->tx_slots;
     raw_p->remote_slot_size = peer->tx_slot_size;

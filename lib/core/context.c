@@ -492,10 +492,8 @@ tc_status_t tc_rx_register_owed(tc_context_t *ctx, unsigned owed, tc_owed_fn ste
 {
     unsigned bit = (owed != 0) ? (unsigned)__builtin_ctz(owed) : 0;
 
-    /* one bit, not the reply's (the send path's own) */
-    if ((bit == 0) || (bit >= TC_OWED_STEPS) || (owed != (1u << bit)) || (step == NULL)) {
-        tc_error("owed work 0x%x: a step registers for one bit of TC_OWED_* but the reply",
-                 owed);
+    if ((owed == 0) || (bit >= TC_OWED_STEPS) || (owed != (1u << bit)) || (step == NULL)) {
+        tc_error("owed work 0x%x: a step registers for one bit of TC_OWED_*", owed);
         return TC_ERR_INVALID_PARAM;
     }
     ctx->owed_steps[bit] = step;

@@ -33,7 +33,7 @@ tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
     if ((frame_size < TC_FRAME_MIN_SIZE) || (frame_size % TC_FRAME_ALIGN) ||
         (frame_size > peer->tx_slot_size)) {
         tc_error("%s: frame size %u must be a multiple of %u in [%u, %u] (the peer's slots)",
-                 peer->name, frame_size, TC_FRAME_ALIGN, TC_FRAME_MIN_SIZE,
+                 peer->wireup->name, frame_size, TC_FRAME_ALIGN, TC_FRAME_MIN_SIZE,
                  peer->tx_slot_size);
         return TC_ERR_INVALID_PARAM;
     }
@@ -46,7 +46,7 @@ tc_status_t tc_peer_set_frame_size(tc_peer_t *peer, uint32_t frame_size)
         peer->tx_frame_size = frame_size;
         /* the templates' headers carry the old size: laid out anew at the
          * next send, so that the sends need not compare sizes */
-        tc_peer_drop_tmpl(peer);
+        tc_peer_invalidate(peer, TC_PEER_CHANGED_FRAMES);
     }
     return status;
 }
@@ -110,10 +110,10 @@ tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
     }
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
     room = tc_peer_frame_room(peer, off.payload_off);
-    len  = (uint32_t)strlen(peer->nack_tx.reason);
+    len  = (uint32_t)strlen(peer->reject->nack_tx.reason);
     len  = (len < room) ? len : room; /* the status always goes; the words if they fit */
-    status = tc_peer_send_kind(peer, TC_KIND_NACK, peer->nack_tx.seq,
-                               (uint16_t)-peer->nack_tx.status, NULL, 0, peer->nack_tx.reason,
+    status = tc_peer_send_kind(peer, TC_KIND_NACK, peer->reject->nack_tx.seq,
+                               (uint16_t)-peer->reject->nack_tx.status, NULL, 0, peer->reject->nack_tx.reason,
                                len, 1);
     if (status != TC_ERR_NO_RESOURCE) {
         peer->owed &= ~TC_OWED_NACK;
@@ -132,33 +132,33 @@ static const char *tc_ctrl_rx_nack(void *arg, tc_peer_t *peer, const char *frame
         return "nack frame without an error status";
     }
     /* the peer's words are data: kept escaped, for the log and the caller */
-    tc_log_text(frame + hdr->payload_off, hdr->payload_len, peer->nack_rx.reason,
-                sizeof(peer->nack_rx.reason));
-    peer->nack_rx.seq    = hdr->pkg_id;
-    peer->nack_rx.status = (tc_status_t)status;
-    peer->nack_unseen    = 1;
+    tc_log_text(frame + hdr->payload_off, hdr->payload_len, peer->control->nack_rx.reason,
+                sizeof(peer->control->nack_rx.reason));
+    peer->control->nack_rx.seq    = hdr->pkg_id;
+    peer->control->nack_rx.status = (tc_status_t)status;
+    peer->control->nack_unseen    = 1;
     return NULL;
 }
 
 tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, const char *what)
 {
-    if (!peer->nack_unseen || (peer->nack_rx.seq - first > last - first)) {
+    if (!peer->control->nack_unseen || (peer->control->nack_rx.seq - first > last - first)) {
         return TC_OK;
     }
-    peer->nack_unseen = 0;
-    tc_error("%s rejected %s (frame %u): %s%s%s", peer->name, what, peer->nack_rx.seq,
-             tc_status_str(peer->nack_rx.status), peer->nack_rx.reason[0] ? ": " : "",
-             peer->nack_rx.reason);
-    return peer->nack_rx.status;
+    peer->control->nack_unseen = 0;
+    tc_error("%s rejected %s (frame %u): %s%s%s", peer->wireup->name, what, peer->control->nack_rx.seq,
+             tc_status_str(peer->control->nack_rx.status), peer->control->nack_rx.reason[0] ? ": " : "",
+             peer->control->nack_rx.reason);
+    return peer->control->nack_rx.status;
 }
 
 int tc_ctrl_nack_again(tc_peer_t *peer, uint32_t seq)
 {
-    if (!peer->nack_unseen || (peer->nack_rx.seq != seq) ||
-        (peer->nack_rx.status != TC_ERR_AGAIN)) {
+    if (!peer->control->nack_unseen || (peer->control->nack_rx.seq != seq) ||
+        (peer->control->nack_rx.status != TC_ERR_AGAIN)) {
         return 0;
     }
-    peer->nack_unseen = 0;
+    peer->control->nack_unseen = 0;
     return 1;
 }
 
@@ -176,17 +176,17 @@ tc_status_t tc_ctrl_nack_late(tc_peer_t *peer, uint32_t seq, const char *what, c
             return TC_ERR_AGAIN;
         }
     }
-    tc_warn("%s: refused its %s (frame %u) after all: %s", peer->name, what, seq, why);
+    tc_warn("%s: refused its %s (frame %u) after all: %s", peer->wireup->name, what, seq, why);
     tc_peer_nack(peer, seq, TC_ERR_OUT_OF_RANGE, why);
     return TC_OK;
 }
 
 tc_status_t tc_peer_last_nack(const tc_peer_t *peer, tc_nack_t *nack_p)
 {
-    if (peer->nack_rx.status == TC_OK) { /* no NACK came (it always carries an error) */
+    if (peer->control->nack_rx.status == TC_OK) { /* no NACK came (it always carries an error) */
         return TC_ERR_NOT_FOUND;
     }
-    *nack_p = peer->nack_rx;
+    *nack_p = peer->control->nack_rx;
     return TC_OK;
 }
 

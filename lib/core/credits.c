@@ -18,7 +18,7 @@ void tc_peer_ack_refused(tc_peer_t *peer, uint32_t ack)
     peer->bad_ack = ack;
     if (peer->stats.rx_bad_acks++ < TC_REJECT_LOG_MAX) {
         tc_warn("%s: refused the peer's credit (protocol error): it acknowledges %u frames, "
-                "this side sent %u", peer->name, ack, peer->tx_seq);
+                "this side sent %u", peer->wireup->name, ack, peer->tx_seq);
     }
 }
 

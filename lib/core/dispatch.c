@@ -159,9 +159,9 @@ static int tc_rx_kind(tc_peer_t *peer, const char *frame, const tc_frame_hdr_t *
     const char *why;
 
     if (TC_UNLIKELY(entry->cb == NULL)) {
-        snprintf(peer->rx_why, sizeof(peer->rx_why), "%s frame, but nothing on this side "
+        snprintf(peer->reject->why, sizeof(peer->reject->why), "%s frame, but nothing on this side "
                  "takes it (not set up here)", tc_frame_kind_str(hdr->kind));
-        tc_peer_reject(peer, TC_ERR_UNSUPPORTED, peer->rx_why);
+        tc_peer_reject(peer, TC_ERR_UNSUPPORTED, peer->reject->why);
         return -1;
     }
     why = entry->cb(entry->arg, peer, frame, hdr, &status);
@@ -333,15 +333,17 @@ static int tc_rx_slow(tc_peer_t *peer)
     return tc_rx_handle(peer, frame, seen);
 }
 
-/* What else frames left owed than a reply (sync answers, a ried's answer,
- * a NACK), each by the step its module registered, in the order of the
- * bits. None of them waits: what finds no free slot stays owed. */
+/* What frames left owed (a reply, sync answers, a ried's answer, a NACK),
+ * each by the step its module registered (the reply's is send.c's: through
+ * the table, so that dispatch uses nothing of the send path and no import
+ * loop is left), in the order of the bits. None of them waits: what finds
+ * no free slot stays owed. */
 static __attribute__((noinline)) tc_status_t tc_rx_owed_steps(tc_peer_t *peer)
 {
     tc_status_t status = TC_OK;
     unsigned bit;
 
-    for (bit = 1; (bit < TC_OWED_STEPS) && (status == TC_OK); ++bit) {
+    for (bit = 0; (bit < TC_OWED_STEPS) && (status == TC_OK); ++bit) {
         if (!(peer->owed & (1u << bit))) {
             continue;
         }
@@ -362,10 +364,7 @@ tc_status_t tc_peer_send_owed(tc_peer_t *peer)
     /* as inside tc_peer_progress: a send that waits for credits does not
      * handle frames meanwhile */
     peer->in_progress = 1;
-    if (peer->owed & TC_OWED_REPLY) {
-        status = tc_peer_send_reply(peer);
-    }
-    if ((status == TC_OK) && (peer->owed & ~TC_OWED_REPLY)) {
+    if (peer->owed != 0) {
         status = tc_rx_owed_steps(peer);
     }
     if ((status == TC_OK) && (peer->rx_seq - peer->rx_reported >= peer->credit_batch)) {

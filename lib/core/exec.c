@@ -49,7 +49,7 @@ static tc_status_t tc_exec_area_map(tc_peer_t *peer)
                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (area->rw == MAP_FAILED) {
             area->rw = NULL;
-            tc_error("%s: cannot map %zu bytes of executable code area: %m", peer->name, len);
+            tc_error("%s: cannot map %zu bytes of executable code area: %m", peer->wireup->name, len);
             return TC_ERR_NO_MEMORY;
         }
         area->rx = area->rw;
@@ -59,17 +59,17 @@ static tc_status_t tc_exec_area_map(tc_peer_t *peer)
     /* W^X: one memfd, a writable view and an executable one, never both */
     fd = memfd_create("twochains-code", MFD_CLOEXEC);
     if ((fd < 0) || (ftruncate(fd, (off_t)len) != 0)) {
-        tc_error("%s: W^X code area: memfd: %m", peer->name);
+        tc_error("%s: W^X code area: memfd: %m", peer->wireup->name);
         goto err_close;
     }
     area->rw = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (area->rw == MAP_FAILED) {
-        tc_error("%s: W^X code area: mmap RW: %m", peer->name);
+        tc_error("%s: W^X code area: mmap RW: %m", peer->wireup->name);
         goto err_close;
     }
     area->rx = mmap(NULL, len, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
     if (area->rx == MAP_FAILED) {
-        tc_error("%s: W^X code area: mmap RX: %m", peer->name);
+        tc_error("%s: W^X code area: mmap RX: %m", peer->wireup->name);
         goto err_unmap_rw;
     }
     close(fd);
@@ -136,7 +136,7 @@ static tc_status_t tc_exec_link_image(tc_peer_t *peer, const tc_inj_t *inj, cons
         return status;
     }
     if (area->used + need > area->len) {
-        tc_error("%s: code area full (%u bytes)", peer->name, peer->ctx->params.code_cache);
+        tc_error("%s: code area full (%u bytes)", peer->wireup->name, peer->ctx->params.code_cache);
         return TC_ERR_NO_RESOURCE;
     }
     w = area->rw + area->used;

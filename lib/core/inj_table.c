@@ -19,9 +19,9 @@ tc_inj_t *tc_inj_find(tc_peer_t *peer, uint32_t pkg_id, uint16_t element)
         (peer->inj_last->element == element)) {
         return peer->inj_last;
     }
-    for (i = 0; i < peer->n_inj; ++i) {
-        if ((peer->inj[i].pkg_id == pkg_id) && (peer->inj[i].element == element)) {
-            peer->inj_last = &peer->inj[i];
+    for (i = 0; i < peer->injs->n; ++i) {
+        if ((peer->injs->inj[i].pkg_id == pkg_id) && (peer->injs->inj[i].element == element)) {
+            peer->inj_last = &peer->injs->inj[i];
             return peer->inj_last;
         }
     }
@@ -39,11 +39,11 @@ static tc_inj_t *tc_inj_create(tc_peer_t *peer, uint32_t pkg_id, uint16_t elemen
     if ((cp == NULL) || ((blob = tc_pkg_blob(cp->pkg, element)) == NULL)) {
         return NULL;
     }
-    if (peer->n_inj == TC_MAX_INJ) {
-        tc_error("%s: more than %d injected jams", peer->name, TC_MAX_INJ);
+    if (peer->injs->n == TC_MAX_INJ) {
+        tc_error("%s: more than %d injected jams", peer->wireup->name, TC_MAX_INJ);
         return NULL;
     }
-    inj = &peer->inj[peer->n_inj++];
+    inj = &peer->injs->inj[peer->injs->n++];
     memset(inj, 0, sizeof(*inj));
     inj->pkg_id  = pkg_id;
     inj->element = element;
@@ -67,11 +67,25 @@ void tc_inj_cleanup(tc_peer_t *peer)
 {
     unsigned i;
 
-    for (i = 0; i < peer->n_inj; ++i) {
-        free(peer->inj[i].tx_gotp);
-        free(peer->inj[i].rx_gotp);
-        tc_ried_unpin(peer->ctx, peer->inj[i].ried_pins);
+    for (i = 0; i < peer->injs->n; ++i) {
+        free(peer->injs->inj[i].tx_gotp);
+        free(peer->injs->inj[i].rx_gotp);
+        tc_ried_unpin(peer->ctx, peer->injs->inj[i].ried_pins);
     }
-    peer->n_inj    = 0;
+    peer->injs->n    = 0;
     peer->inj_last = NULL;
+}
+
+/* Beside the table it writes: the cache links go, and with them the memos
+ * that may point into the code (tc_peer_invalidate). */
+void tc_peer_forget_code(tc_peer_t *peer)
+{
+    unsigned i;
+
+    /* the bytes stay in the peer's code area (a bump allocator); only the
+     * link to them goes */
+    for (i = 0; i < peer->injs->n; ++i) {
+        peer->injs->inj[i].cache_run = NULL;
+    }
+    tc_peer_invalidate(peer, TC_PEER_CHANGED_CODE);
 }

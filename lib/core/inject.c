@@ -48,7 +48,7 @@ int64_t tc_inj_resolve(tc_peer_t *peer, tc_inj_t *inj)
             addr = dlsym(RTLD_DEFAULT, name);
         }
         if (addr == NULL) {
-            tc_warn("%s: cannot resolve '%s' (GOT slot %u of element %u)", peer->name, name,
+            tc_warn("%s: cannot resolve '%s' (GOT slot %u of element %u)", peer->wireup->name, name,
                     i, inj->element);
             return -(int64_t)i - 1;
         }
@@ -130,7 +130,7 @@ static uint32_t tc_inj_reply_len(const tc_inj_t *inj, int64_t status)
 static const char *tc_inj_reply_misfit(tc_peer_t *peer, const tc_inj_t *inj, int64_t status)
 {
     return tc_peer_answer_misfit(peer, tc_frame_size_for(tc_inj_reply_len(inj, status)),
-                                 "the sync's answer", peer->rx_why, sizeof(peer->rx_why));
+                                 "the sync's answer", peer->reject->why, sizeof(peer->reject->why));
 }
 
 /* Answer the peer's namespace syncs: status, then the addresses resolved
@@ -146,8 +146,8 @@ tc_status_t tc_inj_send_replies(tc_peer_t *peer)
     unsigned i;
     char *frame;
 
-    for (i = 0; i < peer->n_inj; ++i) {
-        tc_inj_t *inj = &peer->inj[i];
+    for (i = 0; i < peer->injs->n; ++i) {
+        tc_inj_t *inj = &peer->injs->inj[i];
 
         if (!inj->rx_sync_reply) {
             continue;
@@ -232,7 +232,7 @@ static const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr,
     memcpy(&status, payload, sizeof(status));
     if ((inj != NULL) && (status == TC_SYNC_MISS)) {
         inj->tx_cached = 0; /* the peer lost our code: the next cached send pushes it */
-        tc_peer_tx_changed(peer);
+        tc_peer_invalidate(peer, TC_PEER_CHANGED_SYNC);
         return NULL;
     }
     if ((inj == NULL) || !inj->tx_sync_wait) {
@@ -253,7 +253,7 @@ static const char *tc_inj_rx_reply(tc_peer_t *peer, const tc_frame_hdr_t *hdr,
     inj->tx_sync_status = status;
     inj->tx_synced      = 1;
     inj->tx_cached      = (status == TC_SYNC_CACHED) || inj->tx_cached;
-    tc_peer_tx_changed(peer); /* new GOT addresses, or the code now cached */
+    tc_peer_invalidate(peer, TC_PEER_CHANGED_SYNC); /* new GOT addresses, or the code now cached */
     return NULL;
 }
 

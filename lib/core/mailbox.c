@@ -33,14 +33,14 @@ tc_status_t tc_mbox_mem_alloc(tc_peer_t *peer, size_t len, ucp_mem_h *memh_p,
 
     ucs = ucp_mem_map(peer->ctx->ucp, &params, &memh);
     if (ucs != UCS_OK) {
-        tc_error("%s: ucp_mem_map(%zu bytes): %s", peer->name, len, ucs_status_string(ucs));
+        tc_error("%s: ucp_mem_map(%zu bytes): %s", peer->wireup->name, len, ucs_status_string(ucs));
         return TC_ERR_UCX;
     }
 
     attr.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
     ucs = ucp_mem_query(memh, &attr);
     if (ucs != UCS_OK) {
-        tc_error("%s: ucp_mem_query: %s", peer->name, ucs_status_string(ucs));
+        tc_error("%s: ucp_mem_query: %s", peer->wireup->name, ucs_status_string(ucs));
         ucp_mem_unmap(peer->ctx->ucp, memh);
         return TC_ERR_UCX;
     }
@@ -71,7 +71,7 @@ tc_status_t tc_mbox_create(tc_peer_t *peer)
                                                     PROT_READ | PROT_WRITE | PROT_EXEC) == 0);
     if (!peer->mbox_exec && params->in_place) {
         tc_warn("%s: mailbox cannot be made executable (%m); injected frames will be "
-                "rejected", peer->name);
+                "rejected", peer->wireup->name);
     }
     /* A consumed slot is never cleared: a transport may store a signal word
      * more than once (memcpy writes overlapping tails), so a clear can be

@@ -25,19 +25,19 @@
 static tc_status_t tc_peer_check_mapped(tc_peer_t *peer)
 {
     char buf[160];
-    const char *why = tc_shm_object_changed(&peer->remote_obj, buf, sizeof(buf));
+    const char *why = tc_shm_object_changed(&peer->wireup->remote_obj, buf, sizeof(buf));
 
-    if (tc_shm_guard_hit(peer->remote_guard)) {
+    if (tc_shm_guard_hit(peer->wireup->remote_guard)) {
         /* the mailbox's first byte here: the ring's, less the ring's offset */
         uintptr_t mbox = (uintptr_t)peer->remote_ring_ptr - (peer->remote_ring - peer->remote_base);
 
         tc_error("%s: its mailbox's shared memory went away under this side's access at "
                  "byte %lld of the mailbox (the peer shrank or removed the object); the "
-                 "access went to anonymous memory", peer->name,
-                 (long long)(tc_shm_guard_fault_addr(peer->remote_guard) - mbox));
+                 "access went to anonymous memory", peer->wireup->name,
+                 (long long)(tc_shm_guard_fault_addr(peer->wireup->remote_guard) - mbox));
         peer->failed = TC_ERR_PEER_FAILED;
     } else if (why != NULL) {
-        tc_error("%s: %s", peer->name, why);
+        tc_error("%s: %s", peer->wireup->name, why);
         peer->failed = TC_ERR_PEER_FAILED;
     }
     return peer->failed;
@@ -58,23 +58,23 @@ tc_status_t tc_peer_check_alive(tc_peer_t *peer)
     /* a peer that left saying why on the bootstrap (tc_boot_say_bye: its
      * process ends without a goodbye) closed, as after a goodbye: its
      * endpoint's failure is that exit, and nothing is logged */
-    if ((peer->ep_error != UCS_OK) && (tc_boot_peer_bye(peer->boot) != NULL)) {
+    if ((peer->ep_error != UCS_OK) && (tc_boot_peer_bye(peer->wireup->boot) != NULL)) {
         peer->failed = TC_ERR_CLOSED;
         return peer->failed;
     }
     if (peer->ep_error != UCS_OK) {
-        tc_error("%s: endpoint failed: %s", peer->name, ucs_status_string(peer->ep_error));
+        tc_error("%s: endpoint failed: %s", peer->wireup->name, ucs_status_string(peer->ep_error));
         peer->failed = TC_ERR_PEER_FAILED;
         return peer->failed;
     }
-    status = peer->boot->ops->check_peer(peer->boot);
+    status = peer->wireup->boot->ops->check_peer(peer->wireup->boot);
     if (status == TC_ERR_CLOSED) {
         peer->failed = TC_ERR_CLOSED;
         return peer->failed;
     }
     if (status != TC_OK) {
         tc_error("%s: the peer closed its bootstrap connection (process gone?)",
-                 peer->name);
+                 peer->wireup->name);
         peer->failed = TC_ERR_PEER_FAILED;
     }
     return peer->failed;
@@ -93,18 +93,18 @@ void tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats_p)
 
 const char *tc_peer_last_reject(const tc_peer_t *peer)
 {
-    return peer->last_reject;
+    return peer->reject->last;
 }
 
 const char *tc_peer_name(const tc_peer_t *peer)
 {
-    return peer->name;
+    return peer->wireup->name;
 }
 
 int tc_peer_progress_needed(const tc_peer_t *peer, const char **why_p)
 {
     if (why_p != NULL) {
-        *why_p = peer->progress_why;
+        *why_p = peer->wireup->progress_why;
     }
     return peer->progress;
 }
@@ -116,7 +116,7 @@ tc_signal_mode_t tc_peer_signal(const tc_peer_t *peer)
 
 const char *tc_peer_transports(const tc_peer_t *peer)
 {
-    return peer->transports;
+    return peer->wireup->transports;
 }
 
 int tc_peer_call_begin(tc_peer_t *peer, const char *what)
@@ -149,7 +149,7 @@ tc_status_t tc_peer_call_check(tc_peer_t *peer, uint64_t now)
     /* frames kept coming (each restarts the silence's timeout), but not
      * the one the call waits for */
     tc_error("%s: %s: not done within %d ms of its start (the call's deadline; the peer "
-             "sent other frames meanwhile)", peer->name, peer->call_what,
+             "sent other frames meanwhile)", peer->wireup->name, peer->call_what,
              (params->call_timeout_ms > 0) ? params->call_timeout_ms : params->timeout_ms);
     return TC_ERR_TIMEOUT;
 }
@@ -179,7 +179,7 @@ tc_status_t tc_peer_waiter_check(tc_peer_t *peer, tc_peer_waiter_t *w)
     }
     if (now - w->start_ns > 1000000ull * (uint64_t)peer->ctx->params.timeout_ms) {
         tc_error("%s: nothing for %d ms while waiting for %s (peer hung or stopped?)",
-                 peer->name, peer->ctx->params.timeout_ms, w->what);
+                 peer->wireup->name, peer->ctx->params.timeout_ms, w->what);
         /* the ring's state is unknown now: the peer is done for */
         peer->failed = TC_ERR_TIMEOUT;
         return TC_ERR_TIMEOUT;

@@ -11,9 +11,9 @@
 
 void tc_peer_note_reject(tc_peer_t *peer, const char *reason)
 {
-    snprintf(peer->last_reject, sizeof(peer->last_reject), "%s", reason);
+    snprintf(peer->reject->last, sizeof(peer->reject->last), "%s", reason);
     if (peer->stats.rx_rejected++ < TC_REJECT_LOG_MAX) {
-        tc_warn("%s: rejected frame in slot %u (expected seq %u): %s", peer->name,
+        tc_warn("%s: rejected frame in slot %u (expected seq %u): %s", peer->wireup->name,
                 peer->rx_seq & (peer->rx_slots - 1), peer->rx_seq, reason);
     }
 }
@@ -29,9 +29,9 @@ void tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, const char 
      * once the peer said goodbye (it reads nothing more) */
     if (!(peer->owed & TC_OWED_NACK) && !peer->goodbye_seen) {
         peer->owed |= TC_OWED_NACK;
-        peer->nack_tx.seq     = seq;
-        peer->nack_tx.status  = status;
-        snprintf(peer->nack_tx.reason, sizeof(peer->nack_tx.reason), "%s", reason);
+        peer->reject->nack_tx.seq     = seq;
+        peer->reject->nack_tx.status  = status;
+        snprintf(peer->reject->nack_tx.reason, sizeof(peer->reject->nack_tx.reason), "%s", reason);
     }
 }
 

@@ -84,17 +84,17 @@ static void tc_ried_answer(tc_peer_t *peer, uint32_t op, int32_t status, const c
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(peer->ried_rx.reply_text, sizeof(peer->ried_rx.reply_text), fmt, ap);
+    vsnprintf(peer->ried->rx.reply_text, sizeof(peer->ried->rx.reply_text), fmt, ap);
     va_end(ap);
     if (status != 0) {
         /* the name is the peer's, and so may be part of the text */
-        tc_warn("%s: ried '%s': %s", peer->name,
-                tc_log_text(peer->ried_rx.name, sizeof(peer->ried_rx.name), name, sizeof(name)),
-                tc_log_text(peer->ried_rx.reply_text, sizeof(peer->ried_rx.reply_text), text,
+        tc_warn("%s: ried '%s': %s", peer->wireup->name,
+                tc_log_text(peer->ried->rx.name, sizeof(peer->ried->rx.name), name, sizeof(name)),
+                tc_log_text(peer->ried->rx.reply_text, sizeof(peer->ried->rx.reply_text), text,
                             sizeof(text)));
     }
-    peer->ried_rx.reply_status  = status;
-    peer->ried_rx.reply_op      = op;
+    peer->ried->rx.reply_status  = status;
+    peer->ried->rx.reply_op      = op;
     peer->owed |= TC_OWED_RIED;
 }
 
@@ -131,8 +131,8 @@ static const char *tc_ried_allowed(const tc_peer_t *peer, const char *name)
             snprintf(strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
                      TC_MANIFEST_FILE_MAX, "%s", me->file);
             own  = tc_read_file(path, &len);
-            same = (own != NULL) && (len == peer->ried_rx.total) &&
-                   (memcmp(own, peer->ried_rx.buf, len) == 0);
+            same = (own != NULL) && (len == peer->ried->rx.total) &&
+                   (memcmp(own, peer->ried->rx.buf, len) == 0);
             free(own);
             if (same) {
                 return NULL;
@@ -151,7 +151,7 @@ __attribute__((cold)) static int tc_ried_share_left(tc_peer_t *peer)
     unsigned i, held = 0;
 
     for (i = 0; i < TC_MAX_RIEDS; ++i) {
-        held += (ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner_proc == peer->proc);
+        held += (ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner_proc == peer->wireup->proc);
     }
     if (held < ctx->params.ried_max_per_process) {
         return 1;
@@ -172,11 +172,11 @@ __attribute__((cold)) static int tc_ried_rx_room(tc_peer_t *peer, uint32_t total
     uint64_t mine = 0, all = 0;
     const tc_peer_t *p;
 
-    for (p = ctx->peers; p != NULL; p = p->ctx_next) {
-        uint64_t held = (p->ried_rx.buf != NULL) ? p->ried_rx.total : 0;
+    for (p = ctx->peers; p != NULL; p = p->wireup->ctx_next) {
+        uint64_t held = (p->ried->rx.buf != NULL) ? p->ried->rx.total : 0;
 
         all  += held;
-        mine += (p->proc == peer->proc) ? held : 0;
+        mine += (p->wireup->proc == peer->wireup->proc) ? held : 0;
     }
     if (mine + total > ctx->params.ried_rx_bytes_per_process) {
         tc_ried_answer(peer, TC_RIED_OP_CHUNK, TC_ERR_NO_RESOURCE,
@@ -215,7 +215,7 @@ static void tc_ried_load(tc_peer_t *peer)
     if (!tc_ried_share_left(peer)) {
         return;
     }
-    name = peer->ried_rx.name;
+    name = peer->ried->rx.name;
     name = (strncmp(name, "lib", 3) == 0) ? name + 3 : name;
     name = (strncmp(name, "ried_", 5) == 0) ? name + 5 : name;
     why  = tc_ried_allowed(peer, name);
@@ -225,7 +225,7 @@ static void tc_ried_load(tc_peer_t *peer)
     }
     /* dlopen maps what the memfd holds: a truncated library would be
      * SIGBUS in the loader, not an answer */
-    if (tc_elf_check_mem(peer->ried_rx.buf, peer->ried_rx.total, err, sizeof(err), NULL) !=
+    if (tc_elf_check_mem(peer->ried->rx.buf, peer->ried->rx.total, err, sizeof(err), NULL) !=
         TC_OK) {
         tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "refused before dlopen: %s", err);
         return;
@@ -238,9 +238,9 @@ static void tc_ried_load(tc_peer_t *peer)
                        "no room for another ried (all %d entries in use)", TC_MAX_RIEDS);
         return;
     }
-    fd = memfd_create(peer->ried_rx.name, MFD_CLOEXEC);
+    fd = memfd_create(peer->ried->rx.name, MFD_CLOEXEC);
     if ((fd < 0) ||
-        (write(fd, peer->ried_rx.buf, peer->ried_rx.total) != (ssize_t)peer->ried_rx.total)) {
+        (write(fd, peer->ried->rx.buf, peer->ried->rx.total) != (ssize_t)peer->ried->rx.total)) {
         tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "memfd: %m");
         if (fd >= 0) {
             close(fd);
@@ -272,14 +272,14 @@ static void tc_ried_load(tc_peer_t *peer)
     }
     slot->handle = h;
     slot->fd     = fd;
-    slot->owner      = peer->serial;
-    slot->owner_proc = peer->proc;
-    slot->id         = peer->ried_rx.id;
-    snprintf(slot->name, sizeof(slot->name), "%s", peer->ried_rx.name);
-    tc_ried_exports(peer->ried_rx.buf, peer->ried_rx.total, peer->ried_rx.reply_text,
-                    sizeof(peer->ried_rx.reply_text));
-    peer->ried_rx.reply_status  = 0;
-    peer->ried_rx.reply_op      = TC_RIED_OP_CHUNK;
+    slot->owner      = peer->wireup->serial;
+    slot->owner_proc = peer->wireup->proc;
+    slot->id         = peer->ried->rx.id;
+    snprintf(slot->name, sizeof(slot->name), "%s", peer->ried->rx.name);
+    tc_ried_exports(peer->ried->rx.buf, peer->ried->rx.total, peer->ried->rx.reply_text,
+                    sizeof(peer->ried->rx.reply_text));
+    peer->ried->rx.reply_status  = 0;
+    peer->ried->rx.reply_op      = TC_RIED_OP_CHUNK;
     peer->owed |= TC_OWED_RIED;
 }
 
@@ -292,10 +292,10 @@ static void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_
 
     if (args->op == TC_RIED_OP_UNLOAD) {
         for (i = 0; i < TC_MAX_RIEDS; ++i) {
-            if ((ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner == peer->serial) &&
+            if ((ctx->rieds[i].handle != NULL) && (ctx->rieds[i].owner == peer->wireup->serial) &&
                 (ctx->rieds[i].id == args->id)) {
-                snprintf(peer->ried_rx.name, sizeof(peer->ried_rx.name), "%s", ctx->rieds[i].name);
-                peer->ried_rx.id = args->id;
+                snprintf(peer->ried->rx.name, sizeof(peer->ried->rx.name), "%s", ctx->rieds[i].name);
+                peer->ried->rx.id = args->id;
                 if (ctx->rieds[i].pins > 0) {
                     /* a synced jam's GOT points into it: unloading would
                      * leave that jam calling unmapped code */
@@ -309,18 +309,18 @@ static void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_
                 return;
             }
         }
-        peer->ried_rx.id = args->id;
-        snprintf(peer->ried_rx.name, sizeof(peer->ried_rx.name), "#%u", args->id);
+        peer->ried->rx.id = args->id;
+        snprintf(peer->ried->rx.name, sizeof(peer->ried->rx.name), "#%u", args->id);
         tc_ried_answer(peer, TC_RIED_OP_UNLOAD, TC_ERR_NOT_FOUND, "no ried %u from this peer",
                        args->id);
         return;
     }
 
     if (args->offset == 0) { /* a new library begins */
-        free(peer->ried_rx.buf);
-        memset(&peer->ried_rx, 0, offsetof(__typeof__(peer->ried_rx), reply_status));
-        peer->ried_rx.id = args->id;
-        snprintf(peer->ried_rx.name, sizeof(peer->ried_rx.name), "%.*s",
+        free(peer->ried->rx.buf);
+        memset(&peer->ried->rx, 0, offsetof(__typeof__(peer->ried->rx), reply_status));
+        peer->ried->rx.id = args->id;
+        snprintf(peer->ried->rx.name, sizeof(peer->ried->rx.name), "%.*s",
                  (int)strnlen(args->name, sizeof(args->name)), args->name);
         if ((args->total == 0) || (args->total > TC_RIED_MAX_BYTES)) {
             tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "size %u out of range", args->total);
@@ -331,31 +331,31 @@ static void tc_ried_rx(tc_peer_t *peer, const tc_ried_args_t *args, const uint8_
         if (!tc_ried_share_left(peer) || !tc_ried_rx_room(peer, args->total)) {
             return;
         }
-        peer->ried_rx.buf = malloc(args->total);
-        if (peer->ried_rx.buf == NULL) {
+        peer->ried->rx.buf = malloc(args->total);
+        if (peer->ried->rx.buf == NULL) {
             tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "no memory for %u bytes", args->total);
             return;
         }
-        peer->ried_rx.total = args->total;
+        peer->ried->rx.total = args->total;
     }
-    if ((peer->ried_rx.buf == NULL) && (args->offset != 0) && (args->id == peer->ried_rx.id) &&
-        (peer->ried_rx.reply_status != 0)) {
+    if ((peer->ried->rx.buf == NULL) && (args->offset != 0) && (args->id == peer->ried->rx.id) &&
+        (peer->ried->rx.reply_status != 0)) {
         return; /* the rest of a ried refused at its first chunk: said once */
     }
-    if ((peer->ried_rx.buf == NULL) || (args->id != peer->ried_rx.id) ||
-        (args->total != peer->ried_rx.total) || (args->offset != peer->ried_rx.received) ||
-        (len > peer->ried_rx.total - peer->ried_rx.received)) {
+    if ((peer->ried->rx.buf == NULL) || (args->id != peer->ried->rx.id) ||
+        (args->total != peer->ried->rx.total) || (args->offset != peer->ried->rx.received) ||
+        (len > peer->ried->rx.total - peer->ried->rx.received)) {
         tc_ried_answer(peer, TC_RIED_OP_CHUNK, -1, "chunk out of order (offset %u)", args->offset);
-        free(peer->ried_rx.buf);
-        peer->ried_rx.buf = NULL;
+        free(peer->ried->rx.buf);
+        peer->ried->rx.buf = NULL;
         return;
     }
-    memcpy(peer->ried_rx.buf + args->offset, data, len);
-    peer->ried_rx.received += len;
-    if (peer->ried_rx.received == peer->ried_rx.total) {
+    memcpy(peer->ried->rx.buf + args->offset, data, len);
+    peer->ried->rx.received += len;
+    if (peer->ried->rx.received == peer->ried->rx.total) {
         tc_ried_load(peer);
-        free(peer->ried_rx.buf);
-        peer->ried_rx.buf = NULL;
+        free(peer->ried->rx.buf);
+        peer->ried->rx.buf = NULL;
     }
 }
 
@@ -383,33 +383,33 @@ static const char *tc_ried_rx_frame(void *arg, tc_peer_t *peer, const char *fram
     (void)arg;
     memcpy(&args, frame + TC_FRAME_HDR_SIZE, sizeof(args)); /* args_len checked */
     if ((args.op != TC_RIED_OP_CHUNK) && (args.op != TC_RIED_OP_UNLOAD)) {
-        snprintf(peer->rx_why, sizeof(peer->rx_why), "%s frame with unknown op %u",
+        snprintf(peer->reject->why, sizeof(peer->reject->why), "%s frame with unknown op %u",
                  tc_frame_kind_str(hdr->kind), args.op);
         *status_p = TC_ERR_BAD_FRAME;
-        return peer->rx_why;
+        return peer->reject->why;
     }
     if (hdr->kind == TC_KIND_RIED) {
         /* answered in our frames, its ARGS at least (the text is cut to
          * fit): where they cannot hold that, nothing is done */
         why = tc_peer_answer_misfit(peer, tc_ried_frame_size(0), "the ried's answer",
-                                    peer->rx_why, sizeof(peer->rx_why));
+                                    peer->reject->why, sizeof(peer->reject->why));
         if (why != NULL) {
             *status_p = TC_ERR_OUT_OF_RANGE;
             return why;
         }
-        peer->ried_rx.reply_seq = hdr->seq;
+        peer->ried->rx.reply_seq = hdr->seq;
         tc_ried_rx(peer, &args, (const uint8_t *)frame + hdr->payload_off, hdr->payload_len);
         return NULL;
     }
-    if ((args.id != peer->ried_tx.wait_id) || peer->ried_tx.done) {
+    if ((args.id != peer->ried->tx.wait_id) || peer->ried->tx.done) {
         return NULL; /* an answer nobody waits for any more (the first one is the answer) */
     }
-    n = (hdr->payload_len < sizeof(peer->ried_tx.text)) ? hdr->payload_len :
-                                                          sizeof(peer->ried_tx.text) - 1;
-    memcpy(peer->ried_tx.text, frame + hdr->payload_off, n);
-    peer->ried_tx.text[n] = '\0';
-    peer->ried_tx.status  = args.status;
-    peer->ried_tx.done    = 1;
+    n = (hdr->payload_len < sizeof(peer->ried->tx.text)) ? hdr->payload_len :
+                                                          sizeof(peer->ried->tx.text) - 1;
+    memcpy(peer->ried->tx.text, frame + hdr->payload_off, n);
+    peer->ried->tx.text[n] = '\0';
+    peer->ried->tx.status  = args.status;
+    peer->ried->tx.done    = 1;
     return NULL;
 }
 
@@ -443,7 +443,7 @@ static tc_status_t tc_peer_send_ried(tc_peer_t *peer, uint8_t kind, uint32_t id,
     if (off.frame_size == 0) {
         char advice[320];
         /* a ried is shipped to the peer, which answers in its own frames */
-        tc_error("%s: %s needs %u-byte frames; %s", peer->name,
+        tc_error("%s: %s needs %u-byte frames; %s", peer->wireup->name,
                  (kind == TC_KIND_RIED_REP) ? "the answer to the peer's ried" : "a ried frame",
                  needed, tc_peer_frame_advice(peer, needed, "the ried", advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
@@ -469,7 +469,7 @@ static tc_status_t tc_peer_ried_wait(tc_peer_t *peer, uint32_t first_seq)
 {
     tc_status_t status = TC_OK;
 
-    while ((status == TC_OK) && !peer->ried_tx.done) {
+    while ((status == TC_OK) && !peer->ried->tx.done) {
         status = tc_peer_call_wait(peer);
         if (status == TC_OK) {
             status = tc_ctrl_nack_for(peer, first_seq, peer->tx_seq - 1, "a ried frame");
@@ -496,7 +496,7 @@ static tc_status_t tc_ried_send_chunks(tc_peer_t *peer, uint32_t id, const char 
         char advice[320];
         uint32_t needed = tc_ried_frame_size(1);
 
-        tc_error("%s: ried '%s': a ried frame needs %u-byte frames; %s", peer->name, name,
+        tc_error("%s: ried '%s': a ried frame needs %u-byte frames; %s", peer->wireup->name, name,
                  needed, tc_peer_frame_advice(peer, needed, "the ried", advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
@@ -552,9 +552,9 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
         return (buf == NULL) ? TC_ERR_NOT_FOUND : TC_ERR_IO;
     }
 
-    id                    = ++peer->ried_tx.next_id;
-    peer->ried_tx.wait_id = id;
-    peer->ried_tx.done    = 0;
+    id                    = ++peer->ried->tx.next_id;
+    peer->ried->tx.wait_id = id;
+    peer->ried->tx.done    = 0;
     first_seq             = peer->tx_seq;
     began  = tc_peer_call_begin(peer, "tc_ried_ship"); /* the chunks' credits too */
     status = tc_ried_send_chunks(peer, id, name, buf, (uint32_t)size);
@@ -566,14 +566,14 @@ tc_status_t tc_ried_ship(tc_peer_t *peer, const char *path, size_t exports_len,
     if (status != TC_OK) {
         return status;
     }
-    if (peer->ried_tx.status != 0) {
-        tc_error("%s could not load ried %s: %s", peer->name, path,
-                 tc_log_text(peer->ried_tx.text, sizeof(peer->ried_tx.text), text, sizeof(text)));
+    if (peer->ried->tx.status != 0) {
+        tc_error("%s could not load ried %s: %s", peer->wireup->name, path,
+                 tc_log_text(peer->ried->tx.text, sizeof(peer->ried->tx.text), text, sizeof(text)));
         /* no room (its table, or this side's share of it) is a limit, not a fault */
-        return (peer->ried_tx.status == TC_ERR_NO_RESOURCE) ? TC_ERR_NO_RESOURCE : TC_ERR_IO;
+        return (peer->ried->tx.status == TC_ERR_NO_RESOURCE) ? TC_ERR_NO_RESOURCE : TC_ERR_IO;
     }
     if ((exports != NULL) && (exports_len > 0)) {
-        tc_ried_exports_copy(peer->ried_tx.text, exports, exports_len);
+        tc_ried_exports_copy(peer->ried->tx.text, exports, exports_len);
     }
     *ried_id_p = id;
     return TC_OK;
@@ -586,8 +586,8 @@ tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
     int began = tc_peer_call_begin(peer, "tc_ried_unload");
     tc_status_t status = TC_OK;
 
-    peer->ried_tx.wait_id = ried_id;
-    peer->ried_tx.done    = 0;
+    peer->ried->tx.wait_id = ried_id;
+    peer->ried->tx.done    = 0;
     if (tc_peer_tx_free(peer) == 0) {
         status = tc_credits_wait(peer);
     }
@@ -599,11 +599,11 @@ tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
         status = tc_peer_ried_wait(peer, first_seq);
     }
     tc_peer_call_end(peer, began);
-    if ((status == TC_OK) && (peer->ried_tx.status != 0)) {
-        tc_error("%s: unload of ried %u: %s", peer->name, ried_id,
-                 tc_log_text(peer->ried_tx.text, sizeof(peer->ried_tx.text), text, sizeof(text)));
+    if ((status == TC_OK) && (peer->ried->tx.status != 0)) {
+        tc_error("%s: unload of ried %u: %s", peer->wireup->name, ried_id,
+                 tc_log_text(peer->ried->tx.text, sizeof(peer->ried->tx.text), text, sizeof(text)));
         /* the status says why (a peer that predates it answers -1) */
-        status = (peer->ried_tx.status == TC_ERR_BUSY) ? TC_ERR_BUSY : TC_ERR_NOT_FOUND;
+        status = (peer->ried->tx.status == TC_ERR_BUSY) ? TC_ERR_BUSY : TC_ERR_NOT_FOUND;
     }
     return status;
 }
@@ -616,19 +616,19 @@ tc_status_t tc_ried_send_answer(tc_peer_t *peer)
     if (tc_peer_tx_free(peer) == 0) {
         return TC_OK; /* still pending */
     }
-    why = tc_peer_answer_misfit(peer, tc_ried_frame_size(0), "the ried's answer", peer->rx_why,
-                                sizeof(peer->rx_why));
+    why = tc_peer_answer_misfit(peer, tc_ried_frame_size(0), "the ried's answer", peer->reject->why,
+                                sizeof(peer->reject->why));
     if (why != NULL) { /* our frames shrank since the ried frame was taken */
-        status = tc_ctrl_nack_late(peer, peer->ried_rx.reply_seq, "ried frame", why);
+        status = tc_ctrl_nack_late(peer, peer->ried->rx.reply_seq, "ried frame", why);
         if (status != TC_OK) {
             return (status == TC_ERR_AGAIN) ? TC_OK : status; /* AGAIN: later */
         }
         peer->owed &= ~TC_OWED_RIED;
         return TC_OK;
     }
-    status = tc_peer_send_ried(peer, TC_KIND_RIED_REP, peer->ried_rx.id, peer->ried_rx.reply_op,
-                               0, 0, peer->ried_rx.reply_status, "", peer->ried_rx.reply_text,
-                               (uint32_t)strlen(peer->ried_rx.reply_text), 1);
+    status = tc_peer_send_ried(peer, TC_KIND_RIED_REP, peer->ried->rx.id, peer->ried->rx.reply_op,
+                               0, 0, peer->ried->rx.reply_status, "", peer->ried->rx.reply_text,
+                               (uint32_t)strlen(peer->ried->rx.reply_text), 1);
     peer->owed &= ~TC_OWED_RIED;
     return status;
 }

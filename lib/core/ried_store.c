@@ -58,7 +58,7 @@ void tc_ried_release(tc_context_t *ctx, const tc_peer_t *peer)
 
     for (i = 0; i < TC_MAX_RIEDS; ++i) {
         tc_ctx_ried_t *slot = &ctx->rieds[i];
-        if ((slot->handle == NULL) || (slot->owner != peer->serial)) {
+        if ((slot->handle == NULL) || (slot->owner != peer->wireup->serial)) {
             continue;
         }
         if (slot->pins == 0) {

@@ -71,7 +71,7 @@ typedef struct tc_ctx_ried {
     tc_ried_fini_fn  fini;
     uint64_t         owner;    /* the serial of the peer that shipped it (0: that
                                 * peer is gone, the ried stays while pinned), its
-                                * process (tc_peer_t.proc, 0 with owner 0), and */
+                                * process (tc_peer_wireup_t.proc, 0 with owner 0), and */
     uint64_t         owner_proc;
     uint32_t         id;       /* its number for it */
     uint32_t         pins;     /* synced jams (any peer's) with a GOT slot in it */
@@ -79,11 +79,11 @@ typedef struct tc_ctx_ried {
 } tc_ctx_ried_t;
 
 /* Frames a peer owes the other once frames ran (tc_peer_t.owed): one word,
- * so that the fast path asks once whether anything is owed. The reply is
- * the send path's own; each other bit is sent by the step its module
- * registered (tc_rx_register_owed), in the order of the bits. */
+ * so that the fast path asks once whether anything is owed. Each bit is
+ * sent by the step its module registered (tc_rx_register_owed), in the
+ * order of the bits. */
 enum {
-    TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (tc_peer_send_reply) */
+    TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (lib/core/send.c) */
     TC_OWED_SYNC  = 1u << 1, /* answers to injected syncs (lib/core/inject.c) */
     TC_OWED_RIED  = 1u << 2, /* a ried's answer (lib/core/ried.c) */
     TC_OWED_NACK  = 1u << 3, /* a rejected frame's nack (lib/core/control.c) */
@@ -193,13 +193,105 @@ typedef struct tc_code_area {
 typedef tc_status_t (*tc_deliver_fn)(tc_peer_t *peer, char *frame, uint32_t size,
                                      uint64_t raddr);
 
-/* One peer. The first three groups are laid out for the paths every frame
- * takes (their lines, not their owners, decide the order: the fast paths'
- * loads stay within them); the cold rest is grouped by the module that owns
- * (writes) the fields. */
+/* A peer's cold state, one part per module that owns (writes) it, each
+ * behind a pointer of the peer (as UCX's ucp_ep and its ext): allocated
+ * with the peer and freed with it (lib/wireup/wireup.c), so that the
+ * peer itself holds the per-message paths' fields and the small state of
+ * the slow paths, and no text buffer or table. */
+
+/* wireup (lib/wireup/wireup.c): the connection as connect made it */
+typedef struct tc_peer_wireup {
+    tc_boot_t        *boot;
+    uint64_t          serial;       /* unique in the context, never reused */
+    /* the peer's process, the UCX worker id of the address our endpoint
+     * was made from (what its connections have in common; limits per
+     * process); the context's peers (tc_context_t.peers) */
+    uint64_t          proc;
+    tc_peer_t        *ctx_next;
+    const char       *progress_why;
+    ucp_mem_h         tx_memh;
+    uint64_t          remote_raw;
+    /* one tcp lane carries our puts (a put lane, or the AM lane UCX
+     * emulates them on): the peer lands each put of ours itself,
+     * in stream order, inside the ucp_worker_progress of the thread that
+     * then reads the slot (signalling single-put is correct; see
+     * docs/SIGNALLING.md, "Signalling modes") */
+    int               put_landed_by_peer;
+    /* the endpoint has peer failure handling: UCX closes it by force (else
+     * only by a flush) */
+    int               ep_forcible;
+    uint8_t           goodbye_sent; /* (control's frame, which wireup says) */
+    /* where the peer's mailbox is mapped here: the SIGBUS guard over that
+     * mapping (-1: none; lib/arch/shm_guard.h) and the object behind it,
+     * held open to see it resized (fd -1: none), which liveness checks */
+    int               remote_guard;
+    tc_shm_object_t   remote_obj;
+    char              name[128];
+    char              transports[128];
+    /* the packages the peer loaded, as it announced them at connect */
+    uint32_t          n_peer_pkgs;
+    tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
+} tc_peer_wireup_t;
+
+/* reject (lib/core/reject.c): the latest rejection, and the NACK owed for
+ * the first of a burst (TC_OWED_NACK; control sends it). why is the one
+ * buffer written elsewhere: a receive handler that refuses a frame
+ * formats its reason there (dispatch, inject, ried, multicast's queue)
+ * and hands it to tc_peer_reject. */
+typedef struct tc_peer_reject {
+    char              last[192];
+    struct {
+        uint32_t    seq;
+        tc_status_t status;
+        char        reason[160];
+    } nack_tx;
+    char              why[160];
+} tc_peer_reject_t;
+
+/* control (lib/core/control.c): the latest NACK the peer told us */
+typedef struct tc_peer_ctrl {
+    tc_nack_t         nack_rx;
+    uint8_t           nack_unseen;  /* no call has returned it yet */
+} tc_peer_ctrl_t;
+
+/* inj_table, inject (lib/core/inj_table.c, lib/core/inject.c): per (package,
+ * jam) sync and cache state */
+typedef struct tc_peer_inj {
+    tc_inj_t          inj[TC_MAX_INJ];
+    unsigned          n;
+} tc_peer_inj_t;
+
+/* ried (lib/core/ried.c): the ried being received, and the answer the
+ * sender waits for */
+typedef struct tc_peer_ried {
+    struct {
+        uint32_t id, total, received;
+        uint8_t *buf;
+        char     name[TC_RIED_NAME_MAX];
+        int32_t  reply_status;   /* the answer owed (TC_OWED_RIED) */
+        uint32_t reply_op;
+        uint32_t reply_seq;      /* the frame it answers (refused late: its NACK) */
+        char     reply_text[1024];
+    } rx;
+    struct {
+        uint32_t next_id;
+        uint32_t wait_id;
+        int      done;
+        int32_t  status;
+        char     text[1024];
+    } tx;
+} tc_peer_ried_t;
+
+/* One peer. The first two parts are what the per-message paths read,
+ * two cache lines each (asserted below): the send part (lib/core/send.h,
+ * send.c, credits.h, jam.c's sends and starts) and the receive part
+ * (tc_rx_poll in lib/core/dispatch.h and what it inlines, mailbox.h).
+ * Their lines, not their owners, decide their order; each field says who
+ * writes it. Then the counters both paths bump, the small state of the
+ * slow paths per module, and the cold parts behind pointers. */
 struct tc_peer {
-    /* --- the send path (first cache line): send.c, jam.c; wireup sets the
-     * geometry, credits tx_acked */
+    /* --- the send part, line 1: send.c, jam.c; wireup sets the geometry,
+     * credits tx_acked */
     char             *tx_ring;       /* staging: one frame per remote slot */
     uint64_t          remote_ring;
     ucp_ep_h          ep;
@@ -214,50 +306,18 @@ struct tc_peer {
     uint8_t           frames;        /* tc_frame_mode_t, fixed at connect */
     uint8_t           doorbell;      /* the peer blocks: ring it after each frame */
     uint8_t           progress;      /* wait loops progress the worker */
-    uint8_t           rx_path;       /* TC_RX_PATH_*: how tc_rx_poll reads the next frame
-                                      * (dispatch sets it; tested where frames was) */
+    uint8_t           ran_has;       /* dispatch: a result to piggyback (ran_seq, ran_ret) */
 
-    /* --- the receive path (second cache line): dispatch; wireup sets the
-     * geometry, control the frame size */
-    char             *rx_ring __attribute__((aligned(64)));
-    /* the fast path (fixed frames): the shape of the last LOCAL or CACHED
-     * frame the validator passed, and what it ran; a frame of that shape
-     * runs the same (fast_run NULL: none; any frame the validator handles
-     * clears it first) */
-    tc_frame_shape_t  fast_shape;
-    tc_jam_run_fn     fast_run;
-    void             *fast_state;
-    uint32_t          rx_seq;        /* next sequence number expected */
-    uint32_t          rx_slots;
-    uint32_t          rx_slot_size;
-    uint32_t          rx_frame_size; /* fixed frames: the size of the peer's (it announces it) */
-
-    /* --- both paths, less often (third cache line): mailbox (rx_stale,
-     * rx_held), credits (rx_reported, credit_batch, credit_src), dispatch
-     * (rx_prefetch, disp_*, idle_polls, ran_*, owed, in_progress), peer
-     * (sw_prefetch, failed), send (place, tx_stage_mask, tx_direct_*,
-     * tx_linewise_max, tx_slots_frame, remote_base) */
+    /* --- the send part, line 2: wireup (ctx, remote_ring_ptr), send
+     * (place, tx_stage_mask, tx_direct_*, tx_linewise_max, tx_slots_frame),
+     * jam (tx_gen), dispatch (ran_*), peer (failed) */
     tc_context_t     *ctx __attribute__((aligned(64)));
-    uint64_t         *rx_stale;      /* per slot: what the last frame left behind */
-    uint8_t           sw_prefetch;   /* prefetch a frame once its arrival is seen */
-    uint8_t           rx_prefetch;   /* the jam run last reads its payload: prefetch
-                                      * the next frame on arrival (TC_JAM_HINT_*) */
-    uint8_t           rx_held;       /* fixed frames: since the last frame-size change some
-                                      * slot's remembered word is the signal of the frame due
-                                      * there (tc_mbox_resize, tc_peer_sig_held) */
-    uint32_t          rx_reported;   /* consumed count last told to the peer */
-    tc_status_t       failed;        /* set by the endpoint error handler */
-    uint32_t          disp_pkg_id;
-    uint32_t          disp_element;  /* UINT32_MAX: nothing cached */
-    uint32_t          credit_batch;
-    uint32_t          idle_polls;
-    uint32_t          ran_seq;
+    char             *remote_ring_ptr; /* the peer's mailbox: ucp_rkey_ptr mapping, NULL
+                                        * if none */
     int64_t           ran_ret;       /* latest result of a jam from the peer */
-    uint8_t           ran_has;
-    uint8_t           owed;          /* TC_OWED_*: frames to send the peer */
-    uint8_t           in_progress;
+    uint32_t          ran_seq;
+    tc_status_t       failed;        /* set by the endpoint error handler */
     tc_place_t        place;         /* how frames land in the peer's mailbox */
-    uint64_t         *credit_src;    /* source of credit puts (monotonic) */
     /* staging slots in use, minus one: tx_slots - 1 where a frame may leave
      * by a UCX put (its source stays put until its credit returns), 0 with
      * signalling store, where the CPU copies every frame into the peer's
@@ -281,47 +341,61 @@ struct tc_peer {
     uint32_t          tx_slots_frame;
     /* what prepared jams (tc_jam_init) checked once holds while this is
      * the same: bumped where a frame size, the delivery, a sync or the
-     * peer's cache of our code changes (tc_peer_tx_changed) */
+     * peer's cache of our code changes (tc_peer_invalidate) */
     uint32_t          tx_gen;
-    uint64_t          remote_base;
 
-    tc_peer_stats_t   stats;
+    /* --- the receive part, line 1: dispatch; wireup sets the geometry,
+     * control the frame size */
+    char             *rx_ring __attribute__((aligned(64)));
+    /* the fast path (fixed frames): the shape of the last LOCAL or CACHED
+     * frame the validator passed, and what it ran; a frame of that shape
+     * runs the same (fast_run NULL: none; any frame the validator handles
+     * clears it first) */
+    tc_frame_shape_t  fast_shape;
+    tc_jam_run_fn     fast_run;
+    void             *fast_state;
+    uint32_t          rx_seq;        /* next sequence number expected */
+    uint32_t          rx_slots;
+    uint32_t          rx_slot_size;
+    uint32_t          rx_frame_size; /* fixed frames: the size of the peer's (it announces it) */
 
-    /* --- cold: set up at connect, used by setup and slow paths; one group
-     * per module that owns (writes) the fields, in the order of the layers */
+    /* --- the receive part, line 2: mailbox (rx_stale, rx_held), credits
+     * (rx_reported), dispatch (the rest), peer (sw_prefetch) */
+    uint64_t         *rx_stale __attribute__((aligned(64))); /* per slot: what the last
+                                      * frame left behind */
+    /* the last injected jam run under the allow-list, the shape of its
+     * frame (tc_frame_shape_of, at frame size disp_inj_frame_size) and where
+     * its GOTP is: the next frame of that shape takes the fast path */
+    struct tc_inj    *disp_injected;
+    tc_frame_shape_t  disp_inj_shape;
+    uint32_t          disp_inj_frame_size;
+    uint32_t          rx_reported;   /* consumed count last told to the peer */
+    uint32_t          peer_rank;     /* wireup: the peer's rank (a run's origin) */
+    uint32_t          credit_batch;  /* credits: frames per credit return */
+    uint8_t           owed;          /* TC_OWED_*: frames to send the peer */
+    uint8_t           in_progress;
+    uint8_t           rx_path;       /* TC_RX_PATH_*: how tc_rx_poll reads the next frame */
+    uint8_t           rx_held;       /* fixed frames: since the last frame-size change some
+                                      * slot's remembered word is the signal of the frame due
+                                      * there (tc_mbox_resize, tc_peer_sig_held) */
+    uint8_t           sw_prefetch;   /* prefetch a frame once its arrival is seen */
+    uint8_t           rx_prefetch;   /* the jam run last reads its payload: prefetch
+                                      * the next frame on arrival (TC_JAM_HINT_*) */
+    uint16_t          disp_inj_got_off; /* where disp_injected's frames hold their GOTP */
 
-    /* wireup (lib/wireup/wireup.c): the connection as connect made it */
-    tc_boot_t        *boot;
-    uint64_t          serial;       /* unique in the context, never reused */
-    uint32_t          peer_rank;
-    tc_signal_mode_t  signal;          /* how our frames are signalled: resolved at
-                                        * connect (never AUTO) */
-    const char       *progress_why;
-    ucp_mem_h         tx_memh;
-    uint64_t          remote_raw;
-    char             *remote_ring_ptr; /* the peer's mailbox: ucp_rkey_ptr mapping, NULL
-                                        * if none */
-    uint64_t         *remote_consumed_ptr; /* its ctrl line's credit word, mapped */
-    /* one tcp lane carries our puts (a put lane, or the AM lane UCX
-     * emulates them on): the peer lands each put of ours itself,
-     * in stream order, inside the ucp_worker_progress of the thread that
-     * then reads the slot (signalling single-put is correct; see
-     * docs/SIGNALLING.md, "Signalling modes") */
-    int               put_landed_by_peer;
-    /* the endpoint has peer failure handling: UCX closes it by force (else
-     * only by a flush) */
-    int               ep_forcible;
-    char              name[128];
-    char              transports[128];
-    /* the packages the peer loaded, as it announced them at connect */
-    uint32_t          n_peer_pkgs;
-    tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
+    /* --- both paths' counters (send.h, dispatch.h, peer_wait, credits) */
+    tc_peer_stats_t   stats __attribute__((aligned(64)));
 
-    /* where the peer's mailbox is mapped here: the SIGBUS guard over that
-     * mapping (-1: none; lib/arch/shm_guard.h) and the object behind it,
-     * held open to see it resized (fd -1: none), which liveness checks */
-    int               remote_guard;
-    tc_shm_object_t   remote_obj;
+    /* --- the slow paths' small state, one group per module that owns
+     * (writes) it, in the order of the layers */
+    tc_jam_run_fn     rx_last_run;   /* dispatch: what the latest frame ran (checked by
+                                      * the receive-path fuzzer's invariant) */
+    uint32_t          idle_polls;    /* dispatch resets it at a run; the wait loops count */
+    uint64_t          remote_base;   /* wireup: the peer's mailbox (credit puts) */
+    uint64_t         *credit_src;    /* credits: source of credit puts (monotonic) */
+    uint64_t         *remote_consumed_ptr; /* wireup: its ctrl line's credit word, mapped */
+    tc_signal_mode_t  signal;        /* send: how our frames are signalled: resolved at
+                                      * connect (never AUTO) */
 
     /* peer (lib/core/peer.c): liveness */
     ucs_status_t      ep_error;     /* the endpoint's failure (wireup's handler sets it),
@@ -372,7 +446,7 @@ struct tc_peer {
      * (package, element, kind, flags; tc_frame_line_name) of the local or
      * cached jam the template holds where its frame is one line (64 bytes)
      * that the CPU stores (deliver NULL); 0: none. Dropped with the
-     * templates (tc_peer_drop_tmpl). */
+     * templates (tc_peer_invalidate). */
     uint64_t                tx_line_name;
     /* with fixed 64-byte frames such frames go in the line format
      * (lib/codec/frame_line.h): its word 0 without seq, length and HAS_RET
@@ -405,34 +479,13 @@ struct tc_peer {
     const tc_pkg_element_t *disp_elem;
     void                   *disp_state;
     struct tc_inj          *disp_cached;  /* the last cached jam run */
-    /* the last injected jam run under the allow-list, the shape of its
-     * frame (tc_frame_shape_of, at frame size disp_inj_frame_size) and where
-     * its GOTP is: the next frame of that shape takes the fast path */
-    struct tc_inj    *disp_injected;
-    tc_frame_shape_t  disp_inj_shape;
-    uint32_t          disp_inj_frame_size;
-    uint16_t          disp_inj_got_off;
     tc_status_t       known_status; /* why the validator's lookup said no */
-    tc_jam_run_fn     rx_last_run;   /* what the latest frame ran (checked by the
-                                      * receive-path fuzzer's invariant) */
-    char              rx_why[160];  /* a refusal's reason, formatted by the receive
-                                     * handler that refuses (tc_peer_reject copies it) */
+    uint32_t          disp_pkg_id;
+    uint32_t          disp_element;  /* UINT32_MAX: nothing cached */
 
-    /* reject (lib/core/reject.c): the latest rejection, and the NACK owed for
-     * the first of a burst (TC_OWED_NACK; control sends it) */
-    char              last_reject[192];
-    struct {
-        uint32_t    seq;
-        tc_status_t status;
-        char        reason[160];
-    } nack_tx;
-
-    /* control (lib/core/control.c): the latest NACK the peer told us, the
-     * goodbye both ways, a config frame's new size */
-    tc_nack_t         nack_rx;
-    uint8_t           nack_unseen;  /* no call has returned it yet */
+    /* control (lib/core/control.c): the goodbye the peer said, a config
+     * frame's new size (both read by dispatch for every validated frame) */
     uint8_t           goodbye_seen;
-    uint8_t           goodbye_sent; /* (lib/wireup/wireup.c says it) */
     uint32_t          rx_resize;    /* a config frame's new frame size, which dispatch
                                      * gives the mailbox once that frame is consumed
                                      * (0: none) */
@@ -440,42 +493,22 @@ struct tc_peer {
     /* exec (lib/core/exec.c): the peer's executable memory */
     tc_code_area_t    code;
 
-    /* inj_table, inject (lib/core/inj_table.c, lib/core/inject.c): per (package,
-     * jam) sync and cache state */
-    tc_inj_t          inj[TC_MAX_INJ];
-    unsigned          n_inj;
-    tc_inj_t         *inj_last;     /* the last entry looked up */
+    /* inj_table (lib/core/inj_table.c): the last entry of injs looked up,
+     * which every injected or cached send asks first (here, not behind
+     * injs: one load less on the send path) */
+    tc_inj_t         *inj_last;
 
-    /* ried (lib/core/ried.c): the ried being received, and the answer the
-     * sender waits for */
-    struct {
-        uint32_t id, total, received;
-        uint8_t *buf;
-        char     name[TC_RIED_NAME_MAX];
-        int32_t  reply_status;   /* the answer owed (TC_OWED_RIED) */
-        uint32_t reply_op;
-        uint32_t reply_seq;      /* the frame it answers (refused late: its NACK) */
-        char     reply_text[1024];
-    } ried_rx;
-    struct {
-        uint32_t next_id;
-        uint32_t wait_id;
-        int      done;
-        int32_t  status;
-        char     text[1024];
-    } ried_tx;
-
-    /* last, so that no field above moves (the send and receive paths'
-     * offsets, and so their code, stay as they were) */
-    /* wireup: the peer's process, the UCX worker id of the address our
-     * endpoint was made from (what its connections have in common; limits
-     * per process); the context's peers (tc_context_t.peers) */
-    uint64_t          proc;
-    tc_peer_t        *ctx_next;
     /* peer_wait: the blocking call under way (tc_peer_call_begin): when it
      * gives up, however often the peer speaks (0: no call) */
     uint64_t          call_deadline_ns;
     const char       *call_what;
+
+    /* the cold parts (above), each written by the module it names */
+    tc_peer_wireup_t *wireup;
+    tc_peer_reject_t *reject;
+    tc_peer_ctrl_t   *control;
+    tc_peer_inj_t    *injs;
+    tc_peer_ried_t   *ried;
 };
 
 _Static_assert(TC_WIRE_PKGS_MAX == TC_MAX_PKGS, "a connect announces every package");
@@ -488,10 +521,39 @@ typedef struct tc_jam_req_link {
     struct tc_jam_req_link *prev;
 } tc_jam_req_link_t;
 
-/* Something a prepared jam checked once changed: each checks again at
- * its next start (lib/jam/jam.c). */
-static inline void tc_peer_tx_changed(tc_peer_t *peer)
+/* What changed, for tc_peer_invalidate (bits): each drops the memos and
+ * templates that depend on it. */
+enum {
+    /* a namespace sync's answer: GOT addresses, or the peer's cache of our
+     * code (lib/core/inject.c) */
+    TC_PEER_CHANGED_SYNC   = 1u << 0,
+    /* the frame size or the way frames reach the peer (control.c,
+     * send.c): the headers the sends keep (jam.c's tx_tmpl, tx_itmpl and
+     * one-line names) are laid out anew at the next send */
+    TC_PEER_CHANGED_FRAMES = 1u << 1,
+    /* this side forgot the code the peer had it cache (lib/jam/jam.c):
+     * dispatch's memos of cached and injected jams, and the fast path,
+     * which may run a cached jam's code */
+    TC_PEER_CHANGED_CODE   = 1u << 2
+};
+
+/* The one place the peer's memos and templates are dropped (what: the
+ * TC_PEER_CHANGED_* that changed). Whatever changed, prepared jams
+ * (tc_jam_init) check again at their next start (tx_gen). The fields are
+ * jam's and dispatch's; only this function clears them from outside. */
+static inline void tc_peer_invalidate(tc_peer_t *peer, unsigned what)
 {
+    if (what & TC_PEER_CHANGED_FRAMES) {
+        peer->tx_tmpl_key   = 0;
+        peer->tx_itmpl_key  = 0;
+        peer->tx_line_name  = 0;
+        peer->tx_vline_name = 0;
+    }
+    if (what & TC_PEER_CHANGED_CODE) {
+        peer->disp_cached   = NULL;
+        peer->disp_injected = NULL;
+        peer->fast_run      = NULL;
+    }
     peer->tx_gen++;
 }
 
@@ -506,8 +568,13 @@ static inline void tc_peer_reqs_detach(tc_peer_t *peer)
     peer->tx_reqs = NULL;
 }
 
-_Static_assert(offsetof(struct tc_peer, rx_ring) == 64, "send path: one cache line");
-_Static_assert(offsetof(struct tc_peer, ctx) == 128, "receive path: one cache line");
+/* The send part is lines 0 and 1 of the peer, the receive part lines 2
+ * and 3: a field added to either that does not fit moves the next part,
+ * and these fail. */
+_Static_assert(offsetof(struct tc_peer, ctx) == 64, "send part: line 2 starts at 64");
+_Static_assert(offsetof(struct tc_peer, rx_ring) == 128, "send part: two cache lines");
+_Static_assert(offsetof(struct tc_peer, rx_stale) == 192, "receive part: line 2 starts at 192");
+_Static_assert(offsetof(struct tc_peer, stats) == 256, "receive part: two cache lines");
 
 /* wireup.c: tc_peer_connect where the peer must claim rank (a group's
  * pairing: its jams' origin and multicast's rules go by it); a peer that
@@ -527,7 +594,7 @@ tc_status_t tc_peer_check_pkg(const tc_peer_t *peer, const tc_jam_t *jam);
 tc_status_t tc_rx_register(tc_context_t *ctx, uint8_t kind, tc_rx_kind_fn cb, void *arg,
                            unsigned flags);
 void        tc_rx_unregister(tc_context_t *ctx, uint8_t kind);
-/* The step that sends what owed (one TC_OWED_* bit, not the reply) marks;
+/* The step that sends what owed (one TC_OWED_* bit) marks;
  * TC_ERR_INVALID_PARAM for anything else. */
 tc_status_t tc_rx_register_owed(tc_context_t *ctx, unsigned owed, tc_owed_fn step);
 /* A module's kinds (n of defs, each with arg) and, where owed is not 0, its
@@ -536,7 +603,7 @@ tc_status_t tc_rx_register_kinds(tc_context_t *ctx, const tc_rx_kind_def_t *defs
                                  void *arg, unsigned owed, tc_owed_fn step);
 
 /* Each module's kinds and owed steps, registered (lib/wireup/wireup.c, at connect). */
-tc_status_t tc_send_rx_register(tc_context_t *ctx);  /* send.c: reply, nop */
+tc_status_t tc_send_rx_register(tc_context_t *ctx);  /* send.c: reply, nop; the reply owed */
 tc_status_t tc_inj_rx_register(tc_context_t *ctx);   /* inject.c: the namespace sync */
 tc_status_t tc_ried_rx_register(tc_context_t *ctx);  /* ried.c: ried chunks and answers */
 tc_status_t tc_ctrl_rx_register(tc_context_t *ctx);  /* control.c: config, nack, goodbye */

@@ -56,7 +56,7 @@ void tc_peer_answer_refused(const tc_peer_t *peer, const char *what, uint32_t ne
     if ((needed > peer->rx_slot_size) || (peer->frames != TC_FRAMES_FIXED)) {
         tc_error("%s: %s needs %u-byte frames from it; this side's slots for its frames are "
                  "%u bytes: give this side a larger slot size (tc_context_params_t.slot_size; "
-                 "tc-perf -z, the same on both sides)", peer->name, what, needed,
+                 "tc-perf -z, the same on both sides)", peer->wireup->name, what, needed,
                  peer->rx_slot_size);
         return;
     }
@@ -64,7 +64,7 @@ void tc_peer_answer_refused(const tc_peer_t *peer, const char *what, uint32_t ne
              "fixed frame size of at least %u (tc_peer_params_t.frame_size at connect, or "
              "tc_peer_set_frame_size, on that side) or use variable frames on both sides "
              "(tc_context_params_t.frames = TC_FRAMES_VARIABLE; tc-perf -F variable)",
-             peer->name, what, needed, peer->rx_frame_size, needed);
+             peer->wireup->name, what, needed, peer->rx_frame_size, needed);
 }
 
 /* A peer that blocks in its worker's fd wakes on an active message: a
@@ -88,7 +88,7 @@ tc_status_t tc_peer_ring(tc_peer_t *peer)
     param.op_attr_mask = 0;
     sp = ucp_am_send_nbx(peer->ep, TC_AM_DOORBELL, NULL, 0, NULL, 0, &param);
     if (UCS_PTR_IS_ERR(sp)) {
-        tc_error("%s: doorbell: %s", peer->name, ucs_status_string(UCS_PTR_STATUS(sp)));
+        tc_error("%s: doorbell: %s", peer->wireup->name, ucs_status_string(UCS_PTR_STATUS(sp)));
         peer->failed = TC_ERR_PEER_FAILED;
         return TC_ERR_PEER_FAILED;
     }
@@ -147,7 +147,7 @@ static tc_status_t tc_deliver_fenced(tc_peer_t *peer, char *frame, uint32_t size
     }
     ucs = ucp_worker_fence(peer->ctx->worker);
     if (TC_UNLIKELY(ucs != UCS_OK)) {
-        tc_error("%s: ucp_worker_fence: %s", peer->name, ucs_status_string(ucs));
+        tc_error("%s: ucp_worker_fence: %s", peer->wireup->name, ucs_status_string(ucs));
         return TC_ERR_UCX;
     }
     return tc_peer_put(peer, frame + size - TC_FRAME_SIG_SIZE, TC_FRAME_SIG_SIZE,
@@ -196,7 +196,7 @@ tc_status_t tc_peer_clear_sig(tc_peer_t *peer, uint32_t size)
     }
     ucs = ucp_worker_fence(peer->ctx->worker);
     if (ucs != UCS_OK) {
-        tc_error("%s: ucp_worker_fence: %s", peer->name, ucs_status_string(ucs));
+        tc_error("%s: ucp_worker_fence: %s", peer->wireup->name, ucs_status_string(ucs));
         return TC_ERR_UCX;
     }
     return TC_OK;
@@ -250,18 +250,18 @@ tc_status_t tc_send_resolve_signal(tc_peer_t *peer, tc_signal_mode_t asked)
     int mapped = (peer->remote_ring_ptr != NULL) && (peer->remote_consumed_ptr != NULL);
 
     if ((unsigned)asked > TC_SIGNAL_AUTO) {
-        tc_error("%s: unknown signalling mode %d", peer->name, (int)asked);
+        tc_error("%s: unknown signalling mode %d", peer->wireup->name, (int)asked);
         return TC_ERR_INVALID_PARAM;
     }
     if ((asked == TC_SIGNAL_STORE) && !mapped) {
         tc_error("%s: signalling store: unsupported: the transport (%s) does not map the "
                  "peer's mailbox into this process (ucp_rkey_ptr); use fenced or ordered",
-                 peer->name, peer->transports);
+                 peer->wireup->name, peer->wireup->transports);
         return TC_ERR_UNSUPPORTED;
     }
     peer->signal = (asked != TC_SIGNAL_AUTO)  ? asked :
                    mapped                     ? TC_SIGNAL_STORE :
-                   peer->put_landed_by_peer   ? TC_SIGNAL_SINGLE_PUT :
+                   peer->wireup->put_landed_by_peer   ? TC_SIGNAL_SINGLE_PUT :
                                                 TC_SIGNAL_FENCED;
     return TC_OK;
 }
@@ -281,7 +281,7 @@ void tc_send_select(tc_peer_t *peer)
     peer->tx_direct_min        = UINT32_MAX;
     peer->tx_direct_min_unread = UINT32_MAX;
     peer->tx_direct_code_min   = UINT32_MAX;
-    tc_peer_drop_tmpl(peer); /* a one-line frame is stored only where deliver is NULL */
+    tc_peer_invalidate(peer, TC_PEER_CHANGED_FRAMES); /* a one-line frame is stored only where deliver is NULL */
     if (peer->place != TC_PLACE_DEFAULT) {
         peer->deliver = tc_deliver_place;
         return;
@@ -311,13 +311,13 @@ tc_status_t tc_peer_set_placement(tc_peer_t *peer, tc_place_t place)
     tc_status_t status = tc_place_check(place, why, sizeof(why));
 
     if (status != TC_OK) {
-        tc_error("%s: placement %s: %s", peer->name, tc_place_str(place), why);
+        tc_error("%s: placement %s: %s", peer->wireup->name, tc_place_str(place), why);
         return status;
     }
     if ((place != TC_PLACE_DEFAULT) && (peer->remote_ring_ptr == NULL)) {
         tc_error("%s: placement %s: unsupported: ucp_rkey_ptr cannot map the peer's mailbox "
                  "over %s (needs same-host shared memory: posix or sysv)",
-                 peer->name, tc_place_str(place), tc_peer_transports(peer));
+                 peer->wireup->name, tc_place_str(place), tc_peer_transports(peer));
         return TC_ERR_UNSUPPORTED;
     }
     peer->place = place;
@@ -335,7 +335,7 @@ tc_status_t tc_peer_send_frame(tc_peer_t *peer, char *frame)
 
     if (TC_UNLIKELY((size < TC_FRAME_MIN_SIZE) || (size > peer->tx_slot_size) ||
                     (size % TC_FRAME_ALIGN))) {
-        tc_error("%s: a %u-byte frame does not fit the peer's %u-byte slots", peer->name,
+        tc_error("%s: a %u-byte frame does not fit the peer's %u-byte slots", peer->wireup->name,
                  size, peer->tx_slot_size);
         return TC_ERR_PROTOCOL;
     }
@@ -427,7 +427,7 @@ static const tc_rx_kind_def_t tc_send_rx_kinds[] = {
 tc_status_t tc_send_rx_register(tc_context_t *ctx)
 {
     return tc_rx_register_kinds(ctx, tc_send_rx_kinds, TC_ARRAY_SIZE(tc_send_rx_kinds), NULL,
-                                0, NULL);
+                                TC_OWED_REPLY, tc_peer_send_reply);
 }
 
 tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, uint16_t element,
@@ -457,7 +457,7 @@ tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, ui
     size   = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
     if (size == 0) {
         tc_error("%s: a %s frame with %u ARGS and %u payload bytes does not fit the %u-byte "
-                 "slots", peer->name, tc_frame_kind_str(kind), args_len, payload_len,
+                 "slots", peer->wireup->name, tc_frame_kind_str(kind), args_len, payload_len,
                  peer->tx_slot_size);
         return TC_ERR_OUT_OF_RANGE;
     }

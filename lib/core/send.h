@@ -21,7 +21,7 @@ static inline tc_status_t tc_peer_put_start(tc_peer_t *peer, const void *buf, si
     param.op_attr_mask = 0;
     sp = ucp_put_nbx(peer->ep, buf, len, raddr, peer->rkey, &param);
     if (TC_UNLIKELY(UCS_PTR_IS_ERR(sp))) {
-        tc_error("%s: put of %zu bytes failed: %s", peer->name, len,
+        tc_error("%s: put of %zu bytes failed: %s", peer->wireup->name, len,
                  ucs_status_string(UCS_PTR_STATUS(sp)));
         peer->failed = TC_ERR_PEER_FAILED;
         return TC_ERR_PEER_FAILED;
@@ -60,18 +60,6 @@ static inline char *tc_peer_tx_frame(tc_peer_t *peer)
 
     peer->tx_code_in[stage] = NULL;
     return peer->tx_ring + (size_t)stage * peer->tx_slot_size;
-}
-
-/* The headers the sends keep (tx_tmpl, tx_itmpl, the one-line frame's
- * name) are laid out anew at the next send: the frame size or the way
- * frames reach the peer changed. */
-static inline void tc_peer_drop_tmpl(tc_peer_t *peer)
-{
-    peer->tx_tmpl_key  = 0;
-    peer->tx_itmpl_key = 0;
-    peer->tx_line_name = 0;
-    peer->tx_vline_name = 0;
-    tc_peer_tx_changed(peer);
 }
 
 /* The size a frame of needed bytes goes out in; 0 when it does not fit. */

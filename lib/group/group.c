@@ -586,7 +586,7 @@ static void tc_group_quiesce(tc_group_t *g)
             if (p->failed == TC_OK) {
                 (void)tc_peer_flush(p); /* its frames run, its credits go back */
             }
-            if (!p->goodbye_sent && ((p->failed == TC_OK) || (p->failed == TC_ERR_CLOSED))) {
+            if (!p->wireup->goodbye_sent && ((p->failed == TC_OK) || (p->failed == TC_ERR_CLOSED))) {
                 if (tc_peer_tx_free(p) > 0) {
                     (void)tc_peer_goodbye(p, 1);
                 } else {

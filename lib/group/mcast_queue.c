@@ -28,11 +28,11 @@ const char *tc_mcast_rx(void *arg, tc_peer_t *peer, const char *frame, const tc_
     if (mc->queued_bytes + bytes > mc->queue_cap) {
         /* a peer that floods while a send of ours waits on it */
         mc->stats.rejected++;
-        snprintf(peer->rx_why, sizeof(peer->rx_why), "multicast queue full: %zu of %zu bytes "
+        snprintf(peer->reject->why, sizeof(peer->reject->why), "multicast queue full: %zu of %zu bytes "
                  "wait to run here, a %zu-byte frame would pass the cap", mc->queued_bytes,
                  mc->queue_cap, bytes);
         *status_p = TC_ERR_NO_RESOURCE;
-        return peer->rx_why;
+        return peer->reject->why;
     }
     item = malloc(bytes);
     if (item == NULL) {

@@ -16,21 +16,6 @@
 
 /* ------------------------------------------------------------------ sync */
 
-void tc_peer_forget_code(tc_peer_t *peer)
-{
-    unsigned i;
-
-    /* the bytes stay in the peer's code area (a bump allocator); only the
-     * link to them goes */
-    for (i = 0; i < peer->n_inj; ++i) {
-        peer->inj[i].cache_run = NULL;
-    }
-    peer->disp_cached   = NULL;
-    peer->disp_injected = NULL;
-    peer->fast_run      = NULL; /* it may be a cached jam's */
-    tc_peer_tx_changed(peer);
-}
-
 int tc_jam_is_prepared(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
 {
     const tc_inj_t *inj;
@@ -66,7 +51,7 @@ static tc_status_t tc_inj_send_request(tc_peer_t *peer, const tc_jam_t *jam, tc_
     off.frame_size = (status == TC_OK) ? tc_peer_frame_size(peer, off.frame_size) : 0;
     if (off.frame_size == 0) {
         char advice[320];
-        tc_error("%s: the %s sync of jam '%s' needs %u-byte frames; %s", peer->name,
+        tc_error("%s: the %s sync of jam '%s' needs %u-byte frames; %s", peer->wireup->name,
                  tc_mode_str(mode), jam->elem->name, tc_jam_prepare_size(jam, mode),
                  tc_peer_frame_advice(peer, tc_jam_prepare_size(jam, mode), "the sync", advice,
                                       sizeof(advice)));
@@ -94,22 +79,22 @@ static tc_status_t tc_inj_sync_outcome(tc_peer_t *peer, const tc_jam_t *jam,
 
     if (inj->tx_sync_status >= 0) {
         if (cache && !inj->tx_cached) {
-            tc_error("%s did not cache the code of jam '%s'", peer->name, jam->elem->name);
+            tc_error("%s did not cache the code of jam '%s'", peer->wireup->name, jam->elem->name);
             return TC_ERR_PROTOCOL;
         }
         return TC_OK;
     }
     if (inj->tx_sync_status == TC_SYNC_BAD_CODE) {
-        tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->name,
+        tc_error("%s refused the code of jam '%s' (its manifest differs?)", peer->wireup->name,
                  jam->elem->name);
     } else if (inj->tx_sync_status == TC_SYNC_LOCAL_ONLY) {
         tc_error("%s runs no injected or cached code (its policy is local-only) and refuses "
-                 "jam '%s': send it local", peer->name, jam->elem->name);
+                 "jam '%s': send it local", peer->wireup->name, jam->elem->name);
         return TC_ERR_REFUSED;
     } else if (inj->tx_sync_status == TC_SYNC_WRITABLE) {
         tc_error("%s runs code W^X and refuses jam '%s': it writes its own .data or .bss "
                  "(%u bytes), which W^X maps read-only; keep its state in a ried",
-                 peer->name, jam->elem->name, inj->writable);
+                 peer->wireup->name, jam->elem->name, inj->writable);
         return TC_ERR_UNSUPPORTED;
     } else if (-inj->tx_sync_status - 1 < blob->hdr->got_count) {
         /* tc-pkg checked the name at build time: what is missing is on the
@@ -117,10 +102,10 @@ static tc_status_t tc_inj_sync_outcome(tc_peer_t *peer, const tc_jam_t *jam,
         tc_error("%s cannot resolve '%s' for jam '%s': nothing in that process exports it "
                  "(its package library and what that links, shipped rieds, its global "
                  "symbols; libtwochains' only where it links libtwochains.so)",
-                 peer->name, tc_blob_slot_name(blob, (uint32_t)(-inj->tx_sync_status - 1)),
+                 peer->wireup->name, tc_blob_slot_name(blob, (uint32_t)(-inj->tx_sync_status - 1)),
                  jam->elem->name);
     } else {
-        tc_error("%s: namespace sync of jam '%s' failed", peer->name, jam->elem->name);
+        tc_error("%s: namespace sync of jam '%s' failed", peer->wireup->name, jam->elem->name);
     }
     return TC_ERR_NOT_FOUND;
 }
@@ -139,12 +124,12 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
     blob = tc_pkg_blob(jam->pkg, jam->element);
     if (blob == NULL) {
         tc_error("%s: jam '%s' cannot go %s: its package has no blob for it (build it "
-                 "with tc-pkg)", peer->name, jam->elem->name, tc_mode_str(mode));
+                 "with tc-pkg)", peer->wireup->name, jam->elem->name, tc_mode_str(mode));
         return TC_ERR_UNSUPPORTED;
     }
     if (tc_context_find_pkg(peer->ctx, jam->pkg_id) == NULL) {
         tc_error("%s: jam '%s' cannot go %s: its package is not in this context "
-                 "(tc_context_add_pkg it first)", peer->name, jam->elem->name, tc_mode_str(mode));
+                 "(tc_context_add_pkg it first)", peer->wireup->name, jam->elem->name, tc_mode_str(mode));
         return TC_ERR_NOT_FOUND;
     }
     inj = tc_inj_get(peer, jam);
@@ -226,7 +211,7 @@ static tc_status_t tc_jam_pack_overran(const tc_peer_t *peer, const tc_jam_t *ja
                                        int64_t packed, uint64_t cap)
 {
     tc_error("%s: jam '%s': its pack routine returned %lld bytes, more than the %llu it "
-             "was given (cap; slots are %u bytes): a pack returns at most cap", peer->name,
+             "was given (cap; slots are %u bytes): a pack returns at most cap", peer->wireup->name,
              jam->elem->name, (long long)packed, (unsigned long long)cap, peer->tx_slot_size);
     return TC_ERR_OUT_OF_RANGE;
 }
@@ -265,7 +250,7 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
         char advice[320];
         uint32_t needed = tc_frame_size_for(packed);
         tc_error("%s: jam '%s' %s with %u payload bytes needs a %u-byte frame; %s",
-                 peer->name, jam->elem->name, (kind == TC_KIND_CACHED) ? "cached" : "local",
+                 peer->wireup->name, jam->elem->name, (kind == TC_KIND_CACHED) ? "cached" : "local",
                  packed, needed, tc_peer_frame_advice(peer, needed, NULL, advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
@@ -314,16 +299,16 @@ tc_jam_pack_refused(const tc_peer_t *peer, const tc_jam_t *jam, int64_t packed, 
     if (packed < 0) {
         if (len > cap) { /* the room, not the jam, said no */
             tc_error("%s: jam '%s' refused to pack %zu bytes: a frame to this peer holds at "
-                     "most %llu payload bytes (its slots are %u bytes)", peer->name,
+                     "most %llu payload bytes (its slots are %u bytes)", peer->wireup->name,
                      jam->elem->name, len, (unsigned long long)cap, peer->tx_slot_size);
         } else if (tc_jam_doc(jam, &doc) == TC_OK) {
             /* the jam's own rule, in its own words (TC_JAM_DESCRIBE) */
             tc_error("%s: jam '%s' does not take a %zu-byte payload; it takes: %s (its pack "
-                     "routine returned -1)", peer->name, jam->elem->name, len, doc.payload);
+                     "routine returned -1)", peer->wireup->name, jam->elem->name, len, doc.payload);
         } else { /* the jam's own rule: a pack returns -1 for a payload it does not take */
             tc_error("%s: jam '%s' does not take a %zu-byte payload (its pack routine "
                      "returned -1; its source does not describe its payload: "
-                     "TC_JAM_DESCRIBE)", peer->name, jam->elem->name, len);
+                     "TC_JAM_DESCRIBE)", peer->wireup->name, jam->elem->name, len);
         }
         return TC_ERR_OUT_OF_RANGE;
     }
@@ -555,7 +540,7 @@ tc_jam_send_sync_find(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode, int 
     }
     if (nowait) {
         tc_error("%s: jam '%s' is not prepared %s for this peer: tc_jam_try_send does not "
-                 "wait for the sync (call tc_jam_prepare first)", peer->name, jam->elem->name,
+                 "wait for the sync (call tc_jam_prepare first)", peer->wireup->name, jam->elem->name,
                  tc_mode_str(mode));
         return TC_ERR_INVALID_PARAM;
     }
@@ -593,7 +578,7 @@ tc_jam_itmpl_sections(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj)
         char advice[320];
         uint32_t needed = tc_jam_frame_size(jam, TC_MODE_INJECTED, 0);
         peer->tx_itmpl_inj = NULL;
-        tc_error("%s: jam '%s' injected needs a %u-byte frame; %s", peer->name,
+        tc_error("%s: jam '%s' injected needs a %u-byte frame; %s", peer->wireup->name,
                  jam->elem->name, needed,
                  tc_peer_frame_advice(peer, needed, NULL, advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
@@ -621,7 +606,7 @@ static tc_status_t tc_jam_itmpl_header(tc_peer_t *peer, const tc_jam_t *jam, uin
         char advice[320];
         uint32_t needed = tc_jam_frame_size(jam, TC_MODE_INJECTED, packed);
         tc_error("%s: jam '%s' injected with %u payload bytes needs a %u-byte frame; %s",
-                 peer->name, jam->elem->name, packed, needed,
+                 peer->wireup->name, jam->elem->name, packed, needed,
                  tc_peer_frame_advice(peer, needed, NULL, advice, sizeof(advice)));
         return TC_ERR_OUT_OF_RANGE;
     }
@@ -752,7 +737,7 @@ static inline __attribute__((always_inline)) tc_status_t tc_jam_send_params(tc_p
     if (mode == TC_MODE_INJECTED) {
         return tc_jam_send_coded(peer, jam, src, len, flags, nowait, TC_MODE_INJECTED);
     }
-    tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
+    tc_error("%s: jam '%s': unknown mode %d", peer->wireup->name, jam->elem->name, (int)mode);
     return TC_ERR_INVALID_PARAM;
 }
 
@@ -867,7 +852,7 @@ static __attribute__((noinline)) tc_status_t tc_jam_req_check(tc_jam_req_t *req)
         status = tc_jam_prepare(peer, jam, req->mode);
         req->inj = tc_inj_find(peer, jam->pkg_id, jam->element);
         if ((status == TC_OK) && !tc_jam_synced(req->inj, jam, req->mode)) {
-            tc_error("%s: jam '%s' is not synced %s after its sync", peer->name,
+            tc_error("%s: jam '%s' is not synced %s after its sync", peer->wireup->name,
                      jam->elem->name, tc_mode_str(req->mode));
             status = TC_ERR_PROTOCOL;
         }
@@ -915,18 +900,18 @@ tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_para
         return TC_ERR_INVALID_PARAM;
     }
     if ((mode != TC_MODE_LOCAL) && (mode != TC_MODE_INJECTED) && (mode != TC_MODE_CACHED)) {
-        tc_error("%s: jam '%s': unknown mode %d", peer->name, jam->elem->name, (int)mode);
+        tc_error("%s: jam '%s': unknown mode %d", peer->wireup->name, jam->elem->name, (int)mode);
         return TC_ERR_INVALID_PARAM;
     }
     if (flags & ~(TC_SEND_WANT_REPLY | TC_SEND_RESULT)) {
         tc_error("%s: jam '%s': unknown send flags 0x%x (known: TC_SEND_WANT_REPLY, "
-                 "TC_SEND_RESULT)", peer->name, jam->elem->name,
+                 "TC_SEND_RESULT)", peer->wireup->name, jam->elem->name,
                  flags & ~(TC_SEND_WANT_REPLY | TC_SEND_RESULT));
         return TC_ERR_INVALID_PARAM;
     }
     req = calloc(1, sizeof(*req));
     if (req == NULL) {
-        tc_error("%s: jam '%s': no memory for a prepared request", peer->name, jam->elem->name);
+        tc_error("%s: jam '%s': no memory for a prepared request", peer->wireup->name, jam->elem->name);
         return TC_ERR_NO_MEMORY;
     }
     req->link.peer = peer;

@@ -51,7 +51,7 @@ static void tc_peer_detect_transports(tc_peer_t *peer)
     FILE *stream;
 
     memset(lanes, 0, sizeof(lanes));
-    peer->transports[0] = '\0';
+    peer->wireup->transports[0] = '\0';
     stream = open_memstream(&info, &info_len);
     if (stream != NULL) {
         ucp_ep_print_info(peer->ep, stream);
@@ -79,9 +79,9 @@ static void tc_peer_detect_transports(tc_peer_t *peer)
             if (strncmp(lanes[lane], "tcp", 3) == 0) {
                 emulated = 1;
             }
-            if (strstr(peer->transports, lanes[lane]) == NULL) {
-                used += (size_t)snprintf(peer->transports + used,
-                                         sizeof(peer->transports) - used, "%s%s",
+            if (strstr(peer->wireup->transports, lanes[lane]) == NULL) {
+                used += (size_t)snprintf(peer->wireup->transports + used,
+                                         sizeof(peer->wireup->transports) - used, "%s%s",
                                          (n_put > 0) ? "," : "", lanes[lane]);
             }
             ++n_put;
@@ -90,27 +90,27 @@ static void tc_peer_detect_transports(tc_peer_t *peer)
     free(info);
     /* one tcp lane carries every put: a put lane, or, with none, the AM
      * lane UCX emulates them on */
-    peer->put_landed_by_peer = ((n_put == 1) && emulated) || ((n_put == 0) && am_tcp);
+    peer->wireup->put_landed_by_peer = ((n_put == 1) && emulated) || ((n_put == 0) && am_tcp);
 
     if (n_put == 0) {
         /* no put lane: name the lane the emulated puts travel on */
         emulated = 1;
-        used = (size_t)snprintf(peer->transports, sizeof(peer->transports), "am-emulated:%s",
+        used = (size_t)snprintf(peer->wireup->transports, sizeof(peer->wireup->transports), "am-emulated:%s",
                                 lanes[0][0] ? lanes[0] : "unknown");
     }
 
     switch (peer->ctx->params.progress) {
     case TC_PROGRESS_ALWAYS:
         peer->progress     = 1;
-        peer->progress_why = "forced on";
+        peer->wireup->progress_why = "forced on";
         break;
     case TC_PROGRESS_NEVER:
         peer->progress     = 0;
-        peer->progress_why = "forced off";
+        peer->wireup->progress_why = "forced off";
         break;
     default:
         peer->progress     = emulated;
-        peer->progress_why = (n_put == 0) ? "auto: no put lane, UCX emulates puts over AM" :
+        peer->wireup->progress_why = (n_put == 0) ? "auto: no put lane, UCX emulates puts over AM" :
                              emulated     ? "auto: put lane is tcp, the target completes puts" :
                                             "auto: puts are one-sided";
         break;
@@ -166,11 +166,11 @@ static void tc_peer_pkgs_str(const tc_peer_t *peer, char *buf, size_t len)
     uint32_t i;
 
     buf[0] = '\0';
-    for (i = 0; (i < peer->n_peer_pkgs) && (used < len); ++i) {
+    for (i = 0; (i < peer->wireup->n_peer_pkgs) && (used < len); ++i) {
         used += (size_t)snprintf(buf + used, len - used, "%s'%s' 0x%08x", (i > 0) ? ", " : "",
-                                 peer->peer_pkgs[i].name, peer->peer_pkgs[i].id);
+                                 peer->wireup->peer_pkgs[i].name, peer->wireup->peer_pkgs[i].id);
     }
-    if (peer->n_peer_pkgs == 0) {
+    if (peer->wireup->n_peer_pkgs == 0) {
         snprintf(buf, len, "no package");
     }
 }
@@ -180,14 +180,14 @@ tc_status_t tc_peer_check_pkg(const tc_peer_t *peer, const tc_jam_t *jam)
     char loaded[TC_WIRE_PKGS_MAX * (TC_WIRE_PKG_NAME_MAX + 16)];
     uint32_t i;
 
-    for (i = 0; i < peer->n_peer_pkgs; ++i) {
-        if (peer->peer_pkgs[i].id == jam->pkg_id) {
+    for (i = 0; i < peer->wireup->n_peer_pkgs; ++i) {
+        if (peer->wireup->peer_pkgs[i].id == jam->pkg_id) {
             return TC_OK;
         }
     }
     tc_peer_pkgs_str(peer, loaded, sizeof(loaded));
     tc_error("%s loaded %s; jam '%s' is in '%s' 0x%08x, which it did not load (load the same "
-             "package on both sides, before tc_peer_connect)", peer->name, loaded,
+             "package on both sides, before tc_peer_connect)", peer->wireup->name, loaded,
              jam->elem->name, jam->pkg->desc->name, jam->pkg_id);
     return TC_ERR_NOT_FOUND;
 }
@@ -257,11 +257,11 @@ static tc_status_t tc_wireup_exchange(tc_peer_t *peer, tc_boot_t *boot, char *wh
     local.frames       = (uint32_t)params->frames;
     status = tc_wire_check(peer_blob, peer_blob_len, &local, &remote, why);
     if (status != TC_OK) {
-        tc_error("%s: connection blob refused: %s", peer->name, why);
+        tc_error("%s: connection blob refused: %s", peer->wireup->name, why);
         goto out_free_blob;
     }
-    peer->n_peer_pkgs = remote.n_pkgs;
-    memcpy(peer->peer_pkgs, (char *)peer_blob + peer_blob_len -
+    peer->wireup->n_peer_pkgs = remote.n_pkgs;
+    memcpy(peer->wireup->peer_pkgs, (char *)peer_blob + peer_blob_len -
                                 (size_t)remote.n_pkgs * sizeof(tc_wire_pkg_t),
            (size_t)remote.n_pkgs * sizeof(tc_wire_pkg_t));
     *remote_p    = remote;
@@ -302,7 +302,7 @@ static tc_status_t tc_wireup_check_ucx(tc_peer_t *peer, const tc_peer_wire_t *re
         status = tc_wire_rkey_probe(&addr, rkey_buf, &rkey, why);
     }
     if (status != TC_OK) {
-        tc_error("%s: connection blob refused: %s", peer->name, why);
+        tc_error("%s: connection blob refused: %s", peer->wireup->name, why);
     }
     return status;
 }
@@ -311,9 +311,9 @@ static tc_status_t tc_wireup_check_ucx(tc_peer_t *peer, const tc_peer_wire_t *re
  * first, its object closed. */
 static void tc_peer_unguard(tc_peer_t *peer)
 {
-    tc_shm_guard_remove(peer->remote_guard);
-    peer->remote_guard = -1;
-    tc_shm_object_close(&peer->remote_obj);
+    tc_shm_guard_remove(peer->wireup->remote_guard);
+    peer->wireup->remote_guard = -1;
+    tc_shm_object_close(&peer->wireup->remote_obj);
 }
 
 /* Step 3: the endpoint to the peer's worker, its mailbox's rkey (and, on
@@ -338,13 +338,13 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
                            UCP_EP_PARAM_FIELD_ERR_HANDLER;
     ep_params.address         = (const ucp_address_t *)addresses;
     ep_params.err_mode        = tc_peer_err_mode();
-    peer->ep_forcible         = (ep_params.err_mode == UCP_ERR_HANDLING_MODE_PEER);
+    peer->wireup->ep_forcible         = (ep_params.err_mode == UCP_ERR_HANDLING_MODE_PEER);
     ep_params.err_handler.cb  = tc_peer_err_cb;
     ep_params.err_handler.arg = peer;
     ucs = ucp_ep_create(peer->ctx->worker, &ep_params, &peer->ep);
     if (ucs != UCS_OK) {
         snprintf(why, TC_WIRE_WHY_MAX, "ucp_ep_create: %s", ucs_status_string(ucs));
-        tc_error("%s: %s", peer->name, why);
+        tc_error("%s: %s", peer->wireup->name, why);
         return TC_ERR_UCX;
     }
 
@@ -358,26 +358,26 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
     ucs = ucp_ep_rkey_unpack(peer->ep, addresses + remote->worker_addr_len, &peer->rkey);
     if (ucs != UCS_OK) {
         snprintf(why, TC_WIRE_WHY_MAX, "ucp_ep_rkey_unpack: %s", ucs_status_string(ucs));
-        tc_error("%s: %s", peer->name, why);
+        tc_error("%s: %s", peer->wireup->name, why);
         tc_maps_free(&before);
         status = TC_ERR_UCX;
         goto err_close_ep;
     }
     status = tc_wire_extent_check(peer->ep, addresses + remote->worker_addr_len, peer->rkey,
                                   remote->mbox_base, remote->mbox_len, &before,
-                                  tc_boot_in_process(peer->boot), why, &extent);
+                                  tc_boot_in_process(peer->wireup->boot), why, &extent);
     tc_maps_free(&before);
     if (status != TC_OK) {
-        tc_error("%s: connection blob refused: %s", peer->name, why);
+        tc_error("%s: connection blob refused: %s", peer->wireup->name, why);
         goto err_destroy_rkey;
     }
     /* the peer owns what that mapping shows: shrunk, a store faults */
-    peer->remote_obj = extent.obj;
+    peer->wireup->remote_obj = extent.obj;
     if ((extent.kind == TC_EXTENT_MAPPED) &&
         (tc_shm_guard_add(extent.map_start, extent.map_end - extent.map_start,
-                          &peer->remote_guard) != TC_OK)) {
+                          &peer->wireup->remote_guard) != TC_OK)) {
         snprintf(why, TC_WIRE_WHY_MAX, "cannot guard the mapping of the peer's mailbox");
-        tc_error("%s: %s", peer->name, why);
+        tc_error("%s: %s", peer->wireup->name, why);
         status = TC_ERR_NO_RESOURCE;
         goto err_unguard;
     }
@@ -393,7 +393,7 @@ static tc_status_t tc_wireup_endpoint(tc_peer_t *peer, const tc_peer_wire_t *rem
     status = tc_mbox_mem_alloc(peer,
                                (size_t)peer->tx_slots * peer->tx_slot_size +
                                    sizeof(tc_mbox_ctrl_t),
-                               &peer->tx_memh, (void **)&peer->tx_ring);
+                               &peer->wireup->tx_memh, (void **)&peer->tx_ring);
     if (status != TC_OK) {
         snprintf(why, TC_WIRE_WHY_MAX, "cannot allocate the staging ring");
         goto err_unguard;
@@ -418,7 +418,7 @@ err_free_code_in:
     free(peer->tx_code_in);
     peer->tx_code_in = NULL;
 err_unmap_tx:
-    ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
+    ucp_mem_unmap(peer->ctx->ucp, peer->wireup->tx_memh);
 err_unguard:
     tc_peer_unguard(peer);
 err_destroy_rkey:
@@ -437,7 +437,7 @@ static void tc_wireup_apply(tc_peer_t *peer, const tc_peer_wire_t *remote)
     peer->tx_slot_size = remote->slot_size;
     peer->remote_base  = remote->mbox_base;
     peer->remote_ring  = remote->mbox_base + remote->ring_off;
-    peer->remote_raw   = remote->mbox_base + remote->raw_off;
+    peer->wireup->remote_raw   = remote->mbox_base + remote->raw_off;
     peer->credit_batch = (peer->rx_slots >= 4) ? peer->rx_slots / 4 : 1;
     peer->rx_frame_size = remote->frame_size;
     peer->frames       = peer->ctx->params.frames;
@@ -456,7 +456,7 @@ static uint64_t tc_wireup_proc(const tc_peer_t *peer, const char *address)
 
     attr.field_mask = UCP_WORKER_ADDRESS_ATTR_FIELD_UID;
     if (ucp_worker_address_query((ucp_address_t *)address, &attr) != UCS_OK) {
-        return (1ull << 63) | peer->serial;
+        return (1ull << 63) | peer->wireup->serial;
     }
     return attr.worker_uid;
 }
@@ -470,7 +470,7 @@ static tc_status_t tc_wireup_params(tc_peer_t *peer, const tc_peer_params_t *par
     peer->tx_frame_size = (mask & TC_PEER_PARAM_FIELD_FRAME_SIZE) ? params->frame_size :
                                                                       TC_FRAME_MIN_SIZE;
     if ((peer->tx_frame_size < TC_FRAME_MIN_SIZE) || (peer->tx_frame_size % TC_FRAME_ALIGN)) {
-        tc_error("%s: frame size %u is not a multiple of %u (at least %u)", peer->name,
+        tc_error("%s: frame size %u is not a multiple of %u (at least %u)", peer->wireup->name,
                  peer->tx_frame_size, TC_FRAME_ALIGN, TC_FRAME_MIN_SIZE);
         return TC_ERR_INVALID_PARAM;
     }
@@ -501,11 +501,11 @@ static tc_status_t tc_wireup_verdict(tc_peer_t *peer, tc_boot_t *boot, tc_status
         return mine;
     }
     if (status != TC_OK) {
-        tc_error("%s %s", peer->name, their_why);
+        tc_error("%s %s", peer->wireup->name, their_why);
         return status;
     }
     if (theirs != TC_OK) {
-        tc_error("%s refused the connection: %s", peer->name, their_why);
+        tc_error("%s refused the connection: %s", peer->wireup->name, their_why);
         return TC_ERR_REFUSED;
     }
     return TC_OK;
@@ -533,6 +533,41 @@ static tc_status_t tc_wireup_rx_kinds(tc_context_t *ctx)
 
 /* A peer's claimed rank, where the caller knows what it must be. */
 #define TC_RANK_ANY UINT32_MAX
+
+/* A peer with its cold parts (runtime.h) in one zeroed block: they come
+ * and go with it, and the peer is line-aligned (its send and receive
+ * parts fill whole cache lines). */
+typedef struct tc_peer_block {
+    tc_peer_t        peer;
+    tc_peer_wireup_t wireup;
+    tc_peer_reject_t reject;
+    tc_peer_ctrl_t   control;
+    tc_peer_inj_t    injs;
+    tc_peer_ried_t   ried;
+} tc_peer_block_t;
+
+static tc_status_t tc_peer_alloc(tc_peer_t **peer_p)
+{
+    tc_peer_block_t *block;
+
+    if (posix_memalign((void **)&block, 64, sizeof(*block)) != 0) {
+        return TC_ERR_NO_MEMORY;
+    }
+    memset(block, 0, sizeof(*block));
+    block->peer.wireup  = &block->wireup;
+    block->peer.reject  = &block->reject;
+    block->peer.control = &block->control;
+    block->peer.injs    = &block->injs;
+    block->peer.ried    = &block->ried;
+    *peer_p = &block->peer;
+    return TC_OK;
+}
+
+/* The peer and its cold parts (the peer is the block's first member). */
+static void tc_peer_free(tc_peer_t *peer)
+{
+    free(peer);
+}
 
 static tc_status_t tc_peer_connect_as(tc_context_t *ctx, tc_boot_t *boot,
                                       const tc_peer_params_t *params, uint32_t rank,
@@ -564,17 +599,16 @@ static tc_status_t tc_peer_connect_as(tc_context_t *ctx, tc_boot_t *boot,
     if (status != TC_OK) {
         return status;
     }
-    /* the send and receive paths' fields fill whole cache lines */
-    if (posix_memalign((void **)&peer, 64, sizeof(*peer)) != 0) {
-        return TC_ERR_NO_MEMORY;
+    status = tc_peer_alloc(&peer);
+    if (status != TC_OK) {
+        return status;
     }
-    memset(peer, 0, sizeof(*peer));
     peer->ctx    = ctx;
-    peer->boot   = boot;
-    peer->serial = ++ctx->next_peer_serial;
-    peer->remote_guard = -1;
-    peer->remote_obj   = TC_SHM_OBJECT_NONE;
-    snprintf(peer->name, sizeof(peer->name), "peer %s", boot->peer_name);
+    peer->wireup->boot   = boot;
+    peer->wireup->serial = ++ctx->next_peer_serial;
+    peer->wireup->remote_guard = -1;
+    peer->wireup->remote_obj   = TC_SHM_OBJECT_NONE;
+    snprintf(peer->wireup->name, sizeof(peer->wireup->name), "peer %s", boot->peer_name);
 
     status = tc_wireup_params(peer, params);
     if (status != TC_OK) {
@@ -593,7 +627,7 @@ static tc_status_t tc_peer_connect_as(tc_context_t *ctx, tc_boot_t *boot,
         /* its rank is what its jams' origin and multicast's rules go by */
         snprintf(why, sizeof(why), "the peer claims rank %u; it was paired as rank %u",
                  remote.rank, rank);
-        tc_error("%s: connection refused: %s", peer->name, why);
+        tc_error("%s: connection refused: %s", peer->wireup->name, why);
         free(peer_blob);
         status = TC_ERR_PROTOCOL;
         goto err_refuse;
@@ -601,14 +635,14 @@ static tc_status_t tc_peer_connect_as(tc_context_t *ctx, tc_boot_t *boot,
     if (peer->tx_frame_size > peer->tx_slot_size) {
         snprintf(why, sizeof(why), "frame size %u exceeds the peer's %u-byte slots",
                  peer->tx_frame_size, peer->tx_slot_size);
-        tc_error("%s: %s", peer->name, why);
+        tc_error("%s: %s", peer->wireup->name, why);
         free(peer_blob);
         status = TC_ERR_INVALID_PARAM;
         goto err_refuse;
     }
     status = tc_wireup_endpoint(peer, &remote, (const char *)peer_blob + sizeof(remote), why);
     if (status == TC_OK) {
-        peer->proc = tc_wireup_proc(peer, (const char *)peer_blob + sizeof(remote));
+        peer->wireup->proc = tc_wireup_proc(peer, (const char *)peer_blob + sizeof(remote));
     }
     free(peer_blob);
     if (status != TC_OK) {
@@ -628,7 +662,7 @@ static tc_status_t tc_peer_connect_as(tc_context_t *ctx, tc_boot_t *boot,
         tc_peer_destroy(peer);
         return status;
     }
-    peer->ctx_next = ctx->peers;
+    peer->wireup->ctx_next = ctx->peers;
     ctx->peers     = peer;
     *peer_p = peer;
     return TC_OK;
@@ -641,7 +675,7 @@ err_refuse:
     }
     tc_mbox_destroy(peer);
 err_free:
-    free(peer);
+    tc_peer_free(peer);
     return status;
 }
 
@@ -666,7 +700,7 @@ static void tc_peer_close_ep(tc_peer_t *peer)
      * FIFO segments (a connection's worth each time the peer said goodbye
      * first). Those close with a flush, which the timeout below bounds
      * (shared memory's needs no answer from the peer). */
-    param.flags        = (peer->ep_forcible &&
+    param.flags        = (peer->wireup->ep_forcible &&
                           ((peer->failed != TC_OK) || peer->doorbell || (peer->ep_error != UCS_OK))) ?
                              UCP_EP_CLOSE_FLAG_FORCE : 0;
     req = ucp_ep_close_nbx(peer->ep, &param);
@@ -679,7 +713,7 @@ static void tc_peer_close_ep(tc_peer_t *peer)
     while (ucp_request_check_status(req) == UCS_INPROGRESS) {
         ucp_worker_progress(peer->ctx->worker);
         if (tc_clock_mono_ns() > deadline) {
-            tc_warn("%s: endpoint close timed out", peer->name);
+            tc_warn("%s: endpoint close timed out", peer->wireup->name);
             break;
         }
     }
@@ -693,9 +727,9 @@ void tc_peer_destroy(tc_peer_t *peer)
     if (peer == NULL) {
         return;
     }
-    for (p = &peer->ctx->peers; *p != NULL; p = &(*p)->ctx_next) {
+    for (p = &peer->ctx->peers; *p != NULL; p = &(*p)->wireup->ctx_next) {
         if (*p == peer) {
-            *p = peer->ctx_next;
+            *p = peer->wireup->ctx_next;
             break;
         }
     }
@@ -706,15 +740,15 @@ void tc_peer_destroy(tc_peer_t *peer)
     tc_peer_reqs_detach(peer);
     tc_peer_unguard(peer);
     ucp_rkey_destroy(peer->rkey);
-    ucp_mem_unmap(peer->ctx->ucp, peer->tx_memh);
+    ucp_mem_unmap(peer->ctx->ucp, peer->wireup->tx_memh);
     tc_mbox_destroy(peer);
     tc_inj_cleanup(peer);
     tc_ried_release(peer->ctx, peer);
     tc_exec_cleanup(peer);
-    free(peer->ried_rx.buf);
+    free(peer->ried->rx.buf);
     free(peer->tx_code_in);
     free(peer->tx_slot_frame);
-    free(peer);
+    tc_peer_free(peer);
 }
 
 /* ---------------------------------------------------------------- goodbye */
@@ -745,11 +779,11 @@ tc_status_t tc_peer_goodbye(tc_peer_t *peer, int after_theirs)
 {
     /* a peer that failed hears nothing more; one that said goodbye first
      * only when it waits for ours (a group's teardown) */
-    if (peer->goodbye_sent ||
+    if (peer->wireup->goodbye_sent ||
         ((peer->failed != TC_OK) && !(after_theirs && (peer->failed == TC_ERR_CLOSED)))) {
         return TC_OK;
     }
-    peer->goodbye_sent = 1;
+    peer->wireup->goodbye_sent = 1;
     return tc_ctrl_send_goodbye(peer);
 }
 

@@ -126,9 +126,9 @@ static void rx_die(const char *fmt, ...)
                 (rx->frames == TC_FRAMES_FIXED) ? "fixed" : "variable", rx->tx_frame_size,
                 tx->tx_frame_size, rx->rx_seq, rx->rx_reported,
                 (unsigned long long)rx->stats.rx_frames,
-                (unsigned long long)rx->stats.rx_rejected, rx->last_reject, tx->tx_seq,
+                (unsigned long long)rx->stats.rx_rejected, rx->reject->last, tx->tx_seq,
                 (uint32_t)tx->ctrl->consumed, (unsigned long long)tx->stats.rx_rejected,
-                tx->last_reject);
+                tx->reject->last);
         fprintf(stderr, "rx fuzz: next slot %u: mag 0x%x seq %u size %u kind %u, "
                 "stale 0x%llx, sig 0x%llx\n", idx, h->mag, h->seq, h->frame_size, h->kind,
                 (unsigned long long)rx->rx_stale[idx],
@@ -178,8 +178,8 @@ static void rx_check_ran(void)
         }
         return;
     }
-    for (i = 0; i < rx->n_inj; ++i) {
-        const tc_inj_t *inj          = &rx->inj[i];
+    for (i = 0; i < rx->injs->n; ++i) {
+        const tc_inj_t *inj          = &rx->injs->inj[i];
         const tc_blob_file_hdr_t *bh = inj->blob->hdr;
         const uint8_t *image;
 
@@ -213,8 +213,8 @@ static void rx_check_sender(void)
         return;
     }
     rx_cur->tx_rejected = tx->stats.rx_rejected;
-    if (strcmp(tx->last_reject, "sync reply nobody asked for") != 0) {
-        rx_die("the sender rejects a frame of the receiver's: %s", tx->last_reject);
+    if (strcmp(tx->reject->last, "sync reply nobody asked for") != 0) {
+        rx_die("the sender rejects a frame of the receiver's: %s", tx->reject->last);
     }
 }
 
@@ -729,7 +729,7 @@ static void rx_ried_answer(rx_in_t *in)
         text[k] = (char)rx_take(in, 1);
     }
     memset(&args, 0, sizeof(args));
-    args.id     = (id != 0) ? id : RX_RX->ried_tx.wait_id;
+    args.id     = (id != 0) ? id : RX_RX->ried->tx.wait_id;
     args.status = (int8_t)status;
     len         = (len < rx_tx_room(sizeof(args))) ? len : rx_tx_room(sizeof(args));
     rx_send_kind(TC_KIND_RIED_REP, 0, 0, &args, sizeof(args), text, len);
@@ -1049,7 +1049,7 @@ static void rx_serve_genuine(void)
     }
     if (tx->stats.last_ret_seq != seq) {
         rx_die("a genuine call after the program gets no reply (receiver at seq %u of %u; "
-               "last rejected: %s)", rx->rx_seq, seq + 1, rx->last_reject);
+               "last rejected: %s)", rx->rx_seq, seq + 1, rx->reject->last);
     }
 }
 
@@ -1061,9 +1061,9 @@ static void rx_end(void)
     tc_peer_t *rx = RX_RX;
 
     __atomic_store_n(&rx->ctrl->consumed, (uint64_t)RX_TX->rx_seq, __ATOMIC_RELEASE);
-    free(rx->ried_rx.buf);
-    rx->ried_rx.buf      = NULL;
-    rx->ried_rx.received = 0;
+    free(rx->ried->rx.buf);
+    rx->ried->rx.buf      = NULL;
+    rx->ried->rx.received = 0;
     tc_ried_release(rx->ctx, rx);
 }
 
