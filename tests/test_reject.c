@@ -19,6 +19,7 @@
 #include "twochains.h"
 #include "runtime.h"
 #include "frame.h"
+#include "frame_line.h"
 #include "bench_state.h"
 #include "log.h"
 
@@ -343,12 +344,76 @@ static void test_kind_table(void **unused)
     pair_close(&pair);
 }
 
+/* A run of refused frames longer than the ring (test_exec_race's
+ * test_line_len_race: a racing writer made the receiver's copy of several
+ * calls in a row bad): each frame's sender counted the credits it carried
+ * (its ack) as told, so the receiver takes them from a refused frame too;
+ * else, a ring's worth of NACKs later, the next NACK finds no free slot and
+ * stays owed, and that call gets neither its result nor a NACK. The
+ * racer's store done here by hand: every call's frame is refused with a
+ * NACK for its own seq, and the next call runs. */
+static void test_refused_run_keeps_credits(void **unused)
+{
+    const uint32_t payload = 8;
+    uint8_t buf[8] = {0};
+    tc_peer_t *rx, *tx;
+    tc_peer_stats_t st;
+    uint32_t i, n, seq;
+    tc_nack_t nack;
+    tc_jam_t noop;
+    pair_t pair;
+    char *slot;
+
+    (void)unused;
+    pair_open_fixed(&pair, 8, payload);
+    rx   = pair.s[0].peer;
+    tx   = pair.s[1].peer;
+    noop = jam_of(&pair.s[1], "noop");
+    n    = 3 * rx->rx_slots;
+    for (i = 0; i < n; ++i) {
+        seq = tx->tx_seq;
+        assert_int_equal(tc_jam_send(tx, &noop, buf, payload,
+                                     TC_SEND_PARAMS(TC_MODE_LOCAL, TC_SEND_WANT_REPLY)), TC_OK);
+        slot = rx->rx_ring + (size_t)(rx->rx_seq & (rx->rx_slots - 1)) * rx->rx_slot_size;
+        assert_int_equal(((tc_frame_hdr_t *)(void *)slot)->seq, seq); /* landed */
+        if ((uint8_t)slot[0] == TC_FRAME_LINE_TAG) {
+            slot[1] = (char)0xFF; /* the line's length, past its room */
+        } else {
+            ((tc_frame_hdr_t *)(void *)slot)->payload_len = 0x40000000u;
+        }
+        assert_int_equal(tc_peer_progress(rx, 1, NULL), TC_OK);
+        assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
+        assert_int_equal(tc_peer_last_nack(tx, &nack), TC_OK);
+        if (nack.seq != seq) {
+            fail_msg("refused frame %u of %u (seq %u): the last NACK is for seq %u (the "
+                     "receiver's NACK %s)", i + 1, n, seq, nack.seq,
+                     (rx->owed & TC_OWED_NACK) ? "is still owed" : "went nowhere");
+        }
+        assert_int_equal(nack.status, TC_ERR_BAD_FRAME);
+    }
+    tc_peer_stats(rx, &st);
+    assert_int_equal(st.rx_rejected, n);
+    assert_int_equal(st.rx_frames, 0);
+
+    /* the receiver keeps serving: the next call runs and its result comes */
+    seq = tx->tx_seq;
+    assert_int_equal(tc_jam_send(tx, &noop, buf, payload,
+                                 TC_SEND_PARAMS(TC_MODE_LOCAL, TC_SEND_WANT_REPLY)), TC_OK);
+    assert_int_equal(tc_peer_progress(rx, 1, NULL), TC_OK);
+    assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
+    tc_peer_stats(tx, &st);
+    assert_int_equal(st.last_ret_seq, seq);
+    assert_int_equal(st.last_ret, payload);
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_injected_tampering_rejected),
         cmocka_unit_test(test_malformed_frames_rejected),
         cmocka_unit_test(test_kind_table),
+        cmocka_unit_test(test_refused_run_keeps_credits),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("reject", tests, NULL, NULL);

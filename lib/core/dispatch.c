@@ -244,6 +244,12 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     if (TC_UNLIKELY(status != TC_OK)) {
         tc_peer_reject(peer, (peer->known_status != TC_OK) ? peer->known_status :
                                                              TC_ERR_BAD_FRAME, reason);
+        /* the credits of a frame the peer sent as this seq count (seq and
+         * ack lie alike in both formats): its sender took them as told, and
+         * a ring's worth of refusals would leave no slot for the next NACK */
+        if ((hdr->seq == peer->rx_seq) && tc_peer_ack_sane(peer, hdr->ack)) {
+            tc_peer_note_ack(peer, hdr->ack);
+        }
         tc_rx_consumed(peer, seen);
         return 1;
     }
