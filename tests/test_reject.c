@@ -345,12 +345,12 @@ static void test_kind_table(void **unused)
     pair_close(&pair);
 }
 
-/* A call's frame from s[1] (noop, payload 8 bytes), refused by s[0]: its
- * payload length, as it landed in s[0]'s slot, rewritten past its room
- * (test_exec_race's racer, by hand: a line's byte 1 or a general header's
- * payload_len), then handled by s[0]. Returns the frame's seq; *lines_p
- * counts the line frames among them. */
-static uint32_t call_refused(pair_t *pair, const tc_jam_t *noop, unsigned *lines_p)
+/* A call's frame from s[1] (noop, payload 8 bytes) that s[0] will refuse:
+ * its payload length, as it landed in s[0]'s slot (the k-th after the one
+ * s[0] takes next), rewritten past its room (test_exec_race's racer, by
+ * hand: a line's byte 1 or a general header's payload_len). Returns the
+ * frame's seq; *lines_p counts the line frames among them. */
+static uint32_t send_refused(pair_t *pair, const tc_jam_t *noop, uint32_t k, unsigned *lines_p)
 {
     tc_peer_t *rx = pair->s[0].peer, *tx = pair->s[1].peer;
     uint8_t buf[8] = {0};
@@ -360,7 +360,7 @@ static uint32_t call_refused(pair_t *pair, const tc_jam_t *noop, unsigned *lines
 
     assert_int_equal(tc_jam_send(tx, noop, buf, sizeof(buf),
                                  TC_SEND_PARAMS(TC_MODE_LOCAL, TC_SEND_WANT_REPLY)), TC_OK);
-    slot = rx->rx_ring + (size_t)(rx->rx_seq & (rx->rx_slots - 1)) * rx->rx_slot_size;
+    slot = rx->rx_ring + (size_t)((rx->rx_seq + k) & (rx->rx_slots - 1)) * rx->rx_slot_size;
     hdr  = (tc_frame_hdr_t *)(void *)slot;
     assert_int_equal(hdr->seq, seq); /* landed (seq: bytes 4-7 in both formats) */
     if ((uint8_t)slot[0] == TC_FRAME_LINE_TAG) {
@@ -369,7 +369,15 @@ static uint32_t call_refused(pair_t *pair, const tc_jam_t *noop, unsigned *lines
     } else {
         hdr->payload_len = 0x40000000u;
     }
-    assert_int_equal(tc_peer_progress(rx, 1, NULL), TC_OK);
+    return seq;
+}
+
+/* send_refused, then s[0] takes it. */
+static uint32_t call_refused(pair_t *pair, const tc_jam_t *noop, unsigned *lines_p)
+{
+    uint32_t seq = send_refused(pair, noop, 0, lines_p);
+
+    assert_int_equal(tc_peer_progress(pair->s[0].peer, 1, NULL), TC_OK);
     return seq;
 }
 
@@ -479,6 +487,39 @@ static void test_owed_nack_sent_while_waiting(void **unused)
     pair_close(&pair);
 }
 
+/* Refused frames that one progress call takes together (a one-way jam
+ * then a call, both refused) are each NACKed: one NACK is owed at a time,
+ * so the first goes before the next frame is looked at; before, the
+ * second refusal found the first's owed and its caller never heard. */
+static void test_refused_burst_each_nacked(void **unused)
+{
+    uint8_t buf[8] = {0};
+    uint32_t seq[3], k;
+    unsigned lines = 0;
+    tc_peer_stats_t st;
+    tc_nack_t nack;
+    tc_jam_t noop;
+    pair_t pair;
+
+    (void)unused;
+    pair_open_fixed(&pair, 8, sizeof(buf));
+    noop = jam_of(&pair.s[1], "noop");
+    for (k = 0; k < 3; ++k) {
+        seq[k] = send_refused(&pair, &noop, k, &lines);
+    }
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, NULL), TC_OK);
+    tc_peer_stats(pair.s[0].peer, &st);
+    assert_int_equal(st.rx_rejected, 3);
+    /* the caller takes them one at a time: each NACK is its frame's */
+    for (k = 0; k < 3; ++k) {
+        assert_int_equal(tc_peer_progress(pair.s[1].peer, 1, NULL), TC_OK);
+        assert_int_equal(tc_peer_last_nack(pair.s[1].peer, &nack), TC_OK);
+        assert_int_equal(nack.seq, seq[k]);
+        assert_int_equal(nack.status, TC_ERR_BAD_FRAME);
+    }
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -487,6 +528,7 @@ int main(void)
         cmocka_unit_test(test_kind_table),
         cmocka_unit_test(test_refused_run_keeps_credits),
         cmocka_unit_test(test_owed_nack_sent_while_waiting),
+        cmocka_unit_test(test_refused_burst_each_nacked),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("reject", tests, NULL, NULL);

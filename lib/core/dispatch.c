@@ -400,11 +400,21 @@ static tc_status_t tc_rx_steps(tc_peer_t *peer, unsigned max, int slow_first, un
             if (got < 0) {
                 break;
             }
+            if (TC_UNLIKELY(peer->owed & TC_OWED_NACK)) {
+                /* a refused frame's NACK goes before the next frame is
+                 * looked at: one is owed at a time, and the next refusal's
+                 * caller would wait for its own in vain */
+                status = tc_peer_send_owed(peer);
+                if (status != TC_OK) {
+                    n += (unsigned)got;
+                    break;
+                }
+            }
         }
         n += (unsigned)got;
     }
     peer->in_progress = was;
-    if (tc_peer_owes(peer)) {
+    if ((status == TC_OK) && tc_peer_owes(peer)) {
         status = tc_peer_send_owed(peer);
     }
     if (n_p != NULL) {
