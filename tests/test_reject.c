@@ -19,7 +19,9 @@
 #include "twochains.h"
 #include "runtime.h"
 #include "frame.h"
+#include "frame_line.h"
 #include "bench_state.h"
+#include "credits.h"
 #include "log.h"
 
 #include "loop_pair.h"
@@ -345,12 +347,190 @@ static void test_kind_table(void **unused)
     pair_close(&pair);
 }
 
+/* A call's frame from s[1] (noop, payload 8 bytes) that s[0] will refuse:
+ * its payload length, as it landed in s[0]'s slot (the k-th after the one
+ * s[0] takes next), rewritten past its room (test_exec_race's racer, by
+ * hand: a line's byte 1 or a general header's payload_len). Returns the
+ * frame's seq; *lines_p counts the line frames among them. */
+static uint32_t send_refused(pair_t *pair, const tc_jam_t *noop, uint32_t k, unsigned *lines_p)
+{
+    tc_peer_t *rx = pair->s[0].peer, *tx = pair->s[1].peer;
+    uint8_t buf[8] = {0};
+    uint32_t seq = tx->tx_seq;
+    tc_frame_hdr_t *hdr;
+    char *slot;
+
+    assert_int_equal(tc_jam_send(tx, noop, buf, sizeof(buf),
+                                 TC_SEND_PARAMS(TC_MODE_LOCAL, TC_SEND_WANT_REPLY)), TC_OK);
+    slot = rx->rx_ring + (size_t)((rx->rx_seq + k) & (rx->rx_slots - 1)) * rx->rx_slot_size;
+    hdr  = (tc_frame_hdr_t *)(void *)slot;
+    assert_int_equal(hdr->seq, seq); /* landed (seq: bytes 4-7 in both formats) */
+    if ((uint8_t)slot[0] == TC_FRAME_LINE_TAG) {
+        slot[1] = (char)0xFF;
+        ++*lines_p;
+    } else {
+        hdr->payload_len = 0x40000000u;
+    }
+    return seq;
+}
+
+/* send_refused, then s[0] takes it. */
+static uint32_t call_refused(pair_t *pair, const tc_jam_t *noop, unsigned *lines_p)
+{
+    uint32_t seq = send_refused(pair, noop, 0, lines_p);
+
+    assert_int_equal(tc_peer_progress(pair->s[0].peer, 1, NULL), TC_OK);
+    return seq;
+}
+
+/* A run of refused frames longer than the ring (test_exec_race's
+ * test_line_len_race: a racing writer made the receiver's copy of several
+ * calls in a row bad): each frame's sender counted the credits it carried
+ * (its ack) as told, so the receiver takes them from a refused frame too;
+ * else, a ring's worth of NACKs later, the next NACK finds no free slot and
+ * stays owed, and that call gets neither its result nor a NACK. Every
+ * call's frame is refused with a NACK for its own seq, and the next call
+ * runs. */
+static void test_refused_run_keeps_credits(void **unused)
+{
+    uint8_t buf[8] = {0};
+    tc_peer_t *rx, *tx;
+    tc_peer_stats_t st;
+    uint32_t i, n, seq;
+    unsigned lines = 0;
+    tc_nack_t nack;
+    tc_jam_t noop;
+    pair_t pair;
+
+    (void)unused;
+    pair_open_fixed(&pair, 8, sizeof(buf));
+    rx   = pair.s[0].peer;
+    tx   = pair.s[1].peer;
+    noop = jam_of(&pair.s[1], "noop");
+    n    = 3 * rx->rx_slots;
+    for (i = 0; i < n; ++i) {
+        seq = call_refused(&pair, &noop, &lines);
+        assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
+        assert_int_equal(tc_peer_last_nack(tx, &nack), TC_OK);
+        if (nack.seq != seq) {
+            fail_msg("refused frame %u of %u (seq %u): the last NACK is for seq %u (the "
+                     "receiver's NACK %s)", i + 1, n, seq, nack.seq,
+                     (rx->owed & TC_OWED_NACK) ? "is still owed" : "went nowhere");
+        }
+        assert_int_equal(nack.status, TC_ERR_BAD_FRAME);
+    }
+    tc_peer_stats(rx, &st);
+    assert_int_equal(st.rx_rejected, n);
+    assert_int_equal(st.rx_frames, 0);
+    assert_true(lines > 0); /* once every slot held a 64-byte frame: the racer's case */
+
+    /* the receiver keeps serving: the next call runs and its result comes */
+    seq = tx->tx_seq;
+    assert_int_equal(tc_jam_send(tx, &noop, buf, sizeof(buf),
+                                 TC_SEND_PARAMS(TC_MODE_LOCAL, TC_SEND_WANT_REPLY)), TC_OK);
+    assert_int_equal(tc_peer_progress(rx, 1, NULL), TC_OK);
+    assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
+    tc_peer_stats(tx, &st);
+    assert_int_equal(st.last_ret_seq, seq);
+    assert_int_equal(st.last_ret, sizeof(buf));
+    pair_close(&pair);
+}
+
+/* A NACK owed where the ring had no free slot (the caller had not yet
+ * consumed the receiver's earlier frames when it sent the refused one)
+ * goes once the caller hands its credits back, also to a receiver that
+ * only waits for its next frame (tc_peer_wait): the caller waiting for the
+ * NACK sends no frame that would carry it out. */
+static void test_owed_nack_sent_while_waiting(void **unused)
+{
+    server_arg_t server;
+    uint8_t buf[8] = {0};
+    tc_peer_t *rx, *tx;
+    tc_peer_stats_t st;
+    tc_status_t status = TC_OK;
+    pthread_t thread;
+    tc_jam_t noop[2];
+    unsigned lines = 0;
+    tc_nack_t nack;
+    uint32_t seq;
+    pair_t pair;
+
+    (void)unused;
+    pair_open_fixed(&pair, 8, sizeof(buf));
+    rx      = pair.s[0].peer;
+    tx      = pair.s[1].peer;
+    noop[0] = jam_of(&pair.s[0], "noop");
+    noop[1] = jam_of(&pair.s[1], "noop");
+    /* the receiver's frames fill the caller's ring, unconsumed */
+    while (tc_peer_tx_free(rx) > 0) {
+        assert_int_equal(tc_jam_send(rx, &noop[0], buf, sizeof(buf),
+                                     TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+    }
+    seq = call_refused(&pair, &noop[1], &lines);
+    assert_true(rx->owed & TC_OWED_NACK); /* no slot for it yet */
+    /* the caller runs them and hands the credits back (its credit word) */
+    assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
+    assert_int_equal(tx->rx_reported, tx->rx_seq);
+
+    tc_peer_stats(rx, &st);
+    server = (server_arg_t){&pair.s[0], st.rx_frames + st.rx_rejected + 1, 0, TC_OK};
+    assert_int_equal(pthread_create(&thread, NULL, server_thread, &server), 0);
+    while ((status == TC_OK) &&
+           ((tc_peer_last_nack(tx, &nack) != TC_OK) || (nack.seq != seq))) {
+        status = tc_peer_wait(tx, NULL); /* a silent receiver: its timeout */
+    }
+    if (status == TC_OK) { /* the frame that ends the server's wait */
+        status = tc_jam_send(tx, &noop[1], buf, sizeof(buf), TC_SEND_PARAMS(TC_MODE_LOCAL, 0));
+    }
+    pthread_join(thread, NULL);
+    assert_int_equal(status, TC_OK);
+    assert_int_equal(server.status, TC_OK);
+    assert_int_equal(nack.status, TC_ERR_BAD_FRAME);
+    pair_close(&pair);
+}
+
+/* Refused frames that one progress call takes together (a one-way jam
+ * then a call, both refused) are each NACKed: one NACK is owed at a time,
+ * so the first goes before the next frame is looked at; before, the
+ * second refusal found the first's owed and its caller never heard. */
+static void test_refused_burst_each_nacked(void **unused)
+{
+    uint8_t buf[8] = {0};
+    uint32_t seq[3], k;
+    unsigned lines = 0;
+    tc_peer_stats_t st;
+    tc_nack_t nack;
+    tc_jam_t noop;
+    pair_t pair;
+
+    (void)unused;
+    pair_open_fixed(&pair, 8, sizeof(buf));
+    noop = jam_of(&pair.s[1], "noop");
+    for (k = 0; k < 3; ++k) {
+        seq[k] = send_refused(&pair, &noop, k, &lines);
+    }
+    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, NULL), TC_OK);
+    tc_peer_stats(pair.s[0].peer, &st);
+    assert_int_equal(st.rx_rejected, 3);
+    /* the caller takes them one at a time: each NACK is its frame's */
+    for (k = 0; k < 3; ++k) {
+        assert_int_equal(tc_peer_progress(pair.s[1].peer, 1, NULL), TC_OK);
+        assert_int_equal(tc_peer_last_nack(pair.s[1].peer, &nack), TC_OK);
+        assert_int_equal(nack.seq, seq[k]);
+        assert_int_equal(nack.status, TC_ERR_BAD_FRAME);
+    }
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_injected_tampering_rejected),
         cmocka_unit_test(test_malformed_frames_rejected),
         cmocka_unit_test(test_kind_table),
+        cmocka_unit_test(test_refused_run_keeps_credits),
+        cmocka_unit_test(test_owed_nack_sent_while_waiting),
+        cmocka_unit_test(test_refused_burst_each_nacked),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("reject", tests, NULL, NULL);

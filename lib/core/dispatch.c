@@ -208,6 +208,16 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr, 
     }
 }
 
+/* A refused frame's NACK, sent before the next frame is looked at: one is
+ * owed at a time (tc_peer_nack), so a second refusal in the same progress
+ * call would leave its caller waiting for its own in vain. Cold, off the
+ * receive loop; a send that fails marks the peer failed, which the next
+ * call returns. */
+static __attribute__((noinline, cold)) void tc_rx_nack_now(tc_peer_t *peer)
+{
+    (void)tc_peer_send_owed(peer);
+}
+
 /* Everything the fast path does not take: validate the header (nothing in
  * the frame is trusted before), then route it. Returns 0 for a kind
  * registered quiet (config, goodbye: what a caller waits for is never one),
@@ -247,7 +257,14 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     if (TC_UNLIKELY(status != TC_OK)) {
         tc_peer_reject(peer, (peer->known_status != TC_OK) ? peer->known_status :
                                                              TC_ERR_BAD_FRAME, reason);
+        /* the credits of a frame the peer sent as this seq count (seq and
+         * ack lie alike in both formats): its sender took them as told, and
+         * a ring's worth of refusals would leave no slot for the next NACK */
+        if ((hdr->seq == peer->rx_seq) && tc_peer_ack_sane(peer, hdr->ack)) {
+            tc_peer_note_ack(peer, hdr->ack);
+        }
         tc_rx_consumed(peer, seen);
+        tc_rx_nack_now(peer);
         return 1;
     }
     if (TC_UNLIKELY(!tc_peer_ack_sane(peer, hdr->ack))) {
@@ -257,6 +274,7 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
         peer->stats.rx_bad_acks++;
         tc_peer_reject(peer, TC_ERR_PROTOCOL, reason);
         tc_rx_consumed(peer, seen);
+        tc_rx_nack_now(peer);
         return 1;
     }
     routed = tc_rx_route(peer, frame, hdr, seen);
@@ -274,6 +292,9 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
         tc_mbox_resize(peer, peer->rx_resize);
         peer->rx_frame_size = peer->rx_resize;
         peer->rx_resize     = 0;
+    }
+    if (TC_UNLIKELY(peer->owed & TC_OWED_NACK)) {
+        tc_rx_nack_now(peer); /* refused by its kind's handler or by policy */
     }
     return !(peer->ctx->rx_kinds[hdr->kind].flags & TC_RX_KIND_F_QUIET);
 }

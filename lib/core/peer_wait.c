@@ -57,8 +57,10 @@ static __attribute__((noinline)) tc_status_t tc_peer_wait_loop(tc_peer_t *peer, 
     int blocked;
 
     for (;;) {
-        if ((got < 0) || (peer->owed & TC_OWED_REPLY)) {
-            /* the validated path for what landed; else only what is owed */
+        if ((got < 0) || (peer->owed & (TC_OWED_REPLY | TC_OWED_NACK))) {
+            /* the validated path for what landed; else only what is owed (a
+             * reply or NACK that found no free slot: its caller sends no
+             * frame until it comes) */
             status = (got < 0) ? tc_peer_rx_landed(peer, &n) : tc_peer_progress(peer, 1, &n);
             if ((status != TC_OK) || (n > 0)) {
                 break;

@@ -25,8 +25,10 @@ void tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, const char 
     if ((status >= 0) || (status <= TC_ERR_LAST)) {
         status = TC_ERR_PROTOCOL;
     }
-    /* one answer pending at a time: the first rejection of a burst; none
-     * once the peer said goodbye (it reads nothing more) */
+    /* one answer pending at a time: the first rejection of a burst (dispatch
+     * sends it before it looks at the next frame, so a burst is left only
+     * where the peer's ring has no free slot); none once the peer said
+     * goodbye (it reads nothing more) */
     if (!(peer->owed & TC_OWED_NACK) && !peer->goodbye_seen) {
         peer->owed |= TC_OWED_NACK;
         peer->reject->nack_tx.seq     = seq;
