@@ -233,8 +233,8 @@ typedef struct tc_peer_wireup {
     tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
 } tc_peer_wireup_t;
 
-/* reject (lib/core/reject.c): the latest rejection, and the NACK owed for
- * the first of a burst (TC_OWED_NACK; control sends it). why is the one
+/* reject (lib/core/reject.c): the latest rejection, and the NACK owed
+ * (TC_OWED_NACK; control sends it, dispatch before the next frame). why is the one
  * buffer written elsewhere: a receive handler that refuses a frame
  * formats its reason there (dispatch, inject, ried, multicast's queue)
  * and hands it to tc_peer_reject. */
@@ -695,7 +695,8 @@ void        tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reas
 /* The same, without the NACK: the peer is told otherwise (a sync answer). */
 void        tc_peer_note_reject(tc_peer_t *peer, const char *reason);
 /* Tell the peer its frame seq was refused (status, reason), once no other
- * NACK is owed: the first of a burst goes. */
+ * NACK is owed (dispatch sends each before the next frame; one still owed
+ * where the peer's ring has no free slot keeps the first). */
 void        tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, const char *reason);
 
 /* control.c: frames one side tells the other in the stream */
