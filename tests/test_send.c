@@ -466,6 +466,56 @@ static void test_line_result_piggyback(void **unused)
     pair_close(&pair);
 }
 
+/* The receiver's entries follow its path (tc_rx_path_set): a peer's
+ * rx_wait is the context's instance for rx_path, and rx_progress moves with
+ * it, on connect, once the validator records a line and once a config
+ * frame (a frame-size change) sends it back to the general path; frames
+ * run on each. */
+static void test_rx_entries_follow_path(void **unused)
+{
+    int32_t ints[2] = {1, 2};
+    tc_rx_progress_fn general_progress;
+    char big[200] = {0};
+    tc_peer_t *peer;
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    pair_open_frames(&pair, sizeof(ints));
+    jam  = jam_of(&pair.s[1], "server_sum");
+    peer = pair.s[0].peer;
+    assert_int_equal(peer->rx_path, TC_RX_PATH_GENERAL);
+    assert_ptr_equal(peer->rx_wait, peer->ctx->rx_wait_paths[TC_RX_PATH_GENERAL]);
+    general_progress = peer->rx_progress;
+    for (i = 0; (i < 16) && (peer->rx_path != TC_RX_PATH_LINE); ++i) {
+        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, ints, sizeof(ints),
+                                     TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+        assert_int_equal(tc_peer_wait(peer, NULL), TC_OK);
+    }
+    assert_int_equal(peer->rx_path, TC_RX_PATH_LINE);
+    assert_ptr_equal(peer->rx_wait, peer->ctx->rx_wait_paths[TC_RX_PATH_LINE]);
+    assert_ptr_not_equal(peer->rx_wait, peer->ctx->rx_wait_paths[TC_RX_PATH_GENERAL]);
+    assert_ptr_not_equal(peer->rx_progress, general_progress);
+    /* frames too long for a line: the sender's config frame goes first,
+     * the validator takes it and the path goes back to the general one */
+    assert_int_equal(tc_peer_set_frame_size(pair.s[1].peer, tc_frame_size_for(sizeof(big))),
+                     TC_OK);
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, big, sizeof(big),
+                                 TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+    for (i = 0; (i < 4) && (peer->rx_path != TC_RX_PATH_GENERAL); ++i) {
+        assert_int_equal(tc_peer_progress(peer, 0, NULL), TC_OK);
+    }
+    assert_int_equal(peer->rx_path, TC_RX_PATH_GENERAL);
+    assert_ptr_equal(peer->rx_wait, peer->ctx->rx_wait_paths[TC_RX_PATH_GENERAL]);
+    assert_ptr_equal(peer->rx_progress, general_progress);
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, big, sizeof(big),
+                                 TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+    assert_int_equal(tc_peer_wait(peer, NULL), TC_OK);
+    assert_int_equal(peer->rx_path, TC_RX_PATH_GENERAL);
+    pair_close(&pair);
+}
+
 /* A landed line whose length byte says more than a line holds is refused,
  * counted and not run, where the receiver takes lines of that jam on its
  * fast path (rx_path LINE): the fast path's length bound, and the
@@ -606,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_line_pack_wants_room),
         cmocka_unit_test(test_reply_owed_after_run),
         cmocka_unit_test(test_line_result_piggyback),
+        cmocka_unit_test(test_rx_entries_follow_path),
         cmocka_unit_test(test_line_forged_length),
         cmocka_unit_test(test_arrival_prefetch_follows_jam),
     };

@@ -141,7 +141,7 @@ static void tc_rx_fast_record(tc_peer_t *peer, const tc_frame_hdr_t *hdr, tc_jam
     if (hdr->payload_off == TC_FRAME_LINE_HDR_SIZE) {
         /* a line's expansion (no general header puts its payload there) */
         tc_frame_line_shape(hdr, &peer->fast_shape);
-        peer->rx_path = (peer->rx_path & TC_RX_PATH_UNCOUNTED) | TC_RX_PATH_LINE;
+        tc_rx_path_set(peer, (peer->rx_path & TC_RX_PATH_UNCOUNTED) | TC_RX_PATH_LINE);
     } else {
         tc_frame_shape_of(hdr, size, &peer->fast_shape);
     }
@@ -237,7 +237,7 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     /* whatever this frame is, the next one of the old shape is looked at
      * again: a sync may have replaced the cached code, a config the size */
     peer->fast_run     = NULL;
-    peer->rx_path      = tc_rx_path_of(peer);
+    tc_rx_path_set(peer, tc_rx_path_of(peer));
     expect.slot_size   = peer->rx_slot_size;
     expect.frame_size  = (peer->frames == TC_FRAMES_FIXED) ? peer->rx_frame_size : 0;
     expect.seq         = peer->rx_seq;
@@ -299,16 +299,22 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
     return !(peer->ctx->rx_kinds[hdr->kind].flags & TC_RX_KIND_F_QUIET);
 }
 
-int tc_rx_poll_variable(tc_peer_t *peer, int wait)
+int tc_rx_poll_any(tc_peer_t *peer)
 {
-    return tc_rx_poll_as(peer, TC_RX_PATH_VARIABLE,
-                         (peer->rx_path & TC_RX_PATH_UNCOUNTED) ? 0u :
-                         wait ? (TC_RX_COUNT_FRAMES | TC_RX_COUNT_POLLS) : TC_RX_COUNT_FRAMES);
+    switch (peer->rx_path) {
+#define TC_RX_POLL_CASE(_name, _path) \
+    case (_path):                     \
+        return tc_rx_poll_path(peer, (_path), 0);
+        TC_RX_PATH_INSTANCES(TC_RX_POLL_CASE)
+#undef TC_RX_POLL_CASE
+    default:
+        return tc_rx_poll_path(peer, TC_RX_PATH_VARIABLE, 0);
+    }
 }
 
 /* The next frame of the injected jam that ran last under the allow-list,
  * its header already checked against that frame's shape (at the frame size
- * it had; tc_rx_poll): its GOTP and code against what the receiver holds,
+ * it had; tc_rx_poll_as): its GOTP and code against what the receiver holds,
  * then the receiver's own copy is what runs. NULL when anything differs:
  * the validated path then decides, and says why. */
 tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame)
@@ -317,7 +323,7 @@ tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame)
                                   (const uint8_t *)frame + peer->disp_inj_got_off);
 }
 
-/* Run (or reject) the frame that landed and that tc_rx_poll passed on
+/* Run (or reject) the frame that landed and that tc_rx_poll_as passed on
  * (another shape, variable frames), then give its slot back: the
  * validator decides. 0 for a config or goodbye, else 1. */
 static int tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
@@ -335,13 +341,13 @@ static int tc_rx_handle(tc_peer_t *peer, char *frame, uint64_t seen)
     memcpy(&hdr, frame, sizeof(hdr));
     if ((hdr.kind == TC_KIND_INJECTED) && (peer->frames != TC_FRAMES_FIXED)) {
         /* its code and GOT lines are checked next: ask for them all at
-         * once (fixed frames: tc_rx_poll asked) */
+         * once (fixed frames: tc_rx_poll_as asked) */
         tc_peer_prefetch_code(peer, frame, &hdr);
     }
     return tc_rx_validated(peer, frame, &hdr, seen);
 }
 
-/* The next frame past tc_rx_poll: -1 when none has landed, else what
+/* The next frame past tc_rx_poll_as: -1 when none has landed, else what
  * tc_rx_handle counts. Inside in_progress. */
 static int tc_rx_slow(tc_peer_t *peer)
 {
@@ -395,9 +401,10 @@ tc_status_t tc_peer_send_owed(tc_peer_t *peer)
     return status;
 }
 
-/* Up to max frames (0: all there are), the first through the validator
- * when slow_first (tc_rx_poll passed it on already), then what is owed. */
-static tc_status_t tc_rx_steps(tc_peer_t *peer, unsigned max, int slow_first, unsigned *n_p)
+/* Up to max frames (0: all there are) read the way path (a constant) says
+ * while rx_path names it, then what is owed. */
+static inline __attribute__((always_inline)) tc_status_t
+tc_rx_steps_as(tc_peer_t *peer, unsigned max, unsigned *n_p, const unsigned path)
 {
     tc_status_t status = TC_OK;
     unsigned n = 0;
@@ -412,8 +419,7 @@ static tc_status_t tc_rx_steps(tc_peer_t *peer, unsigned max, int slow_first, un
     was               = peer->in_progress;
     peer->in_progress = 1;
     while ((max == 0) || (n < max)) {
-        got = slow_first ? -1 : tc_rx_poll(peer, 0);
-        slow_first = 0;
+        got = tc_rx_poll_next(peer, path);
         if (got == 0) {
             break; /* nothing new */
         }
@@ -435,12 +441,47 @@ static tc_status_t tc_rx_steps(tc_peer_t *peer, unsigned max, int slow_first, un
     return status;
 }
 
+#define TC_RX_STEPS_INST(_name, _path)                                                        \
+    static tc_status_t tc_rx_steps_##_name(tc_peer_t *peer, unsigned max, unsigned *n_p)      \
+    {                                                                                         \
+        return tc_rx_steps_as(peer, max, n_p, (_path));                                       \
+    }
+TC_RX_PATH_INSTANCES(TC_RX_STEPS_INST)
+#undef TC_RX_STEPS_INST
+
+static const tc_rx_progress_fn tc_rx_steps_paths[TC_RX_PATHS] = TC_RX_PATH_TABLE(tc_rx_steps_);
+
+void tc_rx_path_set(tc_peer_t *peer, uint8_t path)
+{
+    path              &= TC_RX_PATHS - 1;
+    peer->rx_path     = path;
+    peer->rx_wait     = peer->ctx->rx_wait_paths[path];
+    peer->rx_progress = tc_rx_steps_paths[path];
+}
+
 tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)
 {
-    return tc_rx_steps(peer, max, 0, n_p);
+    return peer->rx_progress(peer, max, n_p);
 }
 
 tc_status_t tc_peer_rx_landed(tc_peer_t *peer, unsigned *n_p)
 {
-    return tc_rx_steps(peer, 1, 1, n_p);
+    tc_status_t status = TC_OK;
+    uint8_t was;
+    int got;
+
+    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+        return peer->failed;
+    }
+    was               = peer->in_progress; /* as tc_rx_steps_as */
+    peer->in_progress = 1;
+    got               = tc_rx_slow(peer);
+    peer->in_progress = was;
+    if (tc_peer_owes(peer)) {
+        status = tc_peer_send_owed(peer);
+    }
+    if (n_p != NULL) {
+        *n_p = (got > 0) ? (unsigned)got : 0u;
+    }
+    return status;
 }

@@ -236,52 +236,60 @@ static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
     return 1;
 }
 
-/* tc_rx_poll_as for variable frames, instantiated out of line
- * (lib/core/dispatch.c): fixed frames' paths are the ones a wait loop keeps
- * inline. */
-int tc_rx_poll_variable(tc_peer_t *peer, int wait);
-
-/* tc_rx_poll_as on path (a constant; its TC_RX_PATH_UNCOUNTED bit: no
- * counters), variable frames out of line; wait (a constant): tc_peer_wait's
- * look, which counts a frame that ran as a poll. */
+/* tc_rx_poll_as on path, a constant: rx_path's value (its
+ * TC_RX_PATH_UNCOUNTED bit: no counters); wait (a constant): tc_peer_wait's
+ * first look, which counts a frame that ran as a poll. Each of the
+ * receiver's entries (tc_peer_wait, tc_peer_progress) is instantiated once
+ * per path and chosen through rx_path (lib/core/peer_wait.c, dispatch.c), so
+ * each instance holds one body. */
 static inline __attribute__((always_inline)) int tc_rx_poll_path(tc_peer_t *peer,
                                                                  const unsigned path,
                                                                  const int wait)
 {
-    if ((path & ~TC_RX_PATH_UNCOUNTED) == TC_RX_PATH_VARIABLE) {
-        return tc_rx_poll_variable(peer, wait);
-    }
     return tc_rx_poll_as(peer, path & ~TC_RX_PATH_UNCOUNTED,
                          (path & TC_RX_PATH_UNCOUNTED) ? 0u :
                          wait ? (TC_RX_COUNT_FRAMES | TC_RX_COUNT_POLLS) : TC_RX_COUNT_FRAMES);
 }
 
-/* Calls fn(path, args...) with path the constant rx_path holds: one
- * specialisation per path the receiver may be on (set at connect, by a
- * frame-size change and where the validator records a shape), the counted
- * ones first (general, line), then the uncounted, variable frames last. */
-#define TC_RX_PATH_SELECT(peer, fn, ...)                                                        \
-    ((TC_LIKELY((peer)->rx_path == TC_RX_PATH_GENERAL)) ?                                      \
-         fn(TC_RX_PATH_GENERAL, __VA_ARGS__) :                                                 \
-     ((peer)->rx_path == TC_RX_PATH_LINE) ?                                                    \
-         fn(TC_RX_PATH_LINE, __VA_ARGS__) :                                                    \
-     ((peer)->rx_path == (TC_RX_PATH_GENERAL | TC_RX_PATH_UNCOUNTED)) ?                        \
-         fn(TC_RX_PATH_GENERAL | TC_RX_PATH_UNCOUNTED, __VA_ARGS__) :                          \
-     ((peer)->rx_path == (TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED)) ?                           \
-         fn(TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED, __VA_ARGS__) :                             \
-         fn(TC_RX_PATH_VARIABLE, __VA_ARGS__))
+/* The next frame on the path rx_path holds now, out of line: for a loop
+ * instantiated for one path whose frames changed it (a config frame, a line
+ * recorded or dropped by the validator). tc_rx_poll_as's 1, 0 or -1. */
+int tc_rx_poll_any(tc_peer_t *peer);
 
-#define TC_RX_POLL_PATH(path, peer, wait) tc_rx_poll_path((peer), (path), (wait))
-
-/* The next frame on the path the receiver chose: tc_rx_poll_as's 1, 0 or
- * -1. tc_peer_progress and tc_peer_wait both look here first (wait: a
- * constant, tc_peer_wait's first look). */
-static inline __attribute__((always_inline)) int tc_rx_poll(tc_peer_t *peer, const int wait)
+/* The next frame of a loop instantiated for path (a constant): its body
+ * while rx_path still names it. */
+static inline __attribute__((always_inline)) int tc_rx_poll_next(tc_peer_t *peer,
+                                                                 const unsigned path)
 {
-    return TC_RX_PATH_SELECT(peer, TC_RX_POLL_PATH, peer, wait);
+    return TC_LIKELY(peer->rx_path == path) ? tc_rx_poll_path(peer, path, 0) :
+                                              tc_rx_poll_any(peer);
 }
 
-/* The frame tc_rx_poll passed on (-1), through the validator; then what is
+/* Instantiates _inst(name, path) for each path rx_path may hold; and a
+ * table of such instances, indexed by rx_path (TC_RX_PATHS entries; the
+ * two values no peer holds, VARIABLE | LINE counted or not, name the
+ * variable instances). */
+#define TC_RX_PATH_INSTANCES(_inst)                                                             \
+    _inst(general, TC_RX_PATH_GENERAL)                                                          \
+    _inst(line, TC_RX_PATH_LINE)                                                                \
+    _inst(variable, TC_RX_PATH_VARIABLE)                                                        \
+    _inst(general_uncounted, TC_RX_PATH_GENERAL | TC_RX_PATH_UNCOUNTED)                         \
+    _inst(line_uncounted, TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED)                               \
+    _inst(variable_uncounted, TC_RX_PATH_VARIABLE | TC_RX_PATH_UNCOUNTED)
+#define TC_RX_PATH_TABLE(_prefix)                                                               \
+    {                                                                                           \
+        [TC_RX_PATH_GENERAL]                            = _prefix##general,                     \
+        [TC_RX_PATH_LINE]                               = _prefix##line,                        \
+        [TC_RX_PATH_VARIABLE]                           = _prefix##variable,                    \
+        [TC_RX_PATH_VARIABLE | TC_RX_PATH_LINE]         = _prefix##variable,                    \
+        [TC_RX_PATH_GENERAL | TC_RX_PATH_UNCOUNTED]     = _prefix##general_uncounted,           \
+        [TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED]        = _prefix##line_uncounted,              \
+        [TC_RX_PATH_VARIABLE | TC_RX_PATH_UNCOUNTED]    = _prefix##variable_uncounted,          \
+        [TC_RX_PATH_VARIABLE | TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED] =                        \
+            _prefix##variable_uncounted,                                                        \
+    }
+
+/* The frame tc_rx_poll_as passed on (-1), through the validator; then what is
  * owed. *n_p: 1, or 0 for a config or goodbye (or nothing there). */
 tc_status_t tc_peer_rx_landed(tc_peer_t *peer, unsigned *n_p);
 

@@ -45,10 +45,11 @@ void tc_peer_wait_ops_init(tc_peer_t *peer)
                                      tc_peer_wait_progress, peer->ctx->efd, peer};
 }
 
-/* tc_peer_wait once the first look found nothing to run here (got: what
- * it found, 0 or -1): the loop, with its deadline bookkeeping. */
-static __attribute__((noinline)) tc_status_t tc_peer_wait_loop(tc_peer_t *peer, int got,
-                                                               unsigned *n_p)
+/* tc_peer_wait on path (a constant) once the first look found nothing to
+ * run here (got: what it found, 0 or -1): the loop, with its deadline
+ * bookkeeping. */
+static inline __attribute__((always_inline)) tc_status_t
+tc_peer_wait_loop_as(tc_peer_t *peer, int got, unsigned *n_p, const unsigned path)
 {
     tc_peer_waiter_t w = TC_PEER_WAITER("a frame");
     tc_wait_state_t ws = {0, 0};
@@ -84,14 +85,14 @@ static __attribute__((noinline)) tc_status_t tc_peer_wait_loop(tc_peer_t *peer, 
         }
         /* one frame: looking at the next slot first would put a cache miss
          * between this frame and whatever the caller sends next */
-        got = tc_rx_poll(peer, 0);
+        got = tc_rx_poll_next(peer, path);
         if (TC_LIKELY(got > 0)) { /* ran here, without a call */
             n      = 1;
             status = tc_peer_owes(peer) ? tc_peer_send_owed(peer) : TC_OK;
             break;
         }
     }
-    if (peer->ctx->params.counters) {
+    if (!(path & TC_RX_PATH_UNCOUNTED)) {
         peer->stats.polls += w.iter + 1; /* the first look, then one a spin */
     }
     peer->stats.wakeups += ws.wakeups;
@@ -101,22 +102,50 @@ static __attribute__((noinline)) tc_status_t tc_peer_wait_loop(tc_peer_t *peer, 
     return status;
 }
 
-tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
+/* tc_peer_wait on path (a constant): the frame is there already (a stream,
+ * a reply that beat us here): run it (counted as a poll where the counters
+ * are on) and go, with no waiter to set up; else loop, out of line (the
+ * first look's entry stays small). */
+static inline __attribute__((always_inline)) tc_status_t
+tc_peer_wait_as(tc_peer_t *peer, unsigned *n_p, const unsigned path,
+                tc_status_t (*loop)(tc_peer_t *, int, unsigned *))
 {
-    /* the frame is there already (a stream, a reply that beat us here): run
-     * it (counted as a poll where the counters are on) and go, with no
-     * waiter to set up */
-    int got = tc_rx_poll(peer, 1);
+    int got = tc_rx_poll_path(peer, path, 1);
     tc_status_t status;
 
     if (TC_UNLIKELY(got <= 0)) {
-        return tc_peer_wait_loop(peer, got, n_p);
+        return loop(peer, got, n_p);
     }
     status = tc_peer_owes(peer) ? tc_peer_send_owed(peer) : TC_OK;
     if ((status == TC_OK) && (n_p != NULL)) {
         *n_p = 1;
     }
     return status;
+}
+
+#define TC_PEER_WAIT_INST(_name, _path)                                                       \
+    static __attribute__((noinline)) tc_status_t                                              \
+    tc_peer_wait_loop_##_name(tc_peer_t *peer, int got, unsigned *n_p)                        \
+    {                                                                                         \
+        return tc_peer_wait_loop_as(peer, got, n_p, (_path));                                 \
+    }                                                                                         \
+    static tc_status_t tc_peer_wait_##_name(tc_peer_t *peer, unsigned *n_p)                   \
+    {                                                                                         \
+        return tc_peer_wait_as(peer, n_p, (_path), tc_peer_wait_loop_##_name);                \
+    }
+TC_RX_PATH_INSTANCES(TC_PEER_WAIT_INST)
+#undef TC_PEER_WAIT_INST
+
+static const tc_rx_wait_fn tc_peer_wait_paths[TC_RX_PATHS] = TC_RX_PATH_TABLE(tc_peer_wait_);
+
+void tc_peer_wait_register(tc_context_t *ctx)
+{
+    memcpy(ctx->rx_wait_paths, tc_peer_wait_paths, sizeof(ctx->rx_wait_paths));
+}
+
+tc_status_t tc_peer_wait(tc_peer_t *peer, unsigned *n_p)
+{
+    return peer->rx_wait(peer, n_p);
 }
 
 tc_status_t tc_peer_call_wait(tc_peer_t *peer)

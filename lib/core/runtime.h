@@ -101,6 +101,13 @@ typedef const char *(*tc_rx_kind_fn)(void *arg, tc_peer_t *peer, const char *fra
                                      const tc_frame_hdr_t *hdr, tc_status_t *status_p);
 typedef tc_status_t (*tc_owed_fn)(tc_peer_t *peer);
 
+/* The receiver's two entries (tc_peer_wait, tc_peer_progress), each
+ * instantiated once per receive path; rx_path (TC_RX_PATH_*, below: three
+ * bits) indexes TC_RX_PATHS of them. */
+typedef tc_status_t (*tc_rx_wait_fn)(tc_peer_t *peer, unsigned *n_p);
+typedef tc_status_t (*tc_rx_progress_fn)(tc_peer_t *peer, unsigned max, unsigned *n_p);
+#define TC_RX_PATHS 8u
+
 typedef struct tc_rx_kind {
     tc_rx_kind_fn cb;    /* NULL: nothing takes the kind here (refused) */
     void         *arg;
@@ -136,6 +143,10 @@ struct tc_context {
      * tc_peer_progress) */
     tc_rx_kind_t        rx_kinds[TC_KIND_LAST];
     tc_owed_fn          owed_steps[TC_OWED_STEPS];
+    /* tc_peer_wait instantiated per receive path (TC_RX_PATH_*), registered
+     * by lib/core/peer_wait.c at connect: dispatch sets a peer's rx_wait
+     * from it with its rx_path (tc_rx_path_set) */
+    tc_rx_wait_fn       rx_wait_paths[TC_RX_PATHS];
 };
 
 #define TC_MAX_INJ 64
@@ -285,7 +296,7 @@ typedef struct tc_peer_ried {
 /* One peer. The first two parts are what the per-message paths read,
  * two cache lines each (asserted below): the send part (lib/core/send.h,
  * send.c, credits.h, jam.c's sends and starts) and the receive part
- * (tc_rx_poll in lib/core/dispatch.h and what it inlines, mailbox.h).
+ * (tc_rx_poll_as in lib/core/dispatch.h and what it inlines, mailbox.h).
  * Their lines, not their owners, decide their order; each field says who
  * writes it. Then the counters both paths bump, the small state of the
  * slow paths per module, and the cold parts behind pointers. */
@@ -374,7 +385,7 @@ struct tc_peer {
     uint32_t          credit_batch;  /* credits: frames per credit return */
     uint8_t           owed;          /* TC_OWED_*: frames to send the peer */
     uint8_t           in_progress;
-    uint8_t           rx_path;       /* TC_RX_PATH_*: how tc_rx_poll reads the next frame */
+    uint8_t           rx_path;       /* TC_RX_PATH_*: how the next frame is read (tc_rx_path_set) */
     uint8_t           rx_held;       /* fixed frames: since the last frame-size change some
                                       * slot's remembered word is the signal of the frame due
                                       * there (tc_mbox_resize, tc_peer_sig_held) */
@@ -388,6 +399,11 @@ struct tc_peer {
 
     /* --- the slow paths' small state, one group per module that owns
      * (writes) it, in the order of the layers */
+    /* dispatch (tc_rx_path_set, with rx_path): the receiver's entries
+     * instantiated for rx_path, which tc_peer_wait and tc_peer_progress
+     * jump to (on the line the counters above end on) */
+    tc_rx_wait_fn     rx_wait;
+    tc_rx_progress_fn rx_progress;
     tc_jam_run_fn     rx_last_run;   /* dispatch: what the latest frame ran (checked by
                                       * the receive-path fuzzer's invariant) */
     uint32_t          idle_polls;    /* dispatch resets it at a run; the wait loops count */
@@ -739,7 +755,7 @@ tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait);
 /* Context helpers used by the peer. */
 const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id);
 
-/* How tc_rx_poll reads the next frame (rx_path): fixed frames, the general
+/* How tc_rx_poll_as reads the next frame (rx_path): fixed frames, the general
  * header (0: fixed frames are TC_FRAMES_FIXED's 0); fixed 64-byte frames
  * where the last local or cached frame the validator passed was a line
  * (lib/codec/frame_line.h); variable frames. */
@@ -755,7 +771,14 @@ const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id
 #define TC_RX_COUNT_FRAMES 1u
 #define TC_RX_COUNT_POLLS  2u
 
+/* The receiver takes path (TC_RX_PATH_*) from now: rx_path and the entries
+ * instantiated for it (rx_wait, rx_progress; lib/core/dispatch.c). Connect
+ * and the validator choose it; nothing a peer writes indexes it. */
+void tc_rx_path_set(tc_peer_t *peer, uint8_t path);
+
 /* The path of fixed or variable frames, no line recorded. */
+_Static_assert((TC_RX_PATH_VARIABLE | TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED) < TC_RX_PATHS,
+               "rx_path indexes TC_RX_PATHS entries");
 static inline uint8_t tc_rx_path_of(const tc_peer_t *peer)
 {
     return ((peer->frames == TC_FRAMES_FIXED) ? TC_RX_PATH_GENERAL : TC_RX_PATH_VARIABLE) |

@@ -441,7 +441,7 @@ static void tc_wireup_apply(tc_peer_t *peer, const tc_peer_wire_t *remote)
     peer->credit_batch = (peer->rx_slots >= 4) ? peer->rx_slots / 4 : 1;
     peer->rx_frame_size = remote->frame_size;
     peer->frames       = peer->ctx->params.frames;
-    peer->rx_path      = tc_rx_path_of(peer);
+    tc_rx_path_set(peer, tc_rx_path_of(peer));
     peer->stats.last_ret_seq = UINT32_MAX; /* no result yet */
     peer->disp_element       = UINT32_MAX;
 }
@@ -517,7 +517,10 @@ static tc_status_t tc_wireup_verdict(tc_peer_t *peer, tc_boot_t *boot, tc_status
  * at every connect). Multicast registers its own with its engine. */
 static tc_status_t tc_wireup_rx_kinds(tc_context_t *ctx)
 {
-    tc_status_t status = tc_send_rx_register(ctx);
+    tc_status_t status;
+
+    tc_peer_wait_register(ctx);
+    status = tc_send_rx_register(ctx);
 
     if (status == TC_OK) {
         status = tc_inj_rx_register(ctx);
