@@ -345,8 +345,8 @@ def parse_args(argv=None):
                          "cycles: see --cycles-threshold) more than PCT%% above BASE's regress (default 3)")
     ap.add_argument("--cycles-threshold", type=float, default=CYCLES_THRESHOLD, metavar="PCT",
                     help="simulated cycles per message (cost.csv, callgrind's cache and branch model) more than "
-                         "PCT%% above BASE's regress (default %g: one simulated miss a message moves the "
-                         "smallest points 3-4%%)" % CYCLES_THRESHOLD)
+                         "PCT%% above BASE's regress (default %(default)g: one simulated miss a message moves the "
+                         "smallest points 3-4%%)")
     ap.add_argument("--all", action="store_true", help="list every point, not only gated ones and regressions")
     verdict.add_args(ap)
     a = ap.parse_args(argv)
