@@ -25,6 +25,7 @@
 #include "perf_waiter.h"
 #include "harness/peer_raw.h"
 #include "place.h"
+#include "barrier.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +49,14 @@ static const perf_ref_t perf_ref_put      = {PERF_VIA_PUT, 0};
 static const perf_ref_t perf_ref_put_read = {PERF_VIA_PUT, 1};
 static const perf_ref_t perf_ref_floor    = {PERF_VIA_STORE, 1};
 
-/* What the receiver reads keeps the loads from being optimised away. */
-static volatile uint64_t perf_floor_sink;
+/* What the receiver reads keeps the loads from being optimised away
+ * (perf_sink: a load and a store the compiler keeps, as a volatile's). */
+static uint64_t perf_floor_sink;
+
+static inline void perf_sink(uint64_t v)
+{
+    tc_write_once(&perf_floor_sink, tc_read_once(&perf_floor_sink) + v);
+}
 
 /* Both sides must agree whether the floor can run (each maps the other's
  * ring); NULL when it can, else why not (in run->refused). */
@@ -105,7 +112,7 @@ static inline tc_status_t perf_ref_arrive(perf_waiter_t *w, const tc_harness_pee
     uint32_t off;
 
     perf_waiter_reset(w);
-    while (__atomic_load_n(last, __ATOMIC_ACQUIRE) != mark) {
+    while (tc_load_acquire(last) != mark) {
         perf_waiter_idle(w, last);
         status = perf_waiter_spin(w, raw->ucp_worker, what);
         if (status != TC_OK) {
@@ -114,9 +121,9 @@ static inline tc_status_t perf_ref_arrive(perf_waiter_t *w, const tc_harness_pee
     }
     /* independent loads: the core asks for all the lines at once */
     for (off = 0; read_all && (off + PERF_LINE < frame); off += PERF_LINE) {
-        sum += *(const volatile uint64_t *)(const void *)(slot + off);
+        sum += tc_read_once((const uint64_t *)(const void *)(slot + off));
     }
-    perf_floor_sink += sum;
+    perf_sink(sum);
     return TC_OK;
 }
 
@@ -132,7 +139,7 @@ static inline void perf_ref_work(uint32_t n)
         __asm__ __volatile__("" : "+r"(x));
         x = x * 3u + 1u;
     }
-    perf_floor_sink += x;
+    perf_sink(x);
 }
 
 double perf_ref_work_ns(const perf_run_t *run)
@@ -162,7 +169,7 @@ static inline tc_status_t perf_ref_credit(perf_run_t *run, const tc_harness_peer
                                           perf_via_t via, uint64_t credit)
 {
     if (via == PERF_VIA_STORE) {
-        __atomic_store_n(raw->remote_consumed_ptr, credit, __ATOMIC_RELEASE);
+        tc_store_release(raw->remote_consumed_ptr, credit);
         return TC_OK;
     }
     /* a static source would be rewritten before a slow put reads it;
@@ -177,7 +184,7 @@ static tc_status_t perf_ref_begin(perf_run_t *run, tc_harness_peer_raw_t *raw)
 {
     tc_harness_peer_raw(run->peer, raw);
     memset(raw->local_ring, 0, (size_t)raw->local_slots * raw->local_slot_size);
-    *raw->local_consumed = 0;
+    tc_write_once(raw->local_consumed, 0);
     return tc_boot_barrier(run->boot);
 }
 
@@ -249,7 +256,7 @@ static tc_status_t perf_ref_stream(perf_run_t *run, const tc_harness_peer_raw_t 
         for (i = first; (i < first + count) && (status == TC_OK); ++i) {
             uint32_t slot = (uint32_t)(i & (raw->remote_slots - 1));
             perf_waiter_reset(&waiter);
-            while ((status == TC_OK) && (i - *raw->local_consumed >= raw->remote_slots)) {
+            while ((status == TC_OK) && (i - tc_read_once(raw->local_consumed) >= raw->remote_slots)) {
                 status = perf_waiter_spin(&waiter, raw->ucp_worker, "credits");
             }
             if (status == TC_OK) {
@@ -264,7 +271,7 @@ static tc_status_t perf_ref_stream(perf_run_t *run, const tc_harness_peer_raw_t 
             }
         }
         perf_waiter_reset(&waiter);
-        while ((status == TC_OK) && (*raw->local_consumed != first + count)) {
+        while ((status == TC_OK) && (tc_read_once(raw->local_consumed) != first + count)) {
             status = perf_waiter_spin(&waiter, raw->ucp_worker, "the last credits");
         }
         return status;

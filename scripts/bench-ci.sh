@@ -4,9 +4,9 @@
 # docs/REGRESSION.md), for scripts/tc-compare to hold against this platform's
 # baseline, results/baseline/<platform-id>/.
 #
-# usage: scripts/bench-ci.sh [-o OUT_DIR] [-r ROUNDS] [-n ITERS] [--slow-jam N] [--no-cost]
+# usage: scripts/bench-ci.sh [-o OUT_DIR] [-r ROUNDS] [-n ITERS] [--slow-jam N] [--no-cost] [--clang]
 #                            [--against ROOT [--compare-flags "FLAGS"] [--record]] [--baseline]
-#        scripts/bench-ci.sh --base REV [-o OUT_DIR] [--compare-flags "FLAGS"] [--cost-flags "FLAGS"]
+#        scripts/bench-ci.sh --base REV [-o OUT_DIR] [--compare-flags "FLAGS"] [--cost-flags "FLAGS"] [--clang]
 #   -o OUT_DIR    where ci.csv and meta.json go (default build/bench-ci)
 #   --base REV    the counts against REV's, both counted here in this job
 #                 (REV built in a worktree under build/bench-ci-base/,
@@ -39,6 +39,16 @@
 #                 one line says so and what to run, exit 2. A missing timing
 #                 baseline is recorded only where --record asks for it (refused
 #                 on a busy machine as --baseline is)
+#   --clang       then the clang leg: this tree built again with clang-14
+#                 ($TC_CLANG_CC, default "clang-14 -gdwarf-4", into
+#                 $TC_CLANG_BUILD, default build-clang/), its counts
+#                 (OUT_DIR/clang/cost.csv) held by the same rule against its
+#                 own key's baseline, ROOT/cost/<clang key>/ (with --base:
+#                 against REV built with clang-14 too); each key's verdict in
+#                 OUT_DIR/verdict.json ("legs") and a line each at the end;
+#                 exit 1 where either leg regressed. No clang-14 here: the
+#                 leg is skipped ("unsupported: clang-14 not installed"),
+#                 never passed. No timing sweep for it: the counts alone
 #   --baseline    the sweep is meant as a baseline: refuse to start while the
 #                 machine is busy (1-minute load average above half its cores;
 #                 TC_BASELINE_ANY_LOAD=1 overrides; TC_LOADAVG=X judges X
@@ -57,7 +67,8 @@
 # the machine's speed at that moment.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=$top/build/bench-ci rounds=3 iters=200000 slow= against= compare_flags= baseline= record= cost=1 base=
+argv=("$@")
+out=$top/build/bench-ci rounds=3 iters=200000 slow= against= compare_flags= baseline= record= cost=1 base= clang=
 cost_flags=${BENCH_CI_COST_FLAGS:-}
 while [ $# -gt 0 ]; do
     case $1 in
@@ -72,7 +83,8 @@ while [ $# -gt 0 ]; do
         --baseline) baseline=1; shift ;;
         --record) record=1; shift ;;
         --no-cost) cost=; shift ;;
-        -h|--help) sed -n '2,57p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --clang) clang=1; shift ;;
+        -h|--help) sed -n '2,67p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-ci.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -80,6 +92,17 @@ bin=${TC_BUILD:-$top/build}/bin
 perf=$bin/tc-perf
 [ -x "$perf" ] || { echo "bench-ci.sh: $perf missing: build first (make)" >&2; exit 1; }
 [ -n "$slow" ] && [ -n "$baseline" ] && { echo "bench-ci.sh: --slow-jam never makes a baseline" >&2; exit 2; }
+[ -z "$clang" ] || [ -z "$baseline$record" ] ||
+    { echo "bench-ci.sh: --clang holds counts only: not with --baseline or --record" >&2; exit 2; }
+if [ -n "$clang" ]; then
+    # This key's leg (this script without --clang), then the clang leg, then
+    # the one verdict of both (scripts/bench-ci-legs.sh).
+    own=()
+    for a in "${argv[@]}"; do [ "$a" = --clang ] || own+=("$a"); done
+    rc=0
+    "$0" "${own[@]}" || rc=$?
+    exec "$top/scripts/bench-ci-legs.sh" "$rc" "$out" "$against" "$base" "$slow" "$compare_flags" "$cost_flags"
+fi
 platform_id=${TC_PLATFORM_ID:-$("$top/scripts/platform-id.sh")}
 # why a baseline may not be taken now (empty: it may): the machine is busy
 busy() {

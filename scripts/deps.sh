@@ -13,9 +13,10 @@ set -euo pipefail
 #            dpkg --add-architecture arm64), for make check-aarch64
 # git: bench-ci --base, history and bisect build other revisions in worktrees
 # (a debian:12 container has none); python3-yaml: tests/test_ci_templates.sh
-# parses the CI templates
+# parses the CI templates; clang-14: make bench-ci's clang leg (the counts
+# of the clang-14 key, bench-ci.sh --clang)
 pkgs=(build-essential libpmix-dev openmpi-bin pkg-config libucx-dev ucx-utils libelf-dev stress-ng gnuplot-nox
-      hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc python3 python3-yaml git
+      hwloc libhwloc-dev libcmocka-dev valgrind iproute2 procps psmisc python3 python3-yaml git clang-14
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
 [ "${1:-}" = fuzz ] && pkgs+=(clang)
 [ "${1:-}" = coverage ] && pkgs+=(python3-coverage)

@@ -8,7 +8,10 @@
 # --slow-jam never records one; instruction counts are recorded and compared
 # with the sweep where they can be, and gate even with --report-only; the
 # key's counts (ROOT/cost/<key>/) are compared on a platform with no timing
-# baseline, and decide.
+# baseline, and decide. --clang: the clang-14 key's counts held the same
+# way (nothing compared for that key without its baseline, both keys pass
+# an unchanged tree, both fail the slowed jam), and skipped, saying so,
+# where clang-14 is missing.
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 command -v python3 >/dev/null || skip "python3 missing"
@@ -83,8 +86,59 @@ else
     TC_PLATFORM_ID=test-platform-2 "$top/scripts/bench-ci.sh" -o "$TMP/run4" -r 1 -n 2000 --slow-jam 50 \
         --against "$root" --compare-flags --report-only >"$TMP/log" 2>&1; rc=$?
     [ "$rc" = 1 ] || { cat "$TMP/log"; fail "key baseline only, slowed jam: exit $rc, expected 1"; }
+
+    # --clang: the clang-14 leg, its key's counts held by the same rule
+    if command -v clang-14 >/dev/null; then
+        export TC_CLANG_BUILD=$TC_BUILD/clang-leg
+        clang_sweep() { # out extra-args...
+            local o=$1; shift
+            TC_PLATFORM_ID=test-platform-2 "$top/scripts/bench-ci.sh" -o "$o" -r 1 -n 2000 --against "$root" \
+                --clang --compare-flags "--report-only --json $o.verdict.json" "$@" >"$TMP/log" 2>&1
+        }
+        legs() { # verdict.json -> "exit leg-exit leg-exit"
+            python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))
+print(v["exit"], *[l["exit"] for l in v["legs"]])' "$1"
+        }
+        # no baseline for the clang key: that leg compared nothing, saying so
+        clang_sweep "$TMP/clang0"; rc=$?
+        [ "$rc" = 0 ] || { cat "$TMP/log"; fail "--clang, no clang baseline: exit $rc, expected 0 (the cc leg's)"; }
+        ckey=$(TC_BUILD=$TC_CLANG_BUILD "$top/scripts/bench-cost.sh" --key)
+        case $ckey in *-clang14-*) ;; *) fail "--clang: the leg's key is $ckey, not clang-14's";; esac
+        grep -q "^bench-ci: clang leg: no counts for key $ckey in $root/cost/$ckey/ (make CC=" "$TMP/log" ||
+            { cat "$TMP/log"; fail "--clang, no clang baseline: no line saying so"; }
+        [ "$(legs "$TMP/clang0.verdict.json")" = "0 0 2" ] || fail "--clang, no baseline: legs $(legs "$TMP/clang0.verdict.json")"
+        mkdir -p "$root/cost/$ckey"
+        cp "$TMP/clang0/clang/cost.csv" "$TMP/clang0/clang/cost-meta.json" "$root/cost/$ckey/" || fail "--clang: no counts in $TMP/clang0/clang/"
+        # both keys' baselines: an unchanged tree passes both, each reported
+        clang_sweep "$TMP/clang1"; rc=$?
+        [ "$rc" = 0 ] || { cat "$TMP/log"; fail "--clang: exit $rc, expected 0"; }
+        [ "$(legs "$TMP/clang1.verdict.json")" = "0 0 0" ] || { cat "$TMP/log"; fail "--clang: legs $(legs "$TMP/clang1.verdict.json")"; }
+        grep -q "^bench-ci: key $key: PASS" "$TMP/log" && grep -q "^bench-ci: key $ckey: PASS" "$TMP/log" ||
+            { cat "$TMP/log"; fail "--clang: no PASS line per key"; }
+        cmp -s "$TMP/clang1.verdict.json" "$TMP/clang1/verdict.json" || fail "--clang: OUT/verdict.json is not the caller's --json"
+        # the slowed jam regresses on both keys: exit 1, the clang leg naming it
+        clang_sweep "$TMP/clang2" --slow-jam 50; rc=$?
+        [ "$rc" = 1 ] || { cat "$TMP/log"; fail "--clang, slowed jam: exit $rc, expected 1"; }
+        [ "$(legs "$TMP/clang2.verdict.json")" = "1 1 1" ] || { cat "$TMP/log"; fail "--clang, slowed: legs $(legs "$TMP/clang2.verdict.json")"; }
+        python3 - "$TMP/clang2.verdict.json" "$ckey" <<'PY' || fail "--clang, slowed jam: the clang leg does not name indirect_put"
+import json, sys
+v = json.load(open(sys.argv[1]))
+reg = sorted({c["name"] for c in v["cases"] if c["status"] == "regression" and c["suite"] == "cost:" + sys.argv[2]})
+assert reg and all(n.startswith("indirect_put ") for n in reg), reg
+PY
+    fi
     rm -rf "$root/cost"
 fi
+
+# --clang where clang-14 is missing: that leg skipped with its reason, not
+# passed; the verdict is the other leg's
+TC_CLANG_CC=no-such-clang-14 sweep "$TMP/noclang" --no-cost --clang --compare-flags --report-only; rc=$?
+[ "$rc" = 0 ] || { cat "$TMP/log"; fail "--clang, no clang: exit $rc, expected the first leg's 0"; }
+grep -q "^bench-ci: clang leg: unsupported: no-such-clang-14 not installed" "$TMP/log" ||
+    { cat "$TMP/log"; fail "--clang, no clang: no line saying why"; }
+python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["legs"][1]
+assert l["status"] == "skipped" and l["exit"] == 77 and "unsupported: no-such-clang-14 not installed" in l["headline"], l' \
+    "$TMP/noclang/verdict.json" || fail "--clang, no clang: the verdict does not say skipped"
 
 # --no-cost: the time alone
 sweep "$TMP/nocost" --no-cost --compare-flags --report-only || { cat "$TMP/log"; fail "--no-cost sweep failed"; }

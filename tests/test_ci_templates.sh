@@ -12,6 +12,9 @@
 # its verdict file says 1.
 # Fewer points than the gate's (BENCH_CI_COST_FLAGS: indirect_put and noop,
 # local, 8 B): counting both trees of three jobs twice stays a few minutes.
+# The jobs' clang legs (--clang) are skipped here (TC_CLANG_CC names no
+# compiler: building both trees twice more per job would triple this
+# test), and each job must say so; tests/test_bench_ci.sh runs that leg.
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
 [ -z "${SAN:-}" ] || skip "SAN=$SAN: the templates build their clone plain; nothing here runs sanitized"
@@ -53,7 +56,7 @@ job_env=(env -u TC_BUILD -u TC_SRC -u BUILD -u SAN -u TC_TESTS -u MAKEFLAGS -u M
          HOME="$TMP/home" PATH="$(command -v sudo >/dev/null || echo "$TMP/bin:")$PATH"
          GITHUB_BASE_REF=main CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main
          BASELINES="$TMP/empty" TC_PLATFORM_ID=foreign-runner-1
-         BENCH_CI_COST_FLAGS="-j indirect_put,noop -m local -s 8")
+         BENCH_CI_COST_FLAGS="-j indirect_put,noop -m local -s 8" TC_CLANG_CC=no-clang-here)
 
 verdict_exit() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["exit"])' "$1" 2>/dev/null || echo none; }
 
@@ -68,6 +71,8 @@ for branch in main slow; do
     jobs=$(grep -c '^job .*: exit ' "$TMP/$branch.log")
     [ "$jobs" = 3 ] || { cat "$TMP/$branch.log"; fail "$branch: $jobs jobs ran, expected 3 (2 GitHub, 1 GitLab)"; }
     bad=$(grep '^job .*: exit ' "$TMP/$branch.log" | grep -v ": exit $want\$" || true)
+    nclang=$(grep -c '^bench-ci: clang leg: unsupported: no-clang-here not installed' "$TMP/$branch.log" || true)
+    [ "$nclang" = 3 ] || { cat "$TMP/$branch.log"; fail "$branch: $nclang of 3 jobs ran the clang leg (--clang)"; }
     [ -z "$bad" ] || { cat "$TMP/$branch.log"; fail "$branch: expected every job to exit $want: $bad"; }
     v=$(verdict_exit "$clone/build/bench-ci/verdict.json")
     [ "$v" = "$want" ] || { cat "$TMP/$branch.log"; fail "$branch: verdict.json exit $v, expected $want"; }

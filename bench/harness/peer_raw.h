@@ -20,12 +20,13 @@ typedef struct tc_harness_peer_raw {
     uint64_t           remote_consumed;   /* the peer's raw credit word */
     uint32_t           remote_slots, remote_slot_size;
     char              *local_ring;        /* our raw ring, written by the peer */
-    volatile uint64_t *local_consumed;    /* our raw credit word, written by the peer */
+    uint64_t          *local_consumed;    /* our raw credit word, written by the peer
+                                           * (tc_read_once, lib/base/barrier.h) */
     uint32_t           local_slots, local_slot_size;
     /* the peer's raw ring and credit word in our address space (ucp_rkey_ptr:
      * same-host shared memory), NULL where the transport maps nothing */
     char              *remote_ring_ptr;
-    volatile uint64_t *remote_consumed_ptr;
+    uint64_t          *remote_consumed_ptr;
     tc_wait_t          wait;              /* how this side waits for the peer's frames */
     uint32_t           linewise_max;      /* how the library stores frames (lib/arch/place.h) */
 } tc_harness_peer_raw_t;

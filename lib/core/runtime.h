@@ -205,9 +205,10 @@ typedef tc_status_t (*tc_deliver_fn)(tc_peer_t *peer, char *frame, uint32_t size
                                      uint64_t raddr);
 
 /* A peer's cold state, one part per module that owns (writes) it, each
- * behind a pointer of the peer (as UCX's ucp_ep and its ext): allocated
- * with the peer and freed with it (lib/wireup/wireup.c), so that the
- * peer itself holds the per-message paths' fields and the small state of
+ * behind a pointer of the peer (as UCX's ucp_ep and its ext) in its own
+ * zeroed allocation, made and freed (in reverse) with the peer
+ * (lib/wireup/wireup.c), so that the peer itself holds the per-message
+ * paths' fields and the small state of
  * the slow paths, and no text buffer or table. */
 
 /* wireup (lib/wireup/wireup.c): the connection as connect made it */

@@ -537,38 +537,62 @@ static tc_status_t tc_wireup_rx_kinds(tc_context_t *ctx)
 /* A peer's claimed rank, where the caller knows what it must be. */
 #define TC_RANK_ANY UINT32_MAX
 
-/* A peer with its cold parts (runtime.h) in one zeroed block: they come
- * and go with it, and the peer is line-aligned (its send and receive
- * parts fill whole cache lines). */
-typedef struct tc_peer_block {
-    tc_peer_t        peer;
-    tc_peer_wireup_t wireup;
-    tc_peer_reject_t reject;
-    tc_peer_ctrl_t   control;
-    tc_peer_inj_t    injs;
-    tc_peer_ried_t   ried;
-} tc_peer_block_t;
-
+/* The peer, line-aligned (its send and receive parts fill whole cache
+ * lines), then each cold part (runtime.h) in its own zeroed allocation,
+ * as UCX's ucp_ep and its ext: a part's size or layout moves nothing of
+ * the peer's lines. */
 static tc_status_t tc_peer_alloc(tc_peer_t **peer_p)
 {
-    tc_peer_block_t *block;
+    tc_peer_t *peer;
 
-    if (posix_memalign((void **)&block, 64, sizeof(*block)) != 0) {
+    if (posix_memalign((void **)&peer, 64, sizeof(*peer)) != 0) {
         return TC_ERR_NO_MEMORY;
     }
-    memset(block, 0, sizeof(*block));
-    block->peer.wireup  = &block->wireup;
-    block->peer.reject  = &block->reject;
-    block->peer.control = &block->control;
-    block->peer.injs    = &block->injs;
-    block->peer.ried    = &block->ried;
-    *peer_p = &block->peer;
+    memset(peer, 0, sizeof(*peer));
+    peer->wireup = calloc(1, sizeof(*peer->wireup));
+    if (peer->wireup == NULL) {
+        goto err_free_peer;
+    }
+    peer->reject = calloc(1, sizeof(*peer->reject));
+    if (peer->reject == NULL) {
+        goto err_free_wireup;
+    }
+    peer->control = calloc(1, sizeof(*peer->control));
+    if (peer->control == NULL) {
+        goto err_free_reject;
+    }
+    peer->injs = calloc(1, sizeof(*peer->injs));
+    if (peer->injs == NULL) {
+        goto err_free_control;
+    }
+    peer->ried = calloc(1, sizeof(*peer->ried));
+    if (peer->ried == NULL) {
+        goto err_free_injs;
+    }
+    *peer_p = peer;
     return TC_OK;
+
+err_free_injs:
+    free(peer->injs);
+err_free_control:
+    free(peer->control);
+err_free_reject:
+    free(peer->reject);
+err_free_wireup:
+    free(peer->wireup);
+err_free_peer:
+    free(peer);
+    return TC_ERR_NO_MEMORY;
 }
 
-/* The peer and its cold parts (the peer is the block's first member). */
+/* The cold parts in the reverse of their allocation, then the peer. */
 static void tc_peer_free(tc_peer_t *peer)
 {
+    free(peer->ried);
+    free(peer->injs);
+    free(peer->control);
+    free(peer->reject);
+    free(peer->wireup);
     free(peer);
 }
 

@@ -2,7 +2,7 @@
 tree against its base in the same job (scripts/bench-ci.sh --base REV, make
 bench-ci BASE=REV).
 
-usage: tc-base-count REV OUT [--cost-flags FLAGS] [--keep]
+usage: tc-base-count REV OUT [--cost-flags FLAGS] [--cc CC] [--keep]
 
 REV (a branch, tag or commit: origin/main, a merge request's target) is
 checked out in a worktree under build/bench-ci-base/, built from scratch
@@ -10,7 +10,8 @@ checked out in a worktree under build/bench-ci-base/, built from scratch
 scripts/bench-cost.sh --sweep ci (FLAGS after it: fewer points, for a quick
 check), with the pins this tree's counts get: OUT/cost.csv and
 OUT/cost-meta.json, and OUT/base.json (the revision). No committed baseline
-is read, so it serves a runner of any key.
+is read, so it serves a runner of any key. --cc CC builds REV with CC
+(make CC=CC: bench-ci.sh --clang's leg, "clang-14 -gdwarf-4").
 
 Exit status: 0 counted, 2 not (REV names no commit, does not build, or its
 tc-cost cannot count), with one line saying why.
@@ -30,6 +31,7 @@ def parse_args(argv=None):
     ap.add_argument("out", help="where its cost.csv goes")
     ap.add_argument("--cost-flags", default="", metavar="FLAGS",
                     help="bench-cost.sh options after --sweep ci (e.g. '-j indirect_put -m local -s 8')")
+    ap.add_argument("--cc", default="", metavar="CC", help="build REV with this compiler (make CC=CC)")
     ap.add_argument("--keep", action="store_true", help="leave the worktree (build/bench-ci-base/src)")
     return ap.parse_args(argv)
 
@@ -51,7 +53,7 @@ def main(argv=None):
     with open(log, "w"):
         pass
     with gitwork.Worktree(os.path.join(WORK, "src"), sha, keep=a.keep) as wt:
-        ok, secs, why = gitwork.build(wt.path, history.BUILD_TARGETS, log)
+        ok, secs, why = gitwork.build(wt.path, history.BUILD_TARGETS + (["CC=" + a.cc] if a.cc else []), log)
         if not ok:
             return fail("BASE %s does not build: %s (%s)" % (gitwork.short(sha), why, log))
         rc, why = history.bench_cost(os.path.join(wt.path, "build"), a.out, log, shlex.split(a.cost_flags))

@@ -322,13 +322,29 @@ class Compare(Case):
         self.assertEqual(rc, 1)
         self.assertIn("REGRESSION: recv instructions +33.3%", out)
         self.assertNotIn("send instructions +", out)
+        # the same instructions, one simulated miss more a message (a layout
+        # shift: +20 model cycles, 4%): past the instruction threshold, within
+        # the cycles' own; listed, not a regression
+        shifted = os.path.dirname(self.write("cs/cost.csv", csv_text(head, "noop,local,8,300,150,150,520")))
+        rc, out, _ = self.cmp(a, shifted, "--cost-base", a)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("| noop | local | 8 | 300.0 | 300.0 | 1.000 | 1.000 | 1.000 | 1.040 | ok |", out)
         # the same instructions, the cache missed: the simulated cycles regress
-        missed = os.path.dirname(self.write("cc/cost.csv", csv_text(head, "noop,local,8,300,150,150,520")))
+        missed = os.path.dirname(self.write("cc/cost.csv", csv_text(head, "noop,local,8,300,150,150,560")))
         rc, out, _ = self.cmp(a, missed, "--cost-base", a)
         self.assertEqual(rc, 1)
-        self.assertIn("| noop | local | 8 | 300.0 | 300.0 | 1.000 | 1.000 | 1.000 | 1.040 | REGRESSION: cycles +4.0% |",
+        self.assertIn("| noop | local | 8 | 300.0 | 300.0 | 1.000 | 1.000 | 1.000 | 1.120 | REGRESSION: cycles +12.0% |",
                       out)
-        # under the threshold: passes
+        # --cycles-threshold: the model held as tightly as the instructions
+        rc, out, _ = self.cmp(a, shifted, "--cost-base", a, "--cycles-threshold", "3")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("REGRESSION: cycles +4.0%", out)
+        # the instructions stay strict: +4% with the cycles unchanged regresses
+        more = os.path.dirname(self.write("ci/cost.csv", csv_text(head, "noop,local,8,312,156,156,500")))
+        rc, out, _ = self.cmp(a, more, "--cost-base", a)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("REGRESSION: instructions +4.0%, send instructions +4.0%, recv instructions +4.0% |", out)
+        # under the thresholds: passes
         near = os.path.dirname(self.write("cn/cost.csv", csv_text(head, "noop,local,8,308,154,154,514")))
         self.assertEqual(self.cmp(a, near, "--cost-base", a)[0], 0)
 
