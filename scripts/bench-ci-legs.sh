@@ -8,7 +8,8 @@
 # holds both keys: "legs" (key, status, exit, headline), the clang leg's
 # cases beside the first's (suite "cost:<key>"), "exit" 1 where either
 # leg regressed, else the first leg's; a line per key closes the output.
-# Where clang-14 is missing the leg is skipped, saying why, never passed.
+# Where clang-14 is missing the leg is skipped, saying why, never passed;
+# where it is there and the tree does not build with it, the leg fails.
 #
 # usage: bench-ci-legs.sh RC OUT ROOT BASE SLOW COMPARE_FLAGS COST_FLAGS
 #   RC: the first leg's exit status; ROOT, BASE, SLOW: bench-ci.sh's
@@ -38,7 +39,7 @@ leg() {
     # an outer make's variables say (a sanitizer build cannot be counted)
     env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -C "$top" --no-print-directory -j"$jobs" CC="$cc" \
         BUILD="$cbuild" SAN= "$cbuild/bin/tc-cost" pkg \
-        >"$log" 2>&1 || { why="this tree does not build with $cc: $(tail -1 "$log") ($log)"; return; }
+        >"$log" 2>&1 || { rc2=1 why="FAIL: this tree does not build with $cc: $(tail -1 "$log") ($log)"; return; }
     key=$(TC_BUILD=$cbuild "$top/scripts/bench-cost.sh" --key 2>/dev/null) ||
         { why="no key for $cbuild (scripts/bench-cost.sh --key)"; return; }
     local kbase=$against/cost/$key
@@ -90,7 +91,7 @@ if rc2 == 77:
 elif second:
     status2 = second["status"]
 else:
-    status2 = "counted" if rc2 == 0 else "nothing-compared"
+    status2 = "counted" if rc2 == 0 else "build-failed" if rc2 == 1 else "nothing-compared"
 head2 = second["headline"] if second else ("SKIP: " + why) if rc2 == 77 else why
 legs = [{"leg": "cc", "key": key1, "status": first["status"] if first else "counted", "exit": rc1,
          "headline": first["headline"] if first else ""},
