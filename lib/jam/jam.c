@@ -166,11 +166,21 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
 
 /* ------------------------------------------------------------- the sends */
 
-/* A free slot for the next frame: wait for its credit, or (nowait) say
- * there is none. */
+/* How a send takes its slot (the sends' nowait argument, a constant on the
+ * inline paths): wait for its credit, or say there is none; PREPARED: a
+ * prepared jam's start, which waits, and whose tx_gen check stood for the
+ * peer's failure (tc_peer_fail moves it), so failed is not read again. */
+enum {
+    TC_SLOT_WAIT     = 0,
+    TC_SLOT_NOWAIT   = 1,
+    TC_SLOT_PREPARED = 2
+};
+
+/* A free slot for the next frame: wait for its credit, or (nowait:
+ * TC_SLOT_*) say there is none. */
 static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
 {
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+    if (!(nowait & TC_SLOT_PREPARED) && TC_UNLIKELY(peer->failed != TC_OK)) {
         return peer->failed;
     }
     /* a slot free by the credits known (one compare), else by the credit
@@ -179,7 +189,7 @@ static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
         (tc_peer_tx_free(peer) > 0)) {
         return TC_OK;
     }
-    return nowait ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
+    return (nowait & TC_SLOT_NOWAIT) ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
 }
 
 /* A prepared one-way start whose request did not ask for the result
@@ -655,11 +665,13 @@ tc_jam_send_injected_synced(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj,
     frame = tc_peer_tx_frame(peer); /* held no longer, unless written again below */
     /* a large payload packs straight into the peer's slot, as a local one
      * does (tc_jam_send_direct); the sections go from the staging frame */
-    room   = tc_peer_frame_room(peer, off->payload_off);
-    direct = (len >= peer->tx_direct_code_min) && (len <= room);
-    if (direct) {
-        packed = jam->elem->pack(tc_peer_tx_slot(peer) + off->payload_off, room, src, len);
-        direct = ((uint64_t)packed <= room); /* else packed again below, to say why */
+    direct = 0;
+    if (TC_UNLIKELY(len >= peer->tx_direct_code_min)) { /* the room only where it may be */
+        room = tc_peer_frame_room(peer, off->payload_off);
+        if (len <= room) {
+            packed = jam->elem->pack(tc_peer_tx_slot(peer) + off->payload_off, room, src, len);
+            direct = ((uint64_t)packed <= room); /* else packed again below, to say why */
+        }
     }
     if (!direct) {
         cap    = peer->tx_slot_size - off->payload_off - TC_FRAME_SIG_SIZE;
@@ -985,9 +997,10 @@ tc_jam_req_send(tc_jam_req_t *req, const void *src, size_t len, unsigned want, i
     }
     if (injected) {
         return tc_jam_send_injected_synced(peer, &req->jam, req->inj, src, len,
-                                           req->flags[want != 0], 0, count);
+                                           req->flags[want != 0], TC_SLOT_PREPARED, count);
     }
-    return tc_jam_send_plain(peer, &req->jam, src, len, req->flags[want != 0], 0, req->kind,
+    return tc_jam_send_plain(peer, &req->jam, src, len, req->flags[want != 0], TC_SLOT_PREPARED,
+                             req->kind,
                              &req->line_name[want != 0], count);
 }
 
