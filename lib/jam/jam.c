@@ -845,15 +845,17 @@ struct tc_jam_req {
     tc_inj_t         *inj;    /* injected: the synced entry */
     uint64_t          line_name[2]; /* tc_jam_line_name of flags[0], flags[1] */
     uint64_t          line_id;  /* tc_frame_line_id of the jam */
-    uint32_t          line_word; /* tc_frame_line_word of kind and flags[0] */
+    uint32_t          line_word[2]; /* tc_frame_line_word of kind and flags[0], flags[1] */
     uint32_t          gen;    /* the peer's tx_gen when checked */
+    int               lines;  /* its frames go as lines (tc_jam_req_lines) when checked */
     tc_mode_t         mode;
     unsigned          flags[2]; /* a start's send flags (TC_SEND_NO_RET unless the request
                                  * asked for TC_SEND_RESULT), a start_call's */
     uint8_t           kind;
 };
 
-static tc_jam_start_fn tc_jam_start_fn_of(const tc_jam_req_t *req, const tc_peer_t *peer);
+static int             tc_jam_req_lines(const tc_jam_req_t *req, const tc_peer_t *peer);
+static tc_jam_start_fn tc_jam_start_fn_of(const tc_jam_req_t *req);
 
 /* Check the request against its peer as it is now (at init, and at the
  * first start after anything it depends on changed): re-prepared (its
@@ -889,7 +891,8 @@ static __attribute__((noinline)) tc_status_t tc_jam_req_check(tc_jam_req_t *req)
     }
     /* after the sync, which moved tx_gen */
     req->gen   = peer->tx_gen;
-    req->start = tc_jam_start_fn_of(req, peer);
+    req->lines = tc_jam_req_lines(req, peer);
+    req->start = tc_jam_start_fn_of(req);
     return TC_OK;
 }
 
@@ -952,7 +955,8 @@ tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_para
                      (mode == TC_MODE_INJECTED) ? TC_KIND_INJECTED : TC_KIND_CACHED;
     req->line_name[0] = tc_jam_line_name(jam, req->flags[0], req->kind);
     req->line_name[1] = tc_jam_line_name(jam, req->flags[1], req->kind);
-    req->line_word    = tc_frame_line_word(req->kind, tc_jam_frame_flags(req->flags[0]));
+    req->line_word[0] = tc_frame_line_word(req->kind, tc_jam_frame_flags(req->flags[0]));
+    req->line_word[1] = tc_frame_line_word(req->kind, tc_jam_frame_flags(req->flags[1]));
     req->line_id      = tc_frame_line_id(jam->pkg_id, jam->element);
     req->count        = peer->ctx->params.counters ? TC_SENT_JAM :
                                                      (TC_SENT_JAM | TC_SENT_UNCOUNTED);
@@ -1029,18 +1033,22 @@ static tc_status_t tc_jam_start_injected_uncounted(tc_jam_req_t *req, const void
     return tc_jam_req_send(req, src, len, 0, 1, TC_SENT_JAM | TC_SENT_UNCOUNTED);
 }
 
-/* A start the line path does not take (the request to check again, no
- * credit at hand, a payload that is no line): tc_jam_start_plain's way,
- * out of the line path's body. */
+/* A frame the line path does not take (the request to check again, no
+ * credit at hand, a payload that is no line; want: a call's): the general
+ * way, out of the line path's body. */
 static __attribute__((noinline)) tc_status_t
-tc_jam_start_unlined(tc_jam_req_t *req, const void *src, size_t len, int count)
+tc_jam_start_unlined(tc_jam_req_t *req, const void *src, size_t len, unsigned want)
 {
-    return (count & TC_SENT_UNCOUNTED) ? tc_jam_start_plain_uncounted(req, src, len) :
-                                         tc_jam_start_plain(req, src, len);
+    if (want) {
+        return tc_jam_req_send(req, src, len, TC_SEND_WANT_REPLY, 0, req->count);
+    }
+    return (req->count & TC_SENT_UNCOUNTED) ? tc_jam_start_plain_uncounted(req, src, len) :
+                                              tc_jam_start_plain(req, src, len);
 }
 
-/* A prepared jam's one-way frame as one line (tc_jam_start_fn_of chose it:
- * fixed 64-byte frames the CPU stores, local or cached). What makes the
+/* A prepared jam's frame as one line (want: 0, or TC_SEND_WANT_REPLY for a
+ * call; the check chose it: fixed 64-byte frames the CPU stores, local or
+ * cached). What makes the
  * frame a line - the frame size, the delivery, the package or sync, the
  * peer not failed - was checked with the request and holds while tx_gen
  * does; the line's constant words were made then (line_word, line_id), so
@@ -1050,7 +1058,7 @@ tc_jam_start_unlined(tc_jam_req_t *req, const void *src, size_t len, int count)
  * credit, and packs a payload the line refused again with the slot's room
  * to say why (a pack has no other effect: tc_jam_pack_fn). */
 static inline __attribute__((always_inline)) tc_status_t
-tc_jam_req_line(tc_jam_req_t *req, const void *src, size_t len, int count)
+tc_jam_req_line(tc_jam_req_t *req, const void *src, size_t len, unsigned want, int count)
 {
     tc_peer_t *peer = req->link.peer;
     tc_jam_line_buf_t buf;
@@ -1059,25 +1067,25 @@ tc_jam_req_line(tc_jam_req_t *req, const void *src, size_t len, int count)
     if (TC_UNLIKELY((peer == NULL) || (req->gen != peer->tx_gen) ||
                     (len > TC_FRAME_LINE_PAYLOAD) || (peer->tx_slots_frame != TC_FRAME_ALIGN) ||
                     (peer->tx_seq - peer->tx_acked >= peer->tx_slots))) {
-        return tc_jam_start_unlined(req, src, len, count);
+        return tc_jam_start_unlined(req, src, len, want);
     }
     buf[0] = 0; /* the word's bytes past the payload go out as zeros */
     packed = tc_jam_pack_line(&req->jam, src, len, buf);
     if (TC_UNLIKELY(packed < 0)) {
-        return tc_jam_start_unlined(req, src, len, count);
+        return tc_jam_start_unlined(req, src, len, want);
     }
-    return tc_jam_send_line_as(peer, buf[0], (uint32_t)packed, 0, req->line_word, req->line_id,
-                               1, count);
+    return tc_jam_send_line_as(peer, buf[0], (uint32_t)packed, 0, req->line_word[want != 0],
+                               req->line_id, 1, count);
 }
 
 static tc_status_t tc_jam_start_line(tc_jam_req_t *req, const void *src, size_t len)
 {
-    return tc_jam_req_line(req, src, len, TC_SENT_JAM);
+    return tc_jam_req_line(req, src, len, 0, TC_SENT_JAM);
 }
 
 static tc_status_t tc_jam_start_line_uncounted(tc_jam_req_t *req, const void *src, size_t len)
 {
-    return tc_jam_req_line(req, src, len, TC_SENT_JAM | TC_SENT_UNCOUNTED);
+    return tc_jam_req_line(req, src, len, 0, TC_SENT_JAM | TC_SENT_UNCOUNTED);
 }
 
 /* Do the request's one-way frames go as lines to peer as it is now
@@ -1090,14 +1098,14 @@ static int tc_jam_req_lines(const tc_jam_req_t *req, const tc_peer_t *peer)
            (peer->tx_direct_min_unread > TC_FRAME_LINE_PAYLOAD);
 }
 
-static tc_jam_start_fn tc_jam_start_fn_of(const tc_jam_req_t *req, const tc_peer_t *peer)
+static tc_jam_start_fn tc_jam_start_fn_of(const tc_jam_req_t *req)
 {
     int uncounted = (req->count & TC_SENT_UNCOUNTED) != 0;
 
     if (req->kind == TC_KIND_INJECTED) {
         return uncounted ? tc_jam_start_injected_uncounted : tc_jam_start_injected;
     }
-    if (tc_jam_req_lines(req, peer)) {
+    if (req->lines) {
         return uncounted ? tc_jam_start_line_uncounted : tc_jam_start_line;
     }
     return uncounted ? tc_jam_start_plain_uncounted : tc_jam_start_plain;
@@ -1108,9 +1116,14 @@ tc_status_t tc_jam_start(tc_jam_req_t *req, const void *src, size_t len)
     return req->start(req, src, len);
 }
 
-/* A call's frame, on the path tc_jam_start's choice stands for. */
+/* A call's frame, on the path tc_jam_start's choice stands for (a line's
+ * where the check said lines: the line path checks tx_gen first, and goes
+ * the general way, which checks the request again, where it moved). */
 static tc_status_t tc_jam_req_call_send(tc_jam_req_t *req, const void *src, size_t len)
 {
+    if (req->lines) {
+        return tc_jam_req_line(req, src, len, TC_SEND_WANT_REPLY, req->count);
+    }
     return tc_jam_req_send(req, src, len, TC_SEND_WANT_REPLY, req->kind == TC_KIND_INJECTED,
                            req->count);
 }
