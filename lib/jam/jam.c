@@ -1004,8 +1004,7 @@ tc_jam_req_send(tc_jam_req_t *req, const void *src, size_t len, unsigned want, i
                                            req->flags[want != 0], TC_SLOT_PREPARED, count);
     }
     return tc_jam_send_plain(peer, &req->jam, src, len, req->flags[want != 0], TC_SLOT_PREPARED,
-                             req->kind,
-                             &req->line_name[want != 0], count);
+                             req->kind, &req->line_name[want != 0], count);
 }
 
 /* tc_jam_start's paths: the choice is made when the request is checked
@@ -1048,10 +1047,9 @@ tc_jam_start_unlined(tc_jam_req_t *req, const void *src, size_t len, unsigned wa
 
 /* A prepared jam's frame as one line (want: 0, or TC_SEND_WANT_REPLY for a
  * call; the check chose it: fixed 64-byte frames the CPU stores, local or
- * cached). What makes the
- * frame a line - the frame size, the delivery, the package or sync, the
- * peer not failed - was checked with the request and holds while tx_gen
- * does; the line's constant words were made then (line_word, line_id), so
+ * cached). What makes the frame a line - the frame size, the delivery, the
+ * package or sync, the peer not failed - was checked with the request and
+ * holds while tx_gen does; the line's constant words were made then (line_word, line_id), so
  * a start tests only what moves from frame to frame: tx_gen, the payload's
  * size, the ring's last frame size (tx_slots_frame) and a credit. Anything
  * else goes the general way, which checks the request again, waits for
@@ -1088,7 +1086,7 @@ static tc_status_t tc_jam_start_line_uncounted(tc_jam_req_t *req, const void *sr
     return tc_jam_req_line(req, src, len, 0, TC_SENT_JAM | TC_SENT_UNCOUNTED);
 }
 
-/* Do the request's one-way frames go as lines to peer as it is now
+/* Do the request's frames go as lines to peer as it is now
  * (tc_jam_try_line's first case: what tc_jam_plain_tmpl makes a line of)?
  * Each of these moves tx_gen where it changes (tc_peer_invalidate). */
 static int tc_jam_req_lines(const tc_jam_req_t *req, const tc_peer_t *peer)
