@@ -360,6 +360,82 @@ static void test_result_only_when_asked_injected(void **unused)
     result_only_when_asked(TC_MODE_INJECTED);
 }
 
+/* One-way starts that go as lines (fixed 64-byte frames the CPU stores: the
+ * path chosen when the request is checked) through frame-size changes away
+ * from 64 and back: each change moves tx_gen, the next start checks the
+ * request again and takes the general way while frames are larger (a line
+ * there would be rejected), the line path again at 64. Every sum right,
+ * none rejected. */
+static void test_lines_frame_size_change(void **unused)
+{
+    static const uint32_t sizes[] = {128, 64, 192, 64};
+    tc_jam_req_t *req = NULL;
+    int32_t v[2] = {3, 4};
+    int64_t total = 0;
+    uint32_t gen;
+    tc_jam_t jam;
+    pair_t pair;
+    unsigned k;
+    int i;
+
+    (void)unused;
+    pair_open_fixed(&pair, 8, sizeof(v));
+    assert_int_equal(pair.s[1].peer->tx_frame_size, 64);
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, &req), TC_OK);
+    for (k = 0; k <= TC_ARRAY_SIZE(sizes); ++k) {
+        for (i = 0; i < 12; ++i) { /* more than the ring's 8 slots: every slot resized */
+            start_run(req, &pair.s[0], v);
+            total += v[0] + v[1];
+            assert_int_equal(state_of(&pair.s[0])->sum, total);
+        }
+        if (k == TC_ARRAY_SIZE(sizes)) {
+            break;
+        }
+        gen = pair.s[1].peer->tx_gen;
+        pair_set_sizes(&pair, sizes[k], sizes[k]);
+        assert_true(pair.s[1].peer->tx_gen != gen);
+    }
+    assert_none_rejected(&pair.s[0]);
+    tc_jam_req_free(req);
+    pair_close(&pair);
+}
+
+/* The peer says goodbye under a prepared jam whose starts go as lines (no
+ * test of failed on that path): reading the goodbye moves tx_gen
+ * (tc_peer_fail), so the next start and start_call refuse with
+ * TC_ERR_CLOSED and put nothing into the peer's ring. */
+static void test_peer_failed_lines(void **unused)
+{
+    tc_jam_req_t *req = NULL;
+    int32_t v[2] = {1, 2};
+    int64_t ret = 0;
+    uint32_t gen, seq;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)unused;
+    pair_open_fixed(&pair, 8, sizeof(v));
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_init(pair.s[1].peer, &jam, NULL, &req), TC_OK);
+    start_run(req, &pair.s[0], v);
+    start_run(req, &pair.s[0], v);
+    gen = pair.s[1].peer->tx_gen;
+    assert_int_equal(tc_peer_goodbye(pair.s[0].peer, 0), TC_OK);
+    while (pair.s[1].peer->failed == TC_OK) {
+        (void)tc_peer_progress(pair.s[1].peer, 0, NULL);
+    }
+    assert_int_equal(pair.s[1].peer->failed, TC_ERR_CLOSED);
+    assert_true(pair.s[1].peer->tx_gen != gen);
+    seq = pair.s[1].peer->tx_seq;
+    assert_int_equal(tc_jam_start(req, v, sizeof(v)), TC_ERR_CLOSED);
+    assert_int_equal(tc_jam_start_call(req, v, sizeof(v), &ret), TC_ERR_CLOSED);
+    assert_int_equal(pair.s[1].peer->tx_seq, seq);
+    assert_int_equal(state_of(&pair.s[0])->sum, 6);
+    tc_jam_req_free(req);
+    pair_close(&pair);
+}
+
 /* counters 0 on the context: prepared starts are not counted (and stats
  * say so), tc_jam_send's frames still are; the receiver counts neither its
  * frames nor its polls (the receive path's uncounted specialisation, chosen
@@ -457,6 +533,8 @@ int main(void)
         cmocka_unit_test(test_frame_size_change),
         cmocka_unit_test(test_cached_forget),
         cmocka_unit_test(test_peer_closed),
+        cmocka_unit_test(test_lines_frame_size_change),
+        cmocka_unit_test(test_peer_failed_lines),
         cmocka_unit_test(test_result_only_when_asked_local),
         cmocka_unit_test(test_result_only_when_asked_injected),
         cmocka_unit_test(test_counters_on),

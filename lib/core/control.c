@@ -201,7 +201,7 @@ static const char *tc_ctrl_rx_goodbye(void *arg, tc_peer_t *peer, const char *fr
     (void)status_p;
     peer->goodbye_seen = 1;
     if (peer->failed == TC_OK) {
-        peer->failed = TC_ERR_CLOSED; /* its calls return this, and nothing is logged */
+        (void)tc_peer_fail(peer, TC_ERR_CLOSED); /* its calls return this, and nothing is logged */
     }
     return NULL;
 }

@@ -35,10 +35,10 @@ static tc_status_t tc_peer_check_mapped(tc_peer_t *peer)
                  "byte %lld of the mailbox (the peer shrank or removed the object); the "
                  "access went to anonymous memory", peer->wireup->name,
                  (long long)(tc_shm_guard_fault_addr(peer->wireup->remote_guard) - mbox));
-        peer->failed = TC_ERR_PEER_FAILED;
+        (void)tc_peer_fail(peer, TC_ERR_PEER_FAILED);
     } else if (why != NULL) {
         tc_error("%s: %s", peer->wireup->name, why);
-        peer->failed = TC_ERR_PEER_FAILED;
+        (void)tc_peer_fail(peer, TC_ERR_PEER_FAILED);
     }
     return peer->failed;
 }
@@ -59,23 +59,23 @@ tc_status_t tc_peer_check_alive(tc_peer_t *peer)
      * process ends without a goodbye) closed, as after a goodbye: its
      * endpoint's failure is that exit, and nothing is logged */
     if ((peer->ep_error != UCS_OK) && (tc_boot_peer_bye(peer->wireup->boot) != NULL)) {
-        peer->failed = TC_ERR_CLOSED;
+        (void)tc_peer_fail(peer, TC_ERR_CLOSED);
         return peer->failed;
     }
     if (peer->ep_error != UCS_OK) {
         tc_error("%s: endpoint failed: %s", peer->wireup->name, ucs_status_string(peer->ep_error));
-        peer->failed = TC_ERR_PEER_FAILED;
+        (void)tc_peer_fail(peer, TC_ERR_PEER_FAILED);
         return peer->failed;
     }
     status = peer->wireup->boot->ops->check_peer(peer->wireup->boot);
     if (status == TC_ERR_CLOSED) {
-        peer->failed = TC_ERR_CLOSED;
+        (void)tc_peer_fail(peer, TC_ERR_CLOSED);
         return peer->failed;
     }
     if (status != TC_OK) {
         tc_error("%s: the peer closed its bootstrap connection (process gone?)",
                  peer->wireup->name);
-        peer->failed = TC_ERR_PEER_FAILED;
+        (void)tc_peer_fail(peer, TC_ERR_PEER_FAILED);
     }
     return peer->failed;
 }
@@ -181,7 +181,7 @@ tc_status_t tc_peer_waiter_check(tc_peer_t *peer, tc_peer_waiter_t *w)
         tc_error("%s: nothing for %d ms while waiting for %s (peer hung or stopped?)",
                  peer->wireup->name, peer->ctx->params.timeout_ms, w->what);
         /* the ring's state is unknown now: the peer is done for */
-        peer->failed = TC_ERR_TIMEOUT;
+        (void)tc_peer_fail(peer, TC_ERR_TIMEOUT);
         return TC_ERR_TIMEOUT;
     }
     return TC_OK;

@@ -328,7 +328,7 @@ struct tc_peer {
                                         * if none */
     int64_t           ran_ret;       /* latest result of a jam from the peer */
     uint32_t          ran_seq;
-    tc_status_t       failed;        /* set by the endpoint error handler */
+    tc_status_t       failed;        /* tc_peer_fail */
     tc_place_t        place;         /* how frames land in the peer's mailbox */
     /* staging slots in use, minus one: tx_slots - 1 where a frame may leave
      * by a UCX put (its source stays put until its credit returns), 0 with
@@ -353,7 +353,8 @@ struct tc_peer {
     uint32_t          tx_slots_frame;
     /* what prepared jams (tc_jam_init) checked once holds while this is
      * the same: bumped where a frame size, the delivery, a sync or the
-     * peer's cache of our code changes (tc_peer_invalidate) */
+     * peer's cache of our code changes (tc_peer_invalidate), and where the
+     * peer fails (tc_peer_fail): their starts test nothing else of these */
     uint32_t          tx_gen;
 
     /* --- the receive part, line 1: dispatch; wireup sets the geometry,
@@ -572,6 +573,17 @@ static inline void tc_peer_invalidate(tc_peer_t *peer, unsigned what)
         peer->fast_run      = NULL;
     }
     peer->tx_gen++;
+}
+
+/* The peer failed or closed (status, said where it was decided): every
+ * later send returns status, and prepared jams, which do not read failed
+ * on their way, learn it from tx_gen at their next start. The one place
+ * failed is set. */
+static inline tc_status_t tc_peer_fail(tc_peer_t *peer, tc_status_t status)
+{
+    peer->failed = status;
+    peer->tx_gen++;
+    return status;
 }
 
 /* The peer goes (tc_peer_destroy): its prepared jams refuse from now on. */

@@ -89,7 +89,7 @@ tc_status_t tc_peer_ring(tc_peer_t *peer)
     sp = ucp_am_send_nbx(peer->ep, TC_AM_DOORBELL, NULL, 0, NULL, 0, &param);
     if (UCS_PTR_IS_ERR(sp)) {
         tc_error("%s: doorbell: %s", peer->wireup->name, ucs_status_string(UCS_PTR_STATUS(sp)));
-        peer->failed = TC_ERR_PEER_FAILED;
+        (void)tc_peer_fail(peer, TC_ERR_PEER_FAILED);
         return TC_ERR_PEER_FAILED;
     }
     peer->bell_req = sp; /* NULL: it left in the call */

@@ -23,7 +23,7 @@ static inline tc_status_t tc_peer_put_start(tc_peer_t *peer, const void *buf, si
     if (TC_UNLIKELY(UCS_PTR_IS_ERR(sp))) {
         tc_error("%s: put of %zu bytes failed: %s", peer->wireup->name, len,
                  ucs_status_string(UCS_PTR_STATUS(sp)));
-        peer->failed = TC_ERR_PEER_FAILED;
+        (void)tc_peer_fail(peer, TC_ERR_PEER_FAILED);
         return TC_ERR_PEER_FAILED;
     }
     *sp_p = sp;

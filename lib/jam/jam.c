@@ -166,11 +166,21 @@ tc_status_t tc_jam_prepare(tc_peer_t *peer, const tc_jam_t *jam, tc_mode_t mode)
 
 /* ------------------------------------------------------------- the sends */
 
-/* A free slot for the next frame: wait for its credit, or (nowait) say
- * there is none. */
+/* How a send takes its slot (the sends' nowait argument, a constant on the
+ * inline paths): wait for its credit, or say there is none; PREPARED: a
+ * prepared jam's start, which waits, and whose tx_gen check stood for the
+ * peer's failure (tc_peer_fail moves it), so failed is not read again. */
+enum {
+    TC_SLOT_WAIT     = 0,
+    TC_SLOT_NOWAIT   = 1,
+    TC_SLOT_PREPARED = 2
+};
+
+/* A free slot for the next frame: wait for its credit, or (nowait:
+ * TC_SLOT_*) say there is none. */
 static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
 {
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
+    if (!(nowait & TC_SLOT_PREPARED) && TC_UNLIKELY(peer->failed != TC_OK)) {
         return peer->failed;
     }
     /* a slot free by the credits known (one compare), else by the credit
@@ -179,7 +189,7 @@ static inline tc_status_t tc_send_slot(tc_peer_t *peer, int nowait)
         (tc_peer_tx_free(peer) > 0)) {
         return TC_OK;
     }
-    return nowait ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
+    return (nowait & TC_SLOT_NOWAIT) ? TC_ERR_NO_RESOURCE : tc_credits_wait(peer);
 }
 
 /* A prepared one-way start whose request did not ask for the result
@@ -378,7 +388,8 @@ tc_jam_send_direct_uncounted(tc_peer_t *peer, const tc_jam_t *jam, const void *s
  * mapped slot as a few stores, the signal last with release order; no
  * staged frame is written or read. line (a constant) is the format: 1,
  * fixed 64-byte frames' line format (lib/codec/frame_line.h), its four words
- * made from the template's (tx_line_word, tx_line_id), six stores
+ * made from its constant ones (word, id: the template's, or a prepared
+ * jam's), six stores
  * (tc_place_store_line_compact); 0, the general header of the jam's name
  * word (name; variable frames), eight stores (tc_place_store_line). The
  * caller checked that the frame is one: its payload (packed bytes, in the
@@ -387,15 +398,15 @@ tc_jam_send_direct_uncounted(tc_peer_t *peer, const tc_jam_t *jam, const void *s
  * peer's ring last held a frame of this size (tx_slots_frame: its signal
  * word holds no earlier bytes). */
 static inline __attribute__((always_inline)) tc_status_t
-tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t name,
-                 const int line, int count)
+tc_jam_send_line_as(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t name,
+                    uint32_t word, uint64_t id, const int line, int count)
 {
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
     uint32_t seq = peer->tx_seq;
 
     if (line) {
-        tc_frame_line_hdr(w, seq, peer->tx_line_word, peer->tx_line_id, packed, peer->rx_seq,
-                          peer->ran_has, peer->ran_ret, peer->ran_seq);
+        tc_frame_line_hdr(w, seq, word, id, packed, peer->rx_seq, peer->ran_has, peer->ran_ret,
+                          peer->ran_seq);
     } else {
         tc_frame_line_words(w, seq, name, peer->rx_seq, packed, peer->ran_has, peer->ran_ret,
                             peer->ran_seq);
@@ -407,6 +418,16 @@ tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t na
         tc_place_store_line(tc_peer_tx_slot(peer), w, payload, tc_frame_sig(seq));
     }
     return tc_peer_sent(peer, TC_OK, count);
+}
+
+/* tc_jam_send_line with the line words the template made (tx_line_word,
+ * tx_line_id). */
+static inline __attribute__((always_inline)) tc_status_t
+tc_jam_send_line(tc_peer_t *peer, uint64_t payload, uint32_t packed, uint64_t name,
+                 const int line, int count)
+{
+    return tc_jam_send_line_as(peer, payload, packed, name, peer->tx_line_word, peer->tx_line_id,
+                               line, count);
 }
 
 _Static_assert(TC_FRAME_LINE_PAYLOAD == sizeof(uint64_t), "a one-line frame's payload: a word");
@@ -644,11 +665,13 @@ tc_jam_send_injected_synced(tc_peer_t *peer, const tc_jam_t *jam, tc_inj_t *inj,
     frame = tc_peer_tx_frame(peer); /* held no longer, unless written again below */
     /* a large payload packs straight into the peer's slot, as a local one
      * does (tc_jam_send_direct); the sections go from the staging frame */
-    room   = tc_peer_frame_room(peer, off->payload_off);
-    direct = (len >= peer->tx_direct_code_min) && (len <= room);
-    if (direct) {
-        packed = jam->elem->pack(tc_peer_tx_slot(peer) + off->payload_off, room, src, len);
-        direct = ((uint64_t)packed <= room); /* else packed again below, to say why */
+    direct = 0;
+    if (TC_UNLIKELY(len >= peer->tx_direct_code_min)) { /* the room only where it may be */
+        room = tc_peer_frame_room(peer, off->payload_off);
+        if (len <= room) {
+            packed = jam->elem->pack(tc_peer_tx_slot(peer) + off->payload_off, room, src, len);
+            direct = ((uint64_t)packed <= room); /* else packed again below, to say why */
+        }
     }
     if (!direct) {
         cap    = peer->tx_slot_size - off->payload_off - TC_FRAME_SIG_SIZE;
@@ -821,16 +844,22 @@ struct tc_jam_req {
     tc_jam_t          jam;    /* a copy: the caller's may go */
     tc_inj_t         *inj;    /* injected: the synced entry */
     uint64_t          line_name[2]; /* tc_jam_line_name of flags[0], flags[1] */
+    uint64_t          line_id;  /* tc_frame_line_id of the jam */
+    uint32_t          line_word[2]; /* tc_frame_line_word of kind and flags[0], flags[1] */
     uint32_t          gen;    /* the peer's tx_gen when checked */
+    int               lines;  /* its frames go as lines (tc_jam_req_lines) when checked */
     tc_mode_t         mode;
     unsigned          flags[2]; /* a start's send flags (TC_SEND_NO_RET unless the request
                                  * asked for TC_SEND_RESULT), a start_call's */
     uint8_t           kind;
 };
 
+static int             tc_jam_req_lines(const tc_jam_req_t *req, const tc_peer_t *peer);
+static tc_jam_start_fn tc_jam_start_fn_of(const tc_jam_req_t *req);
+
 /* Check the request against its peer as it is now (at init, and at the
- * first start after anything it depends on changed): re-prepared, or
- * refused with the reason logged. */
+ * first start after anything it depends on changed): re-prepared (its
+ * start's path chosen anew), or refused with the reason logged. */
 static __attribute__((noinline)) tc_status_t tc_jam_req_check(tc_jam_req_t *req)
 {
     tc_peer_t *peer = req->link.peer;
@@ -861,7 +890,9 @@ static __attribute__((noinline)) tc_status_t tc_jam_req_check(tc_jam_req_t *req)
         return status;
     }
     /* after the sync, which moved tx_gen */
-    req->gen = peer->tx_gen;
+    req->gen   = peer->tx_gen;
+    req->lines = tc_jam_req_lines(req, peer);
+    req->start = tc_jam_start_fn_of(req);
     return TC_OK;
 }
 
@@ -882,8 +913,6 @@ static void tc_jam_req_unlink(tc_jam_req_t *req)
     }
     link->peer = NULL;
 }
-
-static tc_jam_start_fn tc_jam_start_fn_of(int injected, int count);
 
 tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_params_t *params,
                         tc_jam_req_t **req_p)
@@ -926,9 +955,11 @@ tc_status_t tc_jam_init(tc_peer_t *peer, const tc_jam_t *jam, const tc_send_para
                      (mode == TC_MODE_INJECTED) ? TC_KIND_INJECTED : TC_KIND_CACHED;
     req->line_name[0] = tc_jam_line_name(jam, req->flags[0], req->kind);
     req->line_name[1] = tc_jam_line_name(jam, req->flags[1], req->kind);
+    req->line_word[0] = tc_frame_line_word(req->kind, tc_jam_frame_flags(req->flags[0]));
+    req->line_word[1] = tc_frame_line_word(req->kind, tc_jam_frame_flags(req->flags[1]));
+    req->line_id      = tc_frame_line_id(jam->pkg_id, jam->element);
     req->count        = peer->ctx->params.counters ? TC_SENT_JAM :
                                                      (TC_SENT_JAM | TC_SENT_UNCOUNTED);
-    req->start        = tc_jam_start_fn_of(req->kind == TC_KIND_INJECTED, req->count);
     status = tc_jam_req_check(req);
     if (status != TC_OK) {
         free(req);
@@ -970,15 +1001,16 @@ tc_jam_req_send(tc_jam_req_t *req, const void *src, size_t len, unsigned want, i
     }
     if (injected) {
         return tc_jam_send_injected_synced(peer, &req->jam, req->inj, src, len,
-                                           req->flags[want != 0], 0, count);
+                                           req->flags[want != 0], TC_SLOT_PREPARED, count);
     }
-    return tc_jam_send_plain(peer, &req->jam, src, len, req->flags[want != 0], 0, req->kind,
-                             &req->line_name[want != 0], count);
+    return tc_jam_send_plain(peer, &req->jam, src, len, req->flags[want != 0], TC_SLOT_PREPARED,
+                             req->kind, &req->line_name[want != 0], count);
 }
 
-/* tc_jam_start's four paths: the choice is made once, at init, rather
- * than tested at every start (what it saves with counters off is only
- * worth it so). */
+/* tc_jam_start's paths: the choice is made when the request is checked
+ * (tc_jam_req_check: at init, and again after anything it depends on
+ * changed), rather than tested at every start (what it saves with counters
+ * off is only worth it so). */
 static tc_status_t tc_jam_start_plain(tc_jam_req_t *req, const void *src, size_t len)
 {
     return tc_jam_req_send(req, src, len, 0, 0, TC_SENT_JAM);
@@ -1000,13 +1032,81 @@ static tc_status_t tc_jam_start_injected_uncounted(tc_jam_req_t *req, const void
     return tc_jam_req_send(req, src, len, 0, 1, TC_SENT_JAM | TC_SENT_UNCOUNTED);
 }
 
-static tc_jam_start_fn tc_jam_start_fn_of(int injected, int count)
+/* A frame the line path does not take (the request to check again, no
+ * credit at hand, a payload that is no line; want: a call's): the general
+ * way, out of the line path's body. */
+static __attribute__((noinline)) tc_status_t
+tc_jam_start_unlined(tc_jam_req_t *req, const void *src, size_t len, unsigned want)
 {
-    if (injected) {
-        return (count & TC_SENT_UNCOUNTED) ? tc_jam_start_injected_uncounted :
-                                             tc_jam_start_injected;
+    if (want) {
+        return tc_jam_req_send(req, src, len, TC_SEND_WANT_REPLY, 0, req->count);
     }
-    return (count & TC_SENT_UNCOUNTED) ? tc_jam_start_plain_uncounted : tc_jam_start_plain;
+    return (req->count & TC_SENT_UNCOUNTED) ? tc_jam_start_plain_uncounted(req, src, len) :
+                                              tc_jam_start_plain(req, src, len);
+}
+
+/* A prepared jam's frame as one line (want: 0, or TC_SEND_WANT_REPLY for a
+ * call; the check chose it: fixed 64-byte frames the CPU stores, local or
+ * cached). What makes the frame a line - the frame size, the delivery, the
+ * package or sync, the peer not failed - was checked with the request and
+ * holds while tx_gen does; the line's constant words were made then (line_word, line_id), so
+ * a start tests only what moves from frame to frame: tx_gen, the payload's
+ * size, the ring's last frame size (tx_slots_frame) and a credit. Anything
+ * else goes the general way, which checks the request again, waits for
+ * credit, and packs a payload the line refused again with the slot's room
+ * to say why (a pack has no other effect: tc_jam_pack_fn). */
+static inline __attribute__((always_inline)) tc_status_t
+tc_jam_req_line(tc_jam_req_t *req, const void *src, size_t len, unsigned want, int count)
+{
+    tc_peer_t *peer = req->link.peer;
+    tc_jam_line_buf_t buf;
+    int64_t packed;
+
+    if (TC_UNLIKELY((peer == NULL) || (req->gen != peer->tx_gen) ||
+                    (len > TC_FRAME_LINE_PAYLOAD) || (peer->tx_slots_frame != TC_FRAME_ALIGN) ||
+                    (peer->tx_seq - peer->tx_acked >= peer->tx_slots))) {
+        return tc_jam_start_unlined(req, src, len, want);
+    }
+    buf[0] = 0; /* the word's bytes past the payload go out as zeros */
+    packed = tc_jam_pack_line(&req->jam, src, len, buf);
+    if (TC_UNLIKELY(packed < 0)) {
+        return tc_jam_start_unlined(req, src, len, want);
+    }
+    return tc_jam_send_line_as(peer, buf[0], (uint32_t)packed, 0, req->line_word[want != 0],
+                               req->line_id, 1, count);
+}
+
+static tc_status_t tc_jam_start_line(tc_jam_req_t *req, const void *src, size_t len)
+{
+    return tc_jam_req_line(req, src, len, 0, TC_SENT_JAM);
+}
+
+static tc_status_t tc_jam_start_line_uncounted(tc_jam_req_t *req, const void *src, size_t len)
+{
+    return tc_jam_req_line(req, src, len, 0, TC_SENT_JAM | TC_SENT_UNCOUNTED);
+}
+
+/* Do the request's frames go as lines to peer as it is now
+ * (tc_jam_try_line's first case: what tc_jam_plain_tmpl makes a line of)?
+ * Each of these moves tx_gen where it changes (tc_peer_invalidate). */
+static int tc_jam_req_lines(const tc_jam_req_t *req, const tc_peer_t *peer)
+{
+    return (req->kind != TC_KIND_INJECTED) && (peer->frames == TC_FRAMES_FIXED) &&
+           (peer->tx_frame_size == TC_FRAME_ALIGN) && (peer->deliver == NULL) &&
+           (peer->tx_direct_min_unread > TC_FRAME_LINE_PAYLOAD);
+}
+
+static tc_jam_start_fn tc_jam_start_fn_of(const tc_jam_req_t *req)
+{
+    int uncounted = (req->count & TC_SENT_UNCOUNTED) != 0;
+
+    if (req->kind == TC_KIND_INJECTED) {
+        return uncounted ? tc_jam_start_injected_uncounted : tc_jam_start_injected;
+    }
+    if (req->lines) {
+        return uncounted ? tc_jam_start_line_uncounted : tc_jam_start_line;
+    }
+    return uncounted ? tc_jam_start_plain_uncounted : tc_jam_start_plain;
 }
 
 tc_status_t tc_jam_start(tc_jam_req_t *req, const void *src, size_t len)
@@ -1014,9 +1114,14 @@ tc_status_t tc_jam_start(tc_jam_req_t *req, const void *src, size_t len)
     return req->start(req, src, len);
 }
 
-/* A call's frame, on the path tc_jam_start's choice stands for. */
+/* A call's frame, on the path tc_jam_start's choice stands for (a line's
+ * where the check said lines: the line path checks tx_gen first, and goes
+ * the general way, which checks the request again, where it moved). */
 static tc_status_t tc_jam_req_call_send(tc_jam_req_t *req, const void *src, size_t len)
 {
+    if (req->lines) {
+        return tc_jam_req_line(req, src, len, TC_SEND_WANT_REPLY, req->count);
+    }
     return tc_jam_req_send(req, src, len, TC_SEND_WANT_REPLY, req->kind == TC_KIND_INJECTED,
                            req->count);
 }
