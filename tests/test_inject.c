@@ -325,7 +325,7 @@ static void test_injected_fast_path_resize(void **unused)
         assert_int_equal(call_served(&pair, 1, &sum, payload, 8, TC_MODE_INJECTED), expect);
     }
     assert_non_null(pair.s[0].peer->disp_injected);
-    assert_int_equal(pair.s[0].peer->disp_inj_frame_size, big);
+    assert_int_equal(pair.s[0].peer->rx_path, TC_RX_PATH_INJECTED);
 
     last_sent(&pair, frame, big);
     /* the config frame goes out first: the receiver's frames are small
@@ -336,12 +336,17 @@ static void test_injected_fast_path_resize(void **unused)
     hdr->payload_len = big - hdr->payload_off - TC_FRAME_SIG_SIZE;
     put_forged_rejected(&pair, frame, small);
     assert_int_equal(state_of(&pair.s[0])->sum, expect);
+    /* the size changed: the injected shape recorded at the old one went,
+     * and with it the injected fast path */
+    assert_null(pair.s[0].peer->disp_injected);
+    assert_int_equal(pair.s[0].peer->rx_path, TC_RX_PATH_GENERAL);
     /* and the stream goes on, small */
     expect += payload[0];
     assert_int_equal(call_served(&pair, 1, &sum, payload, 4, TC_MODE_INJECTED), expect);
     expect += payload[0];
     assert_int_equal(call_served(&pair, 1, &sum, payload, 4, TC_MODE_INJECTED), expect);
-    assert_int_equal(pair.s[0].peer->disp_inj_frame_size, small);
+    assert_non_null(pair.s[0].peer->disp_injected);
+    assert_int_equal(pair.s[0].peer->rx_path, TC_RX_PATH_INJECTED);
     pair_close(&pair);
 }
 

@@ -85,8 +85,8 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
              * through here) takes the fast path */
             peer->disp_injected       = inj;
             tc_frame_shape_of(hdr, peer->rx_frame_size, &peer->disp_inj_shape);
-            peer->disp_inj_frame_size = peer->rx_frame_size;
             peer->disp_inj_got_off    = (uint16_t)off.got_off;
+            tc_rx_path_set(peer, tc_rx_path_of(peer)); /* the injected fast path's */
         }
         return why;
     default: /* TC_KIND_CACHED */
@@ -292,6 +292,10 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
         tc_mbox_resize(peer, peer->rx_resize);
         peer->rx_frame_size = peer->rx_resize;
         peer->rx_resize     = 0;
+        /* the injected shape recorded is of the old size: no frame matches
+         * it again, so the fast path for it goes (and with it INJECTED) */
+        peer->disp_injected = NULL;
+        tc_rx_path_set(peer, tc_rx_path_of(peer));
     }
     if (TC_UNLIKELY(peer->owed & TC_OWED_NACK)) {
         tc_rx_nack_now(peer); /* refused by its kind's handler or by policy */

@@ -132,9 +132,11 @@ tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame);
  * compiler) says:
  * - GENERAL (fixed frames): the signal at the frame's end, then the
  *   header's words once, compared with the shape of the last local or
- *   cached frame the validator passed; or of the injected jam the
- *   allow-list ran last (out of line: it compares the frame's code and
- *   GOTP);
+ *   cached frame the validator passed;
+ * - INJECTED (fixed frames, the allow-list recorded an injected jam): as
+ *   GENERAL, or the shape of that injected jam's frames (then out of line:
+ *   the frame's code and GOTP compared) - its own instance, so that a
+ *   receiver of local frames alone keeps no register for this path;
  * - LINE (fixed 64-byte frames, the last such frame a line,
  *   lib/codec/frame_line.h): the signal the line's last word, its four
  *   words compared the same way;
@@ -153,6 +155,9 @@ static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
     uint32_t seq = peer->rx_seq;
     uint32_t idx = seq & (peer->rx_slots - 1);
     char *slot   = peer->rx_ring + (size_t)idx * peer->rx_slot_size;
+    /* the general header's paths: GENERAL, and INJECTED, which holds the
+     * injected fast path too */
+    const int general = (path == TC_RX_PATH_GENERAL) || (path == TC_RX_PATH_INJECTED);
     uint64_t w[TC_FRAME_HDR_SIZE / 8];
     tc_jam_run_fn run_fn;
     uint64_t seen;
@@ -185,7 +190,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
         }
     }
     tc_smp_rmb();
-    if (path == TC_RX_PATH_GENERAL) {
+    if (general) {
         tc_peer_prefetch_arrival(peer, slot);
     }
     /* one copy of the header, word by word: what is checked is what is used
@@ -212,15 +217,15 @@ static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
     if (path == TC_RX_PATH_VARIABLE) {
         return tc_peer_rx_peek(peer) ? -1 : 0;
     }
-    if ((path == TC_RX_PATH_LINE) || ((uint8_t)(w[1] >> 48) != TC_KIND_INJECTED)) {
-        return -1; /* a line is never injected */
+    if ((path != TC_RX_PATH_INJECTED) || ((uint8_t)(w[1] >> 48) != TC_KIND_INJECTED)) {
+        return -1; /* a line is never injected; GENERAL holds no injected jam */
     }
     /* its code and GOT lines are checked next, on either path: ask for
      * them all at once, once */
     if (!peer->sw_prefetch) {
         tc_peer_prefetch_lines(peer, slot, (uint16_t)w[3]);
     }
-    if ((peer->disp_injected == NULL) || (peer->rx_frame_size != peer->disp_inj_frame_size) ||
+    if ((peer->disp_injected == NULL) ||
         !tc_frame_words_same_shape(w, &peer->disp_inj_shape, peer->rx_frame_size, seq) ||
         !tc_peer_ack_sane(peer, (uint32_t)w[2])) {
         return -1;
@@ -266,27 +271,26 @@ static inline __attribute__((always_inline)) int tc_rx_poll_next(tc_peer_t *peer
 }
 
 /* Instantiates _inst(name, path) for each path rx_path may hold; and a
- * table of such instances, indexed by rx_path (TC_RX_PATHS entries; the
- * two values no peer holds, VARIABLE | LINE counted or not, name the
- * variable instances). */
+ * table of such instances, indexed by rx_path (TC_RX_PATHS entries). */
 #define TC_RX_PATH_INSTANCES(_inst)                                                             \
     _inst(general, TC_RX_PATH_GENERAL)                                                          \
     _inst(line, TC_RX_PATH_LINE)                                                                \
     _inst(variable, TC_RX_PATH_VARIABLE)                                                        \
+    _inst(injected, TC_RX_PATH_INJECTED)                                                        \
     _inst(general_uncounted, TC_RX_PATH_GENERAL | TC_RX_PATH_UNCOUNTED)                         \
     _inst(line_uncounted, TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED)                               \
-    _inst(variable_uncounted, TC_RX_PATH_VARIABLE | TC_RX_PATH_UNCOUNTED)
+    _inst(variable_uncounted, TC_RX_PATH_VARIABLE | TC_RX_PATH_UNCOUNTED)                       \
+    _inst(injected_uncounted, TC_RX_PATH_INJECTED | TC_RX_PATH_UNCOUNTED)
 #define TC_RX_PATH_TABLE(_prefix)                                                               \
     {                                                                                           \
         [TC_RX_PATH_GENERAL]                            = _prefix##general,                     \
         [TC_RX_PATH_LINE]                               = _prefix##line,                        \
         [TC_RX_PATH_VARIABLE]                           = _prefix##variable,                    \
-        [TC_RX_PATH_VARIABLE | TC_RX_PATH_LINE]         = _prefix##variable,                    \
+        [TC_RX_PATH_INJECTED]                           = _prefix##injected,                    \
         [TC_RX_PATH_GENERAL | TC_RX_PATH_UNCOUNTED]     = _prefix##general_uncounted,           \
         [TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED]        = _prefix##line_uncounted,              \
         [TC_RX_PATH_VARIABLE | TC_RX_PATH_UNCOUNTED]    = _prefix##variable_uncounted,          \
-        [TC_RX_PATH_VARIABLE | TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED] =                        \
-            _prefix##variable_uncounted,                                                        \
+        [TC_RX_PATH_INJECTED | TC_RX_PATH_UNCOUNTED]    = _prefix##injected_uncounted,          \
     }
 
 /* The frame tc_rx_poll_as passed on (-1), through the validator; then what is

@@ -377,11 +377,11 @@ struct tc_peer {
     uint64_t         *rx_stale __attribute__((aligned(64))); /* per slot: what the last
                                       * frame left behind */
     /* the last injected jam run under the allow-list, the shape of its
-     * frame (tc_frame_shape_of, at frame size disp_inj_frame_size) and where
-     * its GOTP is: the next frame of that shape takes the fast path */
+     * frame (tc_frame_shape_of, at the frame size then: a frame-size change
+     * drops it) and where its GOTP is: the next frame of that shape takes
+     * the fast path (rx_path INJECTED) */
     struct tc_inj    *disp_injected;
     tc_frame_shape_t  disp_inj_shape;
-    uint32_t          disp_inj_frame_size;
     uint32_t          rx_reported;   /* consumed count last told to the peer */
     uint32_t          peer_rank;     /* wireup: the peer's rank (a run's origin) */
     uint32_t          credit_batch;  /* credits: frames per credit return */
@@ -768,13 +768,18 @@ tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait);
 /* Context helpers used by the peer. */
 const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id);
 
-/* How tc_rx_poll_as reads the next frame (rx_path): fixed frames, the general
- * header (0: fixed frames are TC_FRAMES_FIXED's 0); fixed 64-byte frames
- * where the last local or cached frame the validator passed was a line
- * (lib/codec/frame_line.h); variable frames. */
+/* How tc_rx_poll_as reads the next frame (rx_path), and which fast paths
+ * it holds: fixed frames, the general header, the last local or cached
+ * shape the validator passed (0: fixed frames are TC_FRAMES_FIXED's 0);
+ * fixed 64-byte frames where that frame was a line
+ * (lib/codec/frame_line.h); variable frames; fixed frames, the general
+ * header, and also the injected jam whose own copy the allow-list ran last
+ * (disp_injected: its frames' code and GOTP are compared out of line, which
+ * only a receiver of injected frames pays for). */
 #define TC_RX_PATH_GENERAL  0u
 #define TC_RX_PATH_LINE     1u
 #define TC_RX_PATH_VARIABLE 2u
+#define TC_RX_PATH_INJECTED 3u
 /* with one of them: the context's counters are off (rx_frames and polls
  * are not counted: a specialisation without the increments) */
 #define TC_RX_PATH_UNCOUNTED 4u
@@ -789,12 +794,14 @@ const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id
  * and the validator choose it; nothing a peer writes indexes it. */
 void tc_rx_path_set(tc_peer_t *peer, uint8_t path);
 
-/* The path of fixed or variable frames, no line recorded. */
-_Static_assert((TC_RX_PATH_VARIABLE | TC_RX_PATH_LINE | TC_RX_PATH_UNCOUNTED) < TC_RX_PATHS,
+/* The path of fixed or variable frames, no line recorded: fixed frames'
+ * holds the injected fast path where the allow-list recorded a jam. */
+_Static_assert((TC_RX_PATH_INJECTED | TC_RX_PATH_UNCOUNTED) < TC_RX_PATHS,
                "rx_path indexes TC_RX_PATHS entries");
 static inline uint8_t tc_rx_path_of(const tc_peer_t *peer)
 {
-    return ((peer->frames == TC_FRAMES_FIXED) ? TC_RX_PATH_GENERAL : TC_RX_PATH_VARIABLE) |
+    return ((peer->frames != TC_FRAMES_FIXED) ? TC_RX_PATH_VARIABLE :
+            (peer->disp_injected != NULL)     ? TC_RX_PATH_INJECTED : TC_RX_PATH_GENERAL) |
            (peer->ctx->params.counters ? 0u : TC_RX_PATH_UNCOUNTED);
 }
 
