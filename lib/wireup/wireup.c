@@ -536,7 +536,8 @@ static tc_status_t tc_wireup_rx_kinds(tc_context_t *ctx)
 
 /* A peer with its cold parts (runtime.h) in one zeroed block: they come
  * and go with it, and the peer is line-aligned (its send and receive
- * parts fill whole cache lines). */
+ * parts fill whole cache lines). The NACKs owed (reject's queue) close it,
+ * one per slot of the ring the peer's frames land in. */
 typedef struct tc_peer_block {
     tc_peer_t        peer;
     tc_peer_wireup_t wireup;
@@ -544,21 +545,25 @@ typedef struct tc_peer_block {
     tc_peer_ctrl_t   control;
     tc_peer_inj_t    injs;
     tc_peer_ried_t   ried;
+    tc_nack_owed_t   nack_q[];
 } tc_peer_block_t;
 
-static tc_status_t tc_peer_alloc(tc_peer_t **peer_p)
+static tc_status_t tc_peer_alloc(uint32_t slots, tc_peer_t **peer_p)
 {
+    size_t size = sizeof(tc_peer_block_t) + (size_t)slots * sizeof(tc_nack_owed_t);
     tc_peer_block_t *block;
 
-    if (posix_memalign((void **)&block, 64, sizeof(*block)) != 0) {
+    if (posix_memalign((void **)&block, 64, size) != 0) {
         return TC_ERR_NO_MEMORY;
     }
-    memset(block, 0, sizeof(*block));
-    block->peer.wireup  = &block->wireup;
-    block->peer.reject  = &block->reject;
-    block->peer.control = &block->control;
-    block->peer.injs    = &block->injs;
-    block->peer.ried    = &block->ried;
+    memset(block, 0, size);
+    block->peer.wireup     = &block->wireup;
+    block->peer.reject     = &block->reject;
+    block->peer.control    = &block->control;
+    block->peer.injs       = &block->injs;
+    block->peer.ried       = &block->ried;
+    block->reject.nack_q   = block->nack_q;
+    block->reject.nack_max = slots; /* a power of two (tc_context_create) */
     *peer_p = &block->peer;
     return TC_OK;
 }
@@ -599,7 +604,7 @@ static tc_status_t tc_peer_connect_as(tc_context_t *ctx, tc_boot_t *boot,
     if (status != TC_OK) {
         return status;
     }
-    status = tc_peer_alloc(&peer);
+    status = tc_peer_alloc(ctx->params.slots, &peer);
     if (status != TC_OK) {
         return status;
     }
