@@ -117,8 +117,12 @@ tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
         if (status == TC_ERR_NO_RESOURCE) {
             break;
         }
-        tc_peer_nack_pop(peer); /* sent, or the peer failed: not owed again */
+        tc_peer_nack_pop(peer);
         if (status != TC_OK) {
+            /* the peer failed or closed: none of the rest would go either */
+            while (tc_peer_nack_head(peer) != NULL) {
+                tc_peer_nack_pop(peer);
+            }
             return status;
         }
     }
