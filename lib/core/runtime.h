@@ -246,10 +246,10 @@ typedef struct tc_nack_owed {
  * ring of oldest first (TC_OWED_NACK while it holds any; control sends them
  * in order while the peer's ring has free slots). One entry per slot of our
  * ring, after the peer's block (lib/wireup/wireup.c): the peer has no more
- * frames in flight than its credits, and a progress call hands none back
- * before its NACKs go, so its refusals all fit; only a peer that sends while
- * it reads none of ours overflows it (the newest dropped, counted in
- * nacks_dropped). why is the one buffer written elsewhere: a receive handler
+ * frames in flight than its credits, and a progress call returns credits
+ * only after its NACKs went, so one call's refusals all fit; only a peer
+ * that sends while it reads none of ours overflows it (the newest dropped,
+ * counted in nacks_dropped). why is the one buffer written elsewhere: a receive handler
  * that refuses a frame formats its reason there (dispatch, inject, ried,
  * multicast's queue) and hands it to tc_peer_reject. */
 typedef struct tc_peer_reject {
