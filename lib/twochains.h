@@ -656,6 +656,9 @@ typedef struct tc_peer_stats {
     uint32_t last_ret_seq;
     uint64_t rx_bad_acks;    /* acks from the peer (a frame's, its credit word) of more frames
                               * than this side sent: refused */
+    uint32_t nacks_dropped;  /* NACKs of refused frames never sent: more were owed than the
+                              * queue holds (one per slot of this side's ring) while the
+                              * peer's ring had no free slot (32 bits: in the struct's padding) */
     int      counters;       /* the context's counters: 0 where tx_frames and tx_jams leave
                               * out the frames of prepared starts (not counted, not zero)
                               * and rx_frames and polls are not counted (stay 0) */

@@ -347,7 +347,22 @@ static void test_kind_table(void **unused)
     pair_close(&pair);
 }
 
-/* A call's frame from s[1] (noop, payload 8 bytes) that s[0] will refuse:
+/* The refused calls' payload: 8 bytes, so that a noop call's frame is one
+ * line where the frames are fixed at 64 bytes. */
+#define REFUSED_LEN 8
+
+/* The pair the refused-call cases open: 8 slots, fixed frames of
+ * REFUSED_LEN bytes; s[0] (*rx_p) refuses what s[1] (*tx_p) sends with its
+ * noop (*noop_p). */
+static void reject_pair_open(pair_t *pair, tc_peer_t **rx_p, tc_peer_t **tx_p, tc_jam_t *noop_p)
+{
+    pair_open_fixed(pair, 8, REFUSED_LEN);
+    *rx_p   = pair->s[0].peer;
+    *tx_p   = pair->s[1].peer;
+    *noop_p = jam_of(&pair->s[1], "noop");
+}
+
+/* A call's frame from s[1] (noop, REFUSED_LEN bytes) that s[0] will refuse:
  * its payload length, as it landed in s[0]'s slot (the k-th after the one
  * s[0] takes next), rewritten past its room (test_exec_race's racer, by
  * hand: a line's byte 1 or a general header's payload_len). Returns the
@@ -355,7 +370,7 @@ static void test_kind_table(void **unused)
 static uint32_t send_refused(pair_t *pair, const tc_jam_t *noop, uint32_t k, unsigned *lines_p)
 {
     tc_peer_t *rx = pair->s[0].peer, *tx = pair->s[1].peer;
-    uint8_t buf[8] = {0};
+    uint8_t buf[REFUSED_LEN] = {0};
     uint32_t seq = tx->tx_seq;
     tc_frame_hdr_t *hdr;
     char *slot;
@@ -383,6 +398,59 @@ static uint32_t call_refused(pair_t *pair, const tc_jam_t *noop, unsigned *lines
     return seq;
 }
 
+/* The receiver keeps serving: the caller's next call runs and its result
+ * comes back. */
+static void call_runs(pair_t *pair, const tc_jam_t *noop)
+{
+    tc_peer_t *rx = pair->s[0].peer, *tx = pair->s[1].peer;
+    uint8_t buf[REFUSED_LEN] = {0};
+    tc_peer_stats_t st;
+    uint32_t seq = tx->tx_seq;
+
+    assert_int_equal(tc_jam_send(tx, noop, buf, sizeof(buf),
+                                 TC_SEND_PARAMS(TC_MODE_LOCAL, TC_SEND_WANT_REPLY)), TC_OK);
+    assert_int_equal(tc_peer_progress(rx, 1, NULL), TC_OK);
+    assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
+    tc_peer_stats(tx, &st);
+    assert_int_equal(st.last_ret_seq, seq);
+    assert_int_equal(st.last_ret, sizeof(buf));
+}
+
+/* The receiver's noop frames fill the caller's ring, unconsumed: a NACK
+ * owed finds no free slot until the caller hands its credits back. */
+static void fill_caller_ring(pair_t *pair)
+{
+    tc_jam_t noop = jam_of(&pair->s[0], "noop");
+    uint8_t buf[REFUSED_LEN] = {0};
+
+    while (tc_peer_tx_free(pair->s[0].peer) > 0) {
+        assert_int_equal(tc_jam_send(pair->s[0].peer, &noop, buf, sizeof(buf),
+                                     TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+    }
+}
+
+/* The caller's next frame, a NACK of status: its seq. Where none has
+ * landed yet (the receiver's NACKs wait for a free slot of the caller's
+ * ring), the caller hands its credits back and the receiver sends what it
+ * owes. */
+static uint32_t next_nack(pair_t *pair, tc_status_t status)
+{
+    tc_peer_t *rx = pair->s[0].peer, *tx = pair->s[1].peer;
+    tc_nack_t nack;
+    unsigned n = 0;
+
+    assert_int_equal(tc_peer_progress(tx, 1, &n), TC_OK);
+    if (n == 0) {
+        assert_int_equal(tc_peer_flush(tx), TC_OK);
+        assert_int_equal(tc_peer_progress(rx, 0, NULL), TC_OK);
+        assert_int_equal(tc_peer_progress(tx, 1, &n), TC_OK);
+    }
+    assert_int_equal(n, 1);
+    assert_int_equal(tc_peer_last_nack(tx, &nack), TC_OK);
+    assert_int_equal(nack.status, status);
+    return nack.seq;
+}
+
 /* A run of refused frames longer than the ring (test_exec_race's
  * test_line_len_race: a racing writer made the receiver's copy of several
  * calls in a row bad): each frame's sender counted the credits it carried
@@ -393,7 +461,6 @@ static uint32_t call_refused(pair_t *pair, const tc_jam_t *noop, unsigned *lines
  * runs. */
 static void test_refused_run_keeps_credits(void **unused)
 {
-    uint8_t buf[8] = {0};
     tc_peer_t *rx, *tx;
     tc_peer_stats_t st;
     uint32_t i, n, seq;
@@ -403,11 +470,8 @@ static void test_refused_run_keeps_credits(void **unused)
     pair_t pair;
 
     (void)unused;
-    pair_open_fixed(&pair, 8, sizeof(buf));
-    rx   = pair.s[0].peer;
-    tx   = pair.s[1].peer;
-    noop = jam_of(&pair.s[1], "noop");
-    n    = 3 * rx->rx_slots;
+    reject_pair_open(&pair, &rx, &tx, &noop);
+    n = 3 * rx->rx_slots;
     for (i = 0; i < n; ++i) {
         seq = call_refused(&pair, &noop, &lines);
         assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
@@ -423,16 +487,7 @@ static void test_refused_run_keeps_credits(void **unused)
     assert_int_equal(st.rx_rejected, n);
     assert_int_equal(st.rx_frames, 0);
     assert_true(lines > 0); /* once every slot held a 64-byte frame: the racer's case */
-
-    /* the receiver keeps serving: the next call runs and its result comes */
-    seq = tx->tx_seq;
-    assert_int_equal(tc_jam_send(tx, &noop, buf, sizeof(buf),
-                                 TC_SEND_PARAMS(TC_MODE_LOCAL, TC_SEND_WANT_REPLY)), TC_OK);
-    assert_int_equal(tc_peer_progress(rx, 1, NULL), TC_OK);
-    assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
-    tc_peer_stats(tx, &st);
-    assert_int_equal(st.last_ret_seq, seq);
-    assert_int_equal(st.last_ret, sizeof(buf));
+    call_runs(&pair, &noop);
     pair_close(&pair);
 }
 
@@ -444,29 +499,21 @@ static void test_refused_run_keeps_credits(void **unused)
 static void test_owed_nack_sent_while_waiting(void **unused)
 {
     server_arg_t server;
-    uint8_t buf[8] = {0};
+    uint8_t buf[REFUSED_LEN] = {0};
     tc_peer_t *rx, *tx;
     tc_peer_stats_t st;
     tc_status_t status = TC_OK;
     pthread_t thread;
-    tc_jam_t noop[2];
     unsigned lines = 0;
     tc_nack_t nack;
+    tc_jam_t noop;
     uint32_t seq;
     pair_t pair;
 
     (void)unused;
-    pair_open_fixed(&pair, 8, sizeof(buf));
-    rx      = pair.s[0].peer;
-    tx      = pair.s[1].peer;
-    noop[0] = jam_of(&pair.s[0], "noop");
-    noop[1] = jam_of(&pair.s[1], "noop");
-    /* the receiver's frames fill the caller's ring, unconsumed */
-    while (tc_peer_tx_free(rx) > 0) {
-        assert_int_equal(tc_jam_send(rx, &noop[0], buf, sizeof(buf),
-                                     TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
-    }
-    seq = call_refused(&pair, &noop[1], &lines);
+    reject_pair_open(&pair, &rx, &tx, &noop);
+    fill_caller_ring(&pair);
+    seq = call_refused(&pair, &noop, &lines);
     assert_true(rx->owed & TC_OWED_NACK); /* no slot for it yet */
     /* the caller runs them and hands the credits back (its credit word) */
     assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
@@ -480,7 +527,7 @@ static void test_owed_nack_sent_while_waiting(void **unused)
         status = tc_peer_wait(tx, NULL); /* a silent receiver: its timeout */
     }
     if (status == TC_OK) { /* the frame that ends the server's wait */
-        status = tc_jam_send(tx, &noop[1], buf, sizeof(buf), TC_SEND_PARAMS(TC_MODE_LOCAL, 0));
+        status = tc_jam_send(tx, &noop, buf, sizeof(buf), TC_SEND_PARAMS(TC_MODE_LOCAL, 0));
     }
     pthread_join(thread, NULL);
     assert_int_equal(status, TC_OK);
@@ -490,35 +537,110 @@ static void test_owed_nack_sent_while_waiting(void **unused)
 }
 
 /* Refused frames that one progress call takes together (a one-way jam
- * then a call, both refused) are each NACKed: one NACK is owed at a time,
- * so the first goes before the next frame is looked at; before, the
- * second refusal found the first's owed and its caller never heard. */
+ * then a call, both refused) are each NACKed: their NACKs are queued and go
+ * after the call's frames; before, one NACK was owed at a time, the second
+ * refusal found the first's owed and its caller never heard. */
 static void test_refused_burst_each_nacked(void **unused)
 {
-    uint8_t buf[8] = {0};
     uint32_t seq[3], k;
     unsigned lines = 0;
+    tc_peer_t *rx, *tx;
     tc_peer_stats_t st;
-    tc_nack_t nack;
     tc_jam_t noop;
     pair_t pair;
 
     (void)unused;
-    pair_open_fixed(&pair, 8, sizeof(buf));
-    noop = jam_of(&pair.s[1], "noop");
+    reject_pair_open(&pair, &rx, &tx, &noop);
     for (k = 0; k < 3; ++k) {
         seq[k] = send_refused(&pair, &noop, k, &lines);
     }
-    assert_int_equal(tc_peer_progress(pair.s[0].peer, 0, NULL), TC_OK);
-    tc_peer_stats(pair.s[0].peer, &st);
+    assert_int_equal(tc_peer_progress(rx, 0, NULL), TC_OK);
+    tc_peer_stats(rx, &st);
     assert_int_equal(st.rx_rejected, 3);
     /* the caller takes them one at a time: each NACK is its frame's */
     for (k = 0; k < 3; ++k) {
-        assert_int_equal(tc_peer_progress(pair.s[1].peer, 1, NULL), TC_OK);
-        assert_int_equal(tc_peer_last_nack(pair.s[1].peer, &nack), TC_OK);
-        assert_int_equal(nack.seq, seq[k]);
-        assert_int_equal(nack.status, TC_ERR_BAD_FRAME);
+        assert_int_equal(next_nack(&pair, TC_ERR_BAD_FRAME), seq[k]);
     }
+    pair_close(&pair);
+}
+
+/* A ring's worth of refused frames, all the credits the caller has, taken
+ * by one progress call: the queue holds a NACK per slot, so none is
+ * dropped, and they come out in the frames' order (seq), also those that
+ * waited for a free slot of the caller's ring. */
+static void test_refused_ring_nacked_in_order(void **unused)
+{
+    uint32_t seq[8], k;
+    unsigned lines = 0;
+    tc_peer_t *rx, *tx;
+    tc_peer_stats_t st;
+    tc_jam_t noop;
+    pair_t pair;
+
+    (void)unused;
+    reject_pair_open(&pair, &rx, &tx, &noop);
+    assert_int_equal(rx->rx_slots, TC_ARRAY_SIZE(seq));
+    assert_int_equal(tc_peer_flush(rx), TC_OK); /* the config frame's credit */
+    assert_int_equal(tc_peer_tx_free(tx), rx->rx_slots);
+    for (k = 0; k < rx->rx_slots; ++k) {
+        seq[k] = send_refused(&pair, &noop, k, &lines);
+    }
+    assert_int_equal(tc_peer_progress(rx, 0, NULL), TC_OK);
+    tc_peer_stats(rx, &st);
+    assert_int_equal(st.rx_rejected, rx->rx_slots);
+    assert_int_equal(st.nacks_dropped, 0);
+    for (k = 0; k < rx->rx_slots; ++k) {
+        assert_int_equal(next_nack(&pair, TC_ERR_BAD_FRAME), seq[k]);
+    }
+    assert_false(rx->owed & TC_OWED_NACK);
+    call_runs(&pair, &noop);
+    pair_close(&pair);
+}
+
+/* More refused frames than the NACK queue holds (a slot's worth each)
+ * while the caller reads none of the receiver's frames (its ring full): the
+ * oldest NACKs stay and go, in order, once the caller reads again; the
+ * rest are dropped and counted (nacks_dropped), and the pair keeps
+ * working. */
+static void test_nack_queue_overflow(void **unused)
+{
+    const uint32_t extra = 5;
+    uint32_t seq[8 + 5], k, max;
+    unsigned lines = 0, n;
+    tc_peer_t *rx, *tx;
+    tc_peer_stats_t st;
+    tc_jam_t noop;
+    pair_t pair;
+
+    (void)unused;
+    reject_pair_open(&pair, &rx, &tx, &noop);
+    max = rx->reject->nack_max;
+    assert_int_equal(max, rx->rx_slots);
+    assert_int_equal(max + extra, TC_ARRAY_SIZE(seq));
+    fill_caller_ring(&pair);
+    for (k = 0; k < max + extra; ++k) {
+        if (tc_peer_tx_free(tx) == 0) {
+            assert_int_equal(tc_peer_flush(rx), TC_OK); /* credits by their word */
+        }
+        seq[k] = call_refused(&pair, &noop, &lines);
+    }
+    tc_peer_stats(rx, &st);
+    assert_int_equal(st.rx_rejected, max + extra);
+    assert_int_equal(st.nacks_dropped, extra);
+    assert_true(rx->owed & TC_OWED_NACK);
+
+    /* the caller reads the receiver's frames again: the oldest NACKs come,
+     * in order, and nothing after them */
+    assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
+    for (k = 0; k < max; ++k) {
+        assert_int_equal(next_nack(&pair, TC_ERR_BAD_FRAME), seq[k]);
+    }
+    assert_false(rx->owed & TC_OWED_NACK);
+    assert_int_equal(tc_peer_flush(tx), TC_OK);
+    assert_int_equal(tc_peer_progress(rx, 0, NULL), TC_OK);
+    assert_int_equal(tc_peer_progress(tx, 0, &n), TC_OK);
+    assert_int_equal(n, 0);
+    call_runs(&pair, &noop);
     pair_close(&pair);
 }
 
@@ -531,6 +653,8 @@ int main(void)
         cmocka_unit_test(test_refused_run_keeps_credits),
         cmocka_unit_test(test_owed_nack_sent_while_waiting),
         cmocka_unit_test(test_refused_burst_each_nacked),
+        cmocka_unit_test(test_refused_ring_nacked_in_order),
+        cmocka_unit_test(test_nack_queue_overflow),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("reject", tests, NULL, NULL);

@@ -101,24 +101,32 @@ static const char *tc_ctrl_rx_config(void *arg, tc_peer_t *peer, const char *fra
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
 {
     tc_frame_layout_t layout = {0, 0, 0, 0};
+    const tc_nack_owed_t *nack;
     tc_frame_offsets_t off;
     uint32_t room, len;
     tc_status_t status;
 
-    if (tc_peer_tx_free(peer) == 0) {
-        return TC_OK; /* later */
-    }
     (void)tc_frame_layout(&layout, peer->tx_slot_size, &off);
     room = tc_peer_frame_room(peer, off.payload_off);
-    len  = (uint32_t)strlen(peer->reject->nack_tx.reason);
-    len  = (len < room) ? len : room; /* the status always goes; the words if they fit */
-    status = tc_peer_send_kind(peer, TC_KIND_NACK, peer->reject->nack_tx.seq,
-                               (uint16_t)-peer->reject->nack_tx.status, NULL, 0, peer->reject->nack_tx.reason,
-                               len, 1);
-    if (status != TC_ERR_NO_RESOURCE) {
-        peer->owed &= ~TC_OWED_NACK;
+    /* oldest first, as the frames came; what finds no free slot goes later */
+    while (((nack = tc_peer_nack_head(peer)) != NULL) && (tc_peer_tx_free(peer) > 0)) {
+        len    = (uint32_t)strlen(nack->reason);
+        len    = (len < room) ? len : room; /* the status always goes; the words if they fit */
+        status = tc_peer_send_kind(peer, TC_KIND_NACK, nack->seq, (uint16_t)-nack->status, NULL,
+                                   0, nack->reason, len, 1);
+        if (status == TC_ERR_NO_RESOURCE) {
+            break;
+        }
+        tc_peer_nack_pop(peer);
+        if (status != TC_OK) {
+            /* the peer failed or closed: none of the rest would go either */
+            while (tc_peer_nack_head(peer) != NULL) {
+                tc_peer_nack_pop(peer);
+            }
+            return status;
+        }
     }
-    return (status == TC_ERR_NO_RESOURCE) ? TC_OK : status;
+    return TC_OK;
 }
 
 static const char *tc_ctrl_rx_nack(void *arg, tc_peer_t *peer, const char *frame,
@@ -166,13 +174,14 @@ tc_status_t tc_ctrl_nack_late(tc_peer_t *peer, uint32_t seq, const char *what, c
 {
     tc_status_t status;
 
-    /* one NACK owed at a time: the one before goes first, this one later */
-    if (peer->owed & TC_OWED_NACK) {
+    /* never dropped (it stands for an answer owed): with the queue full,
+     * what it holds goes first and this one waits for room */
+    if (tc_peer_nack_full(peer)) {
         status = tc_ctrl_send_nack(peer);
         if (status != TC_OK) {
             return status;
         }
-        if (peer->owed & TC_OWED_NACK) {
+        if (tc_peer_nack_full(peer)) {
             return TC_ERR_AGAIN;
         }
     }

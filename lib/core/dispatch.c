@@ -208,16 +208,6 @@ static int tc_rx_route(tc_peer_t *peer, char *frame, const tc_frame_hdr_t *hdr, 
     }
 }
 
-/* A refused frame's NACK, sent before the next frame is looked at: one is
- * owed at a time (tc_peer_nack), so a second refusal in the same progress
- * call would leave its caller waiting for its own in vain. Cold, off the
- * receive loop; a send that fails marks the peer failed, which the next
- * call returns. */
-static __attribute__((noinline, cold)) void tc_rx_nack_now(tc_peer_t *peer)
-{
-    (void)tc_peer_send_owed(peer);
-}
-
 /* Everything the fast path does not take: validate the header (nothing in
  * the frame is trusted before), then route it. Returns 0 for a kind
  * registered quiet (config, goodbye: what a caller waits for is never one),
@@ -264,7 +254,6 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
             tc_peer_note_ack(peer, hdr->ack);
         }
         tc_rx_consumed(peer, seen);
-        tc_rx_nack_now(peer);
         return 1;
     }
     if (TC_UNLIKELY(!tc_peer_ack_sane(peer, hdr->ack))) {
@@ -274,7 +263,6 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
         peer->stats.rx_bad_acks++;
         tc_peer_reject(peer, TC_ERR_PROTOCOL, reason);
         tc_rx_consumed(peer, seen);
-        tc_rx_nack_now(peer);
         return 1;
     }
     routed = tc_rx_route(peer, frame, hdr, seen);
@@ -296,9 +284,6 @@ static __attribute__((noinline)) int tc_rx_validated(tc_peer_t *peer, char *fram
          * it again, so the fast path for it goes (and with it INJECTED) */
         peer->disp_injected = NULL;
         tc_rx_path_set(peer, tc_rx_path_of(peer));
-    }
-    if (TC_UNLIKELY(peer->owed & TC_OWED_NACK)) {
-        tc_rx_nack_now(peer); /* refused by its kind's handler or by policy */
     }
     return !(peer->ctx->rx_kinds[hdr->kind].flags & TC_RX_KIND_F_QUIET);
 }
@@ -364,11 +349,12 @@ static int tc_rx_slow(tc_peer_t *peer)
     return tc_rx_handle(peer, frame, seen);
 }
 
-/* What frames left owed (a reply, sync answers, a ried's answer, a NACK),
- * each by the step its module registered (the reply's is send.c's: through
- * the table, so that dispatch uses nothing of the send path and no import
- * loop is left), in the order of the bits. None of them waits: what finds
- * no free slot stays owed. */
+/* What frames left owed (a reply, sync answers, a ried's answer, the
+ * refused frames' NACKs, queued: lib/core/reject.c), each by the step its
+ * module registered (the reply's is send.c's: through the table, so that
+ * dispatch uses nothing of the send path and no import loop is left), in
+ * the order of the bits. None of them waits: what finds no free slot stays
+ * owed. */
 static __attribute__((noinline)) tc_status_t tc_rx_owed_steps(tc_peer_t *peer)
 {
     tc_status_t status = TC_OK;

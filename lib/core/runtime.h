@@ -86,7 +86,7 @@ enum {
     TC_OWED_REPLY = 1u << 0, /* a jam asked for its result (lib/core/send.c) */
     TC_OWED_SYNC  = 1u << 1, /* answers to injected syncs (lib/core/inject.c) */
     TC_OWED_RIED  = 1u << 2, /* a ried's answer (lib/core/ried.c) */
-    TC_OWED_NACK  = 1u << 3, /* a rejected frame's nack (lib/core/control.c) */
+    TC_OWED_NACK  = 1u << 3, /* rejected frames' NACKs (queued: reject.c; sent: control.c) */
     TC_OWED_STEPS = 4        /* bits */
 };
 
@@ -245,18 +245,31 @@ typedef struct tc_peer_wireup {
     tc_wire_pkg_t     peer_pkgs[TC_WIRE_PKGS_MAX];
 } tc_peer_wireup_t;
 
-/* reject (lib/core/reject.c): the latest rejection, and the NACK owed
- * (TC_OWED_NACK; control sends it, dispatch before the next frame). why is the one
- * buffer written elsewhere: a receive handler that refuses a frame
- * formats its reason there (dispatch, inject, ried, multicast's queue)
- * and hands it to tc_peer_reject. */
+/* One NACK owed: the refused frame's seq, the status its NACK carries, and
+ * why, cut to a length that still names what was wrong (the words go cut
+ * to the frame anyway: tc_ctrl_send_nack). */
+typedef struct tc_nack_owed {
+    uint32_t    seq;
+    tc_status_t status;
+    char        reason[120];
+} tc_nack_owed_t;
+
+/* reject (lib/core/reject.c): the latest rejection, and the NACKs owed, a
+ * ring of oldest first (TC_OWED_NACK while it holds any; control sends them
+ * in order while the peer's ring has free slots). One entry per slot of our
+ * ring, after the peer's block (lib/wireup/wireup.c): the peer has no more
+ * frames in flight than its credits, and a progress call returns credits
+ * only after its NACKs went, so one call's refusals all fit; only a peer
+ * that sends while it reads none of ours overflows it (the newest dropped,
+ * counted in nacks_dropped). why is the one buffer written elsewhere: a receive handler
+ * that refuses a frame formats its reason there (dispatch, inject, ried,
+ * multicast's queue) and hands it to tc_peer_reject. */
 typedef struct tc_peer_reject {
     char              last[192];
-    struct {
-        uint32_t    seq;
-        tc_status_t status;
-        char        reason[160];
-    } nack_tx;
+    tc_nack_owed_t   *nack_q;     /* nack_max entries */
+    uint32_t          nack_max;   /* a power of two: our ring's slots */
+    uint32_t          nack_head;  /* the oldest owed */
+    uint32_t          nack_n;     /* how many are owed */
     char              why[160];
 } tc_peer_reject_t;
 
@@ -717,20 +730,29 @@ tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, ui
 tc_status_t tc_peer_ring(tc_peer_t *peer);
 
 /* reject.c: rejections (nothing sends) */
+/* The reject part (peer->reject) and its queue of NACKs owed, one per
+ * slot of our ring (slots), made zeroed by its owner; freed with it. */
+tc_status_t tc_peer_reject_alloc(tc_peer_t *peer, uint32_t slots);
+void        tc_peer_reject_free(tc_peer_t *peer);
 /* Record why the frame in the next slot was rejected (and log the first
  * few); the peer is told with a NACK carrying status (an error: any other
  * goes as TC_ERR_PROTOCOL) and reason. */
 void        tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason);
 /* The same, without the NACK: the peer is told otherwise (a sync answer). */
 void        tc_peer_note_reject(tc_peer_t *peer, const char *reason);
-/* Tell the peer its frame seq was refused (status, reason), once no other
- * NACK is owed (dispatch sends each before the next frame; one still owed
- * where the peer's ring has no free slot keeps the first). */
+/* Tell the peer its frame seq was refused (status, reason): queued behind
+ * the NACKs owed before, or dropped and counted where the queue is full;
+ * none once the peer said goodbye. */
 void        tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, const char *reason);
+/* The oldest NACK owed (NULL: none), and its removal once sent (the last
+ * one's clears TC_OWED_NACK); nonzero while no other fits the queue. */
+const tc_nack_owed_t *tc_peer_nack_head(const tc_peer_t *peer);
+void        tc_peer_nack_pop(tc_peer_t *peer);
+int         tc_peer_nack_full(const tc_peer_t *peer);
 
 /* control.c: frames one side tells the other in the stream */
-/* The NACK owed (never waits: without a free slot it goes later). The step
- * of TC_OWED_NACK. */
+/* The NACKs owed, oldest first, while the peer's ring has a free slot (never
+ * waits: the rest go later). The step of TC_OWED_NACK. */
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer);
 /* A NACK for one of our frames first..last that no call returned yet: its
  * status (logged, naming what), else TC_OK. */
@@ -740,8 +762,9 @@ tc_status_t tc_ctrl_nack_for(tc_peer_t *peer, uint32_t first, uint32_t last, con
 int         tc_ctrl_nack_again(tc_peer_t *peer, uint32_t seq);
 /* A request of the peer's, frame seq, taken but its answer (what) no longer
  * fits our frames (they shrank since): refused now with a NACK
- * (TC_ERR_OUT_OF_RANGE, why), never left owed. TC_ERR_AGAIN while the NACK
- * owed before has no slot yet (the answer stays owed until then). */
+ * (TC_ERR_OUT_OF_RANGE, why), never dropped. TC_ERR_AGAIN while the NACKs
+ * owed before fill the queue and find no slot (the answer stays owed until
+ * then). */
 tc_status_t tc_ctrl_nack_late(tc_peer_t *peer, uint32_t seq, const char *what, const char *why);
 
 /* wireup.c: free the peer without a goodbye (tc_peer_close says it first). */

@@ -540,8 +540,9 @@ static tc_status_t tc_wireup_rx_kinds(tc_context_t *ctx)
 /* The peer, line-aligned (its send and receive parts fill whole cache
  * lines), then each cold part (runtime.h) in its own zeroed allocation,
  * as UCX's ucp_ep and its ext: a part's size or layout moves nothing of
- * the peer's lines. */
-static tc_status_t tc_peer_alloc(tc_peer_t **peer_p)
+ * the peer's lines. The NACKs owed (reject's queue): one per slot of the
+ * ring the peer's frames land in. */
+static tc_status_t tc_peer_alloc(uint32_t slots, tc_peer_t **peer_p)
 {
     tc_peer_t *peer;
 
@@ -553,8 +554,7 @@ static tc_status_t tc_peer_alloc(tc_peer_t **peer_p)
     if (peer->wireup == NULL) {
         goto err_free_peer;
     }
-    peer->reject = calloc(1, sizeof(*peer->reject));
-    if (peer->reject == NULL) {
+    if (tc_peer_reject_alloc(peer, slots) != TC_OK) {
         goto err_free_wireup;
     }
     peer->control = calloc(1, sizeof(*peer->control));
@@ -577,7 +577,7 @@ err_free_injs:
 err_free_control:
     free(peer->control);
 err_free_reject:
-    free(peer->reject);
+    tc_peer_reject_free(peer);
 err_free_wireup:
     free(peer->wireup);
 err_free_peer:
@@ -591,7 +591,7 @@ static void tc_peer_free(tc_peer_t *peer)
     free(peer->ried);
     free(peer->injs);
     free(peer->control);
-    free(peer->reject);
+    tc_peer_reject_free(peer);
     free(peer->wireup);
     free(peer);
 }
@@ -626,7 +626,7 @@ static tc_status_t tc_peer_connect_as(tc_context_t *ctx, tc_boot_t *boot,
     if (status != TC_OK) {
         return status;
     }
-    status = tc_peer_alloc(&peer);
+    status = tc_peer_alloc(ctx->params.slots, &peer);
     if (status != TC_OK) {
         return status;
     }
