@@ -516,6 +516,38 @@ static void test_rx_entries_follow_path(void **unused)
     pair_close(&pair);
 }
 
+/* A failed peer's receiver is on the FAILED path (tc_peer_fail): its wait
+ * returns the failure at once and a frame that landed before does not run;
+ * a path the validator would choose afterwards stays FAILED. */
+static void test_rx_failed_path(void **unused)
+{
+    int32_t ints[2] = {1, 2};
+    uint64_t calls;
+    tc_peer_t *peer;
+    tc_jam_t jam;
+    pair_t pair;
+
+    (void)unused;
+    pair_open_frames(&pair, sizeof(ints));
+    jam  = jam_of(&pair.s[1], "server_sum");
+    peer = pair.s[0].peer;
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, ints, sizeof(ints),
+                                 TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+    assert_int_equal(tc_peer_wait(peer, NULL), TC_OK); /* the fast path recorded */
+    calls = state_of(&pair.s[0])->calls;
+    assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, ints, sizeof(ints),
+                                 TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+    (void)tc_peer_fail(peer, TC_ERR_PEER_FAILED);
+    assert_int_equal(peer->rx_path, TC_RX_PATH_FAILED);
+    assert_ptr_equal(peer->rx_wait, peer->ctx->rx_wait_paths[TC_RX_PATH_FAILED]);
+    assert_int_equal(tc_peer_wait(peer, NULL), TC_ERR_PEER_FAILED);
+    assert_int_equal(tc_peer_progress(peer, 0, NULL), TC_ERR_PEER_FAILED);
+    assert_int_equal(state_of(&pair.s[0])->calls, calls); /* the landed frame did not run */
+    tc_rx_path_set(peer, TC_RX_PATH_GENERAL);
+    assert_int_equal(peer->rx_path, TC_RX_PATH_FAILED);
+    pair_close(&pair);
+}
+
 /* A landed line whose length byte says more than a line holds is refused,
  * counted and not run, where the receiver takes lines of that jam on its
  * fast path (rx_path LINE): the fast path's length bound, and the
@@ -657,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_reply_owed_after_run),
         cmocka_unit_test(test_line_result_piggyback),
         cmocka_unit_test(test_rx_entries_follow_path),
+        cmocka_unit_test(test_rx_failed_path),
         cmocka_unit_test(test_line_forged_length),
         cmocka_unit_test(test_arrival_prefetch_follows_jam),
     };

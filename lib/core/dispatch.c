@@ -297,7 +297,7 @@ int tc_rx_poll_any(tc_peer_t *peer)
         TC_RX_PATH_INSTANCES(TC_RX_POLL_CASE)
 #undef TC_RX_POLL_CASE
     default:
-        return tc_rx_poll_path(peer, TC_RX_PATH_VARIABLE, 0);
+        return -1; /* FAILED */
     }
 }
 
@@ -401,9 +401,6 @@ tc_rx_steps_as(tc_peer_t *peer, unsigned max, unsigned *n_p, const unsigned path
     uint8_t was;
     int got;
 
-    if (TC_UNLIKELY(peer->failed != TC_OK)) {
-        return peer->failed;
-    }
     /* a jam that runs tc_peer_progress on its origin nests in this: the
      * outer call's flag stays set when the nested one returns */
     was               = peer->in_progress;
@@ -439,14 +436,19 @@ tc_rx_steps_as(tc_peer_t *peer, unsigned max, unsigned *n_p, const unsigned path
 TC_RX_PATH_INSTANCES(TC_RX_STEPS_INST)
 #undef TC_RX_STEPS_INST
 
+/* A failed peer's: what failed says (no frame of it is looked at). */
+static tc_status_t tc_rx_steps_failed(tc_peer_t *peer, unsigned max, unsigned *n_p)
+{
+    (void)max;
+    (void)n_p;
+    return peer->failed;
+}
+
 static const tc_rx_progress_fn tc_rx_steps_paths[TC_RX_PATHS] = TC_RX_PATH_TABLE(tc_rx_steps_);
 
-void tc_rx_path_set(tc_peer_t *peer, uint8_t path)
+void tc_rx_progress_register(tc_context_t *ctx)
 {
-    path              &= TC_RX_PATHS - 1;
-    peer->rx_path     = path;
-    peer->rx_wait     = peer->ctx->rx_wait_paths[path];
-    peer->rx_progress = tc_rx_steps_paths[path];
+    memcpy(ctx->rx_progress_paths, tc_rx_steps_paths, sizeof(ctx->rx_progress_paths));
 }
 
 tc_status_t tc_peer_progress(tc_peer_t *peer, unsigned max, unsigned *n_p)

@@ -146,8 +146,9 @@ tc_jam_run_fn tc_rx_injected_check(tc_peer_t *peer, const char *frame);
  *   signal word it does not know first), then the signal of that seq at
  *   the line's end, written last, then the header's words once.
  * 1: ran it. 0: nothing new in the slot. -1: something landed that the
- * validated path must look at (another shape, a failed peer);
- * tc_peer_rx_landed then takes it. counters: tc_rx_exec's. */
+ * validated path must look at (another shape); tc_peer_rx_landed then
+ * takes it. A failed peer is on none of these paths (TC_RX_PATH_FAILED).
+ * counters: tc_rx_exec's. */
 static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
                                                                const unsigned path,
                                                                const unsigned counters)
@@ -169,8 +170,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
             return tc_peer_rx_peek(peer) ? -1 : 0;
         }
         tc_smp_rmb();
-        if ((tc_frame_sig_read(slot, TC_FRAME_ALIGN) != tc_frame_sig(seq)) ||
-            TC_UNLIKELY(peer->failed != TC_OK)) {
+        if (tc_frame_sig_read(slot, TC_FRAME_ALIGN) != tc_frame_sig(seq)) {
             return tc_peer_rx_peek(peer) ? -1 : 0;
         }
         seen = TC_STALE_HDR | seq; /* what the validated path notes of a variable frame */
@@ -184,9 +184,6 @@ static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
             !(TC_UNLIKELY(peer->rx_held) && tc_peer_sig_held(peer, idx))) {
             return 0; /* what the last frame of this slot left, or a payload's bytes that
                        * hold the due signal (tc_mbox_resize) */
-        }
-        if (TC_UNLIKELY(peer->failed != TC_OK)) {
-            return -1;
         }
     }
     tc_smp_rmb();
@@ -258,7 +255,8 @@ static inline __attribute__((always_inline)) int tc_rx_poll_path(tc_peer_t *peer
 
 /* The next frame on the path rx_path holds now, out of line: for a loop
  * instantiated for one path whose frames changed it (a config frame, a line
- * recorded or dropped by the validator). tc_rx_poll_as's 1, 0 or -1. */
+ * recorded or dropped by the validator, a failure). tc_rx_poll_as's 1, 0
+ * or -1; -1 on a failed peer (tc_peer_rx_landed says so). */
 int tc_rx_poll_any(tc_peer_t *peer);
 
 /* The next frame of a loop instantiated for path (a constant): its body
@@ -270,8 +268,9 @@ static inline __attribute__((always_inline)) int tc_rx_poll_next(tc_peer_t *peer
                                               tc_rx_poll_any(peer);
 }
 
-/* Instantiates _inst(name, path) for each path rx_path may hold; and a
- * table of such instances, indexed by rx_path (TC_RX_PATHS entries). */
+/* Instantiates _inst(name, path) for each path rx_path may hold but
+ * FAILED; and a table of such instances, indexed by rx_path (TC_RX_PATHS
+ * entries, from FAILED on the file's own _prefix##failed). */
 #define TC_RX_PATH_INSTANCES(_inst)                                                             \
     _inst(general, TC_RX_PATH_GENERAL)                                                          \
     _inst(line, TC_RX_PATH_LINE)                                                                \
@@ -283,6 +282,7 @@ static inline __attribute__((always_inline)) int tc_rx_poll_next(tc_peer_t *peer
     _inst(injected_uncounted, TC_RX_PATH_INJECTED | TC_RX_PATH_UNCOUNTED)
 #define TC_RX_PATH_TABLE(_prefix)                                                               \
     {                                                                                           \
+        [TC_RX_PATH_FAILED ... TC_RX_PATHS - 1]         = _prefix##failed,                      \
         [TC_RX_PATH_GENERAL]                            = _prefix##general,                     \
         [TC_RX_PATH_LINE]                               = _prefix##line,                        \
         [TC_RX_PATH_VARIABLE]                           = _prefix##variable,                    \

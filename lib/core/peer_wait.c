@@ -136,6 +136,13 @@ tc_peer_wait_as(tc_peer_t *peer, unsigned *n_p, const unsigned path,
 TC_RX_PATH_INSTANCES(TC_PEER_WAIT_INST)
 #undef TC_PEER_WAIT_INST
 
+/* A failed peer's: what failed says, at once (nothing of it runs). */
+static tc_status_t tc_peer_wait_failed(tc_peer_t *peer, unsigned *n_p)
+{
+    (void)n_p;
+    return peer->failed;
+}
+
 static const tc_rx_wait_fn tc_peer_wait_paths[TC_RX_PATHS] = TC_RX_PATH_TABLE(tc_peer_wait_);
 
 void tc_peer_wait_register(tc_context_t *ctx)

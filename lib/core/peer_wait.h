@@ -54,8 +54,8 @@ static inline tc_status_t tc_peer_waiter_spin(tc_peer_t *peer, tc_peer_waiter_t 
 tc_status_t tc_peer_put_raw(tc_peer_t *peer, const void *buf, size_t len, uint64_t raddr);
 
 /* tc_peer_wait's instances per receive path, into the context's table
- * (ctx->rx_wait_paths) that dispatch chooses a peer's rx_wait from: the
- * wait loop calls into dispatch, never the other way. */
+ * (ctx->rx_wait_paths) that tc_rx_path_set chooses a peer's rx_wait from:
+ * the wait loop calls into dispatch, never the other way. */
 void tc_peer_wait_register(tc_context_t *ctx);
 
 /* The peer's mailbox and worker as lib/arch/wait's idle step sees them. */

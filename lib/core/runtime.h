@@ -106,7 +106,7 @@ typedef tc_status_t (*tc_owed_fn)(tc_peer_t *peer);
  * bits) indexes TC_RX_PATHS of them. */
 typedef tc_status_t (*tc_rx_wait_fn)(tc_peer_t *peer, unsigned *n_p);
 typedef tc_status_t (*tc_rx_progress_fn)(tc_peer_t *peer, unsigned max, unsigned *n_p);
-#define TC_RX_PATHS 8u
+#define TC_RX_PATHS 16u
 
 typedef struct tc_rx_kind {
     tc_rx_kind_fn cb;    /* NULL: nothing takes the kind here (refused) */
@@ -143,10 +143,12 @@ struct tc_context {
      * tc_peer_progress) */
     tc_rx_kind_t        rx_kinds[TC_KIND_LAST];
     tc_owed_fn          owed_steps[TC_OWED_STEPS];
-    /* tc_peer_wait instantiated per receive path (TC_RX_PATH_*), registered
-     * by lib/core/peer_wait.c at connect: dispatch sets a peer's rx_wait
-     * from it with its rx_path (tc_rx_path_set) */
+    /* tc_peer_wait and tc_peer_progress instantiated per receive path
+     * (TC_RX_PATH_*), registered at connect by lib/core/peer_wait.c and
+     * dispatch.c: a peer's rx_wait and rx_progress come from them with its
+     * rx_path (tc_rx_path_set) */
     tc_rx_wait_fn       rx_wait_paths[TC_RX_PATHS];
+    tc_rx_progress_fn   rx_progress_paths[TC_RX_PATHS];
 };
 
 #define TC_MAX_INJ 64
@@ -414,7 +416,7 @@ struct tc_peer {
 
     /* --- the slow paths' small state, one group per module that owns
      * (writes) it, in the order of the layers */
-    /* dispatch (tc_rx_path_set, with rx_path): the receiver's entries
+    /* tc_rx_path_set (with rx_path): the receiver's entries
      * instantiated for rx_path, which tc_peer_wait and tc_peer_progress
      * jump to (on the line the counters above end on) */
     tc_rx_wait_fn     rx_wait;
@@ -552,6 +554,57 @@ typedef struct tc_jam_req_link {
     struct tc_jam_req_link *prev;
 } tc_jam_req_link_t;
 
+/* How tc_rx_poll_as reads the next frame (rx_path), and which fast paths
+ * it holds: fixed frames, the general header, the last local or cached
+ * shape the validator passed (0: fixed frames are TC_FRAMES_FIXED's 0);
+ * fixed 64-byte frames where that frame was a line
+ * (lib/codec/frame_line.h); variable frames; fixed frames, the general
+ * header, and also the injected jam whose own copy the allow-list ran last
+ * (disp_injected: its frames' code and GOTP are compared out of line, which
+ * only a receiver of injected frames pays for). */
+#define TC_RX_PATH_GENERAL  0u
+#define TC_RX_PATH_LINE     1u
+#define TC_RX_PATH_VARIABLE 2u
+#define TC_RX_PATH_INJECTED 3u
+/* with one of them: the context's counters are off (rx_frames and polls
+ * are not counted: a specialisation without the increments) */
+#define TC_RX_PATH_UNCOUNTED 4u
+/* the peer failed or closed (tc_peer_fail): no fast path reads its frames,
+ * and its entries return what failed holds at once, so that no other path
+ * tests failed on its way */
+#define TC_RX_PATH_FAILED 8u
+
+/* What a frame that ran counts (tc_rx_exec's counters, a constant per
+ * specialisation): rx_frames; polls (tc_peer_wait's first look). */
+#define TC_RX_COUNT_FRAMES 1u
+#define TC_RX_COUNT_POLLS  2u
+
+/* The receiver takes path (TC_RX_PATH_*) from now: rx_path and the entries
+ * instantiated for it (rx_wait, rx_progress), from the context's tables
+ * (lib/core/peer_wait.c and dispatch.c register them). Connect, the
+ * validator and a failure choose it; nothing a peer writes indexes it. A
+ * failed peer's path is FAILED whatever else is asked (a jam whose run
+ * failed the peer must not have its frames recorded for a fast path). */
+_Static_assert((TC_RX_PATH_FAILED | TC_RX_PATH_INJECTED | TC_RX_PATH_UNCOUNTED) < TC_RX_PATHS,
+               "rx_path indexes TC_RX_PATHS entries");
+static inline void tc_rx_path_set(tc_peer_t *peer, uint8_t path)
+{
+    path              = (peer->failed != TC_OK) ? TC_RX_PATH_FAILED : (path & (TC_RX_PATHS - 1));
+    peer->rx_path     = path;
+    peer->rx_wait     = peer->ctx->rx_wait_paths[path];
+    peer->rx_progress = peer->ctx->rx_progress_paths[path];
+}
+
+/* The path of fixed or variable frames, no line recorded: fixed frames'
+ * holds the injected fast path where the allow-list recorded a jam. */
+static inline uint8_t tc_rx_path_of(const tc_peer_t *peer)
+{
+    return ((peer->frames != TC_FRAMES_FIXED) ? TC_RX_PATH_VARIABLE :
+            (peer->disp_injected != NULL)     ? TC_RX_PATH_INJECTED : TC_RX_PATH_GENERAL) |
+           (peer->ctx->params.counters ? 0u : TC_RX_PATH_UNCOUNTED);
+}
+
+
 /* What changed, for tc_peer_invalidate (bits): each drops the memos and
  * templates that depend on it. */
 enum {
@@ -590,12 +643,14 @@ static inline void tc_peer_invalidate(tc_peer_t *peer, unsigned what)
 
 /* The peer failed or closed (status, said where it was decided): every
  * later send returns status, and prepared jams, which do not read failed
- * on their way, learn it from tx_gen at their next start. The one place
- * failed is set. */
+ * on their way, learn it from tx_gen at their next start; the receiver
+ * from its path (FAILED), which no fast path reads. The one place failed
+ * is set. */
 static inline tc_status_t tc_peer_fail(tc_peer_t *peer, tc_status_t status)
 {
     peer->failed = status;
     peer->tx_gen++;
+    tc_rx_path_set(peer, TC_RX_PATH_FAILED);
     return status;
 }
 
@@ -649,6 +704,9 @@ tc_status_t tc_send_rx_register(tc_context_t *ctx);  /* send.c: reply, nop; the 
 tc_status_t tc_inj_rx_register(tc_context_t *ctx);   /* inject.c: the namespace sync */
 tc_status_t tc_ried_rx_register(tc_context_t *ctx);  /* ried.c: ried chunks and answers */
 tc_status_t tc_ctrl_rx_register(tc_context_t *ctx);  /* control.c: config, nack, goodbye */
+/* dispatch.c: tc_peer_progress's instances per receive path, into
+ * ctx->rx_progress_paths (tc_rx_path_set) */
+void        tc_rx_progress_register(tc_context_t *ctx);
 
 /* inj_table.c: the peer's injected jams (NULL: not there; tc_inj_get makes
  * one for a jam with a blob here, NULL when it has none or the table is
@@ -790,42 +848,5 @@ tc_status_t tc_context_check_wait(const tc_context_t *ctx, tc_wait_t wait);
 
 /* Context helpers used by the peer. */
 const tc_ctx_pkg_t *tc_context_find_pkg(const tc_context_t *ctx, uint32_t pkg_id);
-
-/* How tc_rx_poll_as reads the next frame (rx_path), and which fast paths
- * it holds: fixed frames, the general header, the last local or cached
- * shape the validator passed (0: fixed frames are TC_FRAMES_FIXED's 0);
- * fixed 64-byte frames where that frame was a line
- * (lib/codec/frame_line.h); variable frames; fixed frames, the general
- * header, and also the injected jam whose own copy the allow-list ran last
- * (disp_injected: its frames' code and GOTP are compared out of line, which
- * only a receiver of injected frames pays for). */
-#define TC_RX_PATH_GENERAL  0u
-#define TC_RX_PATH_LINE     1u
-#define TC_RX_PATH_VARIABLE 2u
-#define TC_RX_PATH_INJECTED 3u
-/* with one of them: the context's counters are off (rx_frames and polls
- * are not counted: a specialisation without the increments) */
-#define TC_RX_PATH_UNCOUNTED 4u
-
-/* What a frame that ran counts (tc_rx_exec's counters, a constant per
- * specialisation): rx_frames; polls (tc_peer_wait's first look). */
-#define TC_RX_COUNT_FRAMES 1u
-#define TC_RX_COUNT_POLLS  2u
-
-/* The receiver takes path (TC_RX_PATH_*) from now: rx_path and the entries
- * instantiated for it (rx_wait, rx_progress; lib/core/dispatch.c). Connect
- * and the validator choose it; nothing a peer writes indexes it. */
-void tc_rx_path_set(tc_peer_t *peer, uint8_t path);
-
-/* The path of fixed or variable frames, no line recorded: fixed frames'
- * holds the injected fast path where the allow-list recorded a jam. */
-_Static_assert((TC_RX_PATH_INJECTED | TC_RX_PATH_UNCOUNTED) < TC_RX_PATHS,
-               "rx_path indexes TC_RX_PATHS entries");
-static inline uint8_t tc_rx_path_of(const tc_peer_t *peer)
-{
-    return ((peer->frames != TC_FRAMES_FIXED) ? TC_RX_PATH_VARIABLE :
-            (peer->disp_injected != NULL)     ? TC_RX_PATH_INJECTED : TC_RX_PATH_GENERAL) |
-           (peer->ctx->params.counters ? 0u : TC_RX_PATH_UNCOUNTED);
-}
 
 #endif

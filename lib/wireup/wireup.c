@@ -520,6 +520,7 @@ static tc_status_t tc_wireup_rx_kinds(tc_context_t *ctx)
     tc_status_t status;
 
     tc_peer_wait_register(ctx);
+    tc_rx_progress_register(ctx);
     status = tc_send_rx_register(ctx);
 
     if (status == TC_OK) {
