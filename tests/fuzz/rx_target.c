@@ -242,6 +242,7 @@ static void rx_reconnect(void)
     rx->goodbye_seen = 0;
     if (rx->failed == TC_ERR_CLOSED) {
         rx->failed = TC_OK;
+        tc_rx_path_set(rx, tc_rx_path_of(rx)); /* off FAILED, as a new peer's */
     }
 }
 
