@@ -536,31 +536,41 @@ static void test_owed_nack_sent_while_waiting(void **unused)
     pair_close(&pair);
 }
 
+/* n refused frames (at most 8) that one progress call of rx takes
+ * together: each counted, none dropped, and the caller takes their NACKs
+ * one at a time, each its frame's, in the frames' order. */
+static void refused_burst_nacked(pair_t *pair, tc_peer_t *rx, const tc_jam_t *noop, uint32_t n)
+{
+    uint32_t seq[8], k;
+    unsigned lines = 0;
+    tc_peer_stats_t st;
+
+    assert_true(n <= TC_ARRAY_SIZE(seq));
+    for (k = 0; k < n; ++k) {
+        seq[k] = send_refused(pair, noop, k, &lines);
+    }
+    assert_int_equal(tc_peer_progress(rx, 0, NULL), TC_OK);
+    tc_peer_stats(rx, &st);
+    assert_int_equal(st.rx_rejected, n);
+    assert_int_equal(st.nacks_dropped, 0);
+    for (k = 0; k < n; ++k) {
+        assert_int_equal(next_nack(pair, TC_ERR_BAD_FRAME), seq[k]);
+    }
+}
+
 /* Refused frames that one progress call takes together (a one-way jam
  * then a call, both refused) are each NACKed: their NACKs are queued and go
  * after the call's frames; before, one NACK was owed at a time, the second
  * refusal found the first's owed and its caller never heard. */
 static void test_refused_burst_each_nacked(void **unused)
 {
-    uint32_t seq[3], k;
-    unsigned lines = 0;
     tc_peer_t *rx, *tx;
-    tc_peer_stats_t st;
     tc_jam_t noop;
     pair_t pair;
 
     (void)unused;
     reject_pair_open(&pair, &rx, &tx, &noop);
-    for (k = 0; k < 3; ++k) {
-        seq[k] = send_refused(&pair, &noop, k, &lines);
-    }
-    assert_int_equal(tc_peer_progress(rx, 0, NULL), TC_OK);
-    tc_peer_stats(rx, &st);
-    assert_int_equal(st.rx_rejected, 3);
-    /* the caller takes them one at a time: each NACK is its frame's */
-    for (k = 0; k < 3; ++k) {
-        assert_int_equal(next_nack(&pair, TC_ERR_BAD_FRAME), seq[k]);
-    }
+    refused_burst_nacked(&pair, rx, &noop, 3);
     pair_close(&pair);
 }
 
@@ -570,28 +580,16 @@ static void test_refused_burst_each_nacked(void **unused)
  * waited for a free slot of the caller's ring. */
 static void test_refused_ring_nacked_in_order(void **unused)
 {
-    uint32_t seq[8], k;
-    unsigned lines = 0;
     tc_peer_t *rx, *tx;
-    tc_peer_stats_t st;
     tc_jam_t noop;
     pair_t pair;
 
     (void)unused;
     reject_pair_open(&pair, &rx, &tx, &noop);
-    assert_int_equal(rx->rx_slots, TC_ARRAY_SIZE(seq));
+    assert_int_equal(rx->rx_slots, 8);
     assert_int_equal(tc_peer_flush(rx), TC_OK); /* the config frame's credit */
     assert_int_equal(tc_peer_tx_free(tx), rx->rx_slots);
-    for (k = 0; k < rx->rx_slots; ++k) {
-        seq[k] = send_refused(&pair, &noop, k, &lines);
-    }
-    assert_int_equal(tc_peer_progress(rx, 0, NULL), TC_OK);
-    tc_peer_stats(rx, &st);
-    assert_int_equal(st.rx_rejected, rx->rx_slots);
-    assert_int_equal(st.nacks_dropped, 0);
-    for (k = 0; k < rx->rx_slots; ++k) {
-        assert_int_equal(next_nack(&pair, TC_ERR_BAD_FRAME), seq[k]);
-    }
+    refused_burst_nacked(&pair, rx, &noop, rx->rx_slots);
     assert_false(rx->owed & TC_OWED_NACK);
     call_runs(&pair, &noop);
     pair_close(&pair);

@@ -466,6 +466,21 @@ static void test_line_result_piggyback(void **unused)
     pair_close(&pair);
 }
 
+/* Jam's one-line frames from pair.s[1] until pair.s[0]'s receiver takes
+ * them on its line path (rx_path LINE: the validator recorded one). */
+static void line_path_reached(pair_t *pair, const tc_jam_t *jam, const void *src, size_t len)
+{
+    tc_peer_t *peer = pair->s[0].peer;
+    int i;
+
+    for (i = 0; (i < 16) && (peer->rx_path != TC_RX_PATH_LINE); ++i) {
+        assert_int_equal(tc_jam_send(pair->s[1].peer, jam, src, len,
+                                     TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
+        assert_int_equal(tc_peer_wait(peer, NULL), TC_OK);
+    }
+    assert_int_equal(peer->rx_path, TC_RX_PATH_LINE);
+}
+
 /* The receiver's entries follow its path (tc_rx_path_set): a peer's
  * rx_wait is the context's instance for rx_path, and rx_progress moves with
  * it, on connect, once the validator records a line and once a config
@@ -488,12 +503,7 @@ static void test_rx_entries_follow_path(void **unused)
     assert_int_equal(peer->rx_path, TC_RX_PATH_GENERAL);
     assert_ptr_equal(peer->rx_wait, peer->ctx->rx_wait_paths[TC_RX_PATH_GENERAL]);
     general_progress = peer->rx_progress;
-    for (i = 0; (i < 16) && (peer->rx_path != TC_RX_PATH_LINE); ++i) {
-        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, ints, sizeof(ints),
-                                     TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
-        assert_int_equal(tc_peer_wait(peer, NULL), TC_OK);
-    }
-    assert_int_equal(peer->rx_path, TC_RX_PATH_LINE);
+    line_path_reached(&pair, &jam, ints, sizeof(ints));
     assert_ptr_equal(peer->rx_wait, peer->ctx->rx_wait_paths[TC_RX_PATH_LINE]);
     assert_ptr_not_equal(peer->rx_wait, peer->ctx->rx_wait_paths[TC_RX_PATH_GENERAL]);
     assert_ptr_not_equal(peer->rx_progress, general_progress);
@@ -562,18 +572,12 @@ static void test_line_forged_length(void **unused)
     tc_jam_t jam;
     pair_t pair;
     char *slot;
-    int i;
 
     (void)unused;
     pair_open_frames(&pair, sizeof(ints));
     jam  = jam_of(&pair.s[1], "server_sum");
     peer = pair.s[0].peer;
-    for (i = 0; (i < 16) && (peer->rx_path != TC_RX_PATH_LINE); ++i) {
-        assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, ints, sizeof(ints),
-                                     TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);
-        assert_int_equal(tc_peer_wait(peer, NULL), TC_OK);
-    }
-    assert_int_equal(peer->rx_path, TC_RX_PATH_LINE);
+    line_path_reached(&pair, &jam, ints, sizeof(ints));
     calls = state_of(&pair.s[0])->calls;
     assert_int_equal(tc_jam_send(pair.s[1].peer, &jam, ints, sizeof(ints),
                                  TC_SEND_PARAMS(TC_MODE_LOCAL, 0)), TC_OK);

@@ -235,6 +235,15 @@ static inline uint64_t tc_jam_tmpl_key(uint32_t packed, unsigned flags, uint8_t 
            ((uint64_t)kind << 40);
 }
 
+/* Frames of size go out as one line: 64 bytes, stored by the CPU. A put
+ * (single-put over tcp, which UCX lands in fragments; fenced or ordered to
+ * a NIC) may not land a line whole, so there they go the general way,
+ * whose signal lands last. */
+static inline int tc_jam_lines_land_whole(const tc_peer_t *peer, uint32_t size)
+{
+    return (size == TC_FRAME_ALIGN) && (peer->deliver == NULL);
+}
+
 /* A plain frame whose header the template does not hold: lay it out and
  * make it the template (its size checked against the peer's frames). */
 static __attribute__((noinline)) tc_status_t
@@ -272,13 +281,9 @@ tc_jam_plain_tmpl(tc_peer_t *peer, const tc_jam_t *jam, uint32_t packed, unsigne
                        tc_jam_frame_flags(flags), jam->pkg_id, jam->element, peer->tx_seq);
     peer->tx_tmpl_key  = tc_jam_tmpl_key(packed, flags, kind);
     peer->tx_tmpl_size = size;
-    /* later frames of this jam that fit the line go out as one line, where
-     * the CPU stores them (tc_jam_send_line); a put (single-put over tcp,
-     * which UCX lands in fragments; fenced or ordered to a NIC) may not
-     * land a line whole, so there they go the general way, whose signal
-     * lands last */
-    name = ((size == TC_FRAME_ALIGN) && (peer->deliver == NULL)) ?
-               tc_jam_line_name(jam, flags, kind) : 0;
+    /* later frames of this jam that fit the line go out as one line
+     * (tc_jam_send_line) */
+    name = tc_jam_lines_land_whole(peer, size) ? tc_jam_line_name(jam, flags, kind) : 0;
     /* fixed 64-byte frames: the line format (lib/codec/frame_line.h), which the
      * receiver reads with two compares; variable frames keep the general
      * header, whose first word or magic is what their receiver polls */
@@ -1092,7 +1097,7 @@ static tc_status_t tc_jam_start_line_uncounted(tc_jam_req_t *req, const void *sr
 static int tc_jam_req_lines(const tc_jam_req_t *req, const tc_peer_t *peer)
 {
     return (req->kind != TC_KIND_INJECTED) && (peer->frames == TC_FRAMES_FIXED) &&
-           (peer->tx_frame_size == TC_FRAME_ALIGN) && (peer->deliver == NULL) &&
+           tc_jam_lines_land_whole(peer, peer->tx_frame_size) &&
            (peer->tx_direct_min_unread > TC_FRAME_LINE_PAYLOAD);
 }
 
