@@ -592,8 +592,9 @@ static tc_status_t perf_run_side(perf_side_t *side)
         }
         tc_peer_stats(run.peer, &stats);
         if (stats.rx_rejected != 0) {
-            tc_error("%llu frames were rejected (last: %s)",
-                     (unsigned long long)stats.rx_rejected, tc_peer_last_reject(run.peer));
+            tc_error("%llu frames were rejected (last: %s; NACKs of them dropped: %u)",
+                     (unsigned long long)stats.rx_rejected, tc_peer_last_reject(run.peer),
+                     stats.nacks_dropped);
             status = TC_ERR_BAD_FRAME;
         }
         if (status == TC_OK) {

@@ -287,10 +287,11 @@ static int soak_run(const soak_opts_t *opts)
     if ((st->seq_errors != 0) || (st->seq_next != opts->count) || (st->calls != opts->count) ||
         (st->checksum != expect_sum) || (rx.rx_frames != opts->count) || (rx.rx_rejected != 0) ||
         (tx.tx_jams != opts->count)) {
-        tc_error("delivery broken: sent %llu, ran %llu, rejected %llu, out of order %llu, "
-                 "next %llu, checksum %llu (expected %llu)",
+        tc_error("delivery broken: sent %llu, ran %llu, rejected %llu (NACKs dropped %u), "
+                 "out of order %llu, next %llu, checksum %llu (expected %llu)",
                  (unsigned long long)tx.tx_jams, (unsigned long long)st->calls,
-                 (unsigned long long)rx.rx_rejected, (unsigned long long)st->seq_errors,
+                 (unsigned long long)rx.rx_rejected, rx.nacks_dropped,
+                 (unsigned long long)st->seq_errors,
                  (unsigned long long)st->seq_next, (unsigned long long)st->checksum,
                  (unsigned long long)expect_sum);
         failed = 1;

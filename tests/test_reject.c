@@ -595,6 +595,23 @@ static void test_refused_ring_nacked_in_order(void **unused)
     pair_close(&pair);
 }
 
+/* The caller's ring filled (fill_caller_ring), then n of its calls refused:
+ * their seqs in seq[] (the receiver's NACKs for them find no free slot). */
+static void refuse_while_caller_full(pair_t *pair, const tc_jam_t *noop, uint32_t n,
+                                     uint32_t *seq, unsigned *lines_p)
+{
+    tc_peer_t *rx = pair->s[0].peer, *tx = pair->s[1].peer;
+    uint32_t k;
+
+    fill_caller_ring(pair);
+    for (k = 0; k < n; ++k) {
+        if (tc_peer_tx_free(tx) == 0) {
+            assert_int_equal(tc_peer_flush(rx), TC_OK); /* credits by their word */
+        }
+        seq[k] = call_refused(pair, noop, lines_p);
+    }
+}
+
 /* More refused frames than the NACK queue holds (a slot's worth each)
  * while the caller reads none of the receiver's frames (its ring full): the
  * oldest NACKs stay and go, in order, once the caller reads again; the
@@ -615,13 +632,7 @@ static void test_nack_queue_overflow(void **unused)
     max = rx->reject->nack_max;
     assert_int_equal(max, rx->rx_slots);
     assert_int_equal(max + extra, TC_ARRAY_SIZE(seq));
-    fill_caller_ring(&pair);
-    for (k = 0; k < max + extra; ++k) {
-        if (tc_peer_tx_free(tx) == 0) {
-            assert_int_equal(tc_peer_flush(rx), TC_OK); /* credits by their word */
-        }
-        seq[k] = call_refused(&pair, &noop, &lines);
-    }
+    refuse_while_caller_full(&pair, &noop, max + extra, seq, &lines);
     tc_peer_stats(rx, &st);
     assert_int_equal(st.rx_rejected, max + extra);
     assert_int_equal(st.nacks_dropped, extra);
@@ -642,6 +653,54 @@ static void test_nack_queue_overflow(void **unused)
     pair_close(&pair);
 }
 
+/* A NACK decided late (a sync or ried answer that no longer fits our
+ * frames, tc_ctrl_nack_late) stands for an answer owed and is never
+ * dropped: with the queue full and the caller's ring full it is refused
+ * for now (TC_ERR_AGAIN, nothing queued or counted); once the caller hands
+ * credits back, the queue's NACKs go first and the late one after them. */
+static void test_late_nack_waits_for_room(void **unused)
+{
+    uint32_t seq[8], k, max, late;
+    unsigned lines = 0;
+    tc_peer_t *rx, *tx;
+    tc_peer_stats_t st;
+    tc_jam_t noop;
+    pair_t pair;
+
+    (void)unused;
+    reject_pair_open(&pair, &rx, &tx, &noop);
+    max = rx->reject->nack_max;
+    assert_int_equal(max, TC_ARRAY_SIZE(seq));
+    refuse_while_caller_full(&pair, &noop, max, seq, &lines);
+    assert_true(tc_peer_nack_full(rx));
+    late = seq[max - 1]; /* any frame of the caller's: the NACK names it */
+
+    assert_int_equal(tc_ctrl_nack_late(rx, late, "sync", "test: refused after all"),
+                     TC_ERR_AGAIN);
+    assert_int_equal(rx->reject->nack_n, max);
+    tc_peer_stats(rx, &st);
+    assert_int_equal(st.nacks_dropped, 0);
+
+    /* the caller reads the receiver's frames and hands its credits back
+     * (their word only: the receiver does not progress in between) */
+    assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
+    assert_int_equal(tc_peer_flush(tx), TC_OK);
+    assert_true(tc_peer_tx_free(rx) > 0);
+    assert_int_equal(tc_ctrl_nack_late(rx, late, "sync", "test: refused after all"), TC_OK);
+    assert_false(tc_peer_nack_full(rx));
+    for (k = 0; k < max; ++k) {
+        assert_int_equal(next_nack(&pair, TC_ERR_BAD_FRAME), seq[k]);
+    }
+    assert_int_equal(next_nack(&pair, TC_ERR_OUT_OF_RANGE), late);
+    assert_false(rx->owed & TC_OWED_NACK);
+    tc_peer_stats(rx, &st);
+    assert_int_equal(st.nacks_dropped, 0);
+    assert_int_equal(tc_peer_flush(tx), TC_OK);
+    assert_int_equal(tc_peer_progress(rx, 0, NULL), TC_OK);
+    call_runs(&pair, &noop);
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -653,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_refused_burst_each_nacked),
         cmocka_unit_test(test_refused_ring_nacked_in_order),
         cmocka_unit_test(test_nack_queue_overflow),
+        cmocka_unit_test(test_late_nack_waits_for_room),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("reject", tests, NULL, NULL);
