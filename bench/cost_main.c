@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "twochains.h"
+#include "barrier.h"
 #include "clock.h"
 #include "log.h"
 #include "tool.h"
@@ -275,7 +276,7 @@ typedef struct cost_prep {
     tc_peer_t     *peer;
     const tc_jam_t *jam;
     tc_mode_t      mode;
-    volatile int   done;
+    int            done;    /* the preparing thread is through (release/acquire) */
     tc_status_t    status;
 } cost_prep_t;
 
@@ -284,7 +285,7 @@ static void *cost_prep_run(void *arg)
     cost_prep_t *prep = arg;
 
     prep->status = tc_jam_prepare(prep->peer, prep->jam, prep->mode);
-    __atomic_store_n(&prep->done, 1, __ATOMIC_RELEASE);
+    tc_store_release(&prep->done, 1);
     return NULL;
 }
 
@@ -300,7 +301,7 @@ static tc_status_t cost_prepare(tc_peer_t *from, tc_peer_t *to, const tc_jam_t *
     if (pthread_create(&thread, NULL, cost_prep_run, &prep) != 0) {
         return TC_ERR_NO_RESOURCE;
     }
-    while (!__atomic_load_n(&prep.done, __ATOMIC_ACQUIRE) && (status == TC_OK)) {
+    while (!tc_load_acquire(&prep.done) && (status == TC_OK)) {
         status = tc_peer_progress(to, 0, NULL);
         sched_yield(); /* one core, or valgrind's one thread at a time */
     }

@@ -160,7 +160,7 @@ typedef struct perf_run {
     tc_clock_t          clock;
     tc_hist_t          *hist;
     char               *src;        /* payload source, slot_size bytes */
-    volatile int       *am_count;   /* reference AM tests: arrivals */
+    int                *am_count;   /* reference AM tests: arrivals */
     char               *am_buf;     /* rendezvous AM landing buffer */
     struct tc_cycles   *cycles;     /* this side's thread: PMU or thread-cputime */
     /* progress within a point (initiator, --report periodic): a line on

@@ -472,7 +472,7 @@ static tc_status_t perf_run_side(perf_side_t *side)
     perf_result_t *results; /* one side's rows; both sides of -l run at once */
     tc_context_params_t params;
     unsigned n_results = 0, wi;
-    volatile int am_count = 0;
+    int am_count = 0; /* counted in ucp_worker_progress, on this thread */
     perf_run_t run;
     tc_status_t status;
 

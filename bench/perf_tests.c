@@ -357,7 +357,7 @@ tc_status_t perf_am_setup(perf_run_t *run)
 
 static void perf_am_send_cb(void *request, ucs_status_t status, void *user_data)
 {
-    volatile int *inflight = user_data;
+    int *inflight = user_data;
 
     (void)status;
     --*inflight;
@@ -366,7 +366,7 @@ static void perf_am_send_cb(void *request, ucs_status_t status, void *user_data)
 
 /* Send one AM; at most `window` may be in flight. */
 static tc_status_t perf_am_send(perf_run_t *run, const tc_harness_peer_raw_t *raw, uint32_t len,
-                                volatile int *inflight, perf_waiter_t *waiter)
+                                int *inflight, perf_waiter_t *waiter)
 {
     ucp_request_param_t param;
     ucs_status_ptr_t sp;
@@ -409,7 +409,7 @@ static tc_status_t perf_am_lat(perf_run_t *run, uint32_t payload, perf_result_t 
 {
     uint64_t total = run->warmup + run->iters, i, t0, t1, start;
     uint32_t frame = run->ref_frame;
-    volatile int inflight = 0;
+    int inflight = 0; /* completions come in ucp_worker_progress, on this thread */
     tc_status_t status;
     perf_waiter_t waiter;
     tc_harness_peer_raw_t raw;
@@ -456,7 +456,7 @@ static tc_status_t perf_am_stream(perf_run_t *run, const tc_harness_peer_raw_t *
                                   uint64_t count, int measure, perf_waiter_t *waiter)
 {
     uint64_t window = run->opts->window, i, tw, now;
-    volatile int inflight = 0;
+    int inflight = 0; /* completions come in ucp_worker_progress, on this thread */
     tc_status_t status = TC_OK;
 
     *run->am_count = 0;

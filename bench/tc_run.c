@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "twochains.h"
+#include "barrier.h"
 #include "log.h"
 #include "tool.h"
 #include "bench_state.h"
@@ -26,7 +27,7 @@ typedef struct run_side {
     tc_status_t   status;
     int           serve;   /* receiver: handle frames until told to stop */
     int           wx;      /* W^X code areas */
-    volatile int  stop;
+    int           stop;    /* set by the other thread (tc_write_once) */
 } run_side_t;
 
 static void run_usage(FILE *out);
@@ -167,7 +168,7 @@ static void *run_side(void *arg)
     if (side->status == TC_OK) {
         side->status = tc_peer_connect(side->ctx, side->boot, NULL, &side->peer);
     }
-    while ((side->status == TC_OK) && side->serve && !side->stop) {
+    while ((side->status == TC_OK) && side->serve && !tc_read_once(&side->stop)) {
         side->status = tc_peer_progress(side->peer, 0, &n);
     }
     return NULL;
@@ -311,7 +312,7 @@ int main(int argc, char **argv)
     if (status == TC_OK) {
         status = tc_jam_call(tx.peer, &jam, payload, len, TC_SEND_PARAMS(mode, 0), &result);
     }
-    rx.stop = 1;
+    tc_write_once(&rx.stop, 1);
     pthread_join(thread, NULL);
     if ((status == TC_OK) && (rx.status != TC_OK)) {
         status = rx.status;
