@@ -15,6 +15,7 @@
 #include "send.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ config */
@@ -97,6 +98,17 @@ static const char *tc_ctrl_rx_config(void *arg, tc_peer_t *peer, const char *fra
 }
 
 /* -------------------------------------------------------------------- nack */
+
+tc_status_t tc_peer_ctrl_alloc(tc_peer_t *peer)
+{
+    peer->control = calloc(1, sizeof(*peer->control));
+    return (peer->control != NULL) ? TC_OK : TC_ERR_NO_MEMORY;
+}
+
+void tc_peer_ctrl_free(tc_peer_t *peer)
+{
+    free(peer->control);
+}
 
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
 {

@@ -63,6 +63,17 @@ tc_inj_t *tc_inj_get(tc_peer_t *peer, const tc_jam_t *jam)
     return (inj != NULL) ? inj : tc_inj_create(peer, jam->pkg_id, jam->element);
 }
 
+tc_status_t tc_peer_inj_alloc(tc_peer_t *peer)
+{
+    peer->injs = calloc(1, sizeof(*peer->injs));
+    return (peer->injs != NULL) ? TC_OK : TC_ERR_NO_MEMORY;
+}
+
+void tc_peer_inj_free(tc_peer_t *peer)
+{
+    free(peer->injs);
+}
+
 void tc_inj_cleanup(tc_peer_t *peer)
 {
     unsigned i;

@@ -608,6 +608,18 @@ tc_status_t tc_ried_unload(tc_peer_t *peer, uint32_t ried_id)
     return status;
 }
 
+tc_status_t tc_peer_ried_alloc(tc_peer_t *peer)
+{
+    peer->ried = calloc(1, sizeof(*peer->ried));
+    return (peer->ried != NULL) ? TC_OK : TC_ERR_NO_MEMORY;
+}
+
+void tc_peer_ried_free(tc_peer_t *peer)
+{
+    free(peer->ried->rx.buf);
+    free(peer->ried);
+}
+
 tc_status_t tc_ried_send_answer(tc_peer_t *peer)
 {
     tc_status_t status;

@@ -714,6 +714,9 @@ void        tc_rx_progress_register(tc_context_t *ctx);
 tc_inj_t   *tc_inj_find(tc_peer_t *peer, uint32_t pkg_id, uint16_t element);
 tc_inj_t   *tc_inj_get(tc_peer_t *peer, const tc_jam_t *jam);
 void        tc_inj_cleanup(tc_peer_t *peer);
+/* The injs part (peer->injs), zeroed, and its freeing (after tc_inj_cleanup). */
+tc_status_t tc_peer_inj_alloc(tc_peer_t *peer);
+void        tc_peer_inj_free(tc_peer_t *peer);
 
 /* inject.c: the namespace sync */
 /* Receiver: resolve the slot names of inj's jam for the peer; returns
@@ -765,6 +768,9 @@ void        tc_ried_unload_all(tc_context_t *ctx);
 void        tc_ried_unload_slot(tc_ctx_ried_t *slot);
 
 /* ried.c: rieds over the wire */
+/* The ried part (peer->ried), zeroed; freed with the chunks it holds. */
+tc_status_t tc_peer_ried_alloc(tc_peer_t *peer);
+void        tc_peer_ried_free(tc_peer_t *peer);
 /* Receiver: the answer to the peer's ried frame, when a slot is free. The
  * step of TC_OWED_RIED. */
 tc_status_t tc_ried_send_answer(tc_peer_t *peer);
@@ -809,6 +815,9 @@ void        tc_peer_nack_pop(tc_peer_t *peer);
 int         tc_peer_nack_full(const tc_peer_t *peer);
 
 /* control.c: frames one side tells the other in the stream */
+/* The control part (peer->control), zeroed, and its freeing. */
+tc_status_t tc_peer_ctrl_alloc(tc_peer_t *peer);
+void        tc_peer_ctrl_free(tc_peer_t *peer);
 /* The NACKs owed, oldest first, while the peer's ring has a free slot (never
  * waits: the rest go later). The step of TC_OWED_NACK. */
 tc_status_t tc_ctrl_send_nack(tc_peer_t *peer);

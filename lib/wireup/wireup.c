@@ -541,8 +541,9 @@ static tc_status_t tc_wireup_rx_kinds(tc_context_t *ctx)
 /* The peer, line-aligned (its send and receive parts fill whole cache
  * lines), then each cold part (runtime.h) in its own zeroed allocation,
  * as UCX's ucp_ep and its ext: a part's size or layout moves nothing of
- * the peer's lines. The NACKs owed (reject's queue): one per slot of the
- * ring the peer's frames land in. */
+ * the peer's lines. Each part but wireup's own is made and freed by the
+ * module that owns it. The NACKs owed (reject's queue): one per slot of
+ * the ring the peer's frames land in. */
 static tc_status_t tc_peer_alloc(uint32_t slots, tc_peer_t **peer_p)
 {
     tc_peer_t *peer;
@@ -558,25 +559,22 @@ static tc_status_t tc_peer_alloc(uint32_t slots, tc_peer_t **peer_p)
     if (tc_peer_reject_alloc(peer, slots) != TC_OK) {
         goto err_free_wireup;
     }
-    peer->control = calloc(1, sizeof(*peer->control));
-    if (peer->control == NULL) {
+    if (tc_peer_ctrl_alloc(peer) != TC_OK) {
         goto err_free_reject;
     }
-    peer->injs = calloc(1, sizeof(*peer->injs));
-    if (peer->injs == NULL) {
+    if (tc_peer_inj_alloc(peer) != TC_OK) {
         goto err_free_control;
     }
-    peer->ried = calloc(1, sizeof(*peer->ried));
-    if (peer->ried == NULL) {
+    if (tc_peer_ried_alloc(peer) != TC_OK) {
         goto err_free_injs;
     }
     *peer_p = peer;
     return TC_OK;
 
 err_free_injs:
-    free(peer->injs);
+    tc_peer_inj_free(peer);
 err_free_control:
-    free(peer->control);
+    tc_peer_ctrl_free(peer);
 err_free_reject:
     tc_peer_reject_free(peer);
 err_free_wireup:
@@ -589,9 +587,9 @@ err_free_peer:
 /* The cold parts in the reverse of their allocation, then the peer. */
 static void tc_peer_free(tc_peer_t *peer)
 {
-    free(peer->ried);
-    free(peer->injs);
-    free(peer->control);
+    tc_peer_ried_free(peer);
+    tc_peer_inj_free(peer);
+    tc_peer_ctrl_free(peer);
     tc_peer_reject_free(peer);
     free(peer->wireup);
     free(peer);
@@ -773,7 +771,6 @@ void tc_peer_destroy(tc_peer_t *peer)
     tc_inj_cleanup(peer);
     tc_ried_release(peer->ctx, peer);
     tc_exec_cleanup(peer);
-    free(peer->ried->rx.buf);
     free(peer->tx_code_in);
     free(peer->tx_slot_frame);
     tc_peer_free(peer);
