@@ -49,6 +49,16 @@ static int tc_peer_known(void *arg, uint32_t pkg_id, uint16_t element, uint8_t k
     return 1;
 }
 
+/* The end of the lines an injected frame's check reads (its GOTP and code:
+ * [64, payload_off)) to ask for on arrival: 0 for a frame of two lines,
+ * which the poll has read whole (the header's line, tc_peer_rx_sig, and the
+ * signal's); a longer frame's all (the signal's among them where the code
+ * reaches it: one request more, not a second bound). */
+static uint16_t tc_rx_inj_prefetch_end(const tc_peer_t *peer, uint32_t payload_off)
+{
+    return (peer->rx_frame_size > 2 * TC_FRAME_ALIGN) ? (uint16_t)payload_off : 0;
+}
+
 /* Frames that carry or name code (injected, cached): check them against the
  * manifest and the namespace sync; return why not (and, in *status_p, what
  * the sender's NACK says), or NULL and what to run. */
@@ -86,6 +96,7 @@ static const char *tc_peer_rx_code(tc_peer_t *peer, char *frame, const tc_frame_
             peer->disp_injected       = inj;
             tc_frame_shape_of(hdr, peer->rx_frame_size, &peer->disp_inj_shape);
             peer->disp_inj_got_off    = (uint16_t)off.got_off;
+            peer->disp_inj_prefetch_end = tc_rx_inj_prefetch_end(peer, off.payload_off);
             tc_rx_path_set(peer, tc_rx_path_of(peer)); /* the injected fast path's */
         }
         return why;

@@ -218,9 +218,10 @@ static inline __attribute__((always_inline)) int tc_rx_poll_as(tc_peer_t *peer,
         return -1; /* a line is never injected; GENERAL holds no injected jam */
     }
     /* its code and GOT lines are checked next, on either path: ask for
-     * them all at once, once */
+     * those the poll did not read at once, once (the recorded jam's: a frame
+     * of another shape goes to the validator) */
     if (!peer->sw_prefetch) {
-        tc_peer_prefetch_lines(peer, slot, (uint16_t)w[3]);
+        tc_prefetch_lines(slot, peer->disp_inj_prefetch_end);
     }
     if ((peer->disp_injected == NULL) ||
         !tc_frame_words_same_shape(w, &peer->disp_inj_shape, peer->rx_frame_size, seq) ||

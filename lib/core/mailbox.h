@@ -32,18 +32,23 @@ static inline char *tc_mbox_rx_slot(const tc_peer_t *peer, uint32_t seq)
     return peer->rx_ring + (size_t)(seq & (peer->rx_slots - 1)) * peer->rx_slot_size;
 }
 
-/* Lines [64, end) of slot, end cut to the slot (end comes from a header
- * not yet checked), asked for at once. */
-static inline void tc_peer_prefetch_lines(const tc_peer_t *peer, const char *slot, uint32_t end)
+/* Lines [64, end) of slot, asked for at once (end within the slot). */
+static inline void tc_prefetch_lines(const char *slot, uint32_t end)
 {
     uint32_t off;
 
-    if (end > peer->rx_slot_size) {
-        end = peer->rx_slot_size; /* garbage: the validator will say */
-    }
     for (off = TC_FRAME_ALIGN; off < end; off += TC_FRAME_ALIGN) {
         __builtin_prefetch(slot + off, 0, 3);
     }
+}
+
+/* The same, end cut to the slot (end comes from a header not yet checked). */
+static inline void tc_peer_prefetch_lines(const tc_peer_t *peer, const char *slot, uint32_t end)
+{
+    if (end > peer->rx_slot_size) {
+        end = peer->rx_slot_size; /* garbage: the validator will say */
+    }
+    tc_prefetch_lines(slot, end);
 }
 
 /* Where the jam run last reads its payload, a frame's lines up to this many

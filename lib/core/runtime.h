@@ -410,6 +410,9 @@ struct tc_peer {
     uint8_t           rx_prefetch;   /* the jam run last reads its payload: prefetch
                                       * the next frame on arrival (TC_JAM_HINT_*) */
     uint16_t          disp_inj_got_off; /* where disp_injected's frames hold their GOTP */
+    uint16_t          disp_inj_prefetch_end; /* disp_injected's frames: the lines [64, this)
+                                      * its check reads, asked for on arrival (0: none,
+                                      * the poll read the frame whole) */
 
     /* --- both paths' counters (send.h, dispatch.h, peer_wait, credits) */
     tc_peer_stats_t   stats __attribute__((aligned(64)));
