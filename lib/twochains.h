@@ -662,6 +662,9 @@ typedef struct tc_peer_stats {
     int      counters;       /* the context's counters: 0 where tx_frames and tx_jams leave
                               * out the frames of prepared starts (not counted, not zero)
                               * and rx_frames and polls are not counted (stay 0) */
+    uint64_t bells;          /* doorbells rung: active messages that wake a peer blocked on
+                              * its worker's fd (TC_WAIT_EVENT, ADAPTIVE), at most one in
+                              * flight (so fewer than the frames after it) */
 } tc_peer_stats_t;
 
 void        tc_peer_stats(const tc_peer_t *peer, tc_peer_stats_t *stats_p);

@@ -436,6 +436,79 @@ static void test_peer_failed_lines(void **unused)
     pair_close(&pair);
 }
 
+/* The sender's peer reads the receiver's config frame (a wait strategy
+ * set, tc_peer_set_wait): what the request depends on moved. */
+static void read_config(tc_peer_t *tx, uint8_t doorbell)
+{
+    unsigned k;
+
+    for (k = 0; (tx->doorbell != doorbell) && (k < 1000000); ++k) {
+        assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
+    }
+    assert_int_equal(tx->doorbell, doorbell);
+}
+
+/* A receiver that asks for doorbells (TC_WAIT_EVENT) after a request chose
+ * its line start, which rings none: reading the config frame moves tx_gen,
+ * the request is checked again, and its starts ring (the general way); once
+ * the receiver polls again the line start comes back and rings none. */
+static void test_lines_doorbell(void **unused)
+{
+    tc_context_params_t params;
+    tc_jam_req_t *req = NULL;
+    int32_t v[2] = {1, 2};
+    tc_peer_stats_t st;
+    tc_peer_t *tx, *rx;
+    uint64_t bells;
+    uint32_t gen;
+    tc_jam_t jam;
+    pair_t pair;
+    int i;
+
+    (void)unused;
+    pair_params(&params, 8);
+    params.events = 1; /* the receiver may wait on its worker's fd */
+    pair_open(&pair, &params);
+    pair_set_frames(&pair, sizeof(v));
+    rx  = pair.s[0].peer;
+    tx  = pair.s[1].peer;
+    jam = jam_of(&pair.s[1], "server_sum");
+    assert_int_equal(tc_jam_init(tx, &jam, NULL, &req), TC_OK);
+    for (i = 0; i < 12; ++i) { /* more than the ring's 8 slots: the line path's from here */
+        start_run(req, &pair.s[0], v);
+    }
+    tc_peer_stats(tx, &st);
+    assert_int_equal(st.bells, 0);
+
+    gen = tx->tx_gen;
+    assert_int_equal(tc_peer_set_wait(rx, TC_WAIT_EVENT), TC_OK);
+    read_config(tx, 1);
+    assert_true(tx->tx_gen != gen);
+    for (i = 0; i < 3; ++i) {
+        tc_peer_stats(tx, &st);
+        bells = st.bells;
+        start_run(req, &pair.s[0], v);
+        tc_peer_stats(tx, &st);
+        /* rung, or the last one still going (one at most in flight) */
+        assert_true((st.bells == bells + 1) || (tx->bell_req != NULL));
+    }
+    bells = st.bells;
+
+    gen = tx->tx_gen;
+    assert_int_equal(tc_peer_set_wait(rx, TC_WAIT_POLL), TC_OK);
+    read_config(tx, 0);
+    assert_true(tx->tx_gen != gen);
+    for (i = 0; i < 3; ++i) {
+        start_run(req, &pair.s[0], v);
+    }
+    tc_peer_stats(tx, &st);
+    assert_int_equal(st.bells, bells);
+    assert_int_equal(state_of(&pair.s[0])->sum, 3 * (12 + 3 + 3));
+    assert_none_rejected(&pair.s[0]);
+    tc_jam_req_free(req);
+    pair_close(&pair);
+}
+
 /* counters 0 on the context: prepared starts are not counted (and stats
  * say so), tc_jam_send's frames still are; the receiver counts neither its
  * frames nor its polls (the receive path's uncounted specialisation, chosen
@@ -535,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_peer_closed),
         cmocka_unit_test(test_lines_frame_size_change),
         cmocka_unit_test(test_peer_failed_lines),
+        cmocka_unit_test(test_lines_doorbell),
         cmocka_unit_test(test_result_only_when_asked_local),
         cmocka_unit_test(test_result_only_when_asked_injected),
         cmocka_unit_test(test_counters_on),

@@ -92,6 +92,7 @@ static const char *tc_ctrl_rx_config(void *arg, tc_peer_t *peer, const char *fra
     }
     if (flags & TC_CONFIG_F_WAIT) {
         peer->doorbell = (wait == TC_WAIT_EVENT) || (wait == TC_WAIT_ADAPTIVE);
+        tc_peer_invalidate(peer, TC_PEER_CHANGED_BELL);
     }
     peer->rx_resize = (flags & TC_CONFIG_F_FRAME_SIZE) ? hdr->pkg_id : 0;
     return NULL;

@@ -621,7 +621,11 @@ enum {
     /* this side forgot the code the peer had it cache (lib/jam/jam.c):
      * dispatch's memos of cached and injected jams, and the fast path,
      * which may run a cached jam's code */
-    TC_PEER_CHANGED_CODE   = 1u << 2
+    TC_PEER_CHANGED_CODE   = 1u << 2,
+    /* whether the peer wants a doorbell after our frames (control.c's
+     * config frame, group.c's quiesce): nothing to drop but tx_gen, so that
+     * prepared jams choose their line start, which rings none, anew */
+    TC_PEER_CHANGED_BELL   = 1u << 3
 };
 
 /* The one place the peer's memos and templates are dropped (what: the

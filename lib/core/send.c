@@ -93,6 +93,7 @@ tc_status_t tc_peer_ring(tc_peer_t *peer)
         return TC_ERR_PEER_FAILED;
     }
     peer->bell_req = sp; /* NULL: it left in the call */
+    peer->stats.bells++;
     return TC_OK;
 }
 

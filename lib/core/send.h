@@ -142,12 +142,16 @@ tc_peer_stamp_hdr(tc_peer_t *peer, const tc_frame_hdr_t *hdr, uint64_t w[TC_FRAM
 
 /* What tc_peer_sent counts of a frame (the send paths' jam argument): a jam
  * frame or another one; TC_SENT_UNCOUNTED: neither (a prepared start where
- * the context's counters are off). A constant on the inline paths, so an
- * uncounted send has no counting instruction at all. */
+ * the context's counters are off); TC_SENT_NO_BELL: the peer wants no
+ * doorbell, as checked with a prepared request (its line starts: tx_gen
+ * moves where that changes, TC_PEER_CHANGED_BELL). A constant on the
+ * inline paths, so an uncounted send has no counting instruction at all,
+ * and a prepared line start no doorbell test. */
 enum {
     TC_SENT_OTHER     = 0,
     TC_SENT_JAM       = 1,
-    TC_SENT_UNCOUNTED = 2
+    TC_SENT_UNCOUNTED = 2,
+    TC_SENT_NO_BELL   = 4
 };
 
 /* After a frame's delivery (status): ring a blocking peer, count it (jam:
@@ -155,7 +159,7 @@ enum {
 static inline __attribute__((always_inline)) tc_status_t
 tc_peer_sent(tc_peer_t *peer, tc_status_t status, int jam)
 {
-    if (TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
+    if (!(jam & TC_SENT_NO_BELL) && TC_UNLIKELY(peer->doorbell) && (status == TC_OK)) {
         status = tc_peer_ring(peer);
     }
     if (TC_UNLIKELY(status != TC_OK)) {
@@ -164,7 +168,7 @@ tc_peer_sent(tc_peer_t *peer, tc_status_t status, int jam)
     peer->tx_seq++;
     if (!(jam & TC_SENT_UNCOUNTED)) {
         peer->stats.tx_frames++;
-        peer->stats.tx_jams += (uint64_t)jam;
+        peer->stats.tx_jams += (uint64_t)(jam & TC_SENT_JAM);
     }
     return TC_OK;
 }

@@ -569,6 +569,7 @@ static void tc_group_quiesce(tc_group_t *g)
     for (r = 0; r < g->params.size; ++r) {
         if (g->peers[r] != NULL) {
             g->peers[r]->doorbell = 0;
+            tc_peer_invalidate(g->peers[r], TC_PEER_CHANGED_BELL);
         }
     }
     tc_group_flush_eps(g, deadline);

@@ -1078,7 +1078,7 @@ tc_jam_req_line(tc_jam_req_t *req, const void *src, size_t len, unsigned want, i
         return tc_jam_start_unlined(req, src, len, want);
     }
     return tc_jam_send_line_as(peer, buf[0], (uint32_t)packed, 0, req->line_word[want != 0],
-                               req->line_id, 1, count);
+                               req->line_id, 1, count | TC_SENT_NO_BELL);
 }
 
 static tc_status_t tc_jam_start_line(tc_jam_req_t *req, const void *src, size_t len)
@@ -1092,13 +1092,14 @@ static tc_status_t tc_jam_start_line_uncounted(tc_jam_req_t *req, const void *sr
 }
 
 /* Do the request's frames go as lines to peer as it is now
- * (tc_jam_try_line's first case: what tc_jam_plain_tmpl makes a line of)?
- * Each of these moves tx_gen where it changes (tc_peer_invalidate). */
+ * (tc_jam_try_line's first case: what tc_jam_plain_tmpl makes a line of),
+ * to a peer that wants no doorbell (the line start rings none)? Each of
+ * these moves tx_gen where it changes (tc_peer_invalidate). */
 static int tc_jam_req_lines(const tc_jam_req_t *req, const tc_peer_t *peer)
 {
     return (req->kind != TC_KIND_INJECTED) && (peer->frames == TC_FRAMES_FIXED) &&
            tc_jam_lines_land_whole(peer, peer->tx_frame_size) &&
-           (peer->tx_direct_min_unread > TC_FRAME_LINE_PAYLOAD);
+           (peer->tx_direct_min_unread > TC_FRAME_LINE_PAYLOAD) && !peer->doorbell;
 }
 
 static tc_jam_start_fn tc_jam_start_fn_of(const tc_jam_req_t *req)
