@@ -701,6 +701,34 @@ static void test_late_nack_waits_for_room(void **unused)
     pair_close(&pair);
 }
 
+/* NACKs owed to a peer that then failed: the first send says so, and the
+ * rest are dropped with it (none would go), TC_OWED_NACK cleared, so no
+ * progress call tries them again. */
+static void test_owed_nacks_cleared_on_failure(void **unused)
+{
+    uint32_t seq[8], max;
+    unsigned lines = 0;
+    tc_peer_t *rx, *tx;
+    tc_jam_t noop;
+    pair_t pair;
+
+    (void)unused;
+    reject_pair_open(&pair, &rx, &tx, &noop);
+    max = rx->reject->nack_max;
+    assert_int_equal(max, TC_ARRAY_SIZE(seq));
+    refuse_while_caller_full(&pair, &noop, max, seq, &lines);
+    assert_true(tc_peer_nack_full(rx));
+    assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
+    assert_int_equal(tc_peer_flush(tx), TC_OK);
+    assert_true(tc_peer_tx_free(rx) > 0); /* room: only the failure stops them */
+    (void)tc_peer_fail(rx, TC_ERR_PEER_FAILED);
+    assert_int_equal(tc_ctrl_send_nack(rx), TC_ERR_PEER_FAILED);
+    assert_int_equal(rx->reject->nack_n, 0);
+    assert_null(tc_peer_nack_head(rx));
+    assert_false(rx->owed & TC_OWED_NACK);
+    pair_close(&pair);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -713,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_refused_ring_nacked_in_order),
         cmocka_unit_test(test_nack_queue_overflow),
         cmocka_unit_test(test_late_nack_waits_for_room),
+        cmocka_unit_test(test_owed_nacks_cleared_on_failure),
     };
     test_filter_from_env();
     return cmocka_run_group_tests_name("reject", tests, NULL, NULL);

@@ -91,8 +91,7 @@ static const char *tc_ctrl_rx_config(void *arg, tc_peer_t *peer, const char *fra
         return "config frame with an unknown wait strategy";
     }
     if (flags & TC_CONFIG_F_WAIT) {
-        peer->doorbell = (wait == TC_WAIT_EVENT) || (wait == TC_WAIT_ADAPTIVE);
-        tc_peer_invalidate(peer, TC_PEER_CHANGED_BELL);
+        tc_peer_set_doorbell(peer, (wait == TC_WAIT_EVENT) || (wait == TC_WAIT_ADAPTIVE));
     }
     peer->rx_resize = (flags & TC_CONFIG_F_FRAME_SIZE) ? hdr->pkg_id : 0;
     return NULL;
@@ -132,10 +131,7 @@ tc_status_t tc_ctrl_send_nack(tc_peer_t *peer)
         }
         tc_peer_nack_pop(peer);
         if (status != TC_OK) {
-            /* the peer failed or closed: none of the rest would go either */
-            while (tc_peer_nack_head(peer) != NULL) {
-                tc_peer_nack_pop(peer);
-            }
+            tc_peer_nack_clear(peer); /* the peer failed or closed: none of the rest would go */
             return status;
         }
     }

@@ -95,6 +95,12 @@ void tc_peer_nack_pop(tc_peer_t *peer)
     }
 }
 
+void tc_peer_nack_clear(tc_peer_t *peer)
+{
+    peer->reject->nack_n = 0;
+    peer->owed &= ~TC_OWED_NACK;
+}
+
 void tc_peer_reject(tc_peer_t *peer, tc_status_t status, const char *reason)
 {
     tc_peer_note_reject(peer, reason);

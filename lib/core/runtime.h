@@ -622,9 +622,9 @@ enum {
      * dispatch's memos of cached and injected jams, and the fast path,
      * which may run a cached jam's code */
     TC_PEER_CHANGED_CODE   = 1u << 2,
-    /* whether the peer wants a doorbell after our frames (control.c's
-     * config frame, group.c's quiesce): nothing to drop but tx_gen, so that
-     * prepared jams choose their line start, which rings none, anew */
+    /* whether the peer wants a doorbell after our frames
+     * (tc_peer_set_doorbell): nothing to drop but tx_gen, so that prepared
+     * jams choose their line start, which rings none, anew */
     TC_PEER_CHANGED_BELL   = 1u << 3
 };
 
@@ -799,6 +799,10 @@ tc_status_t tc_peer_send_kind(tc_peer_t *peer, uint8_t kind, uint32_t pkg_id, ui
  * blocked on its worker's fd). Frames ring it themselves; lib/group/mcast_queue.c
  * rings it after credits it returned, since its senders block for them. */
 tc_status_t tc_peer_ring(tc_peer_t *peer);
+/* Whether to ring the peer after our frames from now on (a config frame
+ * saying how it waits, a group's quiesce; wireup sets it at connect):
+ * prepared jams choose their start anew (TC_PEER_CHANGED_BELL). */
+void        tc_peer_set_doorbell(tc_peer_t *peer, int on);
 
 /* reject.c: rejections (nothing sends) */
 /* The reject part (peer->reject) and its queue of NACKs owed, one per
@@ -820,6 +824,8 @@ void        tc_peer_nack(tc_peer_t *peer, uint32_t seq, tc_status_t status, cons
 const tc_nack_owed_t *tc_peer_nack_head(const tc_peer_t *peer);
 void        tc_peer_nack_pop(tc_peer_t *peer);
 int         tc_peer_nack_full(const tc_peer_t *peer);
+/* None owed any more (the peer failed or closed: none would go). */
+void        tc_peer_nack_clear(tc_peer_t *peer);
 
 /* control.c: frames one side tells the other in the stream */
 /* The control part (peer->control), zeroed, and its freeing. */

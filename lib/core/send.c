@@ -97,6 +97,12 @@ tc_status_t tc_peer_ring(tc_peer_t *peer)
     return TC_OK;
 }
 
+void tc_peer_set_doorbell(tc_peer_t *peer, int on)
+{
+    peer->doorbell = (uint8_t)(on != 0);
+    tc_peer_invalidate(peer, TC_PEER_CHANGED_BELL);
+}
+
 /* -------------------------------------------------- delivery, chosen at connect
  * How a frame of size bytes laid out in tx_ring gets its signal and reaches
  * the peer's slot at raddr: one

@@ -568,8 +568,7 @@ static void tc_group_quiesce(tc_group_t *g)
      * them are purged at worker destroy, which UCX 1.13 asserts against) */
     for (r = 0; r < g->params.size; ++r) {
         if (g->peers[r] != NULL) {
-            g->peers[r]->doorbell = 0;
-            tc_peer_invalidate(g->peers[r], TC_PEER_CHANGED_BELL);
+            tc_peer_set_doorbell(g->peers[r], 0);
         }
     }
     tc_group_flush_eps(g, deadline);
