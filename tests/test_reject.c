@@ -653,6 +653,33 @@ static void test_nack_queue_overflow(void **unused)
     pair_close(&pair);
 }
 
+/* The receiver's NACK queue full: the pair opened (reject_pair_open), the
+ * caller's ring filled, then a queue's worth of calls refused, their seqs
+ * in seq[] (seq_n entries, the queue's size). Returns that size. */
+static uint32_t nack_queue_filled(pair_t *pair, tc_peer_t **rx_p, tc_peer_t **tx_p,
+                                  tc_jam_t *noop_p, uint32_t *seq, uint32_t seq_n)
+{
+    unsigned lines = 0;
+    uint32_t max;
+
+    reject_pair_open(pair, rx_p, tx_p, noop_p);
+    max = (*rx_p)->reject->nack_max;
+    assert_int_equal(max, seq_n);
+    refuse_while_caller_full(pair, noop_p, max, seq, &lines);
+    assert_true(tc_peer_nack_full(*rx_p));
+    return max;
+}
+
+/* The caller reads the receiver's frames and hands its credits back (their
+ * word only: the receiver does not progress in between): the receiver has
+ * a free slot again. */
+static void caller_frees_room(pair_t *pair)
+{
+    assert_int_equal(tc_peer_progress(pair->s[1].peer, 0, NULL), TC_OK);
+    assert_int_equal(tc_peer_flush(pair->s[1].peer), TC_OK);
+    assert_true(tc_peer_tx_free(pair->s[0].peer) > 0);
+}
+
 /* A NACK decided late (a sync or ried answer that no longer fits our
  * frames, tc_ctrl_nack_late) stands for an answer owed and is never
  * dropped: with the queue full and the caller's ring full it is refused
@@ -661,18 +688,13 @@ static void test_nack_queue_overflow(void **unused)
 static void test_late_nack_waits_for_room(void **unused)
 {
     uint32_t seq[8], k, max, late;
-    unsigned lines = 0;
     tc_peer_t *rx, *tx;
     tc_peer_stats_t st;
     tc_jam_t noop;
     pair_t pair;
 
     (void)unused;
-    reject_pair_open(&pair, &rx, &tx, &noop);
-    max = rx->reject->nack_max;
-    assert_int_equal(max, TC_ARRAY_SIZE(seq));
-    refuse_while_caller_full(&pair, &noop, max, seq, &lines);
-    assert_true(tc_peer_nack_full(rx));
+    max  = nack_queue_filled(&pair, &rx, &tx, &noop, seq, TC_ARRAY_SIZE(seq));
     late = seq[max - 1]; /* any frame of the caller's: the NACK names it */
 
     assert_int_equal(tc_ctrl_nack_late(rx, late, "sync", "test: refused after all"),
@@ -681,11 +703,7 @@ static void test_late_nack_waits_for_room(void **unused)
     tc_peer_stats(rx, &st);
     assert_int_equal(st.nacks_dropped, 0);
 
-    /* the caller reads the receiver's frames and hands its credits back
-     * (their word only: the receiver does not progress in between) */
-    assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
-    assert_int_equal(tc_peer_flush(tx), TC_OK);
-    assert_true(tc_peer_tx_free(rx) > 0);
+    caller_frees_room(&pair);
     assert_int_equal(tc_ctrl_nack_late(rx, late, "sync", "test: refused after all"), TC_OK);
     assert_false(tc_peer_nack_full(rx));
     for (k = 0; k < max; ++k) {
@@ -706,21 +724,14 @@ static void test_late_nack_waits_for_room(void **unused)
  * progress call tries them again. */
 static void test_owed_nacks_cleared_on_failure(void **unused)
 {
-    uint32_t seq[8], max;
-    unsigned lines = 0;
+    uint32_t seq[8];
     tc_peer_t *rx, *tx;
     tc_jam_t noop;
     pair_t pair;
 
     (void)unused;
-    reject_pair_open(&pair, &rx, &tx, &noop);
-    max = rx->reject->nack_max;
-    assert_int_equal(max, TC_ARRAY_SIZE(seq));
-    refuse_while_caller_full(&pair, &noop, max, seq, &lines);
-    assert_true(tc_peer_nack_full(rx));
-    assert_int_equal(tc_peer_progress(tx, 0, NULL), TC_OK);
-    assert_int_equal(tc_peer_flush(tx), TC_OK);
-    assert_true(tc_peer_tx_free(rx) > 0); /* room: only the failure stops them */
+    (void)nack_queue_filled(&pair, &rx, &tx, &noop, seq, TC_ARRAY_SIZE(seq));
+    caller_frees_room(&pair); /* room: only the failure stops them */
     (void)tc_peer_fail(rx, TC_ERR_PEER_FAILED);
     assert_int_equal(tc_ctrl_send_nack(rx), TC_ERR_PEER_FAILED);
     assert_int_equal(rx->reject->nack_n, 0);

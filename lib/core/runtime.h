@@ -607,7 +607,6 @@ static inline uint8_t tc_rx_path_of(const tc_peer_t *peer)
            (peer->ctx->params.counters ? 0u : TC_RX_PATH_UNCOUNTED);
 }
 
-
 /* What changed, for tc_peer_invalidate (bits): each drops the memos and
  * templates that depend on it. */
 enum {
